@@ -1,0 +1,11 @@
+# cache/: data structures and Kubernetes semantics; no I/O, no libevent.
+noinst_LIBRARIES += cache/libcache.a
+cache_libcache_a_SOURCES = \
+	cache/rw.c cache/rw.h \
+	cache/rbuf.c cache/rbuf.h \
+	cache/resource_type.c cache/resource_type.h \
+	cache/object.c cache/object.h \
+	cache/store.c cache/store.h \
+	cache/ring.c cache/ring.h \
+	cache/watchcache.c cache/watchcache.h \
+	cache/selector.c cache/selector.h

@@ -1,0 +1,120 @@
+/*
+ * resource_type.c: the table of built-in Kubernetes types (see
+ * resource_type.h).  Names, kinds, scopes and the field selectors each type
+ * accepts are the kube-apiserver's (pkg/registry/.../strategy.go
+ * GetAttrs / AddFieldLabelConversionFunc); prefixes are its default etcd
+ * layout.
+ */
+#include "resource_type.h"
+
+#include <string.h>
+
+#define CORE(res, sing, kind, ns, prefix, ...)                                \
+    {res, sing, kind, kind "List", "", "v1", "v1", ns, prefix, __VA_ARGS__}
+#define GROUP(grp, ver, res, sing, kind, ns, prefix, ...)                     \
+    {res, sing, kind, kind "List", grp, ver, grp "/" ver, ns, prefix,        \
+     __VA_ARGS__}
+
+static const struct resource_type types[] = {
+    CORE("pods", "pod", "Pod", true, "/registry/pods/", {"po", NULL},
+         {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+          "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
+          "status.podIP", "status.nominatedNodeName"},
+         0),
+    CORE("configmaps", "configmap", "ConfigMap", true, "/registry/configmaps/",
+         {"cm", NULL}, {NULL}, -1),
+    CORE("secrets", "secret", "Secret", true, "/registry/secrets/", {NULL},
+         {"type", NULL}, -1),
+    CORE("services", "service", "Service", true, "/registry/services/specs/",
+         {"svc", NULL}, {NULL}, -1),
+    CORE("endpoints", "endpoints", "Endpoints", true,
+         "/registry/services/endpoints/", {"ep", NULL}, {NULL}, -1),
+    CORE("serviceaccounts", "serviceaccount", "ServiceAccount", true,
+         "/registry/serviceaccounts/", {"sa", NULL}, {NULL}, -1),
+    CORE("events", "event", "Event", true, "/registry/events/", {"ev", NULL},
+         {"involvedObject.kind", "involvedObject.namespace",
+          "involvedObject.name", "involvedObject.uid", "reason", "source",
+          "type", NULL},
+         -1),
+    CORE("nodes", "node", "Node", false, "/registry/minions/", {"no", NULL},
+         {"spec.unschedulable", NULL}, -1),
+    CORE("namespaces", "namespace", "Namespace", false,
+         "/registry/namespaces/", {"ns", NULL}, {"status.phase", NULL}, -1),
+    CORE("persistentvolumes", "persistentvolume", "PersistentVolume", false,
+         "/registry/persistentvolumes/", {"pv", NULL}, {NULL}, -1),
+    CORE("persistentvolumeclaims", "persistentvolumeclaim",
+         "PersistentVolumeClaim", true, "/registry/persistentvolumeclaims/",
+         {"pvc", NULL}, {NULL}, -1),
+    GROUP("apps", "v1", "deployments", "deployment", "Deployment", true,
+          "/registry/deployments/", {"deploy", NULL}, {NULL}, -1),
+    GROUP("apps", "v1", "replicasets", "replicaset", "ReplicaSet", true,
+          "/registry/replicasets/", {"rs", NULL}, {NULL}, -1),
+    GROUP("apps", "v1", "statefulsets", "statefulset", "StatefulSet", true,
+          "/registry/statefulsets/", {"sts", NULL}, {NULL}, -1),
+    GROUP("apps", "v1", "daemonsets", "daemonset", "DaemonSet", true,
+          "/registry/daemonsets/", {"ds", NULL}, {NULL}, -1),
+    GROUP("batch", "v1", "jobs", "job", "Job", true, "/registry/jobs/",
+          {NULL}, {NULL}, -1),
+    GROUP("coordination.k8s.io", "v1", "leases", "lease", "Lease", true,
+          "/registry/leases/", {NULL}, {NULL}, -1),
+};
+
+const struct resource_type *resource_type_all(size_t *n)
+{
+    *n = sizeof(types) / sizeof(types[0]);
+    return types;
+}
+
+static bool matches(const struct resource_type *rt, const char *spec)
+{
+    const char *slash = strrchr(spec, '/');
+    const char *dot;
+    size_t glen;
+
+    if (slash == NULL) {
+        /* "pods" or "deployments.apps" */
+        if (strcmp(spec, rt->resource) == 0)
+            return true;
+        dot = strchr(spec, '.');
+        if (dot == NULL || *rt->group == '\0')
+            return false;
+        return (size_t)(dot - spec) == strlen(rt->resource) &&
+               strncmp(spec, rt->resource, dot - spec) == 0 &&
+               strcmp(dot + 1, rt->group) == 0;
+    }
+    /* "v1/pods" or "apps/v1/deployments": api_version "/" resource */
+    if (strcmp(slash + 1, rt->resource) != 0)
+        return false;
+    glen = slash - spec;
+    return glen == strlen(rt->api_version) &&
+           strncmp(spec, rt->api_version, glen) == 0;
+}
+
+const struct resource_type *resource_type_find(const char *spec)
+{
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (matches(&types[i], spec))
+            return &types[i];
+    return NULL;
+}
+
+int resource_type_field_id(const struct resource_type *rt, const char *path)
+{
+    if (strcmp(path, "metadata.name") == 0)
+        return FIELD_NAME;
+    if (strcmp(path, "metadata.namespace") == 0)
+        return rt->namespaced ? FIELD_NAMESPACE : -1;
+    for (int i = 0; i < RESOURCE_TYPE_MAX_FIELDS && rt->fields[i]; i++)
+        if (strcmp(path, rt->fields[i]) == 0)
+            return FIELD_EXTRA + i;
+    return -1;
+}
+
+size_t resource_type_nfields(const struct resource_type *rt)
+{
+    size_t n = 0;
+
+    while (n < RESOURCE_TYPE_MAX_FIELDS && rt->fields[n])
+        n++;
+    return n;
+}

@@ -1,0 +1,65 @@
+/*
+ * resource_type.h: the Kubernetes resource types ringwatch knows how to
+ * serve: names, group/version/kind, scope, etcd key prefix and the field
+ * selectors each supports.
+ *
+ * The table follows the kube-apiserver's built-in types and its default
+ * etcd layout (/registry/<resource>/[<namespace>/]<name>, with the
+ * exceptions the apiserver makes, e.g. services under /registry/services/specs/).
+ * Field selectors: every type supports metadata.name and metadata.namespace
+ * (field ids FIELD_NAME and FIELD_NAMESPACE); fields[] lists the extra ones
+ * the apiserver supports for that type (pods: spec.nodeName, status.phase, ...),
+ * whose values an object carries in object->fields[i] (field id FIELD_EXTRA + i).
+ */
+#ifndef RESOURCE_TYPE_H
+#define RESOURCE_TYPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RESOURCE_TYPE_MAX_FIELDS 8
+
+enum {
+    FIELD_NAME = 0,      /* metadata.name */
+    FIELD_NAMESPACE = 1, /* metadata.namespace */
+    FIELD_EXTRA = 2,     /* first of resource_type->fields[] */
+};
+
+struct resource_type {
+    const char *resource;    /* plural, lower case: "pods" */
+    const char *singular;    /* "pod" */
+    const char *kind;        /* "Pod" */
+    const char *list_kind;   /* "PodList" */
+    const char *group;       /* "" for the core group */
+    const char *version;     /* "v1" */
+    const char *api_version; /* "v1", "apps/v1": the objects' apiVersion */
+    bool namespaced;
+    const char *etcd_prefix; /* "/registry/pods/", always ends in '/' */
+    const char *short_names[4];             /* NULL-terminated */
+    const char *fields[RESOURCE_TYPE_MAX_FIELDS]; /* NULL-terminated paths */
+    /* The field whose value the dispatcher indexes watchers by, as an index
+     * into fields[], or -1 for none (pods: spec.nodeName, as kubelets watch). */
+    int indexed_field;
+};
+
+/*
+ * Finds a type by the spelling --resources accepts: "pods", "v1/pods",
+ * "apps/v1/deployments" (GROUP/VERSION/RESOURCE) or "deployments.apps"
+ * (RESOURCE.GROUP).  Returns NULL when the table has no such type.
+ */
+const struct resource_type *resource_type_find(const char *spec);
+
+/* The whole table, *n entries. */
+const struct resource_type *resource_type_all(size_t *n);
+
+/*
+ * Field id of a field selector path for rt (FIELD_NAME, FIELD_NAMESPACE,
+ * FIELD_EXTRA + i), or -1 when the apiserver would answer
+ * "field label not supported".
+ */
+int resource_type_field_id(const struct resource_type *rt, const char *path);
+
+/* Number of extra fields (entries of fields[]). */
+size_t resource_type_nfields(const struct resource_type *rt);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * selector.h: label and field selectors, parsed once per request and
+ * matched against objects.
+ *
+ * Grammar and semantics are the apiserver's (k8s.io/apimachinery
+ * labels.Parse and fields.ParseSelector):
+ *   labels: comma-separated requirements: key=value, key==value, key!=value,
+ *           key in (v1,v2), key notin (v1,v2), key, !key, key>N, key<N.
+ *           != and notin also match objects without the label.
+ *           Keys: an optional DNS-subdomain prefix and '/', then a name of at
+ *           most 63 characters [A-Za-z0-9] with -_. inside; values likewise,
+ *           possibly empty.
+ *   fields: comma-separated field=value, field==value, field!=value, with
+ *           backslash escapes (\, \= \\) in values; supported fields are
+ *           metadata.name, metadata.namespace (namespaced types) and the
+ *           type's resource_type fields[].
+ * All requirements must hold (AND).
+ */
+#ifndef SELECTOR_H
+#define SELECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "object.h"
+#include "resource_type.h"
+
+struct selector;
+
+/*
+ * Parses labelSelector and fieldSelector (either NULL or "" for none) for
+ * resource type rt.  On success returns RW_OK and *out (NULL when both are
+ * empty: NULL matches everything).  On RW_EINVAL writes the message for a
+ * 400 BadRequest Status into why (NUL-terminated, truncated to why_len),
+ * worded as the apiserver words it, e.g.
+ *   "field label not supported: spec.nope"
+ *   "unable to parse requirement: ..." (labels)
+ *   "invalid selector: 'a': fields selector must be in the form key=value"
+ */
+int selector_parse(const char *label_selector, const char *field_selector,
+                   const struct resource_type *rt, struct selector **out,
+                   char *why, size_t why_len);
+void selector_free(struct selector *sel);
+
+/* Whether obj satisfies every requirement.  sel NULL matches everything. */
+bool selector_matches(const struct selector *sel, const struct object *obj);
+
+/*
+ * For dispatch indexes: the value an equality requirement (= or ==) pins
+ * field_id to (FIELD_NAME, FIELD_NAMESPACE or FIELD_EXTRA + i), or NULL if
+ * the selector has none.  sel NULL returns NULL.
+ */
+const char *selector_field_value(const struct selector *sel, int field_id);
+
+#endif

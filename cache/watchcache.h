@@ -1,0 +1,88 @@
+/*
+ * watchcache.h: one resource's cache: the store (current objects), the ring
+ * (recent events) and the revisions that say how fresh and how deep they are.
+ *
+ * The upstream feeds it in revision order: an initial list (watchcache_replace),
+ * then puts, deletes and progress revisions, and after a gap (compaction)
+ * another replace.  Readers ask two questions, answered as kube-apiserver's
+ * watchCache does: what is the state now (a store snapshot at
+ * watchcache_rv()), and where does a watch from revision N start
+ * (watchcache_watch_from).  Pure data: no I/O, no clocks, no watchers.
+ *
+ * Revisions are the store's (etcd's global revision); per cache they only
+ * increase.  watchcache_rv() is the revision the cache reflects: every
+ * change at or below it has been applied, including progress revisions at
+ * which this resource had no change.
+ */
+#ifndef WATCHCACHE_H
+#define WATCHCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "object.h"
+#include "ring.h"
+#include "store.h"
+
+struct watchcache;
+
+/* A cache whose ring holds at most ring_events events and ring_bytes bytes
+ * (ring.h).  Not initialised until the first watchcache_replace. */
+struct watchcache *watchcache_new(size_t ring_events, size_t ring_bytes);
+void watchcache_free(struct watchcache *wc);
+
+/*
+ * Applies a create or update at obj->rv, taking obj's reference on every
+ * path: stores it and pushes ADDED (key was absent) or MODIFIED (event
+ * prev = the replaced object).  Returns RW_OK, or RW_EINVAL when obj->rv is
+ * not above watchcache_rv() (a replay; dropped).  Asserts initialised.
+ */
+int watchcache_put(struct watchcache *wc, struct object *obj);
+
+/*
+ * Applies a delete of key at revision rv: removes it and pushes DELETED
+ * whose obj is the last state with resourceVersion rv (object_with_rv).
+ * Returns RW_OK; RW_ENOTFOUND if the key is absent (nothing pushed, the
+ * revision still advances); RW_EINVAL for a replay (rv <= watchcache_rv()).
+ */
+int watchcache_delete(struct watchcache *wc, const char *key, size_t len,
+                      int64_t rv);
+
+/* The store has no further change for this resource up to rv (an etcd
+ * progress notification or a response header revision).  Lower rvs are
+ * ignored. */
+void watchcache_progress(struct watchcache *wc, int64_t rv);
+
+/*
+ * Replaces the contents with fresh, a complete list of the resource at
+ * revision rv, taking ownership of fresh.  Before the swap, calls
+ * fn(old, new, arg) for every key that differs (store_snap_diff) so that
+ * the caller can tell which watchers the gap touched; fn may be NULL.  The
+ * ring is cleared and the list revision becomes rv: a watch from below rv
+ * is now too old.  Marks the cache initialised.
+ */
+void watchcache_replace(struct watchcache *wc, struct store *fresh, int64_t rv,
+                        store_diff_fn fn, void *arg);
+
+bool watchcache_initialized(const struct watchcache *wc);
+int64_t watchcache_rv(const struct watchcache *wc);
+/* The revision of the last replace (the list the ring's history starts at). */
+int64_t watchcache_list_rv(const struct watchcache *wc);
+struct store *watchcache_store(const struct watchcache *wc);
+struct ring *watchcache_ring(const struct watchcache *wc);
+
+/*
+ * Where a watch from resourceVersion rv (> 0) starts, as kube-apiserver's
+ * watchCache.getAllEventsSinceLocked: the oldest deliverable revision is
+ * list_rv + 1 while nothing was evicted since the last replace, else the
+ * oldest buffered event's rv.  If rv < oldest - 1, returns RW_EEXPIRED and
+ * sets *oldest_minus_one = oldest - 1 (for "too old resource version: rv
+ * (oldest-1)").  Otherwise RW_OK and *seq = the ring seq of the first event
+ * with rv greater than the requested one (ring head if none yet; an rv
+ * ahead of the cache starts at the head and the caller skips events <= rv).
+ */
+int watchcache_watch_from(const struct watchcache *wc, int64_t rv,
+                          uint64_t *seq, int64_t *oldest_minus_one);
+
+#endif

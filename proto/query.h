@@ -1,0 +1,55 @@
+/*
+ * query.h: the query string of a LIST or WATCH request, as the apiserver
+ * reads it (metav1.ListOptions).
+ *
+ * Parameters: watch, resourceVersion, resourceVersionMatch, labelSelector,
+ * fieldSelector, limit, continue, timeoutSeconds, allowWatchBookmarks,
+ * sendInitialEvents.  Booleans take Go's strconv.ParseBool spellings (1, t,
+ * T, TRUE, true, True and 0, f, F, FALSE, false, False).  Values are
+ * percent-decoded ('+' is a space).  Unknown parameters are ignored, as
+ * the apiserver does; a repeated parameter takes its first value.
+ */
+#ifndef QUERY_H
+#define QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum rv_match {
+    RV_MATCH_UNSET = 0,
+    RV_MATCH_NOT_OLDER_THAN, /* "NotOlderThan" */
+    RV_MATCH_EXACT,          /* "Exact" */
+};
+
+struct query {
+    bool watch;
+    bool has_rv;             /* resourceVersion present and non-empty */
+    int64_t rv;              /* its value (>= 0) when has_rv */
+    enum rv_match rv_match;
+    const char *label_selector; /* decoded; "" when absent */
+    const char *field_selector; /* decoded; "" when absent */
+    int64_t limit;           /* 0 when absent */
+    const char *continue_token; /* decoded; "" when absent */
+    int64_t timeout_seconds; /* -1 when absent; seconds */
+    bool allow_bookmarks;
+    int send_initial_events; /* -1 absent, 0 false, 1 true */
+    char *storage;           /* owns the decoded strings */
+};
+
+/*
+ * Parses query (len bytes, without the leading '?'; may be empty) into *q.
+ * Returns RW_OK; or RW_EINVAL with the message for a 400 BadRequest in why
+ * (e.g. "invalid value for watch: \"maybe\"", "invalid resourceVersion:
+ * \"abc\"", "limit must be a non-negative integer", "invalid
+ * resourceVersionMatch: \"Newest\""); *q must still be finalised.
+ */
+int query_parse(const char *query, size_t len, struct query *q, char *why,
+                size_t why_len);
+void query_fini(struct query *q);
+
+/* Percent-decodes len bytes of s into a new NUL-terminated string ('+' is
+ * a space when plus_is_space).  Returns NULL on a malformed %XX escape. */
+char *query_unescape(const char *s, size_t len, bool plus_is_space);
+
+#endif

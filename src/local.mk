@@ -1,0 +1,34 @@
+# src/: the daemon and the fleet (I/O, libevent, nghttp2, http-parser).
+noinst_LIBRARIES += src/libsrc.a
+src_libsrc_a_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(NGHTTP2_CFLAGS)
+src_libsrc_a_SOURCES = \
+	src/log.c src/log.h \
+	src/h2_client.c src/h2_client.h \
+	src/grpc_client.c src/grpc_client.h \
+	src/upstream_etcd.c src/upstream_etcd.h \
+	src/stream.c src/stream.h src/stream_impl.h \
+	src/listener.c src/listener.h \
+	src/conn_h1.c src/conn_h1.h \
+	src/conn_h2.c src/conn_h2.h \
+	src/config.c src/config.h \
+	src/metrics.c src/metrics.h \
+	src/resource.c src/resource.h \
+	src/watch.c src/watch.h \
+	src/list.c src/list.h \
+	src/discovery.c src/discovery.h \
+	src/health.c src/health.h \
+	src/router.c src/router.h
+
+RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a
+RW_EXTERNAL_LIBS = $(LIBEVENT_LIBS) $(NGHTTP2_LIBS) $(CJSON_LIBS) \
+	$(PROTOBUF_C_LIBS) $(HTTP_PARSER_LIBS) $(LIBM)
+
+bin_PROGRAMS += ringwatch
+ringwatch_SOURCES = src/main.c
+ringwatch_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
+ringwatch_LDADD = $(RW_LIBS) $(RW_EXTERNAL_LIBS)
+
+bin_PROGRAMS += ringwatch-fleet
+ringwatch_fleet_SOURCES = src/fleet/main.c
+ringwatch_fleet_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(NGHTTP2_CFLAGS)
+ringwatch_fleet_LDADD = $(RW_LIBS) $(RW_EXTERNAL_LIBS)

@@ -1,0 +1,120 @@
+/*
+ * log.c: timestamped leveled messages on stderr (see log.h).
+ */
+#include "log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+static enum log_level threshold = LOG_INFO;
+static const char *program = "ringwatch";
+
+static const char *const level_names[] = {"debug", "info", "warn", "error"};
+
+static void vlog(enum log_level level, int errnum, const char *fmt,
+                 va_list ap)
+{
+    char msg[1024], stamp[32];
+    struct timespec ts;
+    struct tm tm;
+
+    if (level < threshold)
+        return;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    if (errnum != 0)
+        fprintf(stderr, "%s.%03ldZ %s %s: %s: %s\n", stamp,
+                ts.tv_nsec / 1000000, level_names[level], program, msg,
+                strerror(errnum));
+    else
+        fprintf(stderr, "%s.%03ldZ %s %s: %s\n", stamp, ts.tv_nsec / 1000000,
+                level_names[level], program, msg);
+}
+
+static void log_libevent_cb(int severity, const char *msg)
+{
+    enum log_level level = LOG_DEBUG;
+
+    if (severity == EVENT_LOG_WARN)
+        level = LOG_WARN;
+    else if (severity == EVENT_LOG_ERR)
+        level = LOG_ERROR;
+    else if (severity == EVENT_LOG_MSG)
+        level = LOG_INFO;
+    if (level >= threshold)
+        fprintf(stderr, "%s libevent: %s\n", level_names[level], msg);
+}
+
+void log_init(enum log_level level, const char *name)
+{
+    threshold = level;
+    if (name != NULL)
+        program = name;
+    event_set_log_callback(log_libevent_cb);
+    setvbuf(stderr, NULL, _IOLBF, 0);
+}
+
+void log_set_level(enum log_level level)
+{
+    threshold = level;
+}
+
+int log_level_parse(const char *name)
+{
+    for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
+        if (strcasecmp(name, level_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+int log_enabled(enum log_level level)
+{
+    return level >= threshold;
+}
+
+#define LOG_FN(fn, level, with_errno)                                         \
+    void fn(const char *fmt, ...)                                             \
+    {                                                                         \
+        int saved = errno;                                                    \
+        va_list ap;                                                           \
+        va_start(ap, fmt);                                                    \
+        vlog(level, with_errno ? saved : 0, fmt, ap);                         \
+        va_end(ap);                                                           \
+        errno = saved;                                                        \
+    }
+
+LOG_FN(log_debug, LOG_DEBUG, 0)
+LOG_FN(log_info, LOG_INFO, 0)
+LOG_FN(log_warn, LOG_WARN, 1)
+LOG_FN(log_warnx, LOG_WARN, 0)
+LOG_FN(log_error, LOG_ERROR, 0)
+
+noreturn void log_fatal(const char *fmt, ...)
+{
+    int saved = errno;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vlog(LOG_ERROR, saved, fmt, ap);
+    va_end(ap);
+    exit(1);
+}
+
+noreturn void log_fatalx(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vlog(LOG_ERROR, 0, fmt, ap);
+    va_end(ap);
+    exit(1);
+}

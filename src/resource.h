@@ -1,0 +1,83 @@
+/*
+ * resource.h: one served resource type at run time: its cache, its
+ * watchers, its bookmark timer and its counters, and the two faces it
+ * shows: to the upstream adapter that feeds it (the sink functions), and
+ * to the handlers that serve LIST and WATCH from it.
+ *
+ * The sink takes raw store values in revision order.  Values are decoded
+ * here once (kjson_decode_object); a value that is not a JSON object is
+ * counted, logged once per key and never served: a key whose value turns
+ * undecodable leaves the cache as a DELETED event, so no watcher keeps a
+ * state the store no longer has.  Watchers are woken once per batch
+ * (resource_flush), not per event.
+ */
+#ifndef RESOURCE_H
+#define RESOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/resource_type.h"
+#include "cache/watchcache.h"
+
+struct event_base;
+struct resource;
+struct metrics_resource;
+
+struct resource_config {
+    size_t ring_events;      /* ring capacity, events */
+    size_t ring_bytes;       /* ring capacity, bytes */
+    double bookmark_interval; /* seconds between BOOKMARK rounds */
+};
+
+struct resource *resource_new(struct event_base *base,
+                              const struct resource_type *rt,
+                              const struct resource_config *cfg);
+/* Ends every watch (streams closed) and frees.  NULL is a no-op. */
+void resource_free(struct resource *r);
+
+const struct resource_type *resource_type(const struct resource *r);
+struct watchcache *resource_cache(const struct resource *r);
+struct metrics_resource *resource_metrics(struct resource *r);
+/* Whether the cache holds a complete list and is not relisting. */
+bool resource_ready(const struct resource *r);
+
+/* ---- sink: called by the upstream adapter, in revision order ---- */
+
+/* The etcd key prefix to list and watch, e.g. "/registry/pods/". */
+const char *resource_prefix(const struct resource *r);
+/* The revision the cache reflects; an upstream watch resumes at rv + 1.
+ * 0 before the first complete list. */
+int64_t resource_rv(const struct resource *r);
+
+/* A (re)list begins: items follow, then list_end or list_abort. */
+void resource_list_begin(struct resource *r);
+/* One key/value of the list (any order within the list). */
+void resource_list_item(struct resource *r, const char *key, size_t key_len,
+                        const void *value, size_t value_len, int64_t mod_rev);
+/* The list at revision rev is complete: it replaces the cache.  Watchers
+ * whose selection the gap changed get ERROR 410 and end; the others carry
+ * on.  Counts a relist when the cache was already initialised. */
+void resource_list_end(struct resource *r, int64_t rev);
+/* The list failed part way (connection lost, revision compacted): its
+ * items are dropped; the cache keeps its previous state. */
+void resource_list_abort(struct resource *r);
+
+/* A PUT at mod_rev.  Replays (mod_rev <= resource_rv) are ignored. */
+void resource_put(struct resource *r, const char *key, size_t key_len,
+                  const void *value, size_t value_len, int64_t mod_rev);
+/* A DELETE of key at mod_rev. */
+void resource_delete(struct resource *r, const char *key, size_t key_len,
+                     int64_t mod_rev);
+/* No change for this resource up to rev (progress notification). */
+void resource_progress(struct resource *r, int64_t rev);
+/* End of one upstream batch (WatchResponse): wake the watchers. */
+void resource_flush(struct resource *r);
+
+/* The upstream's connection state for this resource, for readiness. */
+void resource_upstream_state(struct resource *r, bool watching);
+/* Counts one upstream (re)connect of this resource's watch. */
+void resource_note_reconnect(struct resource *r);
+
+#endif
