@@ -1,1 +1,195 @@
-/* placeholder: being written */
+/*
+ * ring.c: the event window of one resource (see ring.h).
+ *
+ * Data structure: a circular array of struct event held by value.  The
+ * oldest event sits in slots[start] and has seq tail; event seq s sits in
+ * slots[(start + s - tail) % cap]; head = tail + len.  The array is grown
+ * geometrically on demand up to max_events slots, so a large configured
+ * capacity costs memory only once the events exist.
+ *
+ * Invariants: len <= max_events; bytes == sum of event_bytes() of the held
+ * events and bytes <= max_bytes unless len == 1 (the newest event is always
+ * kept); rvs strictly increase from tail to head; seqs never go back, not
+ * even across ring_clear.  Each held event owns one reference to each of
+ * obj, prev and gone; they are dropped when the event leaves.
+ */
+#include "ring.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rw.h"
+
+#define RING_MIN_SLOTS 16
+
+struct ring {
+    struct event *slots;
+    size_t cap;   /* slots allocated, <= max_events */
+    size_t start; /* slot of the oldest event */
+    size_t len;   /* events held */
+    size_t max_events;
+    size_t max_bytes;
+    size_t bytes;       /* sum of event_bytes of the held events */
+    uint64_t tail;      /* seq of the oldest event */
+    uint64_t evictions; /* events dropped to respect a bound */
+};
+
+size_t event_bytes(const struct event *ev)
+{
+    return ev->obj->json->len;
+}
+
+static struct event *slot(const struct ring *r, size_t i)
+{
+    return &r->slots[(r->start + i) % r->cap];
+}
+
+struct ring *ring_new(size_t max_events, size_t max_bytes)
+{
+    struct ring *r = xcalloc(1, sizeof(*r));
+
+    rw_assert(max_events >= 1 && max_bytes >= 1);
+    r->max_events = max_events;
+    r->max_bytes = max_bytes;
+    return r;
+}
+
+/* Removes the oldest event and drops its references. */
+static void drop_oldest(struct ring *r)
+{
+    struct event *ev = slot(r, 0);
+
+    r->bytes -= event_bytes(ev);
+    object_unref(ev->obj);
+    object_unref(ev->prev);
+    object_unref(ev->gone);
+    memset(ev, 0, sizeof(*ev));
+    r->start = (r->start + 1) % r->cap;
+    r->len--;
+    r->tail++;
+}
+
+void ring_clear(struct ring *r)
+{
+    while (r->len > 0)
+        drop_oldest(r);
+    r->start = 0;
+}
+
+void ring_free(struct ring *r)
+{
+    if (r == NULL)
+        return;
+    ring_clear(r);
+    free(r->slots);
+    free(r);
+}
+
+/* Doubles the slot array (at most to max_events), oldest event first. */
+static void grow(struct ring *r)
+{
+    size_t cap = r->cap ? r->cap * 2 : RING_MIN_SLOTS;
+    struct event *slots;
+
+    if (cap > r->max_events || cap < r->cap)
+        cap = r->max_events;
+    slots = xmalloc(cap * sizeof(*slots));
+    for (size_t i = 0; i < r->len; i++)
+        slots[i] = *slot(r, i);
+    free(r->slots);
+    r->slots = slots;
+    r->cap = cap;
+    r->start = 0;
+}
+
+size_t ring_push(struct ring *r, const struct event *ev)
+{
+    size_t evicted = 0;
+
+    rw_assert(ev->obj != NULL);
+    rw_assert(r->len == 0 || ev->rv > slot(r, r->len - 1)->rv);
+    if (r->len == r->cap) {
+        if (r->cap < r->max_events) {
+            grow(r);
+        } else {
+            drop_oldest(r);
+            evicted++;
+        }
+    }
+    *slot(r, r->len) = *ev;
+    r->len++;
+    r->bytes += event_bytes(ev);
+    while (r->len > r->max_events || (r->bytes > r->max_bytes && r->len > 1)) {
+        drop_oldest(r);
+        evicted++;
+    }
+    r->evictions += evicted;
+    return evicted;
+}
+
+uint64_t ring_head_seq(const struct ring *r)
+{
+    return r->tail + r->len;
+}
+
+uint64_t ring_tail_seq(const struct ring *r)
+{
+    return r->tail;
+}
+
+struct event *ring_get(const struct ring *r, uint64_t seq)
+{
+    if (seq < r->tail || seq - r->tail >= r->len)
+        return NULL;
+    return slot(r, (size_t)(seq - r->tail));
+}
+
+uint64_t ring_seq_after(const struct ring *r, int64_t after_rv)
+{
+    size_t lo = 0, hi = r->len;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (slot(r, mid)->rv > after_rv)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return r->tail + lo;
+}
+
+size_t ring_len(const struct ring *r)
+{
+    return r->len;
+}
+
+size_t ring_bytes(const struct ring *r)
+{
+    return r->bytes;
+}
+
+size_t ring_max_events(const struct ring *r)
+{
+    return r->max_events;
+}
+
+size_t ring_max_bytes(const struct ring *r)
+{
+    return r->max_bytes;
+}
+
+int64_t ring_oldest_rv(const struct ring *r)
+{
+    return r->len ? slot(r, 0)->rv : 0;
+}
+
+int64_t ring_newest_rv(const struct ring *r)
+{
+    return r->len ? slot(r, r->len - 1)->rv : 0;
+}
+
+uint64_t ring_evictions(const struct ring *r)
+{
+    return r->evictions;
+}

@@ -1,1 +1,161 @@
-/* placeholder: being written */
+/*
+ * watchcache.c: one resource's store, ring and revisions (see
+ * watchcache.h), with kube-apiserver's watchCache rules for where a watch
+ * may start.
+ *
+ * State: store (current objects at rv), ring (the events since the last
+ * replace, bounded), rv (the revision the cache reflects: the newest event
+ * or progress revision), list_rv (the revision of the last replace) and
+ * evictions_at_replace (ring_evictions() right after that replace, so that
+ * "nothing was evicted since the last relist" is one comparison).
+ *
+ * Invariants: every event in the ring has list_rv < event rv <= rv, in
+ * increasing order; applying the ring's events to the list at list_rv gives
+ * the store; rv never decreases.
+ */
+#include "watchcache.h"
+
+#include <stdlib.h>
+
+#include "rw.h"
+
+struct watchcache {
+    struct store *store;
+    struct ring *ring;
+    int64_t rv;
+    int64_t list_rv;
+    uint64_t evictions_at_replace;
+    bool initialized;
+};
+
+struct watchcache *watchcache_new(size_t ring_events, size_t ring_bytes)
+{
+    struct watchcache *wc = xcalloc(1, sizeof(*wc));
+
+    wc->store = store_new();
+    wc->ring = ring_new(ring_events, ring_bytes);
+    return wc;
+}
+
+void watchcache_free(struct watchcache *wc)
+{
+    if (wc == NULL)
+        return;
+    ring_free(wc->ring);
+    store_free(wc->store);
+    free(wc);
+}
+
+int watchcache_put(struct watchcache *wc, struct object *obj)
+{
+    struct event ev = {0};
+
+    rw_assert(wc->initialized);
+    if (obj->rv <= wc->rv) {
+        object_unref(obj);
+        return RW_EINVAL;
+    }
+    ev.rv = obj->rv;
+    ev.obj = obj;
+    ev.prev = store_put(wc->store, object_ref(obj));
+    ev.type = ev.prev ? EVENT_MODIFIED : EVENT_ADDED;
+    ring_push(wc->ring, &ev);
+    wc->rv = obj->rv;
+    return RW_OK;
+}
+
+int watchcache_delete(struct watchcache *wc, const char *key, size_t len,
+                      int64_t rv)
+{
+    struct event ev = {0};
+    struct object *prev;
+
+    rw_assert(wc->initialized);
+    if (rv <= wc->rv)
+        return RW_EINVAL;
+    wc->rv = rv;
+    prev = store_delete(wc->store, key, len);
+    if (prev == NULL)
+        return RW_ENOTFOUND;
+    ev.rv = rv;
+    ev.type = EVENT_DELETED;
+    ev.obj = object_with_rv(prev, rv);
+    ev.prev = prev;
+    ring_push(wc->ring, &ev);
+    return RW_OK;
+}
+
+void watchcache_progress(struct watchcache *wc, int64_t rv)
+{
+    /* Before the first list a progress revision vouches for nothing. */
+    if (wc->initialized && rv > wc->rv)
+        wc->rv = rv;
+}
+
+void watchcache_replace(struct watchcache *wc, struct store *fresh, int64_t rv,
+                        store_diff_fn fn, void *arg)
+{
+    if (fn != NULL) {
+        struct store_snap *old_snap = store_snapshot(wc->store);
+        struct store_snap *new_snap = store_snapshot(fresh);
+
+        store_snap_diff(old_snap, new_snap, fn, arg);
+        store_snap_unref(old_snap);
+        store_snap_unref(new_snap);
+    }
+    store_free(wc->store);
+    wc->store = fresh;
+    ring_clear(wc->ring);
+    wc->list_rv = rv;
+    wc->rv = RW_MAX(wc->rv, rv);
+    wc->evictions_at_replace = ring_evictions(wc->ring);
+    wc->initialized = true;
+}
+
+bool watchcache_initialized(const struct watchcache *wc)
+{
+    return wc->initialized;
+}
+
+int64_t watchcache_rv(const struct watchcache *wc)
+{
+    return wc->rv;
+}
+
+int64_t watchcache_list_rv(const struct watchcache *wc)
+{
+    return wc->list_rv;
+}
+
+struct store *watchcache_store(const struct watchcache *wc)
+{
+    return wc->store;
+}
+
+struct ring *watchcache_ring(const struct watchcache *wc)
+{
+    return wc->ring;
+}
+
+int watchcache_watch_from(const struct watchcache *wc, int64_t rv,
+                          uint64_t *seq, int64_t *oldest_minus_one)
+{
+    int64_t oldest;
+
+    rw_assert(wc->initialized);
+    rw_assert(rv > 0);
+    if (ring_evictions(wc->ring) == wc->evictions_at_replace) {
+        /* Nothing evicted since the list: every change after it is here. */
+        oldest = wc->list_rv + 1;
+    } else {
+        /* An eviction leaves at least one event (ring.h). */
+        rw_assert(ring_len(wc->ring) > 0);
+        oldest = ring_oldest_rv(wc->ring);
+    }
+    if (rv < oldest - 1) {
+        *oldest_minus_one = oldest - 1;
+        return RW_EEXPIRED;
+    }
+    *seq = ring_seq_after(wc->ring, rv);
+    return RW_OK;
+}

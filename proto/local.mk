@@ -6,12 +6,22 @@ EXTRA_DIST += $(ETCD_PROTOS)
 BUILT_SOURCES += $(PROTO_GENERATED)
 CLEANFILES += $(PROTO_GENERATED)
 
-proto/kv.pb-c.c proto/kv.pb-c.h: $(top_srcdir)/proto/kv.proto
+# protoc-c writes the .c and the .h of one .proto in one run.  The .h is
+# the rule's target and the .c hangs off it, so parallel make runs protoc-c
+# once per .proto; objects that include the headers depend on them
+# explicitly, since `make TARGET` does not build BUILT_SOURCES first.
+proto/kv.pb-c.h: $(top_srcdir)/proto/kv.proto
 	$(AM_V_GEN)$(MKDIR_P) proto && \
 	$(PROTOC_C) --proto_path=$(top_srcdir)/proto --c_out=proto $(top_srcdir)/proto/kv.proto
-proto/rpc.pb-c.c proto/rpc.pb-c.h: $(top_srcdir)/proto/rpc.proto proto/kv.pb-c.h
+proto/rpc.pb-c.h: $(top_srcdir)/proto/rpc.proto proto/kv.pb-c.h
 	$(AM_V_GEN)$(MKDIR_P) proto && \
 	$(PROTOC_C) --proto_path=$(top_srcdir)/proto --c_out=proto $(top_srcdir)/proto/rpc.proto
+proto/kv.pb-c.c: proto/kv.pb-c.h
+	@test -f $@ || { rm -f proto/kv.pb-c.h; $(MAKE) $(AM_MAKEFLAGS) proto/kv.pb-c.h; }
+proto/rpc.pb-c.c: proto/rpc.pb-c.h
+	@test -f $@ || { rm -f proto/rpc.pb-c.h; $(MAKE) $(AM_MAKEFLAGS) proto/rpc.pb-c.h; }
+proto/libproto_a-etcd.$(OBJEXT) proto/libproto_a-kv.pb-c.$(OBJEXT) \
+proto/libproto_a-rpc.pb-c.$(OBJEXT): proto/kv.pb-c.h proto/rpc.pb-c.h
 
 noinst_LIBRARIES += proto/libproto.a
 proto_libproto_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(PROTOBUF_C_CFLAGS)

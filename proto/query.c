@@ -1,1 +1,290 @@
-/* placeholder: being written */
+/*
+ * query.c: the LIST/WATCH query string (see query.h).
+ *
+ * The string is split on '&' into key=value pairs (a pair without '=' has
+ * the value ""), keys and values percent-decoded as Go's url.ParseQuery
+ * does ('+' is a space).  Known keys are looked up in one table; the first
+ * occurrence of each wins, later ones are ignored unread, as the
+ * apiserver's conversion takes the first element of url.Values.
+ *
+ * Memory: every decoded value is written into q->storage, one allocation
+ * of len + 1 bytes made up front.  That always suffices: a pair whose
+ * value is kept spans at least value + 1 raw bytes ("k=" or the key of a
+ * bare "k"), decoding never lengthens a value, and byte 0 holds the ""
+ * that absent strings point at.
+ */
+#include "query.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/rw.h"
+
+#define KEY_MAX 96 /* raw bytes; our longest key, fully escaped, is 60 */
+
+enum query_key {
+    QK_WATCH,
+    QK_RV,
+    QK_RV_MATCH,
+    QK_LABEL_SELECTOR,
+    QK_FIELD_SELECTOR,
+    QK_LIMIT,
+    QK_CONTINUE,
+    QK_TIMEOUT,
+    QK_BOOKMARKS,
+    QK_INITIAL_EVENTS,
+    QK_COUNT,
+};
+
+static const char *const key_names[QK_COUNT] = {
+    [QK_WATCH] = "watch",
+    [QK_RV] = "resourceVersion",
+    [QK_RV_MATCH] = "resourceVersionMatch",
+    [QK_LABEL_SELECTOR] = "labelSelector",
+    [QK_FIELD_SELECTOR] = "fieldSelector",
+    [QK_LIMIT] = "limit",
+    [QK_CONTINUE] = "continue",
+    [QK_TIMEOUT] = "timeoutSeconds",
+    [QK_BOOKMARKS] = "allowWatchBookmarks",
+    [QK_INITIAL_EVENTS] = "sendInitialEvents",
+};
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/*
+ * Decodes s[0..len) into dst (room for at least len + 1 bytes).  Returns
+ * the decoded length, or -1 on a malformed escape or one that decodes to
+ * a NUL byte (which would silently cut the C string short).
+ */
+static long unescape_into(char *dst, const char *s, size_t len,
+                          bool plus_is_space)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        int hi, lo;
+
+        if (s[i] == '+' && plus_is_space) {
+            dst[n++] = ' ';
+        } else if (s[i] != '%') {
+            if (s[i] == '\0')
+                return -1;
+            dst[n++] = s[i];
+        } else {
+            if (len - i < 3 || (hi = hex_value(s[i + 1])) < 0 ||
+                (lo = hex_value(s[i + 2])) < 0 || (hi | lo) == 0)
+                return -1;
+            dst[n++] = (char)(hi << 4 | lo);
+            i += 2;
+        }
+    }
+    dst[n] = '\0';
+    return (long)n;
+}
+
+char *query_unescape(const char *s, size_t len, bool plus_is_space)
+{
+    char *out = xmalloc(len + 1);
+
+    if (unescape_into(out, s, len, plus_is_space) < 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Go's strconv.ParseBool. */
+static bool parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(yes); i++) {
+        if (strcmp(s, yes[i]) == 0) {
+            *out = true;
+            return true;
+        }
+        if (strcmp(s, no[i]) == 0) {
+            *out = false;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A non-negative decimal int64: digits only, after an optional '+' when
+ * allow_plus (as strconv.ParseInt); no overflow. */
+static bool parse_count(const char *s, bool allow_plus, int64_t *out)
+{
+    int64_t v = 0;
+
+    if (allow_plus && *s == '+')
+        s++;
+    if (*s == '\0')
+        return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (INT64_MAX - (*s - '0')) / 10)
+            return false;
+        v = v * 10 + (*s - '0');
+    }
+    *out = v;
+    return true;
+}
+
+/* Applies a decoded value of key k (its first occurrence). */
+static int apply(struct query *q, enum query_key k, const char *v, char *why,
+                 size_t why_len)
+{
+    bool b = false;
+
+    switch (k) {
+    case QK_WATCH:
+    case QK_BOOKMARKS:
+    case QK_INITIAL_EVENTS:
+        if (!parse_bool(v, &b)) {
+            snprintf(why, why_len, "invalid value for %s: \"%s\"",
+                     key_names[k], v);
+            return RW_EINVAL;
+        }
+        if (k == QK_WATCH)
+            q->watch = b;
+        else if (k == QK_BOOKMARKS)
+            q->allow_bookmarks = b;
+        else
+            q->send_initial_events = b;
+        return RW_OK;
+    case QK_RV:
+        if (*v == '\0')
+            return RW_OK;
+        if (!parse_count(v, false, &q->rv)) {
+            snprintf(why, why_len, "invalid resourceVersion: \"%s\"", v);
+            return RW_EINVAL;
+        }
+        q->has_rv = true;
+        return RW_OK;
+    case QK_RV_MATCH:
+        if (strcmp(v, "NotOlderThan") == 0)
+            q->rv_match = RV_MATCH_NOT_OLDER_THAN;
+        else if (strcmp(v, "Exact") == 0)
+            q->rv_match = RV_MATCH_EXACT;
+        else if (*v != '\0') {
+            snprintf(why, why_len, "invalid resourceVersionMatch: \"%s\"", v);
+            return RW_EINVAL;
+        }
+        return RW_OK;
+    case QK_LIMIT:
+    case QK_TIMEOUT:
+        if (!parse_count(v, true,
+                         k == QK_LIMIT ? &q->limit : &q->timeout_seconds)) {
+            snprintf(why, why_len, "%s must be a non-negative integer",
+                     key_names[k]);
+            return RW_EINVAL;
+        }
+        return RW_OK;
+    case QK_LABEL_SELECTOR:
+        q->label_selector = v;
+        return RW_OK;
+    case QK_FIELD_SELECTOR:
+        q->field_selector = v;
+        return RW_OK;
+    case QK_CONTINUE:
+        q->continue_token = v;
+        return RW_OK;
+    case QK_COUNT:
+        break;
+    }
+    rw_assert(!"unknown query key");
+    return RW_EINVAL;
+}
+
+/* The known key named by raw bytes s[0..len) (percent-decoded), or
+ * QK_COUNT for any other key, including a malformed one (ignored, as Go's
+ * url.ParseQuery drops it). */
+static enum query_key find_key(const char *s, size_t len)
+{
+    char key[KEY_MAX + 1];
+
+    if (len > KEY_MAX || unescape_into(key, s, len, true) < 0)
+        return QK_COUNT;
+    for (int i = 0; i < QK_COUNT; i++)
+        if (strcmp(key, key_names[i]) == 0)
+            return (enum query_key)i;
+    return QK_COUNT;
+}
+
+/* One key[=value] pair, len > 0 bytes at s. */
+static int parse_pair(struct query *q, const char *s, size_t len,
+                      unsigned *seen, size_t *used, char *why, size_t why_len)
+{
+    const char *eq = memchr(s, '=', len);
+    size_t klen = eq ? (size_t)(eq - s) : len;
+    const char *v = eq ? eq + 1 : s + len;
+    size_t vlen = (size_t)(s + len - v);
+    enum query_key k = find_key(s, klen);
+    char *dst;
+    long n;
+
+    if (k == QK_COUNT || (*seen & (1u << k)))
+        return RW_OK;
+    *seen |= 1u << k;
+    dst = q->storage + *used;
+    n = unescape_into(dst, v, vlen, true);
+    if (n < 0) {
+        snprintf(why, why_len,
+                 "invalid %s: malformed percent-encoding in the query",
+                 key_names[k]);
+        return RW_EINVAL;
+    }
+    *used += (size_t)n + 1;
+    return apply(q, k, dst, why, why_len);
+}
+
+int query_parse(const char *query, size_t len, struct query *q, char *why,
+                size_t why_len)
+{
+    const char *p = query, *end = query + len;
+    unsigned seen = 0;
+    size_t used = 1;
+
+    *q = (struct query){
+        .rv_match = RV_MATCH_UNSET,
+        .timeout_seconds = -1,
+        .send_initial_events = -1,
+        .storage = xmalloc(len + 1),
+    };
+    q->storage[0] = '\0';
+    q->label_selector = q->field_selector = q->continue_token = q->storage;
+    if (why_len > 0)
+        why[0] = '\0';
+    while (p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        int rc;
+
+        if (amp == NULL)
+            amp = end;
+        if (amp > p &&
+            (rc = parse_pair(q, p, (size_t)(amp - p), &seen, &used, why,
+                             why_len)) != RW_OK)
+            return rc;
+        p = amp + 1;
+    }
+    rw_assert(used <= len + 1);
+    return RW_OK;
+}
+
+void query_fini(struct query *q)
+{
+    free(q->storage);
+    q->storage = NULL;
+    q->label_selector = q->field_selector = q->continue_token = "";
+}

@@ -1,1 +1,78 @@
-/* placeholder: being written */
+/*
+ * config.h: command-line options from one table.
+ *
+ * Each program (ringwatch, ringwatch-fleet) declares a table of struct
+ * option_spec: name, type, bounds, default, metavar and help.  The same
+ * table parses argv into the program's config struct (by offset), prints
+ * --help, and is what the man page's option list must agree with (a test
+ * checks both).  Parsing is apart from runtime code: the parsed struct is
+ * immutable once config_parse returns.
+ */
+#ifndef CONFIG_H
+#define CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum option_type {
+    OPT_STRING,  /* const char *: any text (NULL default allowed) */
+    OPT_UINT,    /* uint64_t in [min, max] */
+    OPT_BYTES,   /* uint64_t bytes; accepts K, M, G, Ki, Mi, Gi suffixes */
+    OPT_SECONDS, /* double seconds in [min, max]; accepts s, ms, m suffixes */
+    OPT_FLAG,    /* bool; takes no value */
+};
+
+struct option_spec {
+    const char *name;     /* long option without "--" */
+    enum option_type type;
+    size_t offset;        /* offsetof(config struct, field) */
+    double min, max;      /* bounds for OPT_UINT, OPT_BYTES, OPT_SECONDS */
+    const char *def;      /* default as text; NULL: none (strings only) */
+    const char *metavar;  /* e.g. "EVENTS" */
+    const char *help;     /* one sentence */
+};
+
+/*
+ * Applies the defaults, then argv[1..argc) to the struct at base.
+ * "--name value" and "--name=value" are accepted.  Returns RW_OK; 1 when
+ * --help or --version was given (printed to stdout); RW_EINVAL with a
+ * message in why ("--ring-capacity: 0 is below the minimum 1", "unknown
+ * option --foo", ...).  Strings point into argv or the table.
+ */
+int config_parse(const struct option_spec *specs, size_t n, void *base,
+                 int argc, char **argv, const char *version, char *why,
+                 size_t why_len);
+
+/* Prints usage and one line per option (metavar, default, help). */
+void config_usage(FILE *out, const char *program, const char *synopsis,
+                  const struct option_spec *specs, size_t n);
+
+/* Parses one value of spec's type into *dst (uint64_t, double, bool or
+ * const char *); RW_EINVAL with why on a malformed or out-of-range value. */
+int config_parse_value(const struct option_spec *spec, const char *text,
+                       void *dst, char *why, size_t why_len);
+
+/* ---- ringwatch's own options ---- */
+
+struct config {
+    const char *listen;         /* address:port to serve */
+    const char *etcd;           /* etcd client URL */
+    const char *resources;      /* comma-separated resource types */
+    uint64_t ring_capacity;     /* events per resource ring */
+    uint64_t ring_bytes;        /* bytes per resource ring */
+    double bookmark_interval;   /* seconds */
+    double min_request_timeout; /* seconds; watches end in [T, 2T) */
+    uint64_t list_page_size;    /* keys per upstream Range page */
+    uint64_t watch_high_water;  /* bytes queued per watch stream */
+    uint64_t max_connections;
+    uint64_t h2_max_streams;    /* concurrent streams per connection */
+    uint64_t sndbuf;            /* SO_SNDBUF bytes, 0 = kernel default */
+    const char *log_level;
+};
+
+extern const struct option_spec ringwatch_options[];
+extern const size_t ringwatch_noptions;
+
+#endif

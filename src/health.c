@@ -1,1 +1,62 @@
-/* placeholder: being written */
+/*
+ * health.c: liveness and readiness endpoints (see health.h).
+ */
+#include "health.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/rw.h"
+#include "resource.h"
+
+static void health_reply(struct stream *s, bool ok, bool verbose,
+                         const char *checks, const char *name)
+{
+    char *text;
+    struct rbuf *body;
+
+    if (ok && !verbose)
+        text = xstrdup("ok");
+    else
+        text = xasprintf("%s%s check %s\n", checks, name,
+                         ok ? "passed" : "failed");
+    body = rbuf_from_str(text);
+    stream_respond(s, ok ? 200 : 500, "text/plain; charset=utf-8", body);
+    rbuf_unref(body);
+    free(text);
+}
+
+bool health_handle(struct stream *s, const char *path, bool verbose,
+                   struct resource *const *resources, size_t n,
+                   bool upstream_connected)
+{
+    char *checks;
+    bool ok = true;
+
+    if (strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0) {
+        health_reply(s, true, verbose, "[+]ping ok\n", path + 1);
+        return true;
+    }
+    if (strcmp(path, "/readyz") != 0)
+        return false;
+
+    checks = xasprintf("[+]ping ok\n%s\n",
+                       upstream_connected ? "[+]etcd ok"
+                                          : "[-]etcd failed: not connected");
+    ok = upstream_connected;
+    for (size_t i = 0; i < n; i++) {
+        bool ready = resource_ready(resources[i]);
+        char *more = xasprintf(
+            "%s%s cache/%s %s\n", checks, ready ? "[+]" : "[-]",
+            resource_type(resources[i])->resource,
+            ready ? "ok" : "failed: initializing or relisting");
+
+        free(checks);
+        checks = more;
+        ok = ok && ready;
+    }
+    health_reply(s, ok, verbose, checks, "readyz");
+    free(checks);
+    return true;
+}

@@ -1,1 +1,23 @@
-/* placeholder: being written */
+/*
+ * health.h: /healthz, /livez and /readyz, in the apiserver's shape: "ok"
+ * with 200, or the list of checks ("[+]name ok" / "[-]name failed: why")
+ * and 500 when one fails; ?verbose lists the checks either way.
+ * Readiness: the upstream connection is up and every resource's cache
+ * holds a complete list.
+ */
+#ifndef HEALTH_H
+#define HEALTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "src/stream.h"
+
+struct resource;
+
+/* Answers path if it is a health endpoint and returns true, else false. */
+bool health_handle(struct stream *s, const char *path, bool verbose,
+                   struct resource *const *resources, size_t n,
+                   bool upstream_connected);
+
+#endif

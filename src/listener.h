@@ -1,1 +1,84 @@
-/* placeholder: being written */
+/*
+ * listener.h: one listening address of the serving front.
+ *
+ * A listener accepts TCP connections on one loopback or configured
+ * address, sniffs each connection's first bytes (the HTTP/2 client preface
+ * "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" means HTTP/2 with prior knowledge,
+ * anything else HTTP/1.x, a TLS ClientHello is refused for now) and hands
+ * it to conn_h1 or conn_h2, which turn requests into streams (stream.h)
+ * for the one request handler.  It keeps the list of its connections so
+ * that it can close them all, and counts them for /metrics.
+ */
+#ifndef LISTENER_H
+#define LISTENER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/stream.h"
+
+struct event_base;
+struct listener;
+
+struct front_config {
+    /* Open connections at most (sniffing, HTTP/1.x and HTTP/2 together);
+     * a connection accepted beyond it is closed at once.  0: no limit. */
+    unsigned max_connections;
+    /* SETTINGS_MAX_CONCURRENT_STREAMS sent to HTTP/2 clients. */
+    unsigned h2_max_concurrent_streams;
+    /* Request line and headers at most, bytes (HTTP/2: the header list
+     * size as RFC 9113 6.5.2 counts it); beyond: 431. */
+    size_t max_header_bytes;
+    /* Seconds a connection may wait for its next request (HTTP/1.x
+     * keep-alive, a connection still being sniffed, an HTTP/2 connection
+     * without streams) before it is closed.  0: no limit. */
+    unsigned idle_timeout;
+    /* SO_SNDBUF of accepted sockets, bytes; 0 keeps the kernel's default
+     * (autotuned). */
+    int sndbuf;
+    /* Bytes a connection's output buffer may hold before HTTP/2 stops
+     * producing frames and HTTP/1.x stops reading pipelined requests;
+     * production resumes when it falls to half of it. */
+    size_t output_high_water;
+};
+
+/* Defaults for cfg: max_connections 10000, h2_max_concurrent_streams
+ * 1000, max_header_bytes 65536, idle_timeout 90 (as Go's net/http server
+ * under kube-apiserver), sndbuf 0, output_high_water 131072. */
+void listener_config_defaults(struct front_config *cfg);
+
+/*
+ * Listens on address, "127.0.0.1:8080" or "[::1]:8080" (port 0: the
+ * kernel picks one; see listener_port), with SO_REUSEADDR, and serves
+ * every complete request by calling handler(stream, arg) from base's loop.
+ * cfg is copied.  Returns NULL (after logging why) if the address does not
+ * parse or cannot be bound.
+ */
+struct listener *listener_new(struct event_base *base, const char *address,
+                              const struct front_config *cfg,
+                              request_handler_fn handler, void *arg);
+
+/* Closes the listening socket and every connection: each open stream gets
+ * its on_close.  Must not be called from inside a stream callback or the
+ * request handler.  NULL is a no-op. */
+void listener_free(struct listener *l);
+
+/* The bound port (useful after port 0), host byte order. */
+int listener_port(const struct listener *l);
+
+struct listener_stats {
+    uint64_t connections_sniffing; /* open, protocol not known yet */
+    uint64_t connections_h1;       /* open HTTP/1.x connections */
+    uint64_t connections_h2;       /* open HTTP/2 connections */
+    uint64_t streams_h1;           /* requests being answered, HTTP/1.x */
+    uint64_t streams_h2;           /* open HTTP/2 streams */
+    uint64_t connections_total;    /* accepted since listener_new */
+    uint64_t connections_rejected; /* closed at accept: max_connections */
+    uint64_t streams_h1_total;     /* requests since listener_new */
+    uint64_t streams_h2_total;     /* streams since listener_new */
+};
+
+/* A snapshot of l's counters. */
+void listener_stats(const struct listener *l, struct listener_stats *out);
+
+#endif

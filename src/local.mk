@@ -17,7 +17,8 @@ src_libsrc_a_SOURCES = \
 	src/list.c src/list.h \
 	src/discovery.c src/discovery.h \
 	src/health.c src/health.h \
-	src/router.c src/router.h
+	src/router.c src/router.h \
+	src/status.c src/status.h
 
 RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a
 RW_EXTERNAL_LIBS = $(LIBEVENT_LIBS) $(NGHTTP2_LIBS) $(CJSON_LIBS) \

@@ -1,1 +1,359 @@
-/* placeholder: being written */
+/*
+ * metrics.c: Prometheus text exposition of ringwatch's counters (see
+ * metrics.h).  One family at a time: HELP, TYPE, then one sample per
+ * resource, so the output passes `promtool check metrics`.
+ */
+#include "metrics.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cache/ring.h"
+#include "cache/rw.h"
+#include "cache/store.h"
+#include "cache/watchcache.h"
+#include "resource.h"
+
+struct text {
+    char *data;
+    size_t len, cap;
+};
+
+static void text_printf(struct text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void text_printf(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(t->data + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        rw_assert(n >= 0);
+        if (t->len + (size_t)n < t->cap)
+            break;
+        t->cap = t->cap * 2 + (size_t)n + 1;
+        t->data = xrealloc(t->data, t->cap);
+    }
+    t->len += (size_t)n;
+}
+
+static void family(struct text *t, const char *name, const char *type,
+                   const char *help)
+{
+    text_printf(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* ---- per-resource families ---- */
+
+enum value_kind { U64, I64, RATIO };
+
+struct family_def {
+    const char *name, *type, *help;
+    enum value_kind kind;
+    /* fills the value(s) for one resource */
+    void (*get)(struct resource *r, double *out);
+};
+
+static double ratio(uint64_t hits, uint64_t misses)
+{
+    return hits + misses ? (double)hits / (double)(hits + misses) : NAN;
+}
+
+#define M(r) resource_metrics(r)
+#define RING(r) watchcache_ring(resource_cache(r))
+
+static void get_ring_capacity_events(struct resource *r, double *v)
+{
+    *v = (double)ring_max_events(RING(r));
+}
+static void get_ring_capacity_bytes(struct resource *r, double *v)
+{
+    *v = (double)ring_max_bytes(RING(r));
+}
+static void get_ring_events(struct resource *r, double *v)
+{
+    *v = (double)ring_len(RING(r));
+}
+static void get_ring_bytes(struct resource *r, double *v)
+{
+    *v = (double)ring_bytes(RING(r));
+}
+static void get_ring_oldest(struct resource *r, double *v)
+{
+    *v = (double)ring_oldest_rv(RING(r));
+}
+static void get_ring_newest(struct resource *r, double *v)
+{
+    *v = (double)ring_newest_rv(RING(r));
+}
+static void get_ring_evictions(struct resource *r, double *v)
+{
+    *v = (double)ring_evictions(RING(r));
+}
+static void get_cache_rv(struct resource *r, double *v)
+{
+    *v = (double)watchcache_rv(resource_cache(r));
+}
+static void get_store_objects(struct resource *r, double *v)
+{
+    *v = (double)store_count(watchcache_store(resource_cache(r)));
+}
+static void get_store_bytes(struct resource *r, double *v)
+{
+    *v = (double)store_bytes(watchcache_store(resource_cache(r)));
+}
+static void get_ready(struct resource *r, double *v)
+{
+    *v = resource_ready(r) ? 1 : 0;
+}
+static void get_watch_hits(struct resource *r, double *v)
+{
+    *v = (double)M(r)->watch_hits;
+}
+static void get_watch_misses(struct resource *r, double *v)
+{
+    *v = (double)M(r)->watch_misses;
+}
+static void get_watch_ratio(struct resource *r, double *v)
+{
+    *v = ratio(M(r)->watch_hits, M(r)->watch_misses);
+}
+static void get_watch_starts(struct resource *r, double *v)
+{
+    *v = (double)M(r)->watch_starts;
+}
+static void get_list_hits(struct resource *r, double *v)
+{
+    *v = (double)M(r)->list_hits;
+}
+static void get_list_misses(struct resource *r, double *v)
+{
+    *v = (double)M(r)->list_misses;
+}
+static void get_list_ratio(struct resource *r, double *v)
+{
+    *v = ratio(M(r)->list_hits, M(r)->list_misses);
+}
+static void get_gets(struct resource *r, double *v)
+{
+    *v = (double)M(r)->gets;
+}
+static void get_received(struct resource *r, double *v)
+{
+    *v = (double)M(r)->events_received;
+}
+static void get_dispatched(struct resource *r, double *v)
+{
+    *v = (double)M(r)->events_dispatched;
+}
+static void get_bookmarks(struct resource *r, double *v)
+{
+    *v = (double)M(r)->bookmarks_sent;
+}
+static void get_reconnects(struct resource *r, double *v)
+{
+    *v = (double)M(r)->reconnects;
+}
+static void get_relists(struct resource *r, double *v)
+{
+    *v = (double)M(r)->relists;
+}
+static void get_undecodable(struct resource *r, double *v)
+{
+    *v = (double)M(r)->undecodable;
+}
+
+static const struct family_def families[] = {
+    {"ringwatch_ring_capacity_events", "gauge",
+     "Events the resource's ring can hold.", U64, get_ring_capacity_events},
+    {"ringwatch_ring_capacity_bytes", "gauge",
+     "Bytes of object JSON the resource's ring can hold.", U64,
+     get_ring_capacity_bytes},
+    {"ringwatch_ring_events", "gauge", "Events in the resource's ring.", U64,
+     get_ring_events},
+    {"ringwatch_ring_bytes", "gauge",
+     "Bytes of object JSON held by the resource's ring.", U64, get_ring_bytes},
+    {"ringwatch_ring_oldest_resource_version", "gauge",
+     "Revision of the oldest event in the ring (0 when empty).", I64,
+     get_ring_oldest},
+    {"ringwatch_ring_newest_resource_version", "gauge",
+     "Revision of the newest event in the ring (0 when empty).", I64,
+     get_ring_newest},
+    {"ringwatch_ring_evictions_total", "counter",
+     "Events evicted from the ring to stay within capacity.", U64,
+     get_ring_evictions},
+    {"ringwatch_cache_resource_version", "gauge",
+     "Revision the resource's cache reflects.", I64, get_cache_rv},
+    {"ringwatch_cache_objects", "gauge", "Objects in the resource's store.",
+     U64, get_store_objects},
+    {"ringwatch_cache_object_bytes", "gauge",
+     "Bytes of object JSON in the resource's store.", U64, get_store_bytes},
+    {"ringwatch_cache_ready", "gauge",
+     "1 when the resource's cache holds a complete list (not (re)listing).",
+     U64, get_ready},
+    {"ringwatch_watch_cache_hits_total", "counter",
+     "WATCH starts with an explicit resourceVersion served from the ring.",
+     U64, get_watch_hits},
+    {"ringwatch_watch_cache_misses_total", "counter",
+     "WATCH starts with an explicit resourceVersion answered 410 Expired.",
+     U64, get_watch_misses},
+    {"ringwatch_watch_cache_hit_ratio", "gauge",
+     "hits / (hits + misses) of WATCH starts (NaN before the first).", RATIO,
+     get_watch_ratio},
+    {"ringwatch_watch_starts_total", "counter",
+     "WATCH requests started, with or without a resourceVersion.", U64,
+     get_watch_starts},
+    {"ringwatch_list_cache_hits_total", "counter",
+     "LIST requests served from memory.", U64, get_list_hits},
+    {"ringwatch_list_cache_misses_total", "counter",
+     "LIST requests delegated to the upstream store.", U64, get_list_misses},
+    {"ringwatch_list_cache_hit_ratio", "gauge",
+     "hits / (hits + misses) of LIST requests (NaN before the first).", RATIO,
+     get_list_ratio},
+    {"ringwatch_get_requests_total", "counter",
+     "GET requests for one object, served from memory.", U64, get_gets},
+    {"ringwatch_watch_events_received_total", "counter",
+     "Changes received from the upstream and applied to the cache.", U64,
+     get_received},
+    {"ringwatch_watch_events_dispatched_total", "counter",
+     "Event frames written to watch streams (one per watcher and event).",
+     U64, get_dispatched},
+    {"ringwatch_bookmarks_sent_total", "counter",
+     "BOOKMARK events written to watch streams.", U64, get_bookmarks},
+    {"ringwatch_upstream_reconnects_total", "counter",
+     "Times the resource's upstream watch was re-established.", U64,
+     get_reconnects},
+    {"ringwatch_relists_total", "counter",
+     "Lists after the first (after compaction past the resume revision).",
+     U64, get_relists},
+    {"ringwatch_undecodable_values_total", "counter",
+     "Store values that are not JSON objects (counted, logged, not served).",
+     U64, get_undecodable},
+};
+
+static void render_value(struct text *t, double v, enum value_kind kind)
+{
+    if (kind == RATIO) {
+        if (isnan(v))
+            text_printf(t, "NaN\n");
+        else
+            text_printf(t, "%.6f\n", v);
+    } else {
+        text_printf(t, "%.0f\n", v);
+    }
+}
+
+static void render_resources(struct text *t, struct resource *const *res,
+                             size_t n)
+{
+    for (size_t f = 0; f < RW_ARRAY_LEN(families); f++) {
+        const struct family_def *def = &families[f];
+
+        family(t, def->name, def->type, def->help);
+        for (size_t i = 0; i < n; i++) {
+            double v;
+
+            def->get(res[i], &v);
+            text_printf(t, "%s{resource=\"%s\"} ", def->name,
+                        resource_type(res[i])->resource);
+            render_value(t, v, def->kind);
+        }
+    }
+
+    family(t, "ringwatch_watchers", "gauge",
+           "Current watch streams by client protocol.");
+    for (size_t i = 0; i < n; i++) {
+        const struct metrics_resource *m = resource_metrics(res[i]);
+        const char *name = resource_type(res[i])->resource;
+
+        text_printf(t, "ringwatch_watchers{resource=\"%s\",protocol=\"h1\"} "
+                       "%" PRIu64 "\n", name, m->watchers[0]);
+        text_printf(t, "ringwatch_watchers{resource=\"%s\",protocol=\"h2\"} "
+                       "%" PRIu64 "\n", name, m->watchers[1]);
+    }
+    family(t, "ringwatch_watchers_terminated_total", "counter",
+           "Watch streams ended by the server with ERROR 410, by reason.");
+    for (size_t i = 0; i < n; i++) {
+        const struct metrics_resource *m = resource_metrics(res[i]);
+        const char *name = resource_type(res[i])->resource;
+
+        text_printf(t, "ringwatch_watchers_terminated_total{resource=\"%s\","
+                       "reason=\"lapped\"} %" PRIu64 "\n",
+                    name, m->terminated_expired);
+        text_printf(t, "ringwatch_watchers_terminated_total{resource=\"%s\","
+                       "reason=\"relist\"} %" PRIu64 "\n",
+                    name, m->terminated_relist);
+    }
+}
+
+/* ---- process and server ---- */
+
+static void render_process(struct text *t)
+{
+    struct rusage ru;
+    long pages = 0, rss = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+
+    if (f != NULL) {
+        if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+            rss = 0;
+        fclose(f);
+    }
+    getrusage(RUSAGE_SELF, &ru);
+    family(t, "process_resident_memory_bytes", "gauge",
+           "Resident memory size in bytes.");
+    text_printf(t, "process_resident_memory_bytes %ld\n",
+                rss * sysconf(_SC_PAGESIZE));
+    family(t, "process_cpu_seconds_total", "counter",
+           "Total user and system CPU time spent in seconds.");
+    text_printf(t, "process_cpu_seconds_total %.3f\n",
+                ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                    ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+}
+
+static void render_global(struct text *t, const struct metrics_global *g)
+{
+    family(t, "ringwatch_connections", "gauge",
+           "Current client connections by protocol.");
+    text_printf(t, "ringwatch_connections{protocol=\"h1\"} %" PRIu64 "\n",
+                g->connections[0]);
+    text_printf(t, "ringwatch_connections{protocol=\"h2\"} %" PRIu64 "\n",
+                g->connections[1]);
+    family(t, "ringwatch_upstream_connected", "gauge",
+           "1 while the connection to the upstream store is up.");
+    text_printf(t, "ringwatch_upstream_connected %d\n",
+                g->upstream_connected ? 1 : 0);
+    family(t, "ringwatch_upstream_connects_total", "counter",
+           "Connections made to the upstream store after the first.");
+    text_printf(t, "ringwatch_upstream_connects_total %" PRIu64 "\n",
+                g->upstream_reconnects);
+    family(t, "ringwatch_build_info", "gauge",
+           "Always 1; labels give the version and the upstream's version.");
+    text_printf(t,
+                "ringwatch_build_info{version=\"%s\",upstream_version=\"%s\"} 1\n",
+                PACKAGE_VERSION,
+                g->upstream_version ? g->upstream_version : "");
+}
+
+struct rbuf *metrics_render(struct resource *const *resources, size_t n,
+                            const struct metrics_global *global)
+{
+    struct text t = {xmalloc(16384), 0, 16384};
+    struct rbuf *b;
+
+    render_resources(&t, resources, n);
+    render_global(&t, global);
+    render_process(&t);
+    b = rbuf_from(t.data, t.len);
+    free(t.data);
+    return b;
+}

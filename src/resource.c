@@ -1,1 +1,281 @@
-/* placeholder: being written */
+/*
+ * resource.c: one served resource type at run time (see resource.h).
+ *
+ * Ingest path: upstream value -> kjson_decode_object (once) ->
+ * watchcache_put/delete (store + ring) -> on flush, watch_set_dispatch.
+ * A relist builds a fresh store beside the live one; list_end swaps it in
+ * with watchcache_replace, telling the watch set which objects changed in
+ * the gap so that only the watchers that could have seen a change are
+ * ended with 410.
+ *
+ * Undecodable values: counted, logged once per key (up to a bound), never
+ * served.  If such a value replaces an object we hold, the object leaves
+ * the cache as a DELETED event at that revision: serving the old state
+ * would claim a version the store no longer has.
+ */
+#include "resource.h"
+
+#include <event2/event.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/rw.h"
+#include "log.h"
+#include "metrics.h"
+#include "proto/kjson.h"
+#include "watch.h"
+
+/* Keys whose undecodable values have been logged, bounded. */
+#define LOGGED_KEYS_MAX 4096
+
+struct resource {
+    struct event_base *base;
+    const struct resource_type *rt;
+    struct resource_config cfg;
+    struct watchcache *wc;
+    struct store *listing; /* the (re)list being received, or NULL */
+    bool upstream_watching;
+    struct watch_set *watches;
+    struct event *bookmark_timer;
+    struct metrics_resource metrics;
+    char **logged_keys;    /* sorted, for the log-once rule */
+    size_t nlogged;
+};
+
+static void resource_bookmark_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct resource *r = arg;
+
+    watch_set_bookmark(r->watches);
+}
+
+struct resource *resource_new(struct event_base *base,
+                              const struct resource_type *rt,
+                              const struct resource_config *cfg)
+{
+    struct resource *r = xcalloc(1, sizeof(*r));
+    struct watch_limits limits = {
+        .high_water = cfg->watch_high_water,
+        .min_request_timeout = cfg->min_request_timeout,
+    };
+    double secs = cfg->bookmark_interval;
+    struct timeval tv = {(time_t)secs,
+                         (suseconds_t)((secs - (double)(time_t)secs) * 1e6)};
+
+    r->base = base;
+    r->rt = rt;
+    r->cfg = *cfg;
+    r->wc = watchcache_new(cfg->ring_events, cfg->ring_bytes);
+    r->watches = watch_set_new(r, &limits);
+    r->bookmark_timer =
+        event_new(base, -1, EV_PERSIST, resource_bookmark_cb, r);
+    event_add(r->bookmark_timer, &tv);
+    return r;
+}
+
+void resource_free(struct resource *r)
+{
+    if (r == NULL)
+        return;
+    event_free(r->bookmark_timer);
+    watch_set_free(r->watches);
+    store_free(r->listing);
+    watchcache_free(r->wc);
+    for (size_t i = 0; i < r->nlogged; i++)
+        free(r->logged_keys[i]);
+    free(r->logged_keys);
+    free(r);
+}
+
+const struct resource_type *resource_type(const struct resource *r)
+{
+    return r->rt;
+}
+
+struct event_base *resource_base(const struct resource *r)
+{
+    return r->base;
+}
+
+struct watchcache *resource_cache(const struct resource *r)
+{
+    return r->wc;
+}
+
+struct watch_set *resource_watch_set(const struct resource *r)
+{
+    return r->watches;
+}
+
+struct metrics_resource *resource_metrics(struct resource *r)
+{
+    return &r->metrics;
+}
+
+bool resource_ready(const struct resource *r)
+{
+    return watchcache_initialized(r->wc) && r->listing == NULL;
+}
+
+const char *resource_prefix(const struct resource *r)
+{
+    return r->rt->etcd_prefix;
+}
+
+int64_t resource_rv(const struct resource *r)
+{
+    return watchcache_initialized(r->wc) ? watchcache_rv(r->wc) : 0;
+}
+
+/* ---- decoding ---- */
+
+/* Logs an undecodable value once per key (up to LOGGED_KEYS_MAX keys). */
+static void resource_note_undecodable(struct resource *r, const char *key,
+                                      size_t key_len, const char *why)
+{
+    char *k = xstrndup(key, key_len);
+    size_t lo = 0, hi = r->nlogged;
+
+    r->metrics.undecodable++;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(r->logged_keys[mid], k);
+
+        if (c == 0) {
+            free(k);
+            return;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (r->nlogged == LOGGED_KEYS_MAX) {
+        free(k);
+        return;
+    }
+    log_warnx("%s: skipping %s: %s (logged once per key)", r->rt->resource,
+              k, why);
+    r->logged_keys =
+        xrealloc(r->logged_keys, (r->nlogged + 1) * sizeof(char *));
+    memmove(r->logged_keys + lo + 1, r->logged_keys + lo,
+            (r->nlogged - lo) * sizeof(char *));
+    r->logged_keys[lo] = k;
+    r->nlogged++;
+}
+
+static struct object *resource_decode(struct resource *r, const char *key,
+                                      size_t key_len, const void *value,
+                                      size_t value_len, int64_t rv)
+{
+    struct object *obj = NULL;
+    const char *why = NULL;
+
+    if (kjson_decode_object(r->rt, key, key_len, value, value_len, rv, &obj,
+                            &why) != RW_OK) {
+        resource_note_undecodable(r, key, key_len, why ? why : "undecodable");
+        return NULL;
+    }
+    return obj;
+}
+
+/* ---- lists ---- */
+
+void resource_list_begin(struct resource *r)
+{
+    store_free(r->listing);
+    r->listing = store_new();
+}
+
+void resource_list_item(struct resource *r, const char *key, size_t key_len,
+                        const void *value, size_t value_len, int64_t mod_rev)
+{
+    struct object *obj;
+
+    rw_assert(r->listing != NULL);
+    if ((obj = resource_decode(r, key, key_len, value, value_len, mod_rev)))
+        object_unref(store_put(r->listing, obj));
+}
+
+static void resource_relist_diff_cb(struct object *old, struct object *new_obj,
+                                    void *arg)
+{
+    struct resource *r = arg;
+
+    watch_set_relist_note(r->watches, old, new_obj);
+}
+
+void resource_list_end(struct resource *r, int64_t rev)
+{
+    bool relist = watchcache_initialized(r->wc);
+    struct store *fresh = r->listing;
+
+    rw_assert(fresh != NULL);
+    r->listing = NULL;
+    if (relist)
+        r->metrics.relists++;
+    log_info("%s: %s at revision %" PRId64 ": %zu objects", r->rt->resource,
+             relist ? "relisted" : "listed", rev, store_count(fresh));
+    watchcache_replace(r->wc, fresh, rev,
+                       relist ? resource_relist_diff_cb : NULL, r);
+    if (relist)
+        watch_set_relist_done(r->watches);
+}
+
+void resource_list_abort(struct resource *r)
+{
+    store_free(r->listing);
+    r->listing = NULL;
+}
+
+/* ---- changes ---- */
+
+void resource_put(struct resource *r, const char *key, size_t key_len,
+                  const void *value, size_t value_len, int64_t mod_rev)
+{
+    struct object *obj;
+
+    if (mod_rev <= watchcache_rv(r->wc))
+        return; /* replay after a resume */
+    r->metrics.events_received++;
+    obj = resource_decode(r, key, key_len, value, value_len, mod_rev);
+    if (obj == NULL) {
+        /* Never keep serving a state the store has replaced. */
+        if (store_get(watchcache_store(r->wc), key, key_len) != NULL)
+            watchcache_delete(r->wc, key, key_len, mod_rev);
+        else
+            watchcache_progress(r->wc, mod_rev);
+        return;
+    }
+    watchcache_put(r->wc, obj);
+}
+
+void resource_delete(struct resource *r, const char *key, size_t key_len,
+                     int64_t mod_rev)
+{
+    if (mod_rev <= watchcache_rv(r->wc))
+        return;
+    r->metrics.events_received++;
+    watchcache_delete(r->wc, key, key_len, mod_rev);
+}
+
+void resource_progress(struct resource *r, int64_t rev)
+{
+    watchcache_progress(r->wc, rev);
+}
+
+void resource_flush(struct resource *r)
+{
+    watch_set_dispatch(r->watches);
+}
+
+void resource_upstream_state(struct resource *r, bool watching)
+{
+    r->upstream_watching = watching;
+}
+
+void resource_note_reconnect(struct resource *r)
+{
+    r->metrics.reconnects++;
+}

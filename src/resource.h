@@ -24,11 +24,14 @@
 struct event_base;
 struct resource;
 struct metrics_resource;
+struct watch_set;
 
 struct resource_config {
-    size_t ring_events;      /* ring capacity, events */
-    size_t ring_bytes;       /* ring capacity, bytes */
-    double bookmark_interval; /* seconds between BOOKMARK rounds */
+    size_t ring_events;         /* ring capacity, events */
+    size_t ring_bytes;          /* ring capacity, bytes */
+    double bookmark_interval;   /* seconds between BOOKMARK rounds */
+    size_t watch_high_water;    /* bytes queued per watch stream */
+    double min_request_timeout; /* seconds; see watch.h */
 };
 
 struct resource *resource_new(struct event_base *base,
@@ -38,7 +41,9 @@ struct resource *resource_new(struct event_base *base,
 void resource_free(struct resource *r);
 
 const struct resource_type *resource_type(const struct resource *r);
+struct event_base *resource_base(const struct resource *r);
 struct watchcache *resource_cache(const struct resource *r);
+struct watch_set *resource_watch_set(const struct resource *r);
 struct metrics_resource *resource_metrics(struct resource *r);
 /* Whether the cache holds a complete list and is not relisting. */
 bool resource_ready(const struct resource *r);

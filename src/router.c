@@ -1,1 +1,247 @@
-/* placeholder: being written */
+/*
+ * router.c: request routing (see router.h).  The path is split into at
+ * most ROUTER_MAX_SEGMENTS percent-decoded segments; the API prefix
+ * (/api/v1 or /apis/G/V) picks the group version, the rest the resource,
+ * namespace and name.
+ */
+#include "router.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/rw.h"
+#include "cache/selector.h"
+#include "discovery.h"
+#include "health.h"
+#include "list.h"
+#include "proto/query.h"
+#include "resource.h"
+#include "status.h"
+#include "watch.h"
+
+#define ROUTER_MAX_SEGMENTS 10
+
+struct router {
+    struct resource *const *resources;
+    size_t n;
+    struct discovery *discovery;
+    router_stats_fn stats;
+    void *stats_arg;
+};
+
+struct router *router_new(struct resource *const *resources, size_t n,
+                          struct discovery *discovery, router_stats_fn stats,
+                          void *stats_arg)
+{
+    struct router *rt = xcalloc(1, sizeof(*rt));
+
+    rt->resources = resources;
+    rt->n = n;
+    rt->discovery = discovery;
+    rt->stats = stats;
+    rt->stats_arg = stats_arg;
+    return rt;
+}
+
+void router_free(struct router *rt)
+{
+    free(rt);
+}
+
+/* What an API path names. */
+struct target {
+    struct resource *res;
+    const char *ns;   /* NULL: all namespaces / cluster-scoped */
+    const char *name; /* NULL: the collection */
+    bool watch_path;  /* under /watch/ */
+};
+
+struct segments {
+    char *seg[ROUTER_MAX_SEGMENTS];
+    size_t n;
+};
+
+static void segments_fini(struct segments *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->seg[i]);
+}
+
+/* Splits path into decoded segments; RW_EINVAL on a bad escape or too
+ * many segments (the caller answers 404). */
+static int segments_split(const char *path, struct segments *p)
+{
+    const char *at = path;
+
+    p->n = 0;
+    while (*at == '/')
+        at++;
+    while (*at != '\0') {
+        const char *end = strchr(at, '/');
+        size_t len = end ? (size_t)(end - at) : strlen(at);
+        char *seg;
+
+        if (p->n == ROUTER_MAX_SEGMENTS)
+            return RW_EINVAL;
+        if ((seg = query_unescape(at, len, false)) == NULL || *seg == '\0') {
+            free(seg);
+            return RW_EINVAL;
+        }
+        p->seg[p->n++] = seg;
+        at += len;
+        while (*at == '/')
+            at++;
+    }
+    return RW_OK;
+}
+
+static struct resource *router_find(const struct router *rt, const char *group,
+                                    const char *version, const char *name)
+{
+    for (size_t i = 0; i < rt->n; i++) {
+        const struct resource_type *t = resource_type(rt->resources[i]);
+
+        if (strcmp(t->group, group) == 0 && strcmp(t->version, version) == 0 &&
+            strcmp(t->resource, name) == 0)
+            return rt->resources[i];
+    }
+    return NULL;
+}
+
+/*
+ * Resolves the segments after the group version ("namespaces", NS,
+ * RESOURCE, NAME ...).  Returns false when they name nothing served.
+ */
+static bool router_resolve(const struct router *rt, const char *group,
+                           const char *version, char **rest, size_t n,
+                           struct target *t)
+{
+    memset(t, 0, sizeof(*t));
+    if (n > 0 && strcmp(rest[0], "watch") == 0) {
+        t->watch_path = true;
+        rest++;
+        n--;
+    }
+    if (n >= 3 && strcmp(rest[0], "namespaces") == 0) {
+        if (n > 4)
+            return false; /* subresources are not served */
+        t->ns = rest[1];
+        t->res = router_find(rt, group, version, rest[2]);
+        t->name = n == 4 ? rest[3] : NULL;
+        return t->res != NULL && resource_type(t->res)->namespaced;
+    }
+    if (n < 1 || n > 2)
+        return false;
+    t->res = router_find(rt, group, version, rest[0]);
+    t->name = n == 2 ? rest[1] : NULL;
+    if (t->res == NULL)
+        return false;
+    /* A namespaced object is only addressable inside its namespace. */
+    return t->name == NULL || !resource_type(t->res)->namespaced;
+}
+
+/* ---- serving a resource ---- */
+
+static void router_serve(struct stream *s, const struct target *t,
+                         const struct request *req)
+{
+    const struct resource_type *rtype = resource_type(t->res);
+    struct selector *sel = NULL;
+    char why[512], *fields = NULL;
+    struct query q;
+    bool watch;
+
+    if (query_parse(req->query, strlen(req->query), &q, why, sizeof(why))) {
+        status_respond(s, 400, "BadRequest", "%s", why);
+        goto out;
+    }
+    watch = q.watch || t->watch_path;
+    if (t->name != NULL && !watch) {
+        list_object(s, t->res, t->ns, t->name);
+        goto out;
+    }
+    /* A watch on one object is a collection watch on its name. */
+    if (t->name != NULL)
+        fields = *q.field_selector
+                     ? xasprintf("metadata.name=%s,%s", t->name,
+                                 q.field_selector)
+                     : xasprintf("metadata.name=%s", t->name);
+    if (selector_parse(q.label_selector, fields ? fields : q.field_selector,
+                       rtype, &sel, why, sizeof(why)) != RW_OK) {
+        status_respond(s, 400, "BadRequest", "%s", why);
+        goto out;
+    }
+    if (watch) {
+        watch_start(s, t->res, t->ns, sel, &q); /* takes sel */
+        sel = NULL;
+    } else {
+        list_collection(s, t->res, t->ns, sel, &q);
+    }
+out:
+    selector_free(sel);
+    free(fields);
+    query_fini(&q);
+}
+
+/* ---- the handler ---- */
+
+static bool router_special(struct router *rt, struct stream *s,
+                           const struct request *req)
+{
+    struct metrics_global g = {{0, 0}, false, "", 0};
+    bool verbose = strstr(req->query, "verbose") != NULL;
+
+    if (rt->stats != NULL)
+        rt->stats(&g, rt->stats_arg);
+    if (strcmp(req->path, "/metrics") == 0) {
+        struct rbuf *body = metrics_render(rt->resources, rt->n, &g);
+
+        stream_respond(s, 200, "text/plain; version=0.0.4; charset=utf-8",
+                       body);
+        rbuf_unref(body);
+        return true;
+    }
+    if (health_handle(s, req->path, verbose, rt->resources, rt->n,
+                      g.upstream_connected))
+        return true;
+    return discovery_handle(rt->discovery, s, req->path);
+}
+
+static void router_not_found(struct stream *s)
+{
+    status_respond(s, 404, "NotFound",
+                   "the server could not find the requested resource");
+}
+
+void router_handle(struct stream *s, void *arg)
+{
+    struct router *rt = arg;
+    const struct request *req = stream_request(s);
+    struct segments p;
+    struct target t;
+    bool found = false;
+
+    if (req->method != HTTP_GET && req->method != HTTP_HEAD) {
+        status_respond(s, 405, "MethodNotAllowed",
+                       "the server does not allow this method on the "
+                       "requested resource (ringwatch serves get, list and "
+                       "watch only)");
+        return;
+    }
+    if (router_special(rt, s, req))
+        return;
+    if (segments_split(req->path, &p) != RW_OK) {
+        segments_fini(&p);
+        router_not_found(s);
+        return;
+    }
+    if (p.n >= 2 && strcmp(p.seg[0], "api") == 0)
+        found = router_resolve(rt, "", p.seg[1], p.seg + 2, p.n - 2, &t);
+    else if (p.n >= 3 && strcmp(p.seg[0], "apis") == 0)
+        found = router_resolve(rt, p.seg[1], p.seg[2], p.seg + 3, p.n - 3, &t);
+    if (found)
+        router_serve(s, &t, req);
+    else
+        router_not_found(s);
+    segments_fini(&p);
+}

@@ -1,1 +1,38 @@
-/* placeholder: being written */
+/*
+ * router.h: maps each request to its handler, as the apiserver's paths do.
+ *
+ *   /version /api /apis /api/v1 /apis/G/V          discovery
+ *   /metrics /healthz /livez /readyz                 metrics, health
+ *   /api/v1/[namespaces/NS/]RESOURCE[/NAME]          LIST, WATCH, GET
+ *   /apis/G/V/[namespaces/NS/]RESOURCE[/NAME]
+ *   the same under .../watch/... (deprecated watch paths)
+ *
+ * Only GET and HEAD are served (405 MethodNotAllowed otherwise); a path
+ * that names nothing is 404 NotFound; a bad query or selector is 400
+ * BadRequest.  Every error is a Kubernetes Status.
+ */
+#ifndef ROUTER_H
+#define ROUTER_H
+
+#include <stddef.h>
+
+#include "metrics.h"
+#include "src/stream.h"
+
+struct resource;
+struct discovery;
+struct router;
+
+/* Fills what /metrics and /readyz report about connections and upstream. */
+typedef void (*router_stats_fn)(struct metrics_global *out, void *arg);
+
+/* resources and discovery are borrowed and outlive the router. */
+struct router *router_new(struct resource *const *resources, size_t n,
+                          struct discovery *discovery,
+                          router_stats_fn stats, void *stats_arg);
+void router_free(struct router *rt);
+
+/* The request_handler_fn given to the listener; arg is the router. */
+void router_handle(struct stream *s, void *arg);
+
+#endif

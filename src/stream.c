@@ -1,1 +1,292 @@
-/* placeholder: being written */
+/*
+ * stream.c: the protocol-independent half of a request/response (see
+ * stream.h for the handler's view, stream_impl.h for the modules').
+ *
+ * This file owns the contract checks (begin once, no writes after end,
+ * exactly Content-Length body bytes), the response headers added before
+ * begin, the on_drain edge (fires once per crossing of STREAM_LOW_WATER
+ * from above) and the exactly-once delivery of on_close.  Bytes move in
+ * the connection modules behind struct stream_ops.
+ */
+#include "src/stream_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cache/rw.h"
+#include "proto/frame.h"
+
+/* ---- request ---- */
+
+static enum http_method method_parse(const char *m, size_t len)
+{
+    static const struct {
+        const char *name;
+        enum http_method method;
+    } methods[] = {
+        {"GET", HTTP_GET},       {"HEAD", HTTP_HEAD},
+        {"POST", HTTP_POST},     {"PUT", HTTP_PUT},
+        {"PATCH", HTTP_PATCH},   {"DELETE", HTTP_DELETE},
+        {"OPTIONS", HTTP_OPTIONS},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(methods); i++)
+        if (strlen(methods[i].name) == len &&
+            memcmp(methods[i].name, m, len) == 0)
+            return methods[i].method;
+    return HTTP_OTHER;
+}
+
+static const char *block_put(char **p, const char *src, size_t len)
+{
+    char *start = *p;
+
+    if (len)
+        memcpy(start, src, len);
+    start[len] = '\0';
+    *p = start + len + 1;
+    return start;
+}
+
+void stream_init(struct stream *s, const struct stream_ops *ops, int protocol)
+{
+    memset(s, 0, sizeof(*s));
+    s->ops = ops;
+    s->protocol = (uint8_t)protocol;
+    s->content_length = -1;
+    s->req.method_name = s->req.path = s->req.query = "";
+    s->req.accept = s->req.user_agent = "";
+}
+
+void stream_set_request(struct stream *s, int http_version, const char *method,
+                        size_t method_len, const char *path, size_t path_len,
+                        const char *query, size_t query_len,
+                        const char *accept, size_t accept_len,
+                        const char *user_agent, size_t user_agent_len)
+{
+    char *p;
+
+    if (accept == NULL)
+        accept_len = 0;
+    if (user_agent == NULL)
+        user_agent_len = 0;
+    if (query == NULL)
+        query_len = 0;
+    free(s->req_block);
+    s->req_block = p = xmalloc(method_len + path_len + query_len +
+                               accept_len + user_agent_len + 5);
+    s->req.method = method_parse(method, method_len);
+    s->req.method_name = block_put(&p, method, method_len);
+    s->req.path = block_put(&p, path, path_len);
+    s->req.query = block_put(&p, query, query_len);
+    s->req.accept = block_put(&p, accept, accept_len);
+    s->req.user_agent = block_put(&p, user_agent, user_agent_len);
+    s->req.http_version = http_version;
+    s->head = s->req.method == HTTP_HEAD;
+}
+
+const struct request *stream_request(const struct stream *s)
+{
+    return &s->req;
+}
+
+int stream_protocol(const struct stream *s)
+{
+    return s->protocol;
+}
+
+void stream_set_callbacks(struct stream *s, stream_cb on_drain,
+                          stream_cb on_close, void *arg)
+{
+    s->on_drain = on_drain;
+    s->on_close = on_close;
+    s->cb_arg = arg;
+}
+
+/* ---- response ---- */
+
+void stream_add_header(struct stream *s, const char *name, const char *value)
+{
+    size_t nlen = strlen(name), vlen = strlen(value);
+    struct stream_header *h, **tail;
+
+    rw_assert(!s->begun);
+    h = xmalloc(sizeof(*h) + nlen + vlen + 2);
+    memcpy(h->name, name, nlen + 1);
+    h->value = h->name + nlen + 1;
+    memcpy(h->name + nlen + 1, value, vlen + 1);
+    h->next = NULL;
+    for (tail = &s->headers; *tail != NULL; tail = &(*tail)->next)
+        ;
+    *tail = h;
+}
+
+static void headers_free(struct stream *s)
+{
+    struct stream_header *h, *next;
+
+    for (h = s->headers; h != NULL; h = next) {
+        next = h->next;
+        free(h);
+    }
+    s->headers = NULL;
+}
+
+void stream_begin(struct stream *s, int status, const char *content_type,
+                  int64_t content_length)
+{
+    rw_assert(!s->begun && status >= 100 && status <= 999);
+    rw_assert(content_length >= -1);
+    s->begun = true;
+    s->content_length = content_length;
+    if (!s->gone)
+        s->ops->begin(s, status, content_type, content_length);
+    headers_free(s);
+}
+
+static void note_pending(struct stream *s)
+{
+    if (!s->above_low && s->ops->pending(s) > STREAM_LOW_WATER)
+        s->above_low = true;
+}
+
+/* Counts len body bytes against the declared length; false when nothing
+ * is to be sent. */
+static bool body_accept(struct stream *s, size_t len)
+{
+    rw_assert(s->begun && !s->ended);
+    if (s->content_length >= 0 && !s->head)
+        rw_assert((uint64_t)s->written + len <= (uint64_t)s->content_length);
+    s->written += (int64_t)len;
+    return len > 0 && !s->gone && !s->head;
+}
+
+void stream_write(struct stream *s, struct rbuf *buf, size_t off, size_t len)
+{
+    rw_assert(buf != NULL && off <= buf->len && len <= buf->len - off);
+    if (!body_accept(s, len))
+        return;
+    s->ops->write(s, buf, off, len);
+    note_pending(s);
+}
+
+void stream_write_frame(struct stream *s, struct rbuf *frame)
+{
+    if (!body_accept(s, frame_payload_len(frame)))
+        return;
+    s->ops->write_frame(s, frame);
+    note_pending(s);
+}
+
+size_t stream_pending(const struct stream *s)
+{
+    if (s->gone)
+        return SIZE_MAX;
+    return s->ops->pending(s);
+}
+
+void stream_end(struct stream *s)
+{
+    rw_assert(s->begun && !s->ended);
+    if (s->content_length >= 0 && !s->head && !s->gone)
+        rw_assert(s->written == s->content_length);
+    s->ended = true;
+    if (!s->gone)
+        s->ops->end(s);
+}
+
+void stream_respond(struct stream *s, int status, const char *content_type,
+                    struct rbuf *body)
+{
+    size_t len = body != NULL ? body->len : 0;
+
+    stream_begin(s, status, content_type, (int64_t)len);
+    if (len > 0)
+        stream_write(s, body, 0, len);
+    stream_end(s);
+}
+
+/* ---- for the connection modules ---- */
+
+void stream_gone(struct stream *s)
+{
+    s->gone = true;
+}
+
+void stream_drained(struct stream *s)
+{
+    if (!s->above_low || s->gone || s->in_drain)
+        return;
+    if (s->ops->pending(s) > STREAM_LOW_WATER)
+        return;
+    s->above_low = false;
+    if (s->ended || s->on_drain == NULL)
+        return;
+    s->in_drain = true;
+    s->on_drain(s, s->cb_arg);
+    s->in_drain = false;
+}
+
+void stream_finish(struct stream *s)
+{
+    if (!s->finished) {
+        s->finished = true;
+        s->gone = true;
+        if (s->on_close != NULL)
+            s->on_close(s, s->cb_arg);
+    }
+    headers_free(s);
+    free(s->req_block);
+    s->req_block = NULL;
+}
+
+const char *stream_reason(int status)
+{
+    switch (status) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 304: return "Not Modified";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Unknown";
+    }
+}
+
+const char *stream_date(void)
+{
+    static char date[40];
+    static time_t cached = -1;
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (now != cached) {
+        gmtime_r(&now, &tm);
+        strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        cached = now;
+    }
+    return date;
+}

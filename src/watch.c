@@ -1,1 +1,440 @@
-/* placeholder: being written */
+/*
+ * watch.c: WATCH streams and the dispatcher (see watch.h).
+ *
+ * Data: a watch_set per resource holds its watchers in a doubly linked
+ * list.  A watcher is either sending initial events (snap != NULL: it walks
+ * a store snapshot in key order, resuming after `last`) or following the
+ * ring (cursor = seq of the next event to look at).  Both walks are pulls
+ * bounded by the stream's high-water mark, so the work done for a watcher
+ * is proportional to what it is sent, plus one look per event.
+ *
+ * Ordering: a watcher's events leave in ring order, which is revision
+ * order; initial events all precede ring events, and the snapshot is taken
+ * at the same instant as the cursor, so nothing is missed or sent twice.
+ * A bookmark is sent only when the cursor is at the ring head, so its
+ * revision (the cache's) is at least that of every event already sent.
+ *
+ * Lifetime: a watcher ends by stream_end (never by freeing); it is freed
+ * in its stream's on_close, which may run before stream_end returns, so no
+ * code touches a watcher after ending it.
+ */
+#include "watch.h"
+
+#include <event2/event.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/rw.h"
+#include "cache/watchcache.h"
+#include "metrics.h"
+#include "proto/frame.h"
+#include "proto/kjson.h"
+#include "resource.h"
+#include "status.h"
+
+struct watcher {
+    struct watcher *prev, *next;
+    struct watch_set *set;
+    struct stream *stream;
+    struct selector *sel;
+    char *ns;                 /* NULL: every namespace */
+    char *prefix;             /* store key prefix of ns (initial events) */
+    size_t prefix_len;
+    struct store_snap *snap;  /* initial events still to send, or NULL */
+    const struct object *last; /* last snapshot object looked at */
+    uint64_t cursor;          /* ring seq of the next event to look at */
+    int64_t min_rv;           /* events at or below it are not sent */
+    int64_t seen_rv;          /* revision the watcher has been brought to */
+    struct event *deadline;
+    uint8_t proto;            /* 0: HTTP/1.x, 1: HTTP/2 */
+    bool bookmarks;
+    bool ending;              /* stream_end called; waiting for on_close */
+    bool relist_marked;
+};
+
+struct watch_set {
+    struct resource *res;
+    struct watch_limits limits;
+    struct watcher *head;
+    size_t count[2];
+};
+
+struct watch_set *watch_set_new(struct resource *r,
+                                const struct watch_limits *limits)
+{
+    struct watch_set *ws = xcalloc(1, sizeof(*ws));
+
+    ws->res = r;
+    ws->limits = *limits;
+    return ws;
+}
+
+size_t watch_set_count(const struct watch_set *ws, int protocol_index)
+{
+    return ws->count[protocol_index];
+}
+
+/* ---- frames ---- */
+
+/* The frame for obj as an event of type t, encoded once per object. */
+static struct rbuf *object_frame(struct object *obj, enum event_type t)
+{
+    if (obj->frames[t] == NULL)
+        obj->frames[t] = kjson_watch_frame(t, obj);
+    return obj->frames[t];
+}
+
+/* ---- lifetime ---- */
+
+static void watcher_free(struct watcher *w)
+{
+    struct watch_set *ws = w->set;
+
+    if (w->prev != NULL)
+        w->prev->next = w->next;
+    else
+        ws->head = w->next;
+    if (w->next != NULL)
+        w->next->prev = w->prev;
+    ws->count[w->proto]--;
+    resource_metrics(ws->res)->watchers[w->proto] = ws->count[w->proto];
+    if (w->deadline != NULL)
+        event_free(w->deadline);
+    store_snap_unref(w->snap);
+    selector_free(w->sel);
+    free(w->ns);
+    free(w->prefix);
+    free(w);
+}
+
+static void watcher_close_cb(struct stream *s, void *arg)
+{
+    watcher_free(arg);
+}
+
+/* Ends the stream.  w may be freed before this returns: do not touch it. */
+static void watcher_end(struct watcher *w)
+{
+    if (w->ending)
+        return;
+    w->ending = true;
+    stream_end(w->stream);
+}
+
+/* Sends ERROR 410 Expired and ends the stream (w may be gone after). */
+static void watcher_expire(struct watcher *w, int64_t rv, int64_t oldest)
+{
+    char msg[128];
+    struct rbuf *frame;
+
+    snprintf(msg, sizeof(msg), "too old resource version: %" PRId64
+             " (%" PRId64 ")", rv, oldest);
+    frame = kjson_error_frame(410, "Expired", msg);
+    stream_write_frame(w->stream, frame);
+    rbuf_unref(frame);
+    watcher_end(w);
+}
+
+void watch_set_free(struct watch_set *ws)
+{
+    if (ws == NULL)
+        return;
+    while (ws->head != NULL) {
+        struct watcher *w = ws->head;
+
+        /* Detach first: the stream may outlive us during shutdown. */
+        stream_set_callbacks(w->stream, NULL, NULL, NULL);
+        if (!w->ending)
+            stream_end(w->stream);
+        watcher_free(w);
+    }
+    free(ws);
+}
+
+/* ---- filtering ---- */
+
+static bool watcher_selects(const struct watcher *w, const struct object *o)
+{
+    if (w->ns != NULL && strcmp(o->ns, w->ns) != 0)
+        return false;
+    return selector_matches(w->sel, o);
+}
+
+/*
+ * What watcher w is to be sent for ev, as kube-apiserver's cacheWatcher
+ * convertToWatchEvent: returns the object and sets *type, or NULL.
+ */
+static struct object *watcher_view(const struct watcher *w, struct event *ev,
+                                   enum event_type *type)
+{
+    bool now, before;
+
+    if (w->ns == NULL && w->sel == NULL) {
+        *type = ev->type;
+        return ev->obj;
+    }
+    switch (ev->type) {
+    case EVENT_ADDED:
+    case EVENT_DELETED:
+        *type = ev->type;
+        return watcher_selects(w, ev->obj) ? ev->obj : NULL;
+    case EVENT_MODIFIED:
+        now = watcher_selects(w, ev->obj);
+        before = watcher_selects(w, ev->prev);
+        if (now) {
+            *type = before ? EVENT_MODIFIED : EVENT_ADDED;
+            return ev->obj;
+        }
+        if (!before)
+            return NULL;
+        /* Leaves the selection: DELETED with the old content at this RV. */
+        if (ev->gone == NULL)
+            ev->gone = object_with_rv(ev->prev, ev->rv);
+        *type = EVENT_DELETED;
+        return ev->gone;
+    default:
+        rw_assert(!"unknown event type");
+    }
+    return NULL;
+}
+
+/* ---- the pull ---- */
+
+/* Sends initial ADDED events; returns false when the stream is full. */
+static bool watcher_pump_initial(struct watcher *w, size_t high_water)
+{
+    struct metrics_resource *m = resource_metrics(w->set->res);
+
+    while (stream_pending(w->stream) < high_water) {
+        const struct object *o;
+
+        if (w->last == NULL)
+            o = store_snap_seek(w->snap, w->prefix, w->prefix_len, true);
+        else
+            o = store_snap_seek(w->snap, w->last->key, w->last->key_len,
+                                false);
+        if (o == NULL || o->key_len < w->prefix_len ||
+            memcmp(o->key, w->prefix, w->prefix_len) != 0) {
+            store_snap_unref(w->snap);
+            w->snap = NULL;
+            w->last = NULL;
+            return true;
+        }
+        w->last = o;
+        if (!watcher_selects(w, o))
+            continue;
+        stream_write_frame(w->stream,
+                           object_frame((struct object *)o, EVENT_ADDED));
+        m->events_dispatched++;
+    }
+    return false;
+}
+
+/*
+ * Moves w along the ring while its stream has room.  May end w (lapped):
+ * the caller must not touch w afterwards.
+ */
+static void watcher_pump(struct watcher *w)
+{
+    struct watch_set *ws = w->set;
+    struct ring *ring = watchcache_ring(resource_cache(ws->res));
+    struct metrics_resource *m = resource_metrics(ws->res);
+    size_t high_water = ws->limits.high_water;
+
+    if (w->ending)
+        return;
+    if (w->snap != NULL && !watcher_pump_initial(w, high_water))
+        return;
+    while (stream_pending(w->stream) < high_water) {
+        struct event *ev;
+        struct object *obj;
+        enum event_type type;
+
+        if (w->cursor < ring_tail_seq(ring)) {
+            m->terminated_expired++;
+            watcher_expire(w, w->seen_rv, ring_oldest_rv(ring) - 1);
+            return;
+        }
+        if ((ev = ring_get(ring, w->cursor)) == NULL)
+            return; /* caught up */
+        w->cursor++;
+        if (ev->rv <= w->min_rv)
+            continue;
+        w->seen_rv = ev->rv;
+        if ((obj = watcher_view(w, ev, &type)) == NULL)
+            continue;
+        stream_write_frame(w->stream, object_frame(obj, type));
+        m->events_dispatched++;
+    }
+}
+
+static void watcher_drain_cb(struct stream *s, void *arg)
+{
+    watcher_pump(arg);
+}
+
+void watch_set_dispatch(struct watch_set *ws)
+{
+    struct watcher *w, *next;
+
+    for (w = ws->head; w != NULL; w = next) {
+        next = w->next;
+        watcher_pump(w);
+    }
+}
+
+/* ---- bookmarks and deadlines ---- */
+
+void watch_set_bookmark(struct watch_set *ws)
+{
+    struct watchcache *wc = resource_cache(ws->res);
+    uint64_t head = ring_head_seq(watchcache_ring(wc));
+    int64_t rv = watchcache_rv(wc);
+    struct rbuf *frame = NULL;
+
+    for (struct watcher *w = ws->head; w != NULL; w = w->next) {
+        if (!w->bookmarks || w->ending || w->snap != NULL ||
+            w->cursor != head || rv < w->min_rv ||
+            stream_pending(w->stream) >= ws->limits.high_water)
+            continue;
+        if (frame == NULL)
+            frame = kjson_bookmark_frame(resource_type(ws->res), rv, false);
+        stream_write_frame(w->stream, frame);
+        w->seen_rv = rv;
+        resource_metrics(ws->res)->bookmarks_sent++;
+    }
+    rbuf_unref(frame);
+}
+
+static void watcher_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+    watcher_end(arg);
+}
+
+static void watcher_arm_deadline(struct watcher *w, const struct query *q)
+{
+    struct event_base *base = resource_base(w->set->res);
+    double seconds, t = w->set->limits.min_request_timeout;
+    struct timeval tv;
+
+    if (q->timeout_seconds > 0)
+        seconds = (double)q->timeout_seconds;
+    else /* as the apiserver: random in [T, 2T) spreads re-watches */
+        seconds = t + t * ((double)random() / ((double)RAND_MAX + 1));
+    tv.tv_sec = (time_t)seconds;
+    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
+    w->deadline = evtimer_new(base, watcher_deadline_cb, w);
+    evtimer_add(w->deadline, &tv);
+}
+
+/* ---- relists ---- */
+
+void watch_set_relist_note(struct watch_set *ws, const struct object *old,
+                           const struct object *new_obj)
+{
+    for (struct watcher *w = ws->head; w != NULL; w = w->next) {
+        if (w->relist_marked || w->ending)
+            continue;
+        if ((old != NULL && watcher_selects(w, old)) ||
+            (new_obj != NULL && watcher_selects(w, new_obj)))
+            w->relist_marked = true;
+    }
+}
+
+void watch_set_relist_done(struct watch_set *ws)
+{
+    struct watchcache *wc = resource_cache(ws->res);
+    uint64_t head = ring_head_seq(watchcache_ring(wc));
+    struct watcher *w, *next;
+
+    for (w = ws->head; w != NULL; w = next) {
+        next = w->next;
+        if (w->ending)
+            continue;
+        if (w->relist_marked) {
+            resource_metrics(ws->res)->terminated_relist++;
+            watcher_expire(w, w->seen_rv, watchcache_list_rv(wc));
+            continue;
+        }
+        /* Nothing it could see changed in the gap: carry it across. */
+        w->cursor = head;
+        if (w->seen_rv < watchcache_list_rv(wc) && w->snap == NULL)
+            w->seen_rv = watchcache_list_rv(wc);
+    }
+}
+
+/* ---- start ---- */
+
+static struct watcher *watcher_new(struct stream *s, struct resource *r,
+                                   const char *ns, struct selector *sel,
+                                   const struct query *q)
+{
+    struct watch_set *ws = resource_watch_set(r);
+    const struct resource_type *rt = resource_type(r);
+    struct watcher *w = xcalloc(1, sizeof(*w));
+
+    w->set = ws;
+    w->stream = s;
+    w->sel = sel;
+    w->bookmarks = q->allow_bookmarks;
+    w->proto = stream_protocol(s) == 2 ? 1 : 0;
+    if (ns != NULL) {
+        w->ns = xstrdup(ns);
+        w->prefix = xasprintf("%s%s/", rt->etcd_prefix, ns);
+    } else {
+        w->prefix = xstrdup(rt->etcd_prefix);
+    }
+    w->prefix_len = strlen(w->prefix);
+
+    w->next = ws->head;
+    if (ws->head != NULL)
+        ws->head->prev = w;
+    ws->head = w;
+    ws->count[w->proto]++;
+    resource_metrics(r)->watchers[w->proto] = ws->count[w->proto];
+    stream_set_callbacks(s, watcher_drain_cb, watcher_close_cb, w);
+    return w;
+}
+
+void watch_start(struct stream *s, struct resource *r, const char *ns,
+                 struct selector *sel, const struct query *q)
+{
+    struct watchcache *wc = resource_cache(r);
+    struct metrics_resource *m = resource_metrics(r);
+    uint64_t seq = 0;
+    int64_t oldest = 0;
+    struct watcher *w;
+
+    if (!resource_ready(r)) {
+        selector_free(sel);
+        status_respond(s, 429, "TooManyRequests",
+                       "storage is (re)initializing: %s",
+                       resource_type(r)->resource);
+        return;
+    }
+    m->watch_starts++;
+    if (q->has_rv && q->rv > 0) {
+        if (watchcache_watch_from(wc, q->rv, &seq, &oldest) == RW_EEXPIRED) {
+            m->watch_misses++;
+            stream_begin(s, 200, "application/json", -1);
+            w = watcher_new(s, r, ns, sel, q);
+            watcher_expire(w, q->rv, oldest);
+            return;
+        }
+        m->watch_hits++;
+    }
+    stream_begin(s, 200, "application/json", -1);
+    w = watcher_new(s, r, ns, sel, q);
+    if (q->has_rv && q->rv > 0) {
+        w->cursor = seq;
+        w->min_rv = q->rv;
+        w->seen_rv = q->rv;
+    } else {
+        w->snap = store_snapshot(watchcache_store(wc));
+        w->cursor = ring_head_seq(watchcache_ring(wc));
+        w->seen_rv = watchcache_rv(wc);
+    }
+    watcher_arm_deadline(w, q);
+    watcher_pump(w);
+}

@@ -1,1 +1,83 @@
-/* placeholder: being written */
+/*
+ * watch.h: WATCH requests and the dispatcher that feeds them.
+ *
+ * A watcher is a cursor into its resource's ring (the seq of the next
+ * event it has to look at), a filter (namespace, label and field
+ * selectors) and a stream.  It copies nothing: it writes references to
+ * frames that are encoded once per event and shared by every watcher that
+ * receives it (object->frames[], event->gone).  It pulls from the ring only
+ * while its stream is below the high-water mark, so one slow client never
+ * blocks dispatch; a client so slow that the ring laps its cursor gets the
+ * ERROR 410 event and its stream ends, and its informer relists.
+ *
+ * Semantics are kube-apiserver's cacher (kube-wire.md):
+ * - resourceVersion unset or 0: a synthetic ADDED per current object (from
+ *   a store snapshot), then every later change;
+ * - resourceVersion N: exactly the changes with RV > N, in order, each once;
+ *   N older than the window: HTTP 200, one ERROR event (Status 410 Expired
+ *   "too old resource version: N (M)"), end of stream;
+ * - selector transitions: old and new match MODIFIED, only new ADDED, only
+ *   old DELETED (old content at the event's RV), neither nothing;
+ * - BOOKMARK on the resource's timer to watchers that allowed them, at the
+ *   cache's revision, only when the watcher has been sent every event
+ *   below it;
+ * - timeoutSeconds ends the stream cleanly; without it the stream ends
+ *   after a random time in [min-request-timeout, 2 x min-request-timeout).
+ */
+#ifndef WATCH_H
+#define WATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/object.h"
+#include "cache/selector.h"
+#include "proto/query.h"
+#include "src/stream.h"
+
+struct resource;
+struct watch_set;
+
+struct watch_limits {
+    size_t high_water;          /* bytes queued per stream before pausing */
+    double min_request_timeout; /* seconds */
+};
+
+/* The watchers of one resource.  Created and freed by the resource. */
+struct watch_set *watch_set_new(struct resource *r,
+                                const struct watch_limits *limits);
+/* Ends every remaining watch (stream_end) and frees.  NULL is a no-op. */
+void watch_set_free(struct watch_set *ws);
+
+/*
+ * Starts a WATCH on stream s for resource r: namespace ns (NULL: all),
+ * selector sel (taken, may be NULL), options from q (resourceVersion,
+ * allowWatchBookmarks, timeoutSeconds).  Answers at once when the start
+ * revision is too old (ERROR 410) or the cache is not ready (429).
+ */
+void watch_start(struct stream *s, struct resource *r, const char *ns,
+                 struct selector *sel, const struct query *q);
+
+/* New events are in the ring: let every watcher pull what concerns it. */
+void watch_set_dispatch(struct watch_set *ws);
+
+/* One bookmark round: a BOOKMARK at the cache's revision to each watcher
+ * that allowed bookmarks and is caught up. */
+void watch_set_bookmark(struct watch_set *ws);
+
+/*
+ * Relist support, around watchcache_replace: watch_set_relist_note is
+ * called for every object the relist changed (old and/or new state);
+ * watchers whose selection it touches are marked.  watch_set_relist_done
+ * then ends the marked watchers with ERROR 410 (they missed changes in the
+ * gap) and moves every other cursor to the new ring head (they missed
+ * nothing they could see).
+ */
+void watch_set_relist_note(struct watch_set *ws, const struct object *old,
+                           const struct object *new_obj);
+void watch_set_relist_done(struct watch_set *ws);
+
+/* Current watchers: [0] HTTP/1.x, [1] HTTP/2. */
+size_t watch_set_count(const struct watch_set *ws, int protocol_index);
+
+#endif

@@ -1,1 +1,34 @@
-# test/cache.mk
+# test/cache.mk: unit tests of cache/ (cmocka).  cache/ depends on nothing
+# but libc, so its tests link cache/libcache.a alone and build even while
+# src/ and proto/ are being written.
+CACHE_TEST_LIBS = cache/libcache.a $(CMOCKA_LIBS)
+
+UNIT_TESTS += test/store_test
+test_store_test_SOURCES = test/store_test.c
+test_store_test_CFLAGS = $(TEST_CFLAGS)
+test_store_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/ring_test
+test_ring_test_SOURCES = test/ring_test.c
+test_ring_test_CFLAGS = $(TEST_CFLAGS)
+test_ring_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/watchcache_test
+test_watchcache_test_SOURCES = test/watchcache_test.c
+test_watchcache_test_CFLAGS = $(TEST_CFLAGS)
+test_watchcache_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/selector_test
+test_selector_test_SOURCES = test/selector_test.c
+test_selector_test_CFLAGS = $(TEST_CFLAGS)
+test_selector_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/object_test
+test_object_test_SOURCES = test/object_test.c
+test_object_test_CFLAGS = $(TEST_CFLAGS)
+test_object_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/resource_type_test
+test_resource_type_test_SOURCES = test/resource_type_test.c
+test_resource_type_test_CFLAGS = $(TEST_CFLAGS)
+test_resource_type_test_LDADD = $(CACHE_TEST_LIBS)

@@ -1,1 +1,30 @@
-# test/etcd.mk
+# test/etcd.mk: everything between ringwatch and etcd: gRPC framing, the
+# etcd codec, the HTTP/2 and gRPC clients and the etcd upstream adapter.
+
+# The codec's unit test includes proto/etcd.c, hence the generated headers.
+test/test_etcd_test-etcd_test.$(OBJEXT): proto/kv.pb-c.h proto/rpc.pb-c.h
+test/fuzz/test_fuzz_etcd_fuzz-etcd_fuzz.$(OBJEXT): proto/kv.pb-c.h proto/rpc.pb-c.h
+
+UNIT_TESTS += test/grpc_test
+test_grpc_test_SOURCES = test/grpc_test.c
+test_grpc_test_CFLAGS = $(TEST_CFLAGS)
+test_grpc_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/etcd_test
+test_etcd_test_SOURCES = test/etcd_test.c
+test_etcd_test_CFLAGS = $(TEST_CFLAGS)
+test_etcd_test_LDADD = $(TEST_LIBS)
+
+# Against a real etcd: each program reads its endpoint from RW_TEST_ETCD and
+# is run by a shell test that starts etcd with scripts/etcd-local.
+check_PROGRAMS += test/etcd_client_test test/upstream_etcd_test
+test_etcd_client_test_SOURCES = test/etcd_client_test.c
+test_etcd_client_test_CFLAGS = $(TEST_CFLAGS)
+test_etcd_client_test_LDADD = $(TEST_LIBS)
+test_upstream_etcd_test_SOURCES = test/upstream_etcd_test.c
+test_upstream_etcd_test_CFLAGS = $(TEST_CFLAGS)
+test_upstream_etcd_test_LDADD = $(TEST_LIBS)
+
+TESTS += test/integration/etcd_client.sh test/integration/upstream_etcd.sh
+EXTRA_DIST += test/integration/etcd_client.sh \
+	test/integration/upstream_etcd.sh scripts/etcd-local

@@ -10,3 +10,13 @@ FUZZ_TESTS =
 check_PROGRAMS += $(FUZZ_TESTS)
 TESTS += $(FUZZ_TESTS)
 EXTRA_DIST += test/fuzz/corpus
+
+FUZZ_TESTS += test/fuzz/kjson_fuzz
+test_fuzz_kjson_fuzz_SOURCES = test/fuzz/kjson_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_kjson_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_kjson_fuzz_LDADD = $(TEST_LIBS)
+
+FUZZ_TESTS += test/fuzz/query_fuzz
+test_fuzz_query_fuzz_SOURCES = test/fuzz/query_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_query_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_query_fuzz_LDADD = $(TEST_LIBS)

@@ -1,1 +1,13 @@
-# test/integration.mk
+# test/integration.mk: end-to-end tests against real etcd, ringwatch and
+# clients on loopback (Debian's python3; see test/integration/harness.py).
+INTEGRATION_TESTS = \
+	test/integration/c01_too_old_watch.py \
+	test/integration/c02_watch_after_rv.py \
+	test/integration/c03_window_edge.py \
+	test/integration/c04_delete_rv.py \
+	test/integration/c05_selector_transitions.py \
+	test/integration/c07_empty_lists.py \
+	test/integration/c08_field_selectors.py \
+	test/integration/c09_bookmarks_filtered.py
+TESTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py

@@ -1,0 +1,299 @@
+"""Integration-test harness: real etcd and a real ringwatch on loopback.
+
+Every test script is run by `make check` with Debian's python3; it starts
+its own etcd (through scripts/etcd-local) and its own ringwatch, and stops
+both by PID when it ends, whatever happens.  Writes go to etcd through its
+gRPC gateway (/v3/kv/...), so a test sees the revision etcd really assigned.
+Reads go through ringwatch with http.client.
+
+Exit codes follow automake: 0 pass, 1 fail, 77 skip.
+"""
+
+import atexit
+import base64
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.environ.get("TOP_SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+RINGWATCH = os.environ.get("RINGWATCH", os.path.join(TOP, "build", "ringwatch"))
+ETCD_LOCAL = os.path.join(TOP, "scripts", "etcd-local")
+
+_cleanups = []
+
+
+def _run_cleanups():
+    """Runs every cleanup, newest first; returns the failures they raised."""
+    failures = []
+    while _cleanups:
+        fn = _cleanups.pop()
+        try:
+            fn()
+        except Exception as e:  # keep cleaning up
+            failures.append(str(e))
+    return failures
+
+
+atexit.register(_run_cleanups)
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(1))
+
+
+class Failure(AssertionError):
+    pass
+
+
+def check(cond, msg, *args):
+    if not cond:
+        raise Failure(msg % args if args else msg)
+
+
+def eq(got, want, what):
+    if got != want:
+        raise Failure("%s: got %r, want %r" % (what, got, want))
+
+
+def b64(s):
+    if isinstance(s, str):
+        s = s.encode()
+    return base64.b64encode(s).decode()
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Etcd:
+    """A throwaway etcd 3.4 on loopback, data in a temp dir."""
+
+    def __init__(self, progress_notify="1s"):
+        self.dir = tempfile.mkdtemp(prefix="rw-etcd-")
+        args = [ETCD_LOCAL, "start", self.dir]
+        if progress_notify:
+            args += ["--progress-notify-interval", progress_notify]
+        out = subprocess.run(args, check=True, capture_output=True, text=True, timeout=60)
+        self.url = out.stdout.strip().splitlines()[-1]
+        self.host, port = self.url.split("//")[1].split(":")
+        self.port = int(port)
+        _cleanups.append(self.stop)
+
+    def stop(self):
+        if self.dir is None:
+            return
+        subprocess.run([ETCD_LOCAL, "stop", self.dir], timeout=30)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir = None
+
+    def call(self, path, body):
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        if resp.status != 200:
+            raise Failure("etcd %s: %d %s" % (path, resp.status, data[:200]))
+        return json.loads(data)
+
+    def put(self, key, value):
+        """Writes value (dict -> JSON, or str/bytes raw); returns the revision."""
+        if isinstance(value, dict):
+            value = json.dumps(value)
+        r = self.call("/v3/kv/put", {"key": b64(key), "value": b64(value)})
+        return int(r["header"]["revision"])
+
+    def delete(self, key):
+        r = self.call("/v3/kv/deleterange", {"key": b64(key)})
+        return int(r["header"]["revision"])
+
+    def compact(self, revision):
+        self.call("/v3/kv/compaction", {"revision": str(revision), "physical": True})
+
+    def revision(self):
+        r = self.call("/v3/kv/range", {"key": b64("\0"), "count_only": True})
+        return int(r["header"]["revision"])
+
+
+def configmap(ns, name, data=None, labels=None):
+    meta = {"name": name, "namespace": ns,
+            "creationTimestamp": "2026-11-29T00:00:00Z"}
+    if labels:
+        meta["labels"] = labels
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta,
+            "data": data or {}}
+
+
+def cm_key(ns, name):
+    return "/registry/configmaps/%s/%s" % (ns, name)
+
+
+class Ringwatch:
+    """ringwatch in front of etcd, on a free loopback port."""
+
+    def __init__(self, etcd, *args, resources="pods,configmaps"):
+        self.port = free_port()
+        self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
+        cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % self.port, "--etcd", etcd.url,
+               "--resources", resources] + list(args)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+        _cleanups.append(self.stop)
+        self.wait_ready()
+
+    def wait_ready(self, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise Failure("ringwatch exited %d:\n%s" % (self.proc.returncode, self.logtext()))
+            try:
+                status, _, _ = self.get("/readyz")
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise Failure("ringwatch not ready in %ds:\n%s" % (timeout, self.logtext()))
+
+    def logtext(self):
+        with open(self.log.name, errors="replace") as f:
+            return f.read()[-4000:]
+
+    def stop(self):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        code = self.proc.returncode
+        self.proc = None
+        os.unlink(self.log.name)
+        # A crash (signal) is a failure even when every check passed.
+        if code is not None and code < 0 and code != -signal.SIGTERM:
+            raise Failure("ringwatch died with signal %d" % -code)
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    def get(self, path, headers=None, timeout=10):
+        """GET path; returns (status, headers dict, body bytes)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        conn.request("GET", path, headers=headers or {})
+        resp = conn.getresponse()
+        body = resp.read()
+        hdrs = {k.lower(): v for k, v in resp.getheaders()}
+        conn.close()
+        return resp.status, hdrs, body
+
+    def get_json(self, path, want_status=200):
+        status, _, body = self.get(path)
+        eq(status, want_status, "GET %s status (body %r)" % (path, body[:300]))
+        return json.loads(body)
+
+    def watch(self, path, timeout=10):
+        return Watch(self.port, path, timeout)
+
+    def wait_rv(self, rv, path="/api/v1/configmaps", timeout=10):
+        """Waits until a LIST of path reflects revision rv (the cache has
+        applied every write up to it); returns the list."""
+        deadline = time.time() + timeout
+        while True:
+            lst = self.get_json(path)
+            if int(lst["metadata"]["resourceVersion"]) >= rv:
+                return lst
+            if time.time() > deadline:
+                raise Failure("cache did not reach revision %d in %ds (at %s)"
+                              % (rv, timeout, lst["metadata"]["resourceVersion"]))
+            time.sleep(0.05)
+
+    def metric(self, name, **labels):
+        """The value of one sample on /metrics (None when absent)."""
+        _, _, body = self.get("/metrics")
+        want = name + ("{" + ",".join('%s="%s"' % kv for kv in labels.items()) + "}"
+                       if labels else "")
+        for line in body.decode().splitlines():
+            if line.startswith(want + " "):
+                return float(line.split(" ", 1)[1])
+        return None
+
+
+class Watch:
+    """A streaming WATCH over HTTP/1.1: next_event() returns one decoded
+    event, or None when the stream ended cleanly; a read that takes longer
+    than `timeout` seconds raises socket.timeout."""
+
+    def __init__(self, port, path, timeout):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        self.conn.request("GET", path)
+        self.resp = self.conn.getresponse()
+        self.status = self.resp.status
+        self.headers = {k.lower(): v for k, v in self.resp.getheaders()}
+        _cleanups.append(self.close)
+
+    def settimeout(self, seconds):
+        self.conn.sock.settimeout(seconds)
+
+    def next_event(self):
+        line = self.resp.readline()
+        if not line:
+            return None
+        check(line.endswith(b"\n"), "event line not newline-terminated: %r", line)
+        return json.loads(line)
+
+    def events_for(self, seconds):
+        """Every event that arrives within `seconds` (stops early at the end
+        of the stream); returns (events, ended)."""
+        events, deadline = [], time.time() + seconds
+        while True:
+            left = deadline - time.time()
+            if left <= 0:
+                return events, False
+            self.settimeout(left)
+            try:
+                ev = self.next_event()
+            except (socket.timeout, TimeoutError):
+                return events, False
+            if ev is None:
+                return events, True
+            events.append(ev)
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def rv_of(obj):
+    return int(obj["metadata"]["resourceVersion"])
+
+
+def run(main):
+    """Runs a test's main(); prints the outcome; exits 0, 1 or 77."""
+    started = time.time()
+    try:
+        main()
+    except Failure as e:
+        print("FAIL: %s" % e)
+        _run_cleanups()
+        sys.exit(1)
+    except Exception:
+        import traceback
+        traceback.print_exc()
+        _run_cleanups()
+        sys.exit(1)
+    failures = _run_cleanups()
+    if failures:
+        print("FAIL at cleanup: %s" % "; ".join(failures))
+        sys.exit(1)
+    print("PASS (%.1fs)" % (time.time() - started))
+    sys.exit(0)

@@ -1,0 +1,905 @@
+/*
+ * kjson_test.c: the Kubernetes JSON codec (proto/kjson.c).
+ *
+ * Decoding: every extracted field of pods, configmaps, nodes, events and a
+ * synthetic type with numeric and boolean fields; the resourceVersion
+ * splice (the produced JSON parsed back with cJSON, the digits where
+ * rv_off/rv_len say, object_with_rv still valid JSON); completion of kind,
+ * apiVersion, name and namespace; rejections with their reasons (and,
+ * under valgrind, nothing leaked).  Encoding: watch frames byte for byte,
+ * and bookmark, Status, list and discovery documents parsed back.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/rw.h"
+#include "proto/frame.h"
+#include "proto/kjson.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static const struct resource_type *type(const char *spec)
+{
+    const struct resource_type *rt = resource_type_find(spec);
+
+    assert_non_null(rt);
+    return rt;
+}
+
+static struct object *decode_ok(const struct resource_type *rt,
+                                const char *key, const char *value, int64_t rv)
+{
+    struct object *o = (struct object *)1;
+    const char *why = NULL;
+    int rc = kjson_decode_object(rt, key, strlen(key), value, strlen(value),
+                                 rv, &o, &why);
+
+    if (rc != RW_OK)
+        fail_msg("decode of %s failed: %s", key, why ? why : "(no reason)");
+    assert_non_null(o);
+    assert_int_equal(o->refs, 1);
+    assert_int_equal(o->rv, rv);
+    assert_int_equal(o->key_len, strlen(key));
+    assert_string_equal(o->key, key);
+    return o;
+}
+
+static void decode_fails(const struct resource_type *rt, const char *key,
+                         const void *value, size_t len, const char *reason)
+{
+    struct object *o = (struct object *)1;
+    const char *why = NULL;
+    int rc = kjson_decode_object(rt, key, strlen(key), value, len, 7, &o,
+                                 &why);
+
+    assert_int_equal(rc, RW_EINVAL);
+    assert_null(o);
+    assert_non_null(why);
+    assert_string_equal(why, reason);
+}
+
+/* A literal value (its length from sizeof, NULs included). */
+#define FAILS(rt, key, literal, reason)                                        \
+    decode_fails(rt, key, literal, sizeof(literal) - 1, reason)
+
+static cJSON *parse_rbuf(const struct rbuf *b)
+{
+    cJSON *root = cJSON_ParseWithLength(b->data, b->len);
+
+    if (root == NULL)
+        fail_msg("not JSON: %.*s", (int)b->len, b->data);
+    return root;
+}
+
+static const char *get_string(const cJSON *obj, const char *path)
+{
+    char buf[256], *save = NULL, *part;
+    const cJSON *item = obj;
+
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (part = strtok_r(buf, ".", &save); part && item;
+         part = strtok_r(NULL, ".", &save))
+        item = cJSON_GetObjectItemCaseSensitive(item, part);
+    if (!cJSON_IsString(item))
+        fail_msg("%s is not a string", path);
+    return item->valuestring;
+}
+
+/* Checks that o's JSON parses, carries resourceVersion "rv" and has the
+ * digits at rv_off/rv_len; returns the parsed tree. */
+static cJSON *check_json_rv(const struct object *o, int64_t rv)
+{
+    char digits[32];
+    cJSON *root = parse_rbuf(o->json);
+
+    snprintf(digits, sizeof(digits), "%lld", (long long)rv);
+    assert_string_equal(get_string(root, "metadata.resourceVersion"), digits);
+    assert_int_equal(o->rv_len, strlen(digits));
+    assert_true(o->rv_off + o->rv_len < o->json->len);
+    assert_memory_equal(o->json->data + o->rv_off, digits, o->rv_len);
+    assert_int_equal(o->json->data[o->rv_off - 1], '"');
+    assert_int_equal(o->json->data[o->rv_off + o->rv_len], '"');
+    assert_int_equal(o->json->data[o->json->len], '\0');
+    assert_int_equal(strlen(o->json->data), o->json->len);
+    return root;
+}
+
+/* ------------------------------------------------------------------ */
+/* Decoding                                                            */
+/* ------------------------------------------------------------------ */
+
+static const char pod_json[] =
+    "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"web-1\","
+    "\"namespace\":\"prod\",\"uid\":\"u-1\",\"resourceVersion\":\"999\","
+    "\"creationTimestamp\":\"2024-05-01T10:00:00Z\",\"labels\":{\"tier\":"
+    "\"frontend\",\"app\":\"web\",\"app.kubernetes.io/name\":\"shop\"}},"
+    "\"spec\":{\"nodeName\":\"node-7\",\"restartPolicy\":\"Always\","
+    "\"schedulerName\":\"default-scheduler\",\"serviceAccountName\":"
+    "\"default\",\"hostNetwork\":true,\"containers\":[{\"name\":\"c\","
+    "\"image\":\"nginx\"}]},\"status\":{\"phase\":\"Running\",\"podIP\":"
+    "\"10.0.0.7\"}}";
+
+static void test_decode_pod(void **state)
+{
+    const struct resource_type *rt = type("pods");
+    struct object *o =
+        decode_ok(rt, "/registry/pods/prod/web-1", pod_json, 12345);
+    cJSON *root;
+
+    assert_string_equal(o->ns, "prod");
+    assert_string_equal(o->name, "web-1");
+    assert_string_equal(o->created, "2024-05-01T10:00:00Z");
+    assert_int_equal(o->nlabels, 3);
+    assert_string_equal(o->labels[0].key, "app");
+    assert_string_equal(o->labels[0].value, "web");
+    assert_string_equal(o->labels[1].key, "app.kubernetes.io/name");
+    assert_string_equal(o->labels[1].value, "shop");
+    assert_string_equal(o->labels[2].key, "tier");
+    assert_string_equal(object_label(o, "tier"), "frontend");
+    assert_null(object_label(o, "missing"));
+    assert_int_equal(o->nfields, 8);
+    assert_string_equal(o->fields[0], "node-7");             /* nodeName */
+    assert_string_equal(o->fields[1], "Always");             /* restart */
+    assert_string_equal(o->fields[2], "default-scheduler");  /* scheduler */
+    assert_string_equal(o->fields[3], "default");            /* sa */
+    assert_string_equal(o->fields[4], "true");               /* hostNetwork */
+    assert_string_equal(o->fields[5], "Running");            /* phase */
+    assert_string_equal(o->fields[6], "10.0.0.7");           /* podIP */
+    assert_string_equal(o->fields[7], "");                   /* nominated */
+    assert_string_equal(object_field(o, FIELD_NAME), "web-1");
+    assert_string_equal(object_field(o, FIELD_NAMESPACE), "prod");
+
+    root = check_json_rv(o, 12345);
+    assert_string_equal(get_string(root, "kind"), "Pod");
+    assert_string_equal(get_string(root, "metadata.uid"), "u-1");
+    assert_string_equal(get_string(root, "status.phase"), "Running");
+    cJSON_Delete(root);
+    /* Only the resourceVersion changed, in place. */
+    assert_non_null(strstr(o->json->data, "\"uid\":\"u-1\","
+                                          "\"resourceVersion\":\"12345\","
+                                          "\"creationTimestamp\""));
+    assert_int_equal(o->json->len, strlen(pod_json) + 2);
+    object_unref(o);
+}
+
+static void test_decode_completes_configmap(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    struct object *o = decode_ok(rt, "/registry/configmaps/kube-system/cm-1",
+                                 " {\"data\":{\"a\":\"b\"}} \n", 7);
+    cJSON *root;
+
+    assert_string_equal(o->json->data,
+                        "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
+                        "\"metadata\":{\"name\":\"cm-1\",\"namespace\":"
+                        "\"kube-system\",\"resourceVersion\":\"7\"},"
+                        "\"data\":{\"a\":\"b\"}}");
+    assert_string_equal(o->ns, "kube-system");
+    assert_string_equal(o->name, "cm-1");
+    assert_string_equal(o->created, "");
+    assert_int_equal(o->nlabels, 0);
+    assert_int_equal(o->nfields, 0);
+    root = check_json_rv(o, 7);
+    cJSON_Delete(root);
+    object_unref(o);
+}
+
+static void test_decode_fills_missing_in_metadata(void **state)
+{
+    const struct resource_type *rt = type("apps/v1/deployments");
+    struct object *o = decode_ok(
+        rt, "/registry/deployments/ns/dep",
+        "{\"metadata\":{\"uid\":\"x\",\"name\":\"\",\"namespace\":null},"
+        "\"kind\":\"\",\"spec\":{}}",
+        100);
+
+    assert_string_equal(o->json->data,
+                        "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1\","
+                        "\"metadata\":{\"uid\":\"x\",\"name\":\"dep\","
+                        "\"namespace\":\"ns\",\"resourceVersion\":\"100\"},"
+                        "\"spec\":{}}");
+    assert_string_equal(o->ns, "ns");
+    assert_string_equal(o->name, "dep");
+    object_unref(o);
+}
+
+static void test_decode_node_cluster_scoped(void **state)
+{
+    const struct resource_type *rt = type("nodes");
+    struct object *o = decode_ok(
+        rt, "/registry/minions/node-1",
+        "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+        "\"node-1\",\"namespace\":\"ignored\",\"labels\":{\"kubernetes.io/"
+        "hostname\":\"node-1\",\"node-role.kubernetes.io/control-plane\":"
+        "\"\"}},\"spec\":{}}",
+        5);
+    struct object *o2;
+    cJSON *root;
+
+    assert_string_equal(o->ns, "");
+    assert_string_equal(o->name, "node-1");
+    assert_int_equal(o->nlabels, 2);
+    assert_string_equal(object_label(o, "node-role.kubernetes.io/control-plane"),
+                        "");
+    assert_int_equal(o->nfields, 1);
+    /* spec.unschedulable is a Go bool: absent reads "false". */
+    assert_string_equal(o->fields[0], "false");
+    root = check_json_rv(o, 5);
+    cJSON_Delete(root);
+    object_unref(o);
+
+    o2 = decode_ok(rt, "/registry/minions/n2",
+                   "{\"spec\":{\"unschedulable\":true}}", 6);
+    assert_string_equal(o2->name, "n2");
+    assert_string_equal(o2->fields[0], "true");
+    assert_null(strstr(o2->json->data, "namespace"));
+    object_unref(o2);
+}
+
+static void test_decode_event_source(void **state)
+{
+    const struct resource_type *rt = type("events");
+    struct object *a = decode_ok(
+        rt, "/registry/events/default/e1",
+        "{\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"default\","
+        "\"name\":\"web\",\"uid\":\"u\"},\"reason\":\"Started\",\"source\":"
+        "{\"component\":\"kubelet\",\"host\":\"n1\"},\"type\":\"Normal\"}",
+        1);
+    struct object *b = decode_ok(rt, "/registry/events/default/e2",
+                                 "{\"reportingComponent\":\"sched\","
+                                 "\"source\":{}}",
+                                 2);
+
+    assert_string_equal(a->fields[0], "Pod");
+    assert_string_equal(a->fields[1], "default");
+    assert_string_equal(a->fields[2], "web");
+    assert_string_equal(a->fields[3], "u");
+    assert_string_equal(a->fields[4], "Started");
+    assert_string_equal(a->fields[5], "kubelet");
+    assert_string_equal(a->fields[6], "Normal");
+    assert_string_equal(b->fields[5], "sched");
+    assert_string_equal(b->fields[0], "");
+    object_unref(a);
+    object_unref(b);
+}
+
+static void test_decode_field_renderings(void **state)
+{
+    const struct resource_type rt = {
+        .resource = "widgets",
+        .singular = "widget",
+        .kind = "Widget",
+        .list_kind = "WidgetList",
+        .group = "example.com",
+        .version = "v1",
+        .api_version = "example.com/v1",
+        .namespaced = true,
+        .etcd_prefix = "/registry/example.com/widgets/",
+        .fields = {"spec.replicas", "spec.ratio", "spec.on", "spec.off",
+                   "spec.obj", "spec.none", "spec.big", "spec.neg"},
+        .indexed_field = -1,
+    };
+    struct object *o = decode_ok(
+        &rt, "/registry/example.com/widgets/a/b",
+        "{\"spec\":{\"replicas\":3,\"ratio\":0.5,\"on\":true,\"off\":false,"
+        "\"obj\":{\"x\":1},\"none\":null,\"big\":1e300,\"neg\":-42.0}}",
+        9);
+
+    assert_string_equal(o->fields[0], "3");
+    assert_string_equal(o->fields[1], "0.5");
+    assert_string_equal(o->fields[2], "true");
+    assert_string_equal(o->fields[3], "false");
+    assert_string_equal(o->fields[4], "");
+    assert_string_equal(o->fields[5], "");
+    assert_string_equal(o->fields[6], "1.0000000000000001e+300");
+    assert_string_equal(o->fields[7], "-42");
+    assert_non_null(strstr(o->json->data,
+                           "{\"kind\":\"Widget\",\"apiVersion\":"
+                           "\"example.com/v1\",\"metadata\":{\"name\":\"b\","
+                           "\"namespace\":\"a\",\"resourceVersion\":\"9\"}"));
+    object_unref(o);
+}
+
+static void test_decode_odd_labels_and_unicode(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    /* Raw UTF-8 (Japanese, an emoji), escapes, quotes and a control
+     * character, in label keys and values and in the data. */
+    const char *value =
+        "{\"metadata\":{\"labels\":{\"example.com/na\\\"me\":\"a\\\"b\\\\c"
+        "\\n\",\"uni\":\"\\u00e9t\\u00e9 \xe6\x97\xa5\xe6\x9c\xac\","
+        "\"emoji\":\"\\ud83d\\ude00\",\"empty\":\"\"}},"
+        "\"data\":{\"k\":\"\xe6\x97\xa5\xe6\x9c\xac \\u0001 \\/ \\t\"}}";
+    struct object *o = decode_ok(rt, "/registry/configmaps/ns/odd", value, 3);
+    cJSON *root = check_json_rv(o, 3);
+
+    assert_int_equal(o->nlabels, 4);
+    assert_string_equal(object_label(o, "example.com/na\"me"), "a\"b\\c\n");
+    assert_string_equal(object_label(o, "uni"),
+                        "\xc3\xa9t\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac");
+    assert_string_equal(object_label(o, "emoji"), "\xf0\x9f\x98\x80");
+    assert_string_equal(object_label(o, "empty"), "");
+    /* Values survive byte for byte through the re-encoding. */
+    assert_string_equal(get_string(root, "data.k"),
+                        "\xe6\x97\xa5\xe6\x9c\xac \x01 / \t");
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(root, "metadata"), "labels"),
+            "example.com/na\"me")
+            ->valuestring,
+        "a\"b\\c\n");
+    /* Raw UTF-8 stays raw; the control character stays escaped. */
+    assert_non_null(strstr(o->json->data, "\xe6\x97\xa5\xe6\x9c\xac \\u0001"));
+    cJSON_Delete(root);
+    object_unref(o);
+}
+
+static void test_decode_duplicate_keys_last_wins(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    struct object *o = decode_ok(
+        rt, "/registry/configmaps/ns/b",
+        "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\","
+        "\"name\":\"b\",\"resourceVersion\":\"2\",\"labels\":{\"x\":\"1\","
+        "\"x\":\"2\"}}}",
+        3);
+    cJSON *root = check_json_rv(o, 3);
+
+    assert_string_equal(o->name, "b");
+    assert_string_equal(object_label(o, "x"), "2");
+    /* One resourceVersion member is left, so every reader agrees. */
+    assert_null(strstr(strstr(o->json->data, "\"resourceVersion\"") + 1,
+                       "\"resourceVersion\""));
+    cJSON_Delete(root);
+    object_unref(o);
+}
+
+static void test_decode_large_rv_and_with_rv(void **state)
+{
+    const struct resource_type *rt = type("pods");
+    struct object *o =
+        decode_ok(rt, "/registry/pods/prod/web-1", pod_json, INT64_MAX);
+    struct object *d, *e;
+    cJSON *root = check_json_rv(o, INT64_MAX);
+
+    cJSON_Delete(root);
+    d = object_with_rv(o, 5);
+    root = check_json_rv(d, 5);
+    assert_string_equal(get_string(root, "metadata.name"), "web-1");
+    assert_string_equal(get_string(root, "spec.nodeName"), "node-7");
+    cJSON_Delete(root);
+    assert_string_equal(d->fields[0], "node-7");
+    assert_int_equal(d->nlabels, 3);
+    e = object_with_rv(d, 1234567890123LL);
+    root = check_json_rv(e, 1234567890123LL);
+    cJSON_Delete(root);
+    /* Apart from the digits, the bytes are unchanged. */
+    assert_memory_equal(o->json->data, e->json->data, o->rv_off);
+    assert_string_equal(o->json->data + o->rv_off + o->rv_len,
+                        e->json->data + e->rv_off + e->rv_len);
+    object_unref(o);
+    object_unref(d);
+    object_unref(e);
+}
+
+static void test_decode_rejections(void **state)
+{
+    const struct resource_type *pods = type("pods");
+    const struct resource_type *nodes = type("nodes");
+    const char *key = "/registry/pods/ns/p";
+    const char protobuf[] = "k8s\0\n\x0b\n\x02v1\x12\x03Pod";
+
+    decode_fails(pods, key, protobuf, sizeof(protobuf) - 1,
+                 "value is protobuf (k8s\\0 prefix)");
+    FAILS(pods, key, "", "value is not JSON");
+    FAILS(pods, key, "not json", "value is not JSON");
+    FAILS(pods, key, "{\"a\":1} x", "value is not JSON");
+    FAILS(pods, key, "{\"a\":1}{}", "value is not JSON");
+    FAILS(pods, key, "{\"a\":1", "value is not JSON");
+    FAILS(pods, key, "{\"a\":1}\0", "value is not JSON");
+    FAILS(pods, key, "[1,2]", "value is not a JSON object");
+    FAILS(pods, key, "\"pod\"", "value is not a JSON object");
+    FAILS(pods, key, "{\"metadata\":\"x\"}",
+                 "metadata is not an object");
+    FAILS(pods, key, "{\"metadata\":[]}",
+                 "metadata is not an object");
+    FAILS(pods, key, "{\"kind\":1}", "kind is not a string");
+    FAILS(pods, key, "{\"apiVersion\":{}}",
+                 "apiVersion is not a string");
+    FAILS(pods, key, "{\"metadata\":{\"name\":5}}",
+                 "metadata.name is not a string");
+    FAILS(pods, key, "{\"metadata\":{\"namespace\":true}}",
+                 "metadata.namespace is not a string");
+    FAILS(pods, key, "{\"metadata\":{\"labels\":{\"a\":1}}}",
+                 "label values must be strings");
+    FAILS(pods, key, "{\"metadata\":{\"labels\":{\"a\":\"x\",\"b\":"
+                            "null}}}", "label values must be strings");
+    FAILS(pods, key, "{\"metadata\":{\"labels\":[\"a\"]}}",
+                 "metadata.labels is not an object");
+
+    const char *const bad_pod_keys[] = {
+        "/registry/pods/ns",       "/registry/pods/ns/",
+        "/registry/pods//p",       "/registry/pods/",
+        "/registry/pods/a/b/c",    "/registry/podsx/ns/p",
+        "/registry/configmaps/n/p", "",
+    };
+    for (size_t i = 0; i < RW_ARRAY_LEN(bad_pod_keys); i++)
+        decode_fails(pods, bad_pod_keys[i], "{}", 2,
+                     "key does not match the resource's layout");
+    decode_fails(nodes, "/registry/minions/ns/n", "{}", 2,
+                 "key does not match the resource's layout");
+    decode_fails(nodes, "/registry/minions/", "{}", 2,
+                 "key does not match the resource's layout");
+
+    /* A NUL inside the key. */
+    struct object *o = (struct object *)1;
+    const char *why = NULL;
+    assert_int_equal(kjson_decode_object(nodes, "/registry/minions/a\0b", 20,
+                                         "{}", 2, 1, &o, &why),
+                     RW_EINVAL);
+    assert_null(o);
+    assert_string_equal(why, "key does not match the resource's layout");
+}
+
+static void test_decode_nesting_limit(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    size_t depth = 5000;
+    char *deep = malloc(2 * depth + 6);
+
+    /* {"a":[[[[...]]]]} far deeper than cJSON's nesting limit. */
+    memcpy(deep, "{\"a\":", 5);
+    memset(deep + 5, '[', depth);
+    memset(deep + 5 + depth, ']', depth);
+    deep[5 + 2 * depth] = '}';
+    decode_fails(rt, "/registry/configmaps/n/c", deep, 6 + 2 * depth,
+                 "value is not JSON");
+    free(deep);
+}
+
+/* ------------------------------------------------------------------ */
+/* Watch events                                                        */
+/* ------------------------------------------------------------------ */
+
+static void test_watch_frame_exact(void **state)
+{
+    static const char *const names[] = {"ADDED", "MODIFIED", "DELETED"};
+    const struct resource_type *rt = type("configmaps");
+    struct object *o = decode_ok(rt, "/registry/configmaps/ns/c", "{}", 42);
+
+    for (int t = 0; t < EVENT_TYPE_MAX; t++) {
+        struct rbuf *f = kjson_watch_frame((enum event_type)t, o);
+        char *want = xasprintf("{\"type\":\"%s\",\"object\":%s}\n", names[t],
+                               o->json->data);
+        char head[32];
+        size_t n = strlen(want);
+
+        snprintf(head, sizeof(head), "%08zx\r\n", n);
+        assert_int_equal(f->len, FRAME_HEAD_LEN + n + FRAME_TAIL_LEN);
+        assert_memory_equal(f->data, head, FRAME_HEAD_LEN);
+        assert_memory_equal(frame_payload(f), want, n);
+        assert_memory_equal(f->data + FRAME_HEAD_LEN + n, "\r\n", 2);
+        assert_int_equal(frame_payload_len(f), n);
+        free(want);
+        rbuf_unref(f);
+    }
+    object_unref(o);
+}
+
+/* Parses a frame's payload, which must end in exactly one newline. */
+static cJSON *parse_frame(struct rbuf *f)
+{
+    size_t n = frame_payload_len(f);
+    const char *p = frame_payload(f);
+    cJSON *root;
+
+    assert_true(n > 1);
+    assert_int_equal(p[n - 1], '\n');
+    assert_null(memchr(p, '\n', n - 1));
+    root = cJSON_ParseWithLength(p, n - 1);
+    assert_non_null(root);
+    return root;
+}
+
+static void test_bookmark_frame(void **state)
+{
+    const struct resource_type *rt = type("apps/v1/deployments");
+    struct rbuf *f = kjson_bookmark_frame(rt, 77, false);
+    cJSON *root = parse_frame(f);
+
+    assert_memory_equal(frame_payload(f),
+                        "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":"
+                        "\"Deployment\",\"apiVersion\":\"apps/v1\","
+                        "\"metadata\":{\"resourceVersion\":\"77\"}}}\n",
+                        frame_payload_len(f));
+    assert_string_equal(get_string(root, "type"), "BOOKMARK");
+    cJSON_Delete(root);
+    rbuf_unref(f);
+
+    f = kjson_bookmark_frame(type("pods"), 123456789012LL, true);
+    root = parse_frame(f);
+    assert_string_equal(get_string(root, "object.kind"), "Pod");
+    assert_string_equal(get_string(root, "object.apiVersion"), "v1");
+    assert_string_equal(get_string(root, "object.metadata.resourceVersion"),
+                        "123456789012");
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(
+                    cJSON_GetObjectItemCaseSensitive(root, "object"),
+                    "metadata"),
+                "annotations"),
+            "k8s.io/initial-events-end")
+            ->valuestring,
+        "true");
+    cJSON_Delete(root);
+    rbuf_unref(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Status and lists                                                    */
+/* ------------------------------------------------------------------ */
+
+static void check_status(const cJSON *s, int code, const char *reason,
+                         const char *message)
+{
+    assert_string_equal(get_string(s, "kind"), "Status");
+    assert_string_equal(get_string(s, "apiVersion"), "v1");
+    assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(s, "metadata")));
+    assert_null(cJSON_GetObjectItemCaseSensitive(s, "metadata")->child);
+    assert_string_equal(get_string(s, "status"), "Failure");
+    assert_string_equal(get_string(s, "reason"), reason);
+    assert_string_equal(get_string(s, "message"), message);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(s, "code")->valueint,
+                     code);
+}
+
+static void test_status(void **state)
+{
+    struct rbuf *b =
+        kjson_status(410, "Expired", "too old resource version: 5 (10)");
+    cJSON *root = parse_rbuf(b);
+
+    assert_string_equal(b->data,
+                        "{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+                        "\"metadata\":{},\"status\":\"Failure\",\"message\":"
+                        "\"too old resource version: 5 (10)\",\"reason\":"
+                        "\"Expired\",\"code\":410}");
+    check_status(root, 410, "Expired", "too old resource version: 5 (10)");
+    cJSON_Delete(root);
+    rbuf_unref(b);
+
+    /* Quotes, backslashes, control characters, UTF-8 and a broken byte. */
+    b = kjson_status(400, "BadRequest",
+                     "invalid value for watch: \"a\\b\"\n\x01 \xc3\xa9 \xff!");
+    root = parse_rbuf(b);
+    check_status(root, 400, "BadRequest",
+                 "invalid value for watch: \"a\\b\"\n\x01 \xc3\xa9 "
+                 "\xef\xbf\xbd!");
+    cJSON_Delete(root);
+    rbuf_unref(b);
+}
+
+static void test_error_frame(void **state)
+{
+    struct rbuf *f = kjson_error_frame(410, "Expired", "gone \"now\"");
+    cJSON *root = parse_frame(f);
+
+    assert_string_equal(get_string(root, "type"), "ERROR");
+    check_status(cJSON_GetObjectItemCaseSensitive(root, "object"), 410,
+                 "Expired", "gone \"now\"");
+    cJSON_Delete(root);
+    rbuf_unref(f);
+}
+
+/* head + items joined by "," + tail, parsed. */
+static cJSON *assemble_list(struct rbuf *head, struct object **items, size_t n)
+{
+    struct rbuf *tail = kjson_list_tail();
+    char *text = xasprintf("%s", head->data), *next;
+    cJSON *root;
+
+    for (size_t i = 0; i < n; i++) {
+        next = xasprintf("%s%s%s", text, i ? "," : "", items[i]->json->data);
+        free(text);
+        text = next;
+    }
+    next = xasprintf("%s%s", text, tail->data);
+    free(text);
+    assert_string_equal(tail->data, "]}");
+    root = cJSON_Parse(next);
+    assert_non_null(root);
+    free(next);
+    rbuf_unref(tail);
+    return root;
+}
+
+static void test_list(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    struct object *items[2] = {
+        decode_ok(rt, "/registry/configmaps/a/x", "{}", 10),
+        decode_ok(rt, "/registry/configmaps/b/y", "{}", 11),
+    };
+    struct rbuf *head = kjson_list_head(rt, 20, NULL, -1);
+    cJSON *root, *list;
+
+    assert_string_equal(head->data,
+                        "{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\","
+                        "\"metadata\":{\"resourceVersion\":\"20\"},"
+                        "\"items\":[");
+    root = assemble_list(head, items, 2);
+    list = cJSON_GetObjectItemCaseSensitive(root, "items");
+    assert_int_equal(cJSON_GetArraySize(list), 2);
+    assert_string_equal(get_string(cJSON_GetArrayItem(list, 1),
+                                   "metadata.resourceVersion"),
+                        "11");
+    cJSON_Delete(root);
+    rbuf_unref(head);
+
+    /* Empty: items is [] (never null); continue and remainingItemCount. */
+    head = kjson_list_head(type("apps/v1/deployments"), 30, "tok\"en=", 5);
+    root = assemble_list(head, NULL, 0);
+    assert_string_equal(get_string(root, "kind"), "DeploymentList");
+    assert_string_equal(get_string(root, "apiVersion"), "apps/v1");
+    assert_string_equal(get_string(root, "metadata.resourceVersion"), "30");
+    assert_string_equal(get_string(root, "metadata.continue"), "tok\"en=");
+    assert_int_equal(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(root, "metadata"),
+            "remainingItemCount")
+            ->valueint,
+        5);
+    list = cJSON_GetObjectItemCaseSensitive(root, "items");
+    assert_true(cJSON_IsArray(list));
+    assert_int_equal(cJSON_GetArraySize(list), 0);
+    cJSON_Delete(root);
+    rbuf_unref(head);
+    object_unref(items[0]);
+    object_unref(items[1]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Discovery                                                           */
+/* ------------------------------------------------------------------ */
+
+static void test_version(void **state)
+{
+    struct rbuf *b = kjson_version();
+    cJSON *root = parse_rbuf(b);
+    const char *date;
+
+    assert_string_equal(get_string(root, "major"), "1");
+    assert_string_equal(get_string(root, "minor"), "32");
+    assert_string_equal(get_string(root, "gitVersion"), "v1.32.0+ringwatch");
+    assert_string_equal(get_string(root, "gitTreeState"), "clean");
+    assert_string_equal(get_string(root, "goVersion"), "n/a");
+    assert_string_equal(get_string(root, "compiler"), "gc");
+    assert_string_equal(get_string(root, "platform"), "linux/amd64");
+    get_string(root, "gitCommit");
+    date = get_string(root, "buildDate");
+    /* RFC 3339: 2025-03-05T12:34:56Z */
+    assert_int_equal(strlen(date), 20);
+    assert_int_equal(date[4], '-');
+    assert_int_equal(date[10], 'T');
+    assert_int_equal(date[19], 'Z');
+    cJSON_Delete(root);
+    rbuf_unref(b);
+}
+
+static void test_api_versions(void **state)
+{
+    struct rbuf *b = kjson_api_versions("127.0.0.1:6443");
+    cJSON *root = parse_rbuf(b), *cidrs;
+
+    assert_string_equal(
+        b->data, "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],"
+                 "\"serverAddressByClientCIDRs\":[{\"clientCIDR\":"
+                 "\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1:6443\"}]}");
+    cidrs = cJSON_GetObjectItemCaseSensitive(root, "serverAddressByClientCIDRs");
+    assert_string_equal(get_string(cJSON_GetArrayItem(cidrs, 0), "serverAddress"),
+                        "127.0.0.1:6443");
+    cJSON_Delete(root);
+    rbuf_unref(b);
+
+    b = kjson_api_versions("[::1]:80\"x");
+    root = parse_rbuf(b);
+    cidrs = cJSON_GetObjectItemCaseSensitive(root, "serverAddressByClientCIDRs");
+    assert_string_equal(get_string(cJSON_GetArrayItem(cidrs, 0), "serverAddress"),
+                        "[::1]:80\"x");
+    cJSON_Delete(root);
+    rbuf_unref(b);
+}
+
+static const struct resource_type *const *all_types(size_t *n)
+{
+    static const struct resource_type *ptrs[64];
+    const struct resource_type *all = resource_type_all(n);
+
+    assert_true(*n <= RW_ARRAY_LEN(ptrs));
+    for (size_t i = 0; i < *n; i++)
+        ptrs[i] = &all[i];
+    return ptrs;
+}
+
+static void test_api_group_list(void **state)
+{
+    size_t n;
+    const struct resource_type *const *types = all_types(&n);
+    struct rbuf *b = kjson_api_group_list(types, n);
+    cJSON *root = parse_rbuf(b), *groups, *g;
+    int apps = 0, batch = 0, coordination = 0;
+
+    assert_string_equal(get_string(root, "kind"), "APIGroupList");
+    assert_string_equal(get_string(root, "apiVersion"), "v1");
+    groups = cJSON_GetObjectItemCaseSensitive(root, "groups");
+    assert_int_equal(cJSON_GetArraySize(groups), 3);
+    cJSON_ArrayForEach(g, groups)
+    {
+        const char *name = get_string(g, "name");
+        cJSON *versions = cJSON_GetObjectItemCaseSensitive(g, "versions");
+        char *gv = xasprintf("%s/v1", name);
+
+        apps += strcmp(name, "apps") == 0;
+        batch += strcmp(name, "batch") == 0;
+        coordination += strcmp(name, "coordination.k8s.io") == 0;
+        assert_int_equal(cJSON_GetArraySize(versions), 1);
+        assert_string_equal(
+            get_string(cJSON_GetArrayItem(versions, 0), "groupVersion"), gv);
+        assert_string_equal(
+            get_string(cJSON_GetArrayItem(versions, 0), "version"), "v1");
+        assert_string_equal(get_string(g, "preferredVersion.groupVersion"), gv);
+        assert_string_equal(get_string(g, "preferredVersion.version"), "v1");
+        free(gv);
+    }
+    assert_int_equal(apps + batch + coordination, 3);
+    assert_true(apps == 1 && batch == 1 && coordination == 1);
+    cJSON_Delete(root);
+    rbuf_unref(b);
+
+    /* Only core types: no groups at all. */
+    b = kjson_api_group_list(types, 1);
+    assert_string_equal(
+        b->data, "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[]}");
+    rbuf_unref(b);
+}
+
+/* The APIResource named name in list, or fail. */
+static const cJSON *find_resource(const cJSON *list, const char *name)
+{
+    const cJSON *r;
+
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(list, "resources"))
+    {
+        if (strcmp(get_string(r, "name"), name) == 0)
+            return r;
+    }
+    fail_msg("no resource %s", name);
+    return NULL;
+}
+
+static void test_api_resource_list(void **state)
+{
+    size_t n;
+    const struct resource_type *const *types = all_types(&n);
+    struct rbuf *b = kjson_api_resource_list("", "v1", types, n);
+    cJSON *root = parse_rbuf(b), *verbs, *shorts;
+    const cJSON *pods, *secrets, *nodes;
+
+    assert_string_equal(get_string(root, "kind"), "APIResourceList");
+    assert_string_equal(get_string(root, "apiVersion"), "v1");
+    assert_string_equal(get_string(root, "groupVersion"), "v1");
+    pods = find_resource(root, "pods");
+    assert_string_equal(get_string(pods, "singularName"), "pod");
+    assert_string_equal(get_string(pods, "kind"), "Pod");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pods, "namespaced")));
+    verbs = cJSON_GetObjectItemCaseSensitive(pods, "verbs");
+    assert_int_equal(cJSON_GetArraySize(verbs), 3);
+    assert_string_equal(cJSON_GetArrayItem(verbs, 0)->valuestring, "get");
+    assert_string_equal(cJSON_GetArrayItem(verbs, 1)->valuestring, "list");
+    assert_string_equal(cJSON_GetArrayItem(verbs, 2)->valuestring, "watch");
+    shorts = cJSON_GetObjectItemCaseSensitive(pods, "shortNames");
+    assert_int_equal(cJSON_GetArraySize(shorts), 1);
+    assert_string_equal(cJSON_GetArrayItem(shorts, 0)->valuestring, "po");
+    secrets = find_resource(root, "secrets");
+    assert_null(cJSON_GetObjectItemCaseSensitive(secrets, "shortNames"));
+    nodes = find_resource(root, "nodes");
+    assert_true(
+        cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(nodes, "namespaced")));
+    /* No type of another group leaks in. */
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(root, "resources"))
+    {
+        assert_string_not_equal(get_string(r, "name"), "deployments");
+    }
+    cJSON_Delete(root);
+    rbuf_unref(b);
+
+    b = kjson_api_resource_list("apps", "v1", types, n);
+    root = parse_rbuf(b);
+    assert_string_equal(get_string(root, "groupVersion"), "apps/v1");
+    assert_int_equal(
+        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "resources")),
+        4);
+    assert_string_equal(get_string(find_resource(root, "deployments"), "kind"),
+                        "Deployment");
+    cJSON_Delete(root);
+    rbuf_unref(b);
+
+    b = kjson_api_resource_list("apps", "v2", types, n);
+    assert_string_equal(b->data, "{\"kind\":\"APIResourceList\",\"apiVersion\":"
+                                 "\"v1\",\"groupVersion\":\"apps/v2\","
+                                 "\"resources\":[]}");
+    rbuf_unref(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Escaping                                                            */
+/* ------------------------------------------------------------------ */
+
+static void test_escape(void **state)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"", ""},
+        {"plain text", "plain text"},
+        {"q\"b\\s/", "q\\\"b\\\\s/"},
+        {"\n\r\t\b\f\x01\x1f", "\\n\\r\\t\\u0008\\u000c\\u0001\\u001f"},
+        {"\x7f", "\x7f"},
+        {"\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80", "\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80"},
+        /* Broken UTF-8 becomes U+FFFD, one per bad byte, as Go does. */
+        {"a\xffz", "a\\ufffdz"},
+        {"\xc3", "\\ufffd"},
+        {"\xc0\xaf", "\\ufffd\\ufffd"},             /* overlong */
+        {"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"},  /* surrogate */
+        {"\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd"}, /* > U+10FFFF */
+        {"\xe6\x97", "\\ufffd\\ufffd"},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
+        char *got = kjson_escape(cases[i].in);
+
+        assert_string_equal(got, cases[i].out);
+        free(got);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decode_pod),
+        cmocka_unit_test(test_decode_completes_configmap),
+        cmocka_unit_test(test_decode_fills_missing_in_metadata),
+        cmocka_unit_test(test_decode_node_cluster_scoped),
+        cmocka_unit_test(test_decode_event_source),
+        cmocka_unit_test(test_decode_field_renderings),
+        cmocka_unit_test(test_decode_odd_labels_and_unicode),
+        cmocka_unit_test(test_decode_duplicate_keys_last_wins),
+        cmocka_unit_test(test_decode_large_rv_and_with_rv),
+        cmocka_unit_test(test_decode_rejections),
+        cmocka_unit_test(test_decode_nesting_limit),
+        cmocka_unit_test(test_watch_frame_exact),
+        cmocka_unit_test(test_bookmark_frame),
+        cmocka_unit_test(test_status),
+        cmocka_unit_test(test_error_frame),
+        cmocka_unit_test(test_list),
+        cmocka_unit_test(test_version),
+        cmocka_unit_test(test_api_versions),
+        cmocka_unit_test(test_api_group_list),
+        cmocka_unit_test(test_api_resource_list),
+        cmocka_unit_test(test_escape),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,318 @@
+/*
+ * query_test.c: LIST/WATCH query strings (proto/query.c): defaults, every
+ * parameter, Go's ParseBool spellings, percent-encoding and '+', repeated
+ * keys (first wins), unknown and malformed keys ignored, and each invalid
+ * value with its message.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/rw.h"
+#include "proto/query.h"
+
+static void parse_ok(const char *s, struct query *q)
+{
+    char why[256] = "unset";
+
+    if (query_parse(s, strlen(s), q, why, sizeof(why)) != RW_OK)
+        fail_msg("query \"%s\" rejected: %s", s, why);
+}
+
+/* Strings must point into q->storage. */
+static void assert_in_storage(const struct query *q, const char *s,
+                              size_t len)
+{
+    assert_true(s >= q->storage && s <= q->storage + len);
+}
+
+static void test_defaults(void **state)
+{
+    const char *const empties[] = {"", "&", "&&&", "foo=bar&x", "=&=x"};
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(empties); i++) {
+        struct query q;
+
+        parse_ok(empties[i], &q);
+        assert_false(q.watch);
+        assert_false(q.has_rv);
+        assert_int_equal(q.rv_match, RV_MATCH_UNSET);
+        assert_string_equal(q.label_selector, "");
+        assert_string_equal(q.field_selector, "");
+        assert_string_equal(q.continue_token, "");
+        assert_int_equal(q.limit, 0);
+        assert_int_equal(q.timeout_seconds, -1);
+        assert_false(q.allow_bookmarks);
+        assert_int_equal(q.send_initial_events, -1);
+        assert_in_storage(&q, q.label_selector, strlen(empties[i]));
+        query_fini(&q);
+        assert_null(q.storage);
+    }
+}
+
+static void test_full_watch(void **state)
+{
+    const char *s =
+        "watch=true&resourceVersion=12345&allowWatchBookmarks=true&"
+        "timeoutSeconds=300&labelSelector=app%3Dweb%2Ctier+in+%28a%2Cb%29&"
+        "fieldSelector=spec.nodeName%3Dnode-1&resourceVersionMatch="
+        "NotOlderThan&sendInitialEvents=false&limit=500&continue=abc%2B%2F"
+        "%3D&unknown=%zz";
+    struct query q;
+
+    parse_ok(s, &q);
+    assert_true(q.watch);
+    assert_true(q.has_rv);
+    assert_int_equal(q.rv, 12345);
+    assert_true(q.allow_bookmarks);
+    assert_int_equal(q.timeout_seconds, 300);
+    assert_string_equal(q.label_selector, "app=web,tier in (a,b)");
+    assert_string_equal(q.field_selector, "spec.nodeName=node-1");
+    assert_int_equal(q.rv_match, RV_MATCH_NOT_OLDER_THAN);
+    assert_int_equal(q.send_initial_events, 0);
+    assert_int_equal(q.limit, 500);
+    assert_string_equal(q.continue_token, "abc+/=");
+    assert_in_storage(&q, q.label_selector, strlen(s));
+    assert_in_storage(&q, q.field_selector, strlen(s));
+    assert_in_storage(&q, q.continue_token, strlen(s));
+    query_fini(&q);
+}
+
+static void test_booleans(void **state)
+{
+    static const struct {
+        const char *spelling;
+        bool value;
+    } cases[] = {
+        {"1", true},  {"t", true},      {"T", true},     {"TRUE", true},
+        {"true", true}, {"True", true}, {"0", false},    {"f", false},
+        {"F", false}, {"FALSE", false}, {"false", false}, {"False", false},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
+        char *s = xasprintf("watch=%s&allowWatchBookmarks=%s&"
+                            "sendInitialEvents=%s",
+                            cases[i].spelling, cases[i].spelling,
+                            cases[i].spelling);
+        struct query q;
+
+        parse_ok(s, &q);
+        assert_int_equal(q.watch, cases[i].value);
+        assert_int_equal(q.allow_bookmarks, cases[i].value);
+        assert_int_equal(q.send_initial_events, cases[i].value ? 1 : 0);
+        query_fini(&q);
+        free(s);
+    }
+}
+
+static void test_values(void **state)
+{
+    struct query q;
+
+    parse_ok("resourceVersion=", &q);
+    assert_false(q.has_rv);
+    query_fini(&q);
+
+    parse_ok("resourceVersion=0", &q);
+    assert_true(q.has_rv);
+    assert_int_equal(q.rv, 0);
+    query_fini(&q);
+
+    parse_ok("resourceVersion=9223372036854775807&limit=%2B7&"
+             "timeoutSeconds=0",
+             &q);
+    assert_int_equal(q.rv, INT64_MAX);
+    assert_int_equal(q.limit, 7);
+    assert_int_equal(q.timeout_seconds, 0);
+    query_fini(&q);
+
+    parse_ok("resourceVersionMatch=Exact&resourceVersion=007", &q);
+    assert_int_equal(q.rv_match, RV_MATCH_EXACT);
+    assert_int_equal(q.rv, 7);
+    query_fini(&q);
+
+    parse_ok("resourceVersionMatch=", &q);
+    assert_int_equal(q.rv_match, RV_MATCH_UNSET);
+    query_fini(&q);
+
+    /* Percent-encoded keys, '+' as space, bare keys, empty values. */
+    parse_ok("%77atch=true&labelSelector&fieldSelector=a+b%20c%2bd&"
+             "continue=",
+             &q);
+    assert_true(q.watch);
+    assert_string_equal(q.label_selector, "");
+    assert_string_equal(q.field_selector, "a b c+d");
+    assert_string_equal(q.continue_token, "");
+    query_fini(&q);
+
+    /* UTF-8 and escaped quotes survive decoding byte for byte. */
+    parse_ok("labelSelector=k%3D%C3%A9%22", &q);
+    assert_string_equal(q.label_selector, "k=\xc3\xa9\"");
+    query_fini(&q);
+}
+
+static void test_first_occurrence_wins(void **state)
+{
+    struct query q;
+
+    parse_ok("watch=1&watch=maybe&resourceVersion=5&resourceVersion=abc&"
+             "labelSelector=a&labelSelector=b&limit=1&limit=-1&"
+             "fieldSelector=x%3Dy&fieldSelector=%zz",
+             &q);
+    assert_true(q.watch);
+    assert_int_equal(q.rv, 5);
+    assert_string_equal(q.label_selector, "a");
+    assert_string_equal(q.field_selector, "x=y");
+    assert_int_equal(q.limit, 1);
+    query_fini(&q);
+
+    /* An empty first value still counts as the first. */
+    parse_ok("resourceVersion=&resourceVersion=5", &q);
+    assert_false(q.has_rv);
+    query_fini(&q);
+}
+
+static void test_unknown_and_malformed_keys_ignored(void **state)
+{
+    struct query q;
+
+    parse_ok("pretty=true&%zz=1&watch%=true&Watch=maybe&watch;x=1&"
+             "WATCH=1&a%00b=1",
+             &q);
+    assert_false(q.watch);
+    query_fini(&q);
+}
+
+static void test_invalid(void **state)
+{
+    static const struct {
+        const char *query, *why;
+    } cases[] = {
+        {"watch=maybe", "invalid value for watch: \"maybe\""},
+        {"watch", "invalid value for watch: \"\""},
+        {"watch=yes", "invalid value for watch: \"yes\""},
+        {"allowWatchBookmarks=2",
+         "invalid value for allowWatchBookmarks: \"2\""},
+        {"sendInitialEvents=tRuE",
+         "invalid value for sendInitialEvents: \"tRuE\""},
+        {"resourceVersion=abc", "invalid resourceVersion: \"abc\""},
+        {"resourceVersion=-1", "invalid resourceVersion: \"-1\""},
+        {"resourceVersion=%2B1", "invalid resourceVersion: \"+1\""},
+        {"resourceVersion=1.5", "invalid resourceVersion: \"1.5\""},
+        {"resourceVersion=+1", "invalid resourceVersion: \" 1\""},
+        {"resourceVersion=9223372036854775808",
+         "invalid resourceVersion: \"9223372036854775808\""},
+        {"resourceVersionMatch=Newest",
+         "invalid resourceVersionMatch: \"Newest\""},
+        {"resourceVersionMatch=exact",
+         "invalid resourceVersionMatch: \"exact\""},
+        {"limit=-1", "limit must be a non-negative integer"},
+        {"limit=", "limit must be a non-negative integer"},
+        {"limit=1e3", "limit must be a non-negative integer"},
+        {"limit=99999999999999999999", "limit must be a non-negative integer"},
+        {"timeoutSeconds=-5", "timeoutSeconds must be a non-negative integer"},
+        {"timeoutSeconds=x", "timeoutSeconds must be a non-negative integer"},
+        {"labelSelector=%zz",
+         "invalid labelSelector: malformed percent-encoding in the query"},
+        {"fieldSelector=a%2", "invalid fieldSelector: malformed "
+                              "percent-encoding in the query"},
+        {"continue=%00", "invalid continue: malformed percent-encoding in "
+                         "the query"},
+        {"watch=true&resourceVersion=x1",
+         "invalid resourceVersion: \"x1\""},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
+        struct query q;
+        char why[256] = "";
+        int rc = query_parse(cases[i].query, strlen(cases[i].query), &q, why,
+                             sizeof(why));
+
+        if (rc != RW_EINVAL)
+            fail_msg("query \"%s\" accepted", cases[i].query);
+        assert_string_equal(why, cases[i].why);
+        query_fini(&q);
+    }
+}
+
+static void test_why_truncated(void **state)
+{
+    char why[16];
+    struct query q;
+
+    assert_int_equal(query_parse("watch=abcdefghijklmnop", 22, &q, why,
+                                 sizeof(why)),
+                     RW_EINVAL);
+    assert_int_equal(strlen(why), sizeof(why) - 1);
+    query_fini(&q);
+}
+
+static void test_not_nul_terminated(void **state)
+{
+    const char buf[] = {'l', 'i', 'm', 'i', 't', '=', '1', '2', '3'};
+    struct query q;
+    char why[64];
+
+    /* Only the first 8 bytes: "limit=12". */
+    assert_int_equal(query_parse(buf, 8, &q, why, sizeof(why)), RW_OK);
+    assert_int_equal(q.limit, 12);
+    query_fini(&q);
+}
+
+static void test_unescape(void **state)
+{
+    static const struct {
+        const char *in;
+        bool plus;
+        const char *out; /* NULL: malformed */
+    } cases[] = {
+        {"", true, ""},
+        {"a+b", true, "a b"},
+        {"a+b", false, "a+b"},
+        {"%41%42%63", false, "ABc"},
+        {"%e6%97%A5", false, "\xe6\x97\xa5"},
+        {"%2", false, NULL},
+        {"%", false, NULL},
+        {"%g0", false, NULL},
+        {"%0g", false, NULL},
+        {"a%00b", false, NULL},
+        {"100%25", true, "100%"},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
+        char *got =
+            query_unescape(cases[i].in, strlen(cases[i].in), cases[i].plus);
+
+        if (cases[i].out == NULL) {
+            assert_null(got);
+            continue;
+        }
+        assert_non_null(got);
+        assert_string_equal(got, cases[i].out);
+        free(got);
+    }
+    /* A raw NUL within len is refused too. */
+    assert_null(query_unescape("a\0b", 3, false));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_full_watch),
+        cmocka_unit_test(test_booleans),
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_first_occurrence_wins),
+        cmocka_unit_test(test_unknown_and_malformed_keys_ignored),
+        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_why_truncated),
+        cmocka_unit_test(test_not_nul_terminated),
+        cmocka_unit_test(test_unescape),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
