@@ -408,7 +408,7 @@ static const struct token *consume(struct label_parser *p)
     return t;
 }
 
-__attribute__((format(printf, 2, 3))) static int fail(struct label_parser *p,
+__attribute__((format(printf, 2, 3))) static int parse_fail(struct label_parser *p,
                                                       const char *fmt, ...)
 {
     va_list ap;
@@ -475,7 +475,7 @@ static int parse_identifiers_list(struct label_parser *p)
                 continue;
             if (t2->type == TOK_CLOSE_PAREN)
                 return RW_OK;
-            return fail(p, "found '%.*s', expected: ',' or ')'", t2->len,
+            return parse_fail(p, "found '%.*s', expected: ',' or ')'", t2->len,
                         t2->s);
         case TOK_COMMA:
             if (r->nvalues == 0)
@@ -491,7 +491,7 @@ static int parse_identifiers_list(struct label_parser *p)
             }
             continue;
         default:
-            return fail(p, "found '%.*s', expected: ',', or identifier",
+            return parse_fail(p, "found '%.*s', expected: ',', or identifier",
                         t->len, t->s);
         }
     }
@@ -503,7 +503,7 @@ static int parse_values(struct label_parser *p)
     const struct token *t = consume(p), *la;
 
     if (t->type != TOK_OPEN_PAREN)
-        return fail(p, "found '%.*s' expected: '('", t->len, t->s);
+        return parse_fail(p, "found '%.*s' expected: '('", t->len, t->s);
     la = lookahead(p);
     switch (as_value(la->type)) {
     case TOK_IDENT:
@@ -511,14 +511,14 @@ static int parse_values(struct label_parser *p)
         if (parse_identifiers_list(p) != RW_OK)
             return RW_EINVAL;
         if (consume(p)->type != TOK_CLOSE_PAREN)
-            return fail(p, "found '%.*s', expected: ')'", la->len, la->s);
+            return parse_fail(p, "found '%.*s', expected: ')'", la->len, la->s);
         return RW_OK;
     case TOK_CLOSE_PAREN: /* "()" is the set {""} */
         consume(p);
         add_value(&p->req, "", 0);
         return RW_OK;
     default:
-        return fail(p, "found '%.*s', expected: ',', ')' or identifier",
+        return parse_fail(p, "found '%.*s', expected: ',', ')' or identifier",
                     la->len, la->s);
     }
 }
@@ -537,7 +537,7 @@ static int parse_exact_value(struct label_parser *p)
         add_value(&p->req, t->s, t->len);
         return RW_OK;
     }
-    return fail(p, "found '%.*s', expected: identifier", t->len, t->s);
+    return parse_fail(p, "found '%.*s', expected: identifier", t->len, t->s);
 }
 
 /* parseOperator, in the key-and-operator context ("in" is an operator). */
@@ -567,7 +567,7 @@ static int parse_operator(struct label_parser *p, bool *set_based)
         p->req.op = LABEL_LT;
         return RW_OK;
     default:
-        return fail(p, "found '%.*s', expected: in, notin, =, ==, !=, gt, lt",
+        return parse_fail(p, "found '%.*s', expected: in, notin, =, ==, !=, gt, lt",
                     t->len, t->s);
     }
 }
@@ -639,7 +639,7 @@ static int parse_key(struct label_parser *p, bool *done)
         t = consume(p);
     }
     if (as_value(t->type) != TOK_IDENT)
-        return fail(p, "found '%.*s', expected: identifier", t->len, t->s);
+        return parse_fail(p, "found '%.*s', expected: identifier", t->len, t->s);
     check_qualified_name(t->s, t->len, &errs);
     if (errs.len > 0) {
         /* field.Invalid(nil path, ...): the path prints as "<nil>". */
@@ -704,17 +704,17 @@ static int parse_label_tokens(struct label_parser *p, struct selector *sel)
             if (t->type == TOK_END)
                 return RW_OK;
             if (t->type != TOK_COMMA)
-                return fail(p, "found '%.*s', expected: ',' or 'end of string'",
+                return parse_fail(p, "found '%.*s', expected: ',' or 'end of string'",
                             t->len, t->s);
             t2 = lookahead(p);
             if (as_value(t2->type) != TOK_IDENT && t2->type != TOK_NOT)
-                return fail(p, "found '%.*s', expected: identifier after ','",
+                return parse_fail(p, "found '%.*s', expected: identifier after ','",
                             t2->len, t2->s);
             break;
         case TOK_END:
             return RW_OK;
         default:
-            return fail(p,
+            return parse_fail(p,
                         "found '%.*s', expected: !, identifier, or 'end of "
                         "string'",
                         t->len, t->s);

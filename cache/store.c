@@ -61,7 +61,8 @@ struct iter {
 
 static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
-    int c = memcmp(a, b, RW_MIN(alen, blen));
+    size_t n = RW_MIN(alen, blen);
+    int c = n ? memcmp(a, b, n) : 0;
 
     if (c != 0)
         return c;
@@ -452,8 +453,8 @@ void store_snap_scan(const struct store_snap *snap, const char *prefix,
         prefix_len = 0;
     iter_seek(&it, snap->root, prefix_len ? prefix : NULL, prefix_len);
     while ((obj = iter_next(&it)) != NULL) {
-        if (obj->key_len < prefix_len ||
-            memcmp(obj->key, prefix, prefix_len) != 0)
+        if (prefix_len > 0 && (obj->key_len < prefix_len ||
+                               memcmp(obj->key, prefix, prefix_len) != 0))
             break;
         if (!fn(obj, arg))
             break;

@@ -12,7 +12,10 @@
  * revisions (object_with_rv) are spliced without parsing again.
  *
  * Lookups follow Go's encoding/json: a member is matched case-sensitively
- * and, when a key is repeated, the last occurrence wins.
+ * and, when a key is repeated, the last occurrence wins.  The members the
+ * codec reads to complete the object (kind, apiVersion, metadata, name,
+ * namespace, resourceVersion) keep only that last occurrence, so readers
+ * that take the first one see the same resourceVersion.
  *
  * Encoding: small documents (events, Status, lists, discovery) are written
  * with a growable string builder in a fixed key order; every string that
@@ -247,30 +250,94 @@ static int index_of(const cJSON *obj, const cJSON *item)
 }
 
 /*
- * Sets obj's member name to item (taking it): every earlier duplicate is
- * deleted and the last one replaced in place; when obj has no such member
- * item is inserted at index at (or appended when at is past the end).
+ * Sibling lists are edited here rather than with cJSON's detach, insert
+ * and replace calls: Debian 12's libcjson 1.7.15 (+deb12u4) refuses
+ * cJSON_InsertItemInArray at any index but 0.  cJSON's list is
+ * doubly linked, with the head's prev pointing at the tail (that is how
+ * it appends); both helpers keep that invariant.
+ */
+static void unlink_member(cJSON *obj, cJSON *item)
+{
+    if (item == obj->child) {
+        obj->child = item->next;
+        if (item->next != NULL)
+            item->next->prev = item->prev;
+    } else {
+        item->prev->next = item->next;
+        if (item->next != NULL)
+            item->next->prev = item->prev;
+        else
+            obj->child->prev = item->prev;
+    }
+    item->next = item->prev = NULL;
+}
+
+/* Links item in before the member at index at (appends past the end). */
+static void link_member(cJSON *obj, cJSON *item, int at)
+{
+    cJSON *after = obj->child;
+
+    for (int i = 0; after != NULL && i < at; i++)
+        after = after->next;
+    if (obj->child == NULL) {
+        obj->child = item;
+        item->prev = item;
+        item->next = NULL;
+    } else if (after == NULL) {
+        item->prev = obj->child->prev;
+        item->next = NULL;
+        obj->child->prev->next = item;
+        obj->child->prev = item;
+    } else {
+        item->next = after;
+        item->prev = after->prev;
+        if (after == obj->child)
+            obj->child = item;
+        else
+            after->prev->next = item;
+        after->prev = item;
+    }
+}
+
+/* Deletes every member name of obj but the last, so that readers taking
+ * the first of repeated keys (cJSON, some clients) agree with Go's. */
+static void keep_last(cJSON *obj, const char *name)
+{
+    cJSON *last = member(obj, name), *c, *next;
+
+    for (c = obj->child; c != NULL && c != last; c = next) {
+        next = c->next;
+        if (c->string != NULL && strcmp(c->string, name) == 0) {
+            unlink_member(obj, c);
+            cJSON_Delete(c);
+        }
+    }
+}
+
+/*
+ * Sets obj's member name to item (taking it): every duplicate is deleted
+ * and item takes the place of the last one; when obj has no such member
+ * item is inserted at index at (appended when at < 0 or past the end).
  */
 static void set_member(cJSON *obj, const char *name, cJSON *item, int at)
 {
-    cJSON *old = member(obj, name), *c, *next;
+    cJSON *c, *next;
+    int where = -1, i = 0;
 
-    for (c = obj->child; c != NULL && c != old; c = next) {
+    for (c = obj->child; c != NULL; c = next, i++) {
         next = c->next;
-        if (c->string && strcmp(c->string, name) == 0)
-            cJSON_Delete(cJSON_DetachItemViaPointer(obj, c));
+        if (c->string == NULL || strcmp(c->string, name) != 0)
+            continue;
+        where = i--;
+        unlink_member(obj, c);
+        cJSON_Delete(c);
     }
-    if (old != NULL) {
-        item->string = old->string; /* keep cJSON's copy of the key */
-        old->string = NULL;
-        cJSON_ReplaceItemViaPointer(obj, old, item);
-        return;
-    }
-    cJSON_AddItemToObject(obj, name, item);
-    if (at >= 0 && at < cJSON_GetArraySize(obj) - 1) {
-        cJSON_DetachItemViaPointer(obj, item);
-        cJSON_InsertItemInArray(obj, at, item);
-    }
+    if (where < 0)
+        where = at < 0 ? INT32_MAX : at;
+    rw_assert(item->string == NULL);
+    item->string = xstrdup(name); /* cJSON frees it with its free_fn */
+    item->type &= ~cJSON_StringIsConst;
+    link_member(obj, item, where);
 }
 
 /* ------------------------------------------------------------------ */
@@ -343,7 +410,10 @@ static cJSON *string_n(const char *s, size_t n)
 static const char *string_or_default(cJSON *obj, const char *name,
                                      const char *s, size_t n, int at)
 {
-    cJSON *item = member(obj, name);
+    cJSON *item;
+
+    keep_last(obj, name);
+    item = member(obj, name);
 
     if (cJSON_IsString(item) && item->valuestring[0] != '\0')
         return item->valuestring;
@@ -399,6 +469,7 @@ static int complete_type_meta(const struct resource_type *rt, struct decoded *d,
         *why = "apiVersion is not a string";
         return RW_EINVAL;
     }
+    keep_last(root, "metadata");
     d->meta = member(root, "metadata");
     if (absent(d->meta)) {
         d->meta = cJSON_CreateObject();
@@ -427,9 +498,9 @@ static int complete_object_meta(const struct resource_type *rt,
     }
     d->ns = "";
     if (rt->namespaced) {
-        d->ns = string_or_default(d->meta, "namespace", kp->ns, kp->ns_len,
-                                  index_of(d->meta, member(d->meta, "name")) +
-                                      1);
+        d->ns =
+            string_or_default(d->meta, "namespace", kp->ns, kp->ns_len,
+                              index_of(d->meta, member(d->meta, "name")) + 1);
         if (d->ns == NULL) {
             *why = "metadata.namespace is not a string";
             return RW_EINVAL;
@@ -691,8 +762,7 @@ struct rbuf *kjson_bookmark_frame(const struct resource_type *rt, int64_t rv,
     jw_int(&w, rv);
     jw_raw(&w, "\"");
     if (initial_events_end)
-        jw_raw(&w,
-               ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}");
+        jw_raw(&w, ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}");
     jw_raw(&w, "}}}\n");
     return jw_frame(&w);
 }
@@ -826,7 +896,8 @@ static bool seen_before(const struct resource_type *const *types, size_t i,
 {
     for (size_t j = 0; j < i; j++)
         if (strcmp(types[j]->group, types[i]->group) == 0 &&
-            (!same_version || strcmp(types[j]->version, types[i]->version) == 0))
+            (!same_version ||
+             strcmp(types[j]->version, types[i]->version) == 0))
             return true;
     return false;
 }
@@ -843,8 +914,7 @@ static void jw_group(struct jw *w, const struct resource_type *const *types,
     jw_member_str(w, true, "name", group);
     jw_raw(w, ",\"versions\":[");
     for (size_t i = first; i < n; i++) {
-        if (strcmp(types[i]->group, group) != 0 ||
-            seen_before(types, i, true))
+        if (strcmp(types[i]->group, group) != 0 || seen_before(types, i, true))
             continue;
         if (comma)
             jw_raw(w, ",");
@@ -881,13 +951,14 @@ static void jw_resource(struct jw *w, const struct resource_type *rt)
     jw_raw(w, "{");
     jw_member_str(w, true, "name", rt->resource);
     jw_member_str(w, false, "singularName", rt->singular);
-    jw_raw(w, rt->namespaced ? ",\"namespaced\":true" : ",\"namespaced\":false");
+    jw_raw(w,
+           rt->namespaced ? ",\"namespaced\":true" : ",\"namespaced\":false");
     jw_member_str(w, false, "kind", rt->kind);
     jw_raw(w, ",\"verbs\":[\"get\",\"list\",\"watch\"]");
     if (rt->short_names[0] != NULL) {
         jw_raw(w, ",\"shortNames\":[");
-        for (size_t i = 0; i < RW_ARRAY_LEN(rt->short_names) &&
-                           rt->short_names[i] != NULL;
+        for (size_t i = 0;
+             i < RW_ARRAY_LEN(rt->short_names) && rt->short_names[i] != NULL;
              i++) {
             if (i > 0)
                 jw_raw(w, ",");

@@ -30,13 +30,41 @@
  * with *why a static reason ("value is protobuf (k8s\\0 prefix)", "value is
  * not JSON", "value is not a JSON object", "metadata is not an object")
  * and nothing allocated.
+ *
+ * Details.  key (key_len bytes, need not be NUL-terminated) must be
+ * rt->etcd_prefix followed by "NS/NAME" for namespaced types or "NAME"
+ * otherwise, no part empty and no NUL ("key does not match the resource's
+ * layout").  The value must be one JSON value with only whitespace after
+ * it (at most cJSON's nesting depth, 1000).  As Go's encoding/json, a
+ * repeated key's last occurrence wins and null reads as absent; kind,
+ * apiVersion, metadata.name and metadata.namespace are set when absent,
+ * null or "", and must otherwise be strings ("kind is not a string",
+ * "apiVersion is not a string", "metadata.name is not a string",
+ * "metadata.namespace is not a string"); cluster-scoped objects get ns "".
+ * metadata.labels must be an object ("metadata.labels is not an object")
+ * of strings ("label values must be strings"), at most 65534 ("too many
+ * labels").  Field values as the apiserver's GetAttrs renders them:
+ * strings as is, booleans "true"/"false", integral numbers as integers,
+ * other numbers "%.17g", anything else or absent ""; except Go bools
+ * (Pod spec.hostNetwork, Node spec.unschedulable) read "false" when
+ * absent, and Event "source" is source.component, else reportingComponent.
+ * Numbers elsewhere in the JSON are re-printed by cJSON (doubles: 1.50
+ * becomes 1.5, integers above 2^53 lose precision); strings, keys and
+ * member order are kept.  rv_off/rv_len locate the decimal digits of rv
+ * ("value is too large" if the JSON would pass 4 GiB).
  */
 int kjson_decode_object(const struct resource_type *rt, const char *key,
                         size_t key_len, const void *value, size_t len,
                         int64_t rv, struct object **out, const char **why);
 
+/*
+ * Every encoder below returns a new rbuf (refs 1) owned by the caller, and
+ * JSON-escapes every string argument (kjson_escape's rules).
+ */
+
 /* The watch event {"type":"ADDED|MODIFIED|DELETED","object":<obj json>}\n
- * as a frame (frame.h). */
+ * as a frame (frame.h): one allocation, one copy of obj's JSON.  The
+ * caller may cache it in obj->frames[type]. */
 struct rbuf *kjson_watch_frame(enum event_type type, const struct object *obj);
 
 /* A BOOKMARK event frame: {"type":"BOOKMARK","object":{"kind":K,
@@ -66,7 +94,14 @@ struct rbuf *kjson_list_tail(void);
 
 /* Discovery: /version (minor "32"), /api (APIVersions), /apis
  * (APIGroupList of the groups among types), /api/v1 and /apis/G/V
- * (APIResourceList of the types in that group/version). */
+ * (APIResourceList of the types in that group/version).
+ * kjson_version: gitVersion "v1.32.0+ringwatch", gitCommit from
+ * -DRINGWATCH_GIT_COMMIT="..." (else "unknown"), buildDate the compile
+ * time in RFC 3339.  kjson_api_versions: server_address is host:port,
+ * NULL as "".  kjson_api_group_list: one group per distinct non-core
+ * group, its versions in order of first appearance, the first preferred.
+ * kjson_api_resource_list: group "" (or NULL) is the core group; each
+ * type gets verbs get, list, watch and shortNames when it has any. */
 struct rbuf *kjson_version(void);
 struct rbuf *kjson_api_versions(const char *server_address);
 struct rbuf *kjson_api_group_list(const struct resource_type *const *types,
@@ -75,7 +110,11 @@ struct rbuf *kjson_api_resource_list(const char *group, const char *version,
                                      const struct resource_type *const *types,
                                      size_t n);
 
-/* s JSON-escaped, without surrounding quotes: a new string (free()). */
+/* s JSON-escaped, without surrounding quotes: a new string (free()).
+ * '"' and '\\' are backslash-escaped, control characters become \n, \r,
+ * \t or \u00XX, and each byte that is not part of well-formed UTF-8
+ * becomes \ufffd (as Go's encoding/json), so the result is always valid
+ * JSON string content. */
 char *kjson_escape(const char *s);
 
 #endif

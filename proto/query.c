@@ -152,8 +152,8 @@ static int apply(struct query *q, enum query_key k, const char *v, char *why,
     case QK_BOOKMARKS:
     case QK_INITIAL_EVENTS:
         if (!parse_bool(v, &b)) {
-            snprintf(why, why_len, "invalid value for %s: \"%s\"",
-                     key_names[k], v);
+            snprintf(why, why_len, "invalid value for %s: \"%s\"", key_names[k],
+                     v);
             return RW_EINVAL;
         }
         if (k == QK_WATCH)
@@ -272,9 +272,8 @@ int query_parse(const char *query, size_t len, struct query *q, char *why,
 
         if (amp == NULL)
             amp = end;
-        if (amp > p &&
-            (rc = parse_pair(q, p, (size_t)(amp - p), &seen, &used, why,
-                             why_len)) != RW_OK)
+        if (amp > p && (rc = parse_pair(q, p, (size_t)(amp - p), &seen, &used,
+                                        why, why_len)) != RW_OK)
             return rc;
         p = amp + 1;
     }

@@ -8,6 +8,11 @@
  * T, TRUE, true, True and 0, f, F, FALSE, false, False).  Values are
  * percent-decoded ('+' is a space).  Unknown parameters are ignored, as
  * the apiserver does; a repeated parameter takes its first value.
+ *
+ * Stricter than the apiserver, deliberately: its conversion reads any
+ * boolean other than "0"/"false" (any case) as true, even "" and "maybe",
+ * and Go's url.Query() silently drops a pair with a malformed %-escape;
+ * here those are 400s (a malformed key is still just ignored).
  */
 #ifndef QUERY_H
 #define QUERY_H
@@ -24,32 +29,43 @@ enum rv_match {
 
 struct query {
     bool watch;
-    bool has_rv;             /* resourceVersion present and non-empty */
-    int64_t rv;              /* its value (>= 0) when has_rv */
+    bool has_rv; /* resourceVersion present and non-empty */
+    int64_t rv;  /* its value (>= 0) when has_rv */
     enum rv_match rv_match;
     const char *label_selector; /* decoded; "" when absent */
     const char *field_selector; /* decoded; "" when absent */
-    int64_t limit;           /* 0 when absent */
+    int64_t limit;              /* 0 when absent */
     const char *continue_token; /* decoded; "" when absent */
-    int64_t timeout_seconds; /* -1 when absent; seconds */
+    int64_t timeout_seconds;    /* -1 when absent; seconds */
     bool allow_bookmarks;
     int send_initial_events; /* -1 absent, 0 false, 1 true */
     char *storage;           /* owns the decoded strings */
 };
 
 /*
- * Parses query (len bytes, without the leading '?'; may be empty) into *q.
- * Returns RW_OK; or RW_EINVAL with the message for a 400 BadRequest in why
- * (e.g. "invalid value for watch: \"maybe\"", "invalid resourceVersion:
- * \"abc\"", "limit must be a non-negative integer", "invalid
- * resourceVersionMatch: \"Newest\""); *q must still be finalised.
+ * Parses query (len bytes, without the leading '?'; may be empty; need not
+ * be NUL-terminated) into *q.  Returns RW_OK; or RW_EINVAL with the
+ * message for a 400 BadRequest in why (e.g. "invalid value for watch:
+ * \"maybe\"", "invalid resourceVersion: \"abc\"", "limit must be a
+ * non-negative integer", "invalid resourceVersionMatch: \"Newest\"",
+ * "invalid labelSelector: malformed percent-encoding in the query"),
+ * truncated to why_len bytes, quoting the decoded value unescaped (JSON-
+ * escape it for a Status); *q must still be finalised.
+ * resourceVersion: "" is unset, else decimal digits only (as the etcd3
+ * versioner's ParseUint) up to INT64_MAX.  limit and timeoutSeconds: an
+ * optional '+' then digits (as strconv.ParseInt), non-negative; an empty
+ * value is an error.  A value that decodes to a NUL byte is malformed.
+ * q->storage is one allocation of len + 1 bytes.
  */
 int query_parse(const char *query, size_t len, struct query *q, char *why,
                 size_t why_len);
+/* Frees q->storage; the string fields then read "".  For a query that
+ * query_parse accepted or refused; idempotent. */
 void query_fini(struct query *q);
 
 /* Percent-decodes len bytes of s into a new NUL-terminated string ('+' is
- * a space when plus_is_space).  Returns NULL on a malformed %XX escape. */
+ * a space when plus_is_space; free() it).  Returns NULL on a malformed %XX
+ * escape, and on "%00" or a raw NUL (which would cut the string short). */
 char *query_unescape(const char *s, size_t len, bool plus_is_space);
 
 #endif

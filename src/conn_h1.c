@@ -1,1 +1,768 @@
-/* placeholder: being written */
+/*
+ * conn_h1.c: an HTTP/1.x server connection (RFC 9112) with Node's
+ * http-parser; the only file of the front that includes it.
+ *
+ * Data structure: one bufferevent, one http_parser, the request being
+ * parsed (its URL and the few header values handlers see, in one growing
+ * buffer freed at dispatch) and at most one stream: the request being
+ * answered.  Requests are answered one at a time in order (sequential
+ * pipelining): once a request is complete the parser is paused, and bytes
+ * of later requests wait in the input buffer until the current stream has
+ * finished (on_close delivered) and the output buffer is below the
+ * configured high-water mark.
+ *
+ * Response bodies are never copied: stream bytes are queued in the
+ * output evbuffer by reference (evbuffer_add_reference, released with
+ * rbuf_unref when libevent has written them).  Streamed bodies are chunked
+ * on HTTP/1.1 (a frame is a chunk as it is) and close-delimited on
+ * HTTP/1.0.  stream_pending() is the output buffer's length; the write
+ * low-water mark (STREAM_LOW_WATER) brings the write callback, which
+ * drives on_drain.
+ *
+ * Lifetimes: the connection is freed only at the tail of one of its
+ * libevent callbacks, never from inside a call a handler made; stream API
+ * calls that need the connection to act (stream_end) schedule the write
+ * callback as a deferred callback (bufferevent_trigger), so no connection
+ * carries an event of its own.  A connection that stops answering
+ * (Connection: close, HTTP/1.0, an error response) flushes its output,
+ * shuts down its write side and discards input for a short while
+ * (lingering close, so the client reads the response rather than a
+ * reset), then closes.
+ *
+ * stream.h's enum http_method shares its constants' names with
+ * http-parser's; this file renames http-parser's at include time.
+ */
+#define http_method h1_parser_method
+#define HTTP_DELETE H1P_DELETE
+#define HTTP_GET H1P_GET
+#define HTTP_HEAD H1P_HEAD
+#define HTTP_POST H1P_POST
+#define HTTP_PUT H1P_PUT
+#define HTTP_OPTIONS H1P_OPTIONS
+#define HTTP_PATCH H1P_PATCH
+#include <http_parser.h>
+#undef http_method
+#undef HTTP_DELETE
+#undef HTTP_GET
+#undef HTTP_HEAD
+#undef HTTP_POST
+#undef HTTP_PUT
+#undef HTTP_OPTIONS
+#undef HTTP_PATCH
+
+#include "src/conn_h1.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "cache/rw.h"
+#include "proto/frame.h"
+#include "proto/kjson.h"
+#include "src/log.h"
+#include "src/stream_impl.h"
+
+#define H1_MAX_BODY (1024 * 1024)   /* request body bytes; beyond: 413 */
+#define H1_LINGER_SECONDS 2         /* lingering close: how long */
+#define H1_LINGER_BYTES (64 * 1024) /* lingering close: how much */
+#define H1_CLOSE_FLUSH_SECONDS 30   /* flushing before close, without idle */
+#define H1_SERVICE_ROUNDS 64        /* requests answered per callback */
+#define H1_FIELD_MAX 16             /* longest header name we look at */
+
+enum h1_body {
+    H1_BODY_NONE,    /* HEAD: headers only */
+    H1_BODY_LENGTH,  /* Content-Length */
+    H1_BODY_CHUNKED, /* HTTP/1.1 streamed */
+    H1_BODY_CLOSE,   /* HTTP/1.0 streamed: ends with the connection */
+};
+
+enum h1_field {
+    H1_FIELD_OTHER,
+    H1_FIELD_ACCEPT,
+    H1_FIELD_USER_AGENT,
+    H1_FIELD_EXPECT,
+};
+
+struct h1_value {
+    size_t off, len; /* in h1_request.buf */
+};
+
+/* The request being parsed. */
+struct h1_request {
+    char *buf; /* URL, then the values below; NULL between requests */
+    size_t len, cap;
+    size_t url_len;
+    struct h1_value values[4]; /* by enum h1_field; [0] unused */
+    size_t header_bytes;       /* request line and headers so far */
+    uint64_t body_bytes;
+    char field[H1_FIELD_MAX]; /* current header name, lower case */
+    size_t field_len;
+    enum h1_field field_kind;
+    bool in_value;
+    bool complete;  /* message complete; parser paused */
+    int reject;     /* 0, or the status the front answers: 413, 431 */
+    int version;    /* 10 or 11, once complete */
+    bool keep_alive;
+    const char *method;
+};
+
+struct h1_stream {
+    struct stream base; /* first: struct stream * converts */
+    struct conn_h1 *conn;
+};
+
+struct conn_h1 {
+    struct front_conn base; /* first: struct front_conn * converts */
+    struct bufferevent *bev;
+    struct h1_stream *stream; /* being answered; NULL between requests */
+    http_parser parser;
+    struct h1_request req;
+    enum h1_body body; /* of the response being sent */
+    bool keep_alive;   /* the connection outlives this response */
+    bool eof;          /* the client shut down its side */
+    bool closing;      /* answering no more: flushing, then lingering */
+    bool lingering;    /* write side shut; discarding input */
+    bool dead;         /* to be freed at the tail of this callback */
+    bool scheduled;    /* a deferred write callback is on its way */
+    size_t lingered;   /* bytes discarded */
+};
+
+static const struct stream_ops h1_ops;
+static http_parser_settings h1_settings;
+
+/* ---- scheduling and closing ---- */
+
+/* Runs conn_h1_write_cb (h1_service) from the loop, soon. */
+static void h1_schedule(struct conn_h1 *c)
+{
+    if (c->scheduled)
+        return;
+    c->scheduled = true;
+    bufferevent_trigger(c->bev, EV_WRITE,
+                        BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+}
+
+static void h1_set_idle_timeout(struct conn_h1 *c, unsigned seconds)
+{
+    struct timeval tv = {.tv_sec = seconds, .tv_usec = 0};
+
+    bufferevent_set_timeouts(c->bev, seconds > 0 ? &tv : NULL, NULL);
+}
+
+/* Stops answering: the output is flushed, then the connection closed. */
+static void h1_close(struct conn_h1 *c)
+{
+    const struct front_config *cfg = listener_config(c->base.listener);
+    struct timeval tv = {.tv_sec = cfg->idle_timeout, .tv_usec = 0};
+
+    if (c->closing)
+        return;
+    c->closing = true;
+    if (tv.tv_sec == 0)
+        tv.tv_sec = H1_CLOSE_FLUSH_SECONDS;
+    bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+    bufferevent_set_timeouts(c->bev, NULL, &tv);
+}
+
+/* Once the output is flushed: shut the write side and linger. */
+static void h1_closing_progress(struct conn_h1 *c)
+{
+    struct timeval tv = {.tv_sec = H1_LINGER_SECONDS, .tv_usec = 0};
+    evutil_socket_t fd = bufferevent_getfd(c->bev);
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+
+    if (c->lingering || c->dead ||
+        evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+        return;
+    if (fd < 0 || c->eof || shutdown(fd, SHUT_WR) < 0) {
+        c->dead = true;
+        return;
+    }
+    c->lingering = true;
+    c->lingered += evbuffer_get_length(in);
+    evbuffer_drain(in, evbuffer_get_length(in));
+    bufferevent_set_timeouts(c->bev, &tv, NULL);
+    bufferevent_enable(c->bev, EV_READ);
+}
+
+static void h1_stream_free(struct conn_h1 *c)
+{
+    struct h1_stream *st = c->stream;
+
+    stream_finish(&st->base);
+    listener_count_stream(c->base.listener, FRONT_H1, -1);
+    free(st);
+    c->stream = NULL;
+}
+
+static void h1_free(struct conn_h1 *c)
+{
+    if (c->stream != NULL) {
+        stream_gone(&c->stream->base);
+        h1_stream_free(c);
+    }
+    listener_detach(&c->base);
+    bufferevent_free(c->bev);
+    free(c->req.buf);
+    free(c);
+}
+
+static void h1_shutdown(struct front_conn *fc)
+{
+    h1_free((struct conn_h1 *)fc);
+}
+
+/* The connection is done: its stream is gone, its I/O stops, and the
+ * listener's reaper frees it from the loop. */
+static void h1_kill(struct conn_h1 *c)
+{
+    c->dead = true;
+    if (c->stream != NULL)
+        stream_gone(&c->stream->base);
+    bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+    listener_reap(&c->base);
+}
+
+/* ---- responses the front sends itself ---- */
+
+static void conn_h1_unref_cb(const void *data, size_t len, void *extra)
+{
+    rbuf_unref(extra);
+}
+
+static void h1_add_ref(struct conn_h1 *c, struct rbuf *b, size_t off,
+                       size_t len)
+{
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+
+    rbuf_ref(b);
+    if (evbuffer_add_reference(out, b->data + off, len, conn_h1_unref_cb, b) <
+        0) {
+        rbuf_unref(b);
+        log_warnx("conn_h1: cannot queue %zu bytes", len);
+        c->dead = true;
+        h1_schedule(c);
+    }
+}
+
+/* Answers with a Kubernetes Status and closes (no stream involved). */
+static void h1_reject(struct conn_h1 *c, int status, const char *reason,
+                      const char *message)
+{
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+    struct rbuf *body = kjson_status(status, reason, message);
+
+    log_debug("conn_h1: %d %s: %s", status, reason, message);
+    evbuffer_add_printf(out,
+                        "HTTP/1.1 %d %s\r\nDate: %s\r\n"
+                        "Content-Type: application/json\r\n"
+                        "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                        status, stream_reason(status), stream_date(),
+                        body->len);
+    h1_add_ref(c, body, 0, body->len);
+    rbuf_unref(body);
+    h1_close(c);
+}
+
+static void h1_reject_parse(struct conn_h1 *c, enum http_errno err)
+{
+    const struct front_config *cfg = listener_config(c->base.listener);
+    char msg[160];
+
+    if (c->req.reject == 413) {
+        snprintf(msg, sizeof(msg),
+                 "Request entity too large: limit is %d bytes", H1_MAX_BODY);
+        h1_reject(c, 413, "RequestEntityTooLarge", msg);
+    } else if (c->req.reject == 431 || err == HPE_HEADER_OVERFLOW) {
+        snprintf(msg, sizeof(msg),
+                 "Request header fields too large: limit is %zu bytes",
+                 cfg->max_header_bytes);
+        h1_reject(c, 431, "RequestHeaderFieldsTooLarge", msg);
+    } else {
+        snprintf(msg, sizeof(msg), "Malformed HTTP/1.1 request: %s",
+                 http_errno_description(err));
+        h1_reject(c, 400, "BadRequest", msg);
+    }
+}
+
+/* ---- parsing ---- */
+
+static void req_reset(struct h1_request *r)
+{
+    free(r->buf);
+    memset(r, 0, sizeof(*r));
+}
+
+static void req_append(struct h1_request *r, const char *at, size_t len)
+{
+    if (r->len + len > r->cap) {
+        r->cap = RW_MAX(r->cap * 2, r->len + len);
+        r->cap = RW_MAX(r->cap, (size_t)256);
+        r->buf = xrealloc(r->buf, r->cap);
+    }
+    memcpy(r->buf + r->len, at, len);
+    r->len += len;
+}
+
+/* Counts header bytes; -1 (stop parsing, 431) beyond the limit. */
+static int req_count(struct conn_h1 *c, size_t len)
+{
+    c->req.header_bytes += len;
+    if (c->req.header_bytes <=
+        listener_config(c->base.listener)->max_header_bytes)
+        return 0;
+    c->req.reject = 431;
+    return -1;
+}
+
+static int h1_on_url(http_parser *p, const char *at, size_t len)
+{
+    struct conn_h1 *c = p->data;
+
+    if (req_count(c, len) < 0)
+        return -1;
+    req_append(&c->req, at, len);
+    c->req.url_len += len;
+    return 0;
+}
+
+static int h1_on_header_field(http_parser *p, const char *at, size_t len)
+{
+    struct conn_h1 *c = p->data;
+    struct h1_request *r = &c->req;
+
+    if (req_count(c, len + 4) < 0) /* ": " and CRLF */
+        return -1;
+    if (r->in_value) {
+        r->in_value = false;
+        r->field_len = 0;
+    }
+    for (size_t i = 0; i < len; i++, r->field_len++)
+        if (r->field_len < H1_FIELD_MAX)
+            r->field[r->field_len] = (char)(at[i] | 0x20);
+    return 0;
+}
+
+static enum h1_field field_kind(const struct h1_request *r)
+{
+    static const struct {
+        const char *name;
+        enum h1_field kind;
+    } fields[] = {
+        {"accept", H1_FIELD_ACCEPT},
+        {"user-agent", H1_FIELD_USER_AGENT},
+        {"expect", H1_FIELD_EXPECT},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(fields); i++)
+        if (strlen(fields[i].name) == r->field_len &&
+            memcmp(fields[i].name, r->field, r->field_len) == 0)
+            return fields[i].kind;
+    return H1_FIELD_OTHER;
+}
+
+static int h1_on_header_value(http_parser *p, const char *at, size_t len)
+{
+    struct conn_h1 *c = p->data;
+    struct h1_request *r = &c->req;
+
+    if (req_count(c, len) < 0)
+        return -1;
+    if (!r->in_value) {
+        r->in_value = true;
+        r->field_kind = field_kind(r);
+        if (r->field_kind != H1_FIELD_OTHER) {
+            /* a repeated header: the last one wins */
+            r->values[r->field_kind].off = r->len;
+            r->values[r->field_kind].len = 0;
+        }
+    }
+    if (r->field_kind != H1_FIELD_OTHER) {
+        req_append(r, at, len);
+        r->values[r->field_kind].len += len;
+    }
+    return 0;
+}
+
+static bool req_expects_continue(const struct h1_request *r)
+{
+    const struct h1_value *v = &r->values[H1_FIELD_EXPECT];
+
+    return v->len == 12 && strncasecmp(r->buf + v->off, "100-continue", 12) == 0;
+}
+
+static int h1_on_headers_complete(http_parser *p)
+{
+    struct conn_h1 *c = p->data;
+    bool has_body = (p->flags & F_CHUNKED) ||
+                    ((p->flags & F_CONTENTLENGTH) && p->content_length > 0);
+
+    if ((p->flags & F_CONTENTLENGTH) && p->content_length > H1_MAX_BODY) {
+        c->req.reject = 413;
+        return -1;
+    }
+    /* RFC 9110 10.1.1: a client waiting for 100 (Continue) */
+    if (has_body && p->http_major == 1 && p->http_minor >= 1 &&
+        req_expects_continue(&c->req))
+        evbuffer_add(bufferevent_get_output(c->bev),
+                     "HTTP/1.1 100 Continue\r\n\r\n", 25);
+    return 0;
+}
+
+static int h1_on_body(http_parser *p, const char *at, size_t len)
+{
+    struct conn_h1 *c = p->data;
+
+    c->req.body_bytes += len; /* drained and discarded */
+    if (c->req.body_bytes <= H1_MAX_BODY)
+        return 0;
+    c->req.reject = 413;
+    return -1;
+}
+
+static int h1_on_message_complete(http_parser *p)
+{
+    struct conn_h1 *c = p->data;
+    struct h1_request *r = &c->req;
+
+    r->complete = true;
+    r->version = (p->http_major == 1 && p->http_minor == 0) ? 10 : 11;
+    r->keep_alive = http_should_keep_alive(p) != 0;
+    r->method = http_method_str((enum h1_parser_method)p->method);
+    if (p->method == HTTP_CONNECT)
+        r->keep_alive = false; /* no tunnels here */
+    http_parser_pause(p, 1);
+    return 0;
+}
+
+static void h1_parser_reset(struct conn_h1 *c)
+{
+    http_parser_init(&c->parser, HTTP_REQUEST);
+    c->parser.data = c;
+}
+
+/* Splits the request target (origin or absolute form) into path and
+ * query; the fragment, which clients do not send, is dropped. */
+static void target_split(const char *url, size_t len, const char **path,
+                         size_t *path_len, const char **query,
+                         size_t *query_len)
+{
+    const char *end = url + len, *p = url, *q;
+
+    if (len > 0 && url[0] != '/') {
+        const char *scheme = memmem(url, len, "://", 3);
+
+        if (scheme != NULL) {
+            p = scheme + 3;
+            while (p < end && *p != '/' && *p != '?')
+                p++;
+        }
+    }
+    for (q = p; q < end && *q != '?' && *q != '#'; q++)
+        ;
+    *path = p == q ? "/" : p;
+    *path_len = p == q ? 1 : (size_t)(q - p);
+    *query = "";
+    *query_len = 0;
+    if (q < end && *q == '?') {
+        const char *hash = memchr(q + 1, '#', (size_t)(end - q - 1));
+
+        *query = q + 1;
+        *query_len = (size_t)((hash != NULL ? hash : end) - q - 1);
+    }
+}
+
+/* The parsed request becomes the stream being answered. */
+static void h1_dispatch(struct conn_h1 *c)
+{
+    struct h1_request *r = &c->req;
+    struct h1_stream *st = xcalloc(1, sizeof(*st));
+    const struct h1_value *acc = &r->values[H1_FIELD_ACCEPT];
+    const struct h1_value *ua = &r->values[H1_FIELD_USER_AGENT];
+    const char *path, *query;
+    size_t path_len, query_len;
+
+    stream_init(&st->base, &h1_ops, FRONT_H1);
+    st->conn = c;
+    target_split(r->buf, r->url_len, &path, &path_len, &query, &query_len);
+    stream_set_request(&st->base, r->version, r->method, strlen(r->method),
+                       path, path_len, query, query_len, r->buf + acc->off,
+                       acc->len, r->buf + ua->off, ua->len);
+    c->keep_alive = r->keep_alive;
+    req_reset(r);
+    h1_parser_reset(c);
+    c->stream = st;
+    listener_count_stream(c->base.listener, FRONT_H1, 1);
+    bufferevent_set_timeouts(c->bev, NULL, NULL);
+    listener_dispatch(c->base.listener, &st->base);
+}
+
+/* Parses input while no stream is being answered and the output has
+ * room; dispatches at most one request. */
+static void h1_parse(struct conn_h1 *c)
+{
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+    size_t high = listener_config(c->base.listener)->output_high_water;
+    struct evbuffer_iovec v;
+    size_t n;
+
+    while (c->stream == NULL && !c->closing && !c->dead) {
+        if (evbuffer_get_length(bufferevent_get_output(c->bev)) > high)
+            return; /* the write callback comes back */
+        if (evbuffer_peek(in, -1, NULL, &v, 1) < 1 || v.iov_len == 0)
+            return;
+        n = http_parser_execute(&c->parser, &h1_settings, v.iov_base,
+                                v.iov_len);
+        evbuffer_drain(in, n);
+        if (c->req.complete) {
+            h1_dispatch(c);
+            return;
+        }
+        if (HTTP_PARSER_ERRNO(&c->parser) != HPE_OK) {
+            h1_reject_parse(c, HTTP_PARSER_ERRNO(&c->parser));
+            return;
+        }
+    }
+}
+
+/* ---- the service loop, at the tail of every callback ---- */
+
+/* Finishes the stream once it has ended or its transport is gone;
+ * returns whether the next request may be parsed. */
+static bool h1_stream_service(struct conn_h1 *c)
+{
+    struct stream *s = &c->stream->base;
+    bool gone = s->gone;
+    unsigned idle = listener_config(c->base.listener)->idle_timeout;
+
+    if (!s->ended && !s->gone)
+        stream_drained(s);
+    if (!s->ended && !s->gone)
+        return false;
+    h1_stream_free(c);
+    if (gone)
+        c->dead = true;
+    else if (!c->keep_alive)
+        h1_close(c);
+    else
+        h1_set_idle_timeout(c, idle);
+    return !c->dead && !c->closing;
+}
+
+static void h1_service(struct conn_h1 *c)
+{
+    c->scheduled = false;
+    if (c->base.dying)
+        return; /* the reaper is on its way */
+    for (int round = 0; round < H1_SERVICE_ROUNDS && !c->dead; round++) {
+        if (c->stream != NULL && !h1_stream_service(c))
+            break;
+        if (c->closing)
+            break;
+        h1_parse(c);
+        if (c->stream == NULL) {
+            /* nothing more to answer from a client that has gone quiet */
+            if (c->eof)
+                h1_close(c);
+            break;
+        }
+    }
+    if (c->stream != NULL && (c->stream->base.ended || c->stream->base.gone))
+        h1_schedule(c); /* more pipelined requests than rounds */
+    if (c->closing)
+        h1_closing_progress(c);
+    if (c->dead)
+        h1_kill(c);
+}
+
+/* ---- libevent callbacks ---- */
+
+static void conn_h1_read_cb(struct bufferevent *bev, void *arg)
+{
+    struct conn_h1 *c = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+
+    if (c->closing) {
+        c->lingered += evbuffer_get_length(in);
+        evbuffer_drain(in, evbuffer_get_length(in));
+        if (c->lingered > H1_LINGER_BYTES)
+            c->dead = true;
+    }
+    /* otherwise bytes wait in the input until no stream is answered */
+    h1_service(c);
+}
+
+static void conn_h1_write_cb(struct bufferevent *bev, void *arg)
+{
+    h1_service(arg);
+}
+
+static void conn_h1_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+    struct conn_h1 *c = arg;
+    struct stream *s = c->stream != NULL ? &c->stream->base : NULL;
+
+    if (c->base.dying)
+        return;
+
+    if (what & BEV_EVENT_EOF) {
+        c->eof = true;
+        /* a client going away in the middle of a response (a watch) */
+        if (s != NULL && !s->ended)
+            stream_gone(s);
+        if (c->lingering || (s != NULL && s->gone))
+            c->dead = true;
+        log_debug("conn_h1: client closed its side");
+    } else {
+        log_debug("conn_h1: %s %s",
+                  (what & BEV_EVENT_TIMEOUT) ? "timeout" : "error",
+                  (what & BEV_EVENT_WRITING) ? "writing" : "reading");
+        if (s != NULL)
+            stream_gone(s);
+        c->dead = true;
+    }
+    h1_service(c);
+}
+
+/* ---- stream ops ---- */
+
+static struct conn_h1 *h1_conn(const struct stream *s)
+{
+    return ((const struct h1_stream *)s)->conn;
+}
+
+static void h1_begin(struct stream *s, int status, const char *content_type,
+                     int64_t content_length)
+{
+    struct conn_h1 *c = h1_conn(s);
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+    bool v11 = s->req.http_version >= 11;
+
+    if (content_length >= 0)
+        c->body = H1_BODY_LENGTH;
+    else if (v11)
+        c->body = H1_BODY_CHUNKED;
+    else
+        c->body = H1_BODY_CLOSE;
+    if (c->body == H1_BODY_CLOSE)
+        c->keep_alive = false;
+    evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status,
+                        stream_reason(status), stream_date());
+    if (content_type != NULL)
+        evbuffer_add_printf(out, "Content-Type: %s\r\n", content_type);
+    if (c->body == H1_BODY_LENGTH)
+        evbuffer_add_printf(out, "Content-Length: %lld\r\n",
+                            (long long)content_length);
+    else if (c->body == H1_BODY_CHUNKED)
+        evbuffer_add(out, "Transfer-Encoding: chunked\r\n", 28);
+    for (const struct stream_header *h = s->headers; h != NULL; h = h->next)
+        evbuffer_add_printf(out, "%s: %s\r\n", h->name, h->value);
+    if (!c->keep_alive)
+        evbuffer_add(out, "Connection: close\r\n", 19);
+    else if (!v11)
+        evbuffer_add(out, "Connection: keep-alive\r\n", 24);
+    evbuffer_add(out, "\r\n", 2);
+    if (s->head)
+        c->body = H1_BODY_NONE;
+}
+
+static void h1_write(struct stream *s, struct rbuf *buf, size_t off,
+                     size_t len)
+{
+    struct conn_h1 *c = h1_conn(s);
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+
+    if (c->body == H1_BODY_NONE)
+        return;
+    if (c->body != H1_BODY_CHUNKED) {
+        h1_add_ref(c, buf, off, len);
+        return;
+    }
+    evbuffer_add_printf(out, "%zx\r\n", len);
+    h1_add_ref(c, buf, off, len);
+    evbuffer_add(out, "\r\n", 2);
+}
+
+static void h1_write_frame(struct stream *s, struct rbuf *frame)
+{
+    struct conn_h1 *c = h1_conn(s);
+
+    if (c->body == H1_BODY_CHUNKED)
+        h1_add_ref(c, frame, 0, frame->len); /* the frame is a chunk */
+    else
+        h1_write(s, frame, FRAME_HEAD_LEN, frame_payload_len(frame));
+}
+
+static size_t h1_pending(const struct stream *s)
+{
+    return evbuffer_get_length(bufferevent_get_output(h1_conn(s)->bev));
+}
+
+static void h1_end(struct stream *s)
+{
+    struct conn_h1 *c = h1_conn(s);
+
+    if (c->body == H1_BODY_CHUNKED)
+        evbuffer_add(bufferevent_get_output(c->bev), "0\r\n\r\n", 5);
+    h1_schedule(c);
+}
+
+static const struct stream_ops h1_ops = {
+    .begin = h1_begin,
+    .write = h1_write,
+    .write_frame = h1_write_frame,
+    .pending = h1_pending,
+    .end = h1_end,
+};
+
+static http_parser_settings h1_settings = {
+    .on_url = h1_on_url,
+    .on_header_field = h1_on_header_field,
+    .on_header_value = h1_on_header_value,
+    .on_headers_complete = h1_on_headers_complete,
+    .on_body = h1_on_body,
+    .on_message_complete = h1_on_message_complete,
+};
+
+/* ---- construction ---- */
+
+/* http-parser's own limit is process-wide; keep it above ours so that
+ * ours decides (it counts the request line too). */
+static void parser_limit(size_t max_header_bytes)
+{
+    static uint32_t current = 80 * 1024; /* HTTP_MAX_HEADER_SIZE */
+    size_t want = max_header_bytes + 8 * 1024;
+
+    if (want > UINT32_MAX)
+        want = UINT32_MAX;
+    if (want > current) {
+        http_parser_set_max_header_size((uint32_t)want);
+        current = (uint32_t)want;
+    }
+}
+
+void conn_h1_new(struct listener *l, struct bufferevent *bev)
+{
+    const struct front_config *cfg = listener_config(l);
+    struct conn_h1 *c = xcalloc(1, sizeof(*c));
+    size_t read_high = RW_MAX(cfg->max_header_bytes * 2, (size_t)65536);
+
+    c->bev = bev;
+    c->base.shutdown = h1_shutdown;
+    parser_limit(cfg->max_header_bytes);
+    h1_parser_reset(c);
+    listener_attach(l, &c->base, FRONT_H1);
+    bufferevent_setcb(bev, conn_h1_read_cb, conn_h1_write_cb,
+                      conn_h1_event_cb, c);
+    bufferevent_setwatermark(bev, EV_WRITE, STREAM_LOW_WATER, 0);
+    bufferevent_setwatermark(bev, EV_READ, 0, read_high);
+    h1_set_idle_timeout(c, cfg->idle_timeout);
+    bufferevent_enable(bev, EV_READ | EV_WRITE);
+    /* the sniffer's bytes: parse them from the loop */
+    h1_schedule(c);
+}

@@ -1,1 +1,872 @@
-/* placeholder: being written */
+/*
+ * conn_h2.c: an HTTP/2 server connection (RFC 9113, prior knowledge) over
+ * nghttp2; with the fleet's client, the only files that include it.
+ *
+ * Data structure: one bufferevent, one nghttp2 server session, the list
+ * of live streams and a FIFO of streams with work for the loop (dispatch a
+ * complete request, deliver on_drain, deliver on_close and free).  Each
+ * stream keeps its response body as a queue of (rbuf, offset, length)
+ * segments, allocated on the first write and released when it empties
+ * beyond its minimal size: an idle watch costs its struct, its request
+ * strings and nghttp2's own stream state.
+ *
+ * No-copy output: the data source read callback offers nghttp2 up to the
+ * frame length it asks for, possibly spanning several segments, with
+ * NGHTTP2_DATA_FLAG_NO_COPY (or NGHTTP2_ERR_DEFERRED when the queue is
+ * empty; the next write resumes it); the send_data callback writes the
+ * 9-byte frame header and then references to the segments' bytes
+ * (evbuffer_add_reference, released with rbuf_unref once written).  Frames
+ * contribute only their payload.  stream_pending() is the stream's queued
+ * bytes not yet handed to the output buffer.
+ *
+ * Back-pressure: nghttp2_session_send runs only while the output buffer
+ * is below the configured high-water mark (the send callbacks stop it
+ * there); the bufferevent's write callback, at half the mark, resumes it.
+ * Flow-control windows hold data in the segment queues, where handlers see
+ * it as pending.
+ *
+ * Ordering and lifetimes: nghttp2's callbacks only record what happened
+ * (request complete, stream closed, queue drained) by putting the stream
+ * on the work FIFO; handlers run from the loop after nghttp2 returns, so
+ * they may call the stream API freely, and stream API calls only mark the
+ * connection dirty and schedule one deferred write callback that runs
+ * nghttp2_session_send once for many writes.  A stream is freed (after
+ * on_close) only from the work FIFO, after nghttp2 has closed it, or when
+ * the connection is torn down; a connection only by the listener's reaper.
+ */
+#include "src/conn_h2.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <nghttp2/nghttp2.h>
+
+#include "cache/rw.h"
+#include "proto/frame.h"
+#include "proto/kjson.h"
+#include "src/log.h"
+#include "src/stream_impl.h"
+
+#define H2_SEGS_MIN 4          /* segment queue: first and kept size */
+#define H2_SERVICE_ROUNDS 16   /* send / work rounds per callback */
+#define H2_CLOSE_FLUSH_SECONDS 30
+#define H2_STACK_NV 16
+
+enum h2_header {
+    H2_HDR_METHOD,
+    H2_HDR_PATH,
+    H2_HDR_ACCEPT,
+    H2_HDR_USER_AGENT,
+    H2_HDR_COUNT,
+};
+
+/* A request's headers while they arrive; freed at dispatch. */
+struct h2_request {
+    char *buf;
+    size_t len, cap;
+    size_t off[H2_HDR_COUNT], vlen[H2_HDR_COUNT];
+    bool seen[H2_HDR_COUNT];
+    size_t bytes; /* header list size as RFC 9113 6.5.2 counts it */
+    bool too_large;
+};
+
+struct h2_seg {
+    struct rbuf *buf;
+    size_t off, len;
+};
+
+struct h2_stream {
+    struct stream base; /* first: struct stream * converts */
+    struct conn_h2 *conn;
+    struct h2_stream *prev, *next; /* live streams */
+    struct h2_stream *work_next;
+    struct h2_request *req; /* until dispatch */
+    struct h2_seg *segs;    /* ring of seg_cap (a power of two) */
+    size_t queued;          /* bytes in segs */
+    uint32_t seg_head, seg_count, seg_cap;
+    int32_t id;
+    bool in_work : 1;
+    bool request_done : 1; /* END_STREAM received */
+    bool dispatched : 1;
+    bool closed : 1;   /* nghttp2 closed it (or the connection died) */
+    bool deferred : 1; /* the data source returned DEFERRED */
+};
+
+struct conn_h2 {
+    struct front_conn base; /* first: struct front_conn * converts */
+    struct bufferevent *bev;
+    nghttp2_session *session;
+    struct h2_stream *streams;
+    struct h2_stream *work_head, **work_tail;
+    uint32_t nstreams;
+    bool scheduled;  /* a deferred write callback is on its way */
+    bool in_service; /* inside h2_service: no scheduling needed */
+    bool dirty;      /* something for nghttp2_session_send */
+    bool idle_armed; /* the idle timeout is set */
+    bool closing;    /* answering no more: flushing, then closing */
+    bool dead;       /* the reaper frees it */
+};
+
+static const struct stream_ops h2_ops;
+
+static size_t h2_high_water(const struct conn_h2 *c)
+{
+    return listener_config(c->base.listener)->output_high_water;
+}
+
+static struct evbuffer *h2_output(const struct conn_h2 *c)
+{
+    return bufferevent_get_output(c->bev);
+}
+
+/* ---- scheduling, work FIFO ---- */
+
+/* Runs h2_service from the loop, soon (or in the current round). */
+static void h2_schedule(struct conn_h2 *c)
+{
+    c->dirty = true;
+    if (c->in_service || c->scheduled || c->dead)
+        return;
+    c->scheduled = true;
+    bufferevent_trigger(c->bev, EV_WRITE,
+                        BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+}
+
+static void work_push(struct conn_h2 *c, struct h2_stream *st)
+{
+    if (st->in_work)
+        return;
+    st->in_work = true;
+    st->work_next = NULL;
+    *c->work_tail = st;
+    c->work_tail = &st->work_next;
+}
+
+static struct h2_stream *work_pop(struct conn_h2 *c)
+{
+    struct h2_stream *st = c->work_head;
+
+    if (st == NULL)
+        return NULL;
+    c->work_head = st->work_next;
+    if (c->work_head == NULL)
+        c->work_tail = &c->work_head;
+    st->in_work = false;
+    st->work_next = NULL;
+    return st;
+}
+
+/* ---- segment queue ---- */
+
+static void conn_h2_unref_cb(const void *data, size_t len, void *extra)
+{
+    rbuf_unref(extra);
+}
+
+static void segs_grow(struct h2_stream *st)
+{
+    uint32_t cap = st->seg_cap ? st->seg_cap * 2 : H2_SEGS_MIN;
+    struct h2_seg *segs = xmalloc(cap * sizeof(*segs));
+
+    for (uint32_t i = 0; i < st->seg_count; i++)
+        segs[i] = st->segs[(st->seg_head + i) & (st->seg_cap - 1)];
+    free(st->segs);
+    st->segs = segs;
+    st->seg_cap = cap;
+    st->seg_head = 0;
+}
+
+static void segs_push(struct h2_stream *st, struct rbuf *b, size_t off,
+                      size_t len)
+{
+    struct h2_seg *seg;
+
+    if (st->seg_count == st->seg_cap)
+        segs_grow(st);
+    seg = &st->segs[(st->seg_head + st->seg_count) & (st->seg_cap - 1)];
+    seg->buf = rbuf_ref(b);
+    seg->off = off;
+    seg->len = len;
+    st->seg_count++;
+    st->queued += len;
+}
+
+/* Releases an empty queue's memory unless it is the minimal one. */
+static void segs_shrink(struct h2_stream *st)
+{
+    if (st->seg_count > 0 || st->seg_cap <= H2_SEGS_MIN)
+        return;
+    free(st->segs);
+    st->segs = NULL;
+    st->seg_cap = 0;
+    st->seg_head = 0;
+}
+
+static void segs_clear(struct h2_stream *st)
+{
+    for (uint32_t i = 0; i < st->seg_count; i++)
+        rbuf_unref(st->segs[(st->seg_head + i) & (st->seg_cap - 1)].buf);
+    free(st->segs);
+    st->segs = NULL;
+    st->seg_cap = st->seg_count = st->seg_head = 0;
+    st->queued = 0;
+}
+
+/* Moves length bytes from the head of the queue into out, by reference.
+ * Returns 0, or -1 if libevent could not queue a reference. */
+static int segs_emit(struct h2_stream *st, struct evbuffer *out, size_t length)
+{
+    while (length > 0) {
+        struct h2_seg *seg = &st->segs[st->seg_head];
+        size_t take = RW_MIN(seg->len, length);
+        bool whole = take == seg->len;
+
+        rw_assert(st->seg_count > 0);
+        if (!whole)
+            rbuf_ref(seg->buf); /* the queue keeps its own */
+        if (evbuffer_add_reference(out, seg->buf->data + seg->off, take,
+                                   conn_h2_unref_cb, seg->buf) < 0) {
+            rbuf_unref(seg->buf);
+            if (whole)
+                seg->buf = rbuf_ref(seg->buf); /* still queued */
+            return -1;
+        }
+        length -= take;
+        st->queued -= take;
+        if (whole) {
+            st->seg_head = (st->seg_head + 1) & (st->seg_cap - 1);
+            st->seg_count--;
+        } else {
+            seg->off += take;
+            seg->len -= take;
+        }
+    }
+    segs_shrink(st);
+    return 0;
+}
+
+/* ---- streams ---- */
+
+static struct h2_stream *h2_stream_new(struct conn_h2 *c, int32_t id)
+{
+    struct h2_stream *st = xcalloc(1, sizeof(*st));
+
+    stream_init(&st->base, &h2_ops, FRONT_H2);
+    st->conn = c;
+    st->id = id;
+    st->req = xcalloc(1, sizeof(*st->req));
+    st->next = c->streams;
+    if (c->streams != NULL)
+        c->streams->prev = st;
+    c->streams = st;
+    c->nstreams++;
+    listener_count_stream(c->base.listener, FRONT_H2, 1);
+    return st;
+}
+
+static void h2_request_free(struct h2_request *r)
+{
+    if (r != NULL)
+        free(r->buf);
+    free(r);
+}
+
+/* on_close (once), then frees st.  nghttp2 no longer refers to st: it
+ * closed the stream, or the session is being deleted. */
+static void h2_stream_free(struct conn_h2 *c, struct h2_stream *st)
+{
+    if (st->prev != NULL)
+        st->prev->next = st->next;
+    else
+        c->streams = st->next;
+    if (st->next != NULL)
+        st->next->prev = st->prev;
+    c->nstreams--;
+    stream_finish(&st->base);
+    segs_clear(st);
+    h2_request_free(st->req);
+    listener_count_stream(c->base.listener, FRONT_H2, -1);
+    free(st);
+}
+
+/* Answers a request the front rejects itself with a Kubernetes Status. */
+static void h2_reject(struct h2_stream *st, int status, const char *reason,
+                      const char *message)
+{
+    struct rbuf *body = kjson_status(status, reason, message);
+
+    log_debug("conn_h2: stream %d: %d %s: %s", st->id, status, reason,
+              message);
+    stream_set_request(&st->base, 20, "GET", 3, "/", 1, NULL, 0, NULL, 0,
+                       NULL, 0);
+    stream_respond(&st->base, status, "application/json", body);
+    rbuf_unref(body);
+}
+
+static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
+{
+    struct h2_request *r = st->req;
+    const char *path, *q, *v[H2_HDR_COUNT];
+    size_t path_len;
+    char msg[128];
+
+    st->dispatched = true;
+    st->req = NULL;
+    for (int i = 0; i < H2_HDR_COUNT; i++)
+        v[i] = r->seen[i] ? r->buf + r->off[i] : NULL;
+    if (r->too_large) {
+        snprintf(msg, sizeof(msg),
+                 "Request header fields too large: limit is %zu bytes",
+                 listener_config(c->base.listener)->max_header_bytes);
+        h2_reject(st, 431, "RequestHeaderFieldsTooLarge", msg);
+    } else if (v[H2_HDR_METHOD] == NULL || v[H2_HDR_PATH] == NULL) {
+        h2_reject(st, 400, "BadRequest", "Request without :method or :path");
+    } else {
+        path = v[H2_HDR_PATH];
+        q = memchr(path, '?', r->vlen[H2_HDR_PATH]);
+        path_len = q != NULL ? (size_t)(q - path) : r->vlen[H2_HDR_PATH];
+        stream_set_request(
+            &st->base, 20, v[H2_HDR_METHOD], r->vlen[H2_HDR_METHOD], path,
+            path_len, q != NULL ? q + 1 : NULL,
+            q != NULL ? r->vlen[H2_HDR_PATH] - path_len - 1 : 0,
+            v[H2_HDR_ACCEPT], r->vlen[H2_HDR_ACCEPT], v[H2_HDR_USER_AGENT],
+            r->vlen[H2_HDR_USER_AGENT]);
+        h2_request_free(r);
+        r = NULL;
+        listener_dispatch(c->base.listener, &st->base);
+    }
+    h2_request_free(r);
+}
+
+/* Does what nghttp2's callbacks recorded, now that nghttp2 has returned. */
+static void h2_run_work(struct conn_h2 *c)
+{
+    struct h2_stream *st;
+
+    while ((st = work_pop(c)) != NULL) {
+        if (st->closed)
+            h2_stream_free(c, st);
+        else if (st->request_done && !st->dispatched)
+            h2_dispatch(c, st);
+        else
+            stream_drained(&st->base);
+    }
+}
+
+/* ---- nghttp2 callbacks: record, never free ---- */
+
+static ssize_t conn_h2_send_cb(nghttp2_session *session, const uint8_t *data,
+                               size_t length, int flags, void *user_data)
+{
+    struct conn_h2 *c = user_data;
+    struct evbuffer *out = h2_output(c);
+
+    if (evbuffer_get_length(out) >= h2_high_water(c))
+        return NGHTTP2_ERR_WOULDBLOCK;
+    if (evbuffer_add(out, data, length) < 0)
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    return (ssize_t)length;
+}
+
+static int conn_h2_send_data_cb(nghttp2_session *session, nghttp2_frame *frame,
+                                const uint8_t *framehd, size_t length,
+                                nghttp2_data_source *source, void *user_data)
+{
+    static const uint8_t zeros[256];
+    struct conn_h2 *c = user_data;
+    struct h2_stream *st = source->ptr;
+    struct evbuffer *out = h2_output(c);
+    size_t padlen = frame->data.padlen;
+    uint8_t padbyte = (uint8_t)(padlen > 0 ? padlen - 1 : 0);
+
+    evbuffer_add(out, framehd, 9);
+    if (padlen > 0)
+        evbuffer_add(out, &padbyte, 1);
+    if (segs_emit(st, out, length) < 0)
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    if (padlen > 1)
+        evbuffer_add(out, zeros, padlen - 1);
+    if (st->base.above_low && st->queued <= STREAM_LOW_WATER)
+        work_push(c, st);
+    if (evbuffer_get_length(out) >= h2_high_water(c))
+        return NGHTTP2_ERR_PAUSE;
+    return 0;
+}
+
+static ssize_t conn_h2_data_read_cb(nghttp2_session *session,
+                                    int32_t stream_id, uint8_t *buf,
+                                    size_t length, uint32_t *data_flags,
+                                    nghttp2_data_source *source,
+                                    void *user_data)
+{
+    struct h2_stream *st = source->ptr;
+    size_t n;
+
+    if (st->queued == 0) {
+        if (st->base.ended) {
+            *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+            return 0;
+        }
+        st->deferred = true;
+        return NGHTTP2_ERR_DEFERRED;
+    }
+    n = RW_MIN(length, st->queued);
+    *data_flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+    if (n == st->queued && st->base.ended)
+        *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)n;
+}
+
+static int conn_h2_begin_headers_cb(nghttp2_session *session,
+                                    const nghttp2_frame *frame,
+                                    void *user_data)
+{
+    struct conn_h2 *c = user_data;
+    struct h2_stream *st;
+
+    if (frame->hd.type != NGHTTP2_HEADERS ||
+        frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+        return 0;
+    st = h2_stream_new(c, frame->hd.stream_id);
+    if (nghttp2_session_set_stream_user_data(session, st->id, st) != 0) {
+        st->closed = true; /* nghttp2 does not know it: drop it */
+        work_push(c, st);
+    }
+    return 0;
+}
+
+static int header_index(const uint8_t *name, size_t len)
+{
+    static const char *const names[H2_HDR_COUNT] = {
+        [H2_HDR_METHOD] = ":method",
+        [H2_HDR_PATH] = ":path",
+        [H2_HDR_ACCEPT] = "accept",
+        [H2_HDR_USER_AGENT] = "user-agent",
+    };
+
+    for (int i = 0; i < H2_HDR_COUNT; i++)
+        if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
+            return i;
+    return -1;
+}
+
+static void req_append(struct h2_request *r, const uint8_t *v, size_t len)
+{
+    if (r->len + len + 1 > r->cap) {
+        r->cap = RW_MAX(RW_MAX(r->cap * 2, r->len + len + 1), (size_t)128);
+        r->buf = xrealloc(r->buf, r->cap);
+    }
+    memcpy(r->buf + r->len, v, len);
+    r->buf[r->len + len] = '\0';
+    r->len += len + 1;
+}
+
+static int conn_h2_header_cb(nghttp2_session *session,
+                             const nghttp2_frame *frame, const uint8_t *name,
+                             size_t namelen, const uint8_t *value,
+                             size_t valuelen, uint8_t flags, void *user_data)
+{
+    struct conn_h2 *c = user_data;
+    struct h2_stream *st;
+    struct h2_request *r;
+    int i;
+
+    if (frame->hd.type != NGHTTP2_HEADERS ||
+        frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+        return 0; /* trailers: ignored */
+    st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
+    if (st == NULL || (r = st->req) == NULL)
+        return 0;
+    r->bytes += namelen + valuelen + 32;
+    if (r->bytes > listener_config(c->base.listener)->max_header_bytes)
+        r->too_large = true;
+    if (r->too_large || (i = header_index(name, namelen)) < 0)
+        return 0;
+    r->off[i] = r->len;
+    r->vlen[i] = valuelen;
+    r->seen[i] = true;
+    req_append(r, value, valuelen);
+    return 0;
+}
+
+static int conn_h2_frame_recv_cb(nghttp2_session *session,
+                                 const nghttp2_frame *frame, void *user_data)
+{
+    struct conn_h2 *c = user_data;
+    struct h2_stream *st;
+
+    if ((frame->hd.type != NGHTTP2_HEADERS &&
+         frame->hd.type != NGHTTP2_DATA) ||
+        !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
+        return 0;
+    st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
+    if (st != NULL && !st->request_done) {
+        st->request_done = true;
+        work_push(c, st);
+    }
+    return 0;
+}
+
+static int conn_h2_stream_close_cb(nghttp2_session *session, int32_t stream_id,
+                                   uint32_t error_code, void *user_data)
+{
+    struct conn_h2 *c = user_data;
+    struct h2_stream *st;
+
+    st = nghttp2_session_get_stream_user_data(session, stream_id);
+    if (st == NULL || st->closed)
+        return 0;
+    if (error_code != NGHTTP2_NO_ERROR)
+        log_debug("conn_h2: stream %d reset: %s", stream_id,
+                  nghttp2_http2_strerror(error_code));
+    st->closed = true;
+    stream_gone(&st->base);
+    segs_clear(st);
+    work_push(c, st);
+    return 0;
+}
+
+static int conn_h2_error_cb(nghttp2_session *session, int lib_error_code,
+                            const char *msg, size_t len, void *user_data)
+{
+    log_debug("conn_h2: nghttp2: %.*s", (int)len, msg);
+    return 0;
+}
+
+/* ---- stream ops ---- */
+
+static struct h2_stream *h2_of(const struct stream *s)
+{
+    return (struct h2_stream *)s;
+}
+
+static nghttp2_nv make_nv(const char *name, const char *value)
+{
+    nghttp2_nv nv = {
+        .name = (uint8_t *)name,
+        .value = (uint8_t *)value,
+        .namelen = strlen(name),
+        .valuelen = strlen(value),
+        .flags = NGHTTP2_NV_FLAG_NONE,
+    };
+
+    return nv;
+}
+
+static void h2_begin(struct stream *s, int status, const char *content_type,
+                     int64_t content_length)
+{
+    struct h2_stream *st = h2_of(s);
+    struct conn_h2 *c = st->conn;
+    nghttp2_data_provider prd = {.source.ptr = st,
+                                 .read_callback = conn_h2_data_read_cb};
+    nghttp2_nv stack_nva[H2_STACK_NV], *nva = stack_nva;
+    size_t n = 0, max = 4;
+    char status_str[8], length_str[24];
+    int rv;
+
+    for (const struct stream_header *h = s->headers; h != NULL; h = h->next)
+        max++;
+    if (max > H2_STACK_NV)
+        nva = xmalloc(max * sizeof(*nva));
+    snprintf(status_str, sizeof(status_str), "%d", status);
+    nva[n++] = make_nv(":status", status_str);
+    nva[n++] = make_nv("date", stream_date());
+    if (content_type != NULL)
+        nva[n++] = make_nv("content-type", content_type);
+    if (content_length >= 0) {
+        snprintf(length_str, sizeof(length_str), "%lld",
+                 (long long)content_length);
+        nva[n++] = make_nv("content-length", length_str);
+    }
+    for (const struct stream_header *h = s->headers; h != NULL; h = h->next)
+        nva[n++] = make_nv(h->name, h->value);
+    /* Always with a data source: the stream closes only after stream_end,
+     * even for HEAD and empty bodies. */
+    rv = nghttp2_submit_response(c->session, st->id, nva, n, &prd);
+    if (rv != 0)
+        log_debug("conn_h2: stream %d: submit_response: %s", st->id,
+                  nghttp2_strerror(rv));
+    if (nva != stack_nva)
+        free(nva);
+    h2_schedule(c);
+}
+
+/* The data source has more to offer (or its end). */
+static void h2_resume(struct h2_stream *st)
+{
+    struct conn_h2 *c = st->conn;
+
+    if (st->deferred) {
+        st->deferred = false;
+        nghttp2_session_resume_data(c->session, st->id);
+    }
+    h2_schedule(c);
+}
+
+static void h2_write(struct stream *s, struct rbuf *buf, size_t off,
+                     size_t len)
+{
+    struct h2_stream *st = h2_of(s);
+
+    segs_push(st, buf, off, len);
+    h2_resume(st);
+}
+
+static void h2_write_frame(struct stream *s, struct rbuf *frame)
+{
+    h2_write(s, frame, FRAME_HEAD_LEN, frame_payload_len(frame));
+}
+
+static size_t h2_pending(const struct stream *s)
+{
+    return h2_of(s)->queued;
+}
+
+static void h2_end(struct stream *s)
+{
+    h2_resume(h2_of(s));
+}
+
+static const struct stream_ops h2_ops = {
+    .begin = h2_begin,
+    .write = h2_write,
+    .write_frame = h2_write_frame,
+    .pending = h2_pending,
+    .end = h2_end,
+};
+
+/* ---- connection ---- */
+
+static void h2_free(struct conn_h2 *c)
+{
+    struct h2_stream *st;
+
+    /* gone first, all of them: an on_close must not reach a live sibling */
+    for (st = c->streams; st != NULL; st = st->next) {
+        st->closed = true;
+        stream_gone(&st->base);
+    }
+    while (c->streams != NULL)
+        h2_stream_free(c, c->streams);
+    nghttp2_session_del(c->session);
+    listener_detach(&c->base);
+    bufferevent_free(c->bev);
+    free(c);
+}
+
+static void h2_shutdown(struct front_conn *fc)
+{
+    h2_free((struct conn_h2 *)fc);
+}
+
+static void h2_kill(struct conn_h2 *c)
+{
+    c->dead = true;
+    for (struct h2_stream *st = c->streams; st != NULL; st = st->next)
+        stream_gone(&st->base);
+    bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+    listener_reap(&c->base);
+}
+
+/* Stops answering: what nghttp2 has queued (GOAWAY) is flushed, then the
+ * connection closes. */
+static void h2_close(struct conn_h2 *c)
+{
+    unsigned idle = listener_config(c->base.listener)->idle_timeout;
+    struct timeval tv = {.tv_sec = idle ? idle : H2_CLOSE_FLUSH_SECONDS};
+
+    if (c->closing)
+        return;
+    c->closing = true;
+    c->idle_armed = false;
+    bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+    bufferevent_set_timeouts(c->bev, NULL, &tv);
+}
+
+/* The idle timeout runs while the connection has no stream. */
+static void h2_idle_update(struct conn_h2 *c)
+{
+    unsigned idle = listener_config(c->base.listener)->idle_timeout;
+    struct timeval tv = {.tv_sec = idle, .tv_usec = 0};
+    bool want = idle > 0 && c->nstreams == 0 && !c->closing;
+
+    if (want == c->idle_armed)
+        return;
+    c->idle_armed = want;
+    bufferevent_set_timeouts(c->bev, want ? &tv : NULL, NULL);
+}
+
+static void h2_service(struct conn_h2 *c)
+{
+    struct evbuffer *out = h2_output(c);
+    size_t high = h2_high_water(c);
+    nghttp2_session *s = c->session;
+
+    c->scheduled = false;
+    if (c->base.dying)
+        return;
+    if (c->dead) {
+        h2_kill(c);
+        return;
+    }
+    c->in_service = true;
+    h2_run_work(c);
+    for (int round = 0; round < H2_SERVICE_ROUNDS && !c->dead; round++) {
+        c->dirty = false;
+        if (evbuffer_get_length(out) >= high)
+            break; /* the write callback resumes */
+        if (nghttp2_session_send(s) != 0) {
+            c->dead = true;
+            break;
+        }
+        h2_run_work(c);
+        if (!c->dirty)
+            break;
+    }
+    c->in_service = false;
+    if (!c->dead && !nghttp2_session_want_read(s) &&
+        !nghttp2_session_want_write(s))
+        h2_close(c);
+    if (c->closing && evbuffer_get_length(out) == 0)
+        c->dead = true;
+    if (c->dead) {
+        h2_kill(c);
+        return;
+    }
+    if (c->dirty && evbuffer_get_length(out) < high)
+        h2_schedule(c);
+    h2_idle_update(c);
+}
+
+/* ---- libevent callbacks ---- */
+
+static void conn_h2_read_cb(struct bufferevent *bev, void *arg)
+{
+    struct conn_h2 *c = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+    struct evbuffer_iovec v;
+    ssize_t rv;
+
+    if (c->base.dying)
+        return;
+    while (!c->closing && evbuffer_peek(in, -1, NULL, &v, 1) >= 1 &&
+           v.iov_len > 0) {
+        rv = nghttp2_session_mem_recv(c->session, v.iov_base, v.iov_len);
+        if (rv < 0) {
+            log_debug("conn_h2: closing: %s", nghttp2_strerror((int)rv));
+            nghttp2_session_terminate_session(c->session,
+                                              NGHTTP2_PROTOCOL_ERROR);
+            h2_close(c);
+            break;
+        }
+        evbuffer_drain(in, (size_t)rv);
+    }
+    if (c->closing)
+        evbuffer_drain(in, evbuffer_get_length(in));
+    h2_service(c);
+}
+
+static void conn_h2_write_cb(struct bufferevent *bev, void *arg)
+{
+    h2_service(arg);
+}
+
+static void conn_h2_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+    struct conn_h2 *c = arg;
+
+    if (c->base.dying)
+        return;
+    if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING) &&
+        !c->closing) {
+        log_debug("conn_h2: idle for %u s: GOAWAY",
+                  listener_config(c->base.listener)->idle_timeout);
+        nghttp2_session_terminate_session(c->session, NGHTTP2_NO_ERROR);
+        h2_close(c);
+        bufferevent_enable(bev, EV_READ);
+    } else {
+        log_debug("conn_h2: %s", (what & BEV_EVENT_EOF)       ? "client closed"
+                                 : (what & BEV_EVENT_TIMEOUT) ? "write timeout"
+                                                              : "socket error");
+        c->dead = true;
+    }
+    h2_service(c);
+}
+
+/* ---- construction ---- */
+
+static nghttp2_session_callbacks *h2_callbacks(void)
+{
+    nghttp2_session_callbacks *cbs;
+
+    if (nghttp2_session_callbacks_new(&cbs) != 0)
+        log_fatalx("conn_h2: out of memory");
+    nghttp2_session_callbacks_set_send_callback(cbs, conn_h2_send_cb);
+    nghttp2_session_callbacks_set_send_data_callback(cbs,
+                                                     conn_h2_send_data_cb);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(
+        cbs, conn_h2_begin_headers_cb);
+    nghttp2_session_callbacks_set_on_header_callback(cbs, conn_h2_header_cb);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(
+        cbs, conn_h2_frame_recv_cb);
+    nghttp2_session_callbacks_set_on_stream_close_callback(
+        cbs, conn_h2_stream_close_cb);
+    nghttp2_session_callbacks_set_error_callback2(cbs, conn_h2_error_cb);
+    return cbs;
+}
+
+static int h2_session_new(struct conn_h2 *c, const struct front_config *cfg)
+{
+    nghttp2_session_callbacks *cbs = h2_callbacks();
+    nghttp2_option *opt;
+    nghttp2_settings_entry iv[] = {
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS,
+         cfg->h2_max_concurrent_streams},
+        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
+         (uint32_t)RW_MIN(cfg->max_header_bytes, (size_t)UINT32_MAX)},
+    };
+    int rv;
+
+    if (nghttp2_option_new(&opt) != 0)
+        log_fatalx("conn_h2: out of memory");
+    /* no history of closed streams for priority: memory per connection */
+    nghttp2_option_set_no_closed_streams(opt, 1);
+    rv = nghttp2_session_server_new2(&c->session, cbs, c, opt);
+    nghttp2_option_del(opt);
+    nghttp2_session_callbacks_del(cbs);
+    if (rv != 0)
+        return rv;
+    return nghttp2_submit_settings(c->session, NGHTTP2_FLAG_NONE, iv,
+                                   RW_ARRAY_LEN(iv));
+}
+
+void conn_h2_new(struct listener *l, struct bufferevent *bev)
+{
+    const struct front_config *cfg = listener_config(l);
+    struct conn_h2 *c = xcalloc(1, sizeof(*c));
+    int rv;
+
+    c->bev = bev;
+    c->base.shutdown = h2_shutdown;
+    c->work_tail = &c->work_head;
+    listener_attach(l, &c->base, FRONT_H2);
+    bufferevent_setcb(bev, conn_h2_read_cb, conn_h2_write_cb,
+                      conn_h2_event_cb, c);
+    rv = h2_session_new(c, cfg);
+    if (rv != 0) {
+        log_warnx("conn_h2: cannot start a session: %s", nghttp2_strerror(rv));
+        h2_kill(c);
+        return;
+    }
+    bufferevent_setwatermark(bev, EV_WRITE, cfg->output_high_water / 2, 0);
+    bufferevent_set_timeouts(bev, NULL, NULL);
+    bufferevent_enable(bev, EV_READ | EV_WRITE);
+    h2_idle_update(c);
+    /* the preface and whatever followed it: from the loop */
+    bufferevent_trigger(bev, EV_READ,
+                        BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+}

@@ -1,1 +1,748 @@
-/* placeholder: being written */
+/*
+ * h2_client.c: HTTP/2 cleartext client connection (see h2_client.h).
+ *
+ * Data structure: one struct h2c per TCP connection: a bufferevent, an
+ * nghttp2 client session, one timer (connect timeout, then keepalive) and
+ * a doubly linked list of its streams.  A struct h2c_stream is the
+ * nghttp2 stream user data; it is freed when nghttp2 closes the stream, or
+ * with the connection.  A stream with a request body queues it in its own
+ * evbuffer, which the nghttp2 data provider drains (DEFERRED while empty).
+ *
+ * I/O: input is handed to nghttp2_session_mem_recv straight from the
+ * bufferevent's chains (evbuffer_peek, no copy); nghttp2 hands DATA to
+ * on_data with pointers into those chains.  Output is pulled with
+ * nghttp2_session_mem_send into the bufferevent until max_send_buffer bytes
+ * wait there; the write callback resumes below half of it.
+ *
+ * Reentrancy invariant: every entry from the event loop (read, write,
+ * event, timer callbacks) and every public call made from outside one
+ * runs between depth++ and h2c_leave().  User callbacks may call anything,
+ * h2c_free included: h2c_free marks the connection freed and it is
+ * destroyed only when depth drops back to 0; a freed or closed connection
+ * makes no user callback (except the on_close of its streams, once).  The
+ * outermost h2c_leave() flushes nghttp2's output, so a burst of calls made
+ * from callbacks becomes one write.
+ */
+#include "h2_client.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/util.h>
+#include <nghttp2/nghttp2.h>
+
+#include "cache/rw.h"
+#include "src/log.h"
+
+#define H2C_DEFAULT_CONNECT_TIMEOUT 10.0
+#define H2C_DEFAULT_WINDOW (16u * 1024 * 1024)
+#define H2C_DEFAULT_SEND_BUFFER (1024u * 1024)
+#define H2C_MAX_SINGLE_READ (256u * 1024)
+
+enum h2c_state {
+    H2C_CONNECTING,
+    H2C_OPEN,
+    H2C_CLOSED,
+};
+
+struct h2c_stream {
+    struct h2c *conn;
+    int32_t id;
+    struct h2c_stream_callbacks cbs;
+    void *arg;
+    struct evbuffer *sendq; /* request body not yet framed; NULL: none */
+    bool send_end;          /* the body's end has been queued */
+    bool send_done;         /* END_STREAM handed to nghttp2 */
+    bool detached;          /* reset or notified: no more callbacks */
+    struct h2c_stream *prev, *next;
+};
+
+struct h2c {
+    struct event_base *base;
+    struct bufferevent *bev;
+    nghttp2_session *session;
+    struct h2c_callbacks cbs;
+    void *arg;
+    struct h2c_config cfg;
+    char *host, *port, *authority;
+    enum h2c_state state;
+    int depth;          /* nesting of entries from the loop */
+    bool freed;         /* h2c_free called: destroy at depth 0 */
+    bool goaway;        /* peer sent GOAWAY: no new streams */
+    bool ping_pending;  /* keepalive PING sent, nothing received since */
+    bool received;      /* bytes arrived since the last keepalive tick */
+    int pending_err;    /* failure to report from the timer (resolution) */
+    struct event *timer;
+    struct event *flush_ev; /* flushes after API calls made from outside */
+    struct h2c_stream *streams;
+    char last_error[160];
+};
+
+static void h2c_fail(struct h2c *c, int err, const char *why);
+
+/* ==== lifetime and reentrancy ==== */
+
+static void h2c_stream_unlink(struct h2c *c, struct h2c_stream *s)
+{
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        c->streams = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->prev = s->next = NULL;
+}
+
+static void h2c_stream_free(struct h2c_stream *s)
+{
+    if (s->sendq)
+        evbuffer_free(s->sendq);
+    free(s);
+}
+
+static void h2c_destroy(struct h2c *c)
+{
+    struct h2c_stream *s, *next;
+
+    for (s = c->streams; s != NULL; s = next) {
+        next = s->next;
+        h2c_stream_free(s);
+    }
+    nghttp2_session_del(c->session);
+    if (c->bev)
+        bufferevent_free(c->bev);
+    if (c->timer)
+        event_free(c->timer);
+    if (c->flush_ev)
+        event_free(c->flush_ev);
+    free(c->host);
+    free(c->port);
+    free(c->authority);
+    free(c);
+}
+
+/* Tells every stream still attached that it is over (connection gone). */
+static void h2c_notify_streams(struct h2c *c)
+{
+    struct h2c_stream *s, *next;
+
+    for (s = c->streams; s != NULL; s = next) {
+        next = s->next;
+        if (s->detached)
+            continue;
+        s->detached = true;
+        if (s->cbs.on_close)
+            s->cbs.on_close(H2C_ERROR_CONNECTION, s->arg);
+    }
+}
+
+static void h2c_flush(struct h2c *c);
+
+/* Ends one entry from the loop; the outermost flushes or destroys. */
+static void h2c_leave(struct h2c *c)
+{
+    if (c->depth == 1 && !c->freed && c->state == H2C_OPEN)
+        h2c_flush(c);
+    if (--c->depth == 0 && c->freed)
+        h2c_destroy(c);
+}
+
+/* Output is pending.  Inside a callback the outermost h2c_leave flushes
+ * it; otherwise the flush event does, from the loop, in this same loop
+ * iteration: an API call never runs callbacks itself, and a burst of calls
+ * becomes one write. */
+static void h2c_kick(struct h2c *c)
+{
+    if (c->depth > 0 || c->state != H2C_OPEN)
+        return;
+    event_active(c->flush_ev, EV_TIMEOUT, 0);
+}
+
+static void h2c_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct h2c *c = arg;
+
+    c->depth++;
+    h2c_leave(c);
+}
+
+void h2c_free(struct h2c *c)
+{
+    if (c == NULL || c->freed)
+        return;
+    c->freed = true;
+    if (c->state != H2C_CLOSED) {
+        c->state = H2C_CLOSED;
+        if (c->bev)
+            bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+        event_del(c->timer);
+    }
+    event_del(c->flush_ev);
+    c->depth++;
+    h2c_notify_streams(c);
+    h2c_leave(c);
+}
+
+/* ==== output ==== */
+
+static void h2c_flush(struct h2c *c)
+{
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+
+    while (c->state == H2C_OPEN && !c->freed &&
+           evbuffer_get_length(out) < c->cfg.max_send_buffer) {
+        const uint8_t *data;
+        ssize_t n = nghttp2_session_mem_send(c->session, &data);
+
+        if (n < 0) {
+            h2c_fail(c, RW_EPROTO, nghttp2_strerror((int)n));
+            return;
+        }
+        if (n == 0)
+            break;
+        evbuffer_add(out, data, (size_t)n);
+    }
+    if (c->state == H2C_OPEN && !c->freed &&
+        !nghttp2_session_want_read(c->session) &&
+        !nghttp2_session_want_write(c->session) &&
+        evbuffer_get_length(out) == 0)
+        h2c_fail(c, RW_ECLOSED, "connection finished (GOAWAY)");
+}
+
+/* ==== nghttp2 callbacks ==== */
+
+static struct h2c_stream *h2c_stream_of(struct h2c *c, int32_t id)
+{
+    struct h2c_stream *s = nghttp2_session_get_stream_user_data(c->session, id);
+
+    if (s == NULL || s->detached || c->freed)
+        return NULL;
+    return s;
+}
+
+static int h2c_header_cb(nghttp2_session *session, const nghttp2_frame *frame,
+                         const uint8_t *name, size_t namelen,
+                         const uint8_t *value, size_t valuelen, uint8_t flags,
+                         void *user_data)
+{
+    struct h2c *c = user_data;
+    struct h2c_stream *s;
+
+    if (frame->hd.type != NGHTTP2_HEADERS)
+        return 0;
+    s = h2c_stream_of(c, frame->hd.stream_id);
+    if (s != NULL && s->cbs.on_header)
+        s->cbs.on_header((const char *)name, namelen, (const char *)value,
+                         valuelen,
+                         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0,
+                         s->arg);
+    return 0;
+}
+
+static int h2c_data_chunk_cb(nghttp2_session *session, uint8_t flags,
+                             int32_t stream_id, const uint8_t *data,
+                             size_t len, void *user_data)
+{
+    struct h2c *c = user_data;
+    struct h2c_stream *s = h2c_stream_of(c, stream_id);
+
+    if (s != NULL && s->cbs.on_data)
+        s->cbs.on_data(data, len, s->arg);
+    return 0;
+}
+
+/* The peer ended its side: end ours too if the request body is still
+ * open (RFC 9113 8.1: the response is complete, the rest of the request
+ * is not needed), so that the stream closes and on_close fires. */
+static void h2c_remote_end(struct h2c *c, int32_t stream_id)
+{
+    struct h2c_stream *s =
+        nghttp2_session_get_stream_user_data(c->session, stream_id);
+
+    if (s == NULL || s->sendq == NULL || s->send_done)
+        return;
+    s->send_done = true;
+    s->send_end = true;
+    nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, stream_id,
+                              NGHTTP2_NO_ERROR);
+}
+
+static int h2c_frame_recv_cb(nghttp2_session *session,
+                             const nghttp2_frame *frame, void *user_data)
+{
+    struct h2c *c = user_data;
+
+    switch (frame->hd.type) {
+    case NGHTTP2_HEADERS:
+    case NGHTTP2_DATA:
+        if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)
+            h2c_remote_end(c, frame->hd.stream_id);
+        break;
+    case NGHTTP2_GOAWAY:
+        c->goaway = true;
+        snprintf(c->last_error, sizeof(c->last_error), "GOAWAY %s",
+                 nghttp2_http2_strerror(frame->goaway.error_code));
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static int h2c_stream_close_cb(nghttp2_session *session, int32_t stream_id,
+                               uint32_t error_code, void *user_data)
+{
+    struct h2c *c = user_data;
+    struct h2c_stream *s =
+        nghttp2_session_get_stream_user_data(session, stream_id);
+
+    if (s == NULL)
+        return 0;
+    nghttp2_session_set_stream_user_data(session, stream_id, NULL);
+    h2c_stream_unlink(c, s);
+    if (!s->detached && !c->freed && s->cbs.on_close) {
+        s->detached = true;
+        s->cbs.on_close(error_code, s->arg);
+    }
+    h2c_stream_free(s);
+    return 0;
+}
+
+/* A request HEADERS that could not be sent (GOAWAY, canceled while
+ * queued): the stream ends here for its owner. */
+static int h2c_frame_not_send_cb(nghttp2_session *session,
+                                 const nghttp2_frame *frame, int lib_error,
+                                 void *user_data)
+{
+    struct h2c *c = user_data;
+    struct h2c_stream *s;
+
+    if (frame->hd.type != NGHTTP2_HEADERS)
+        return 0;
+    s = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
+    if (s == NULL || s->detached || c->freed)
+        return 0;
+    s->detached = true;
+    if (s->cbs.on_close)
+        s->cbs.on_close(NGHTTP2_REFUSED_STREAM, s->arg);
+    return 0;
+}
+
+static int h2c_error_cb(nghttp2_session *session, int lib_error_code,
+                        const char *msg, size_t len, void *user_data)
+{
+    struct h2c *c = user_data;
+
+    log_debug("h2c %s: nghttp2: %.*s", c->authority, (int)len, msg);
+    return 0;
+}
+
+static ssize_t h2c_body_read_cb(nghttp2_session *session, int32_t stream_id,
+                                uint8_t *buf, size_t length,
+                                uint32_t *data_flags,
+                                nghttp2_data_source *source, void *user_data)
+{
+    struct h2c_stream *s = source->ptr;
+    int n = evbuffer_remove(s->sendq, buf, length);
+
+    if (n < 0)
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    if (evbuffer_get_length(s->sendq) == 0 && s->send_end) {
+        *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+        s->send_done = true;
+        return n;
+    }
+    return n > 0 ? n : NGHTTP2_ERR_DEFERRED;
+}
+
+static nghttp2_session_callbacks *h2c_callbacks(void)
+{
+    static nghttp2_session_callbacks *cbs;
+
+    if (cbs != NULL)
+        return cbs;
+    if (nghttp2_session_callbacks_new(&cbs) != 0)
+        log_fatalx("nghttp2_session_callbacks_new failed");
+    nghttp2_session_callbacks_set_on_header_callback(cbs, h2c_header_cb);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
+        cbs, h2c_data_chunk_cb);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cbs,
+                                                         h2c_frame_recv_cb);
+    nghttp2_session_callbacks_set_on_stream_close_callback(
+        cbs, h2c_stream_close_cb);
+    nghttp2_session_callbacks_set_on_frame_not_send_callback(
+        cbs, h2c_frame_not_send_cb);
+    nghttp2_session_callbacks_set_error_callback2(cbs, h2c_error_cb);
+    return cbs;
+}
+
+/* ==== connection events ==== */
+
+static void h2c_fail(struct h2c *c, int err, const char *why)
+{
+    if (c->state == H2C_CLOSED)
+        return;
+    c->state = H2C_CLOSED;
+    if (why != NULL && (c->last_error[0] == '\0' || err != RW_ECLOSED))
+        snprintf(c->last_error, sizeof(c->last_error), "%s", why);
+    if (c->bev)
+        bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+    event_del(c->timer);
+    event_del(c->flush_ev);
+    log_debug("h2c %s: closed: %s", c->authority, c->last_error);
+    h2c_notify_streams(c);
+    if (!c->freed && c->cbs.on_close)
+        c->cbs.on_close(c, err, c->arg);
+}
+
+static void h2c_recv(struct h2c *c)
+{
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+    struct evbuffer_iovec v[16];
+
+    while (c->state == H2C_OPEN && !c->freed && evbuffer_get_length(in) > 0) {
+        int n = evbuffer_peek(in, -1, NULL, v, RW_ARRAY_LEN(v));
+        size_t used = 0;
+
+        if (n > (int)RW_ARRAY_LEN(v))
+            n = RW_ARRAY_LEN(v);
+        for (int i = 0; i < n && c->state == H2C_OPEN && !c->freed; i++) {
+            ssize_t rv = nghttp2_session_mem_recv(c->session, v[i].iov_base,
+                                                  v[i].iov_len);
+
+            if (rv < 0) {
+                h2c_fail(c, RW_EPROTO, nghttp2_strerror((int)rv));
+                return;
+            }
+            used += (size_t)rv;
+        }
+        evbuffer_drain(in, used);
+    }
+}
+
+static void h2c_read_cb(struct bufferevent *bev, void *arg)
+{
+    struct h2c *c = arg;
+
+    c->depth++;
+    c->received = true;
+    h2c_recv(c);
+    h2c_leave(c);
+}
+
+static void h2c_write_cb(struct bufferevent *bev, void *arg)
+{
+    struct h2c *c = arg;
+
+    c->depth++;
+    h2c_leave(c); /* flushes more of nghttp2's output */
+}
+
+static void h2c_arm_timer(struct h2c *c, double seconds)
+{
+    struct timeval tv;
+
+    tv.tv_sec = (time_t)seconds;
+    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
+    event_add(c->timer, &tv);
+}
+
+static void h2c_connected(struct h2c *c)
+{
+    int one = 1;
+    evutil_socket_t fd = bufferevent_getfd(c->bev);
+
+    c->state = H2C_OPEN;
+    event_del(c->timer);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+    if (c->cfg.ping_interval > 0)
+        h2c_arm_timer(c, c->cfg.ping_interval);
+    log_debug("h2c %s: connected", c->authority);
+    if (c->cbs.on_connect)
+        c->cbs.on_connect(c, c->arg);
+}
+
+static void h2c_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+    struct h2c *c = arg;
+    char why[160];
+
+    c->depth++;
+    if (what & BEV_EVENT_CONNECTED) {
+        h2c_connected(c);
+    } else if (what & BEV_EVENT_EOF) {
+        h2c_fail(c, RW_ECLOSED, "peer closed the connection");
+    } else if (what & BEV_EVENT_ERROR) {
+        int e = EVUTIL_SOCKET_ERROR();
+
+        snprintf(why, sizeof(why), "%s: %s",
+                 c->state == H2C_CONNECTING ? "connect" : "socket",
+                 evutil_socket_error_to_string(e));
+        h2c_fail(c, RW_EIO, why);
+    }
+    h2c_leave(c);
+}
+
+static void h2c_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct h2c *c = arg;
+
+    c->depth++;
+    if (c->pending_err) {
+        h2c_fail(c, c->pending_err, NULL);
+    } else if (c->state == H2C_CONNECTING) {
+        h2c_fail(c, RW_ETIMEDOUT, "connect timed out");
+    } else if (c->state == H2C_OPEN) {
+        if (c->received) {
+            c->ping_pending = false; /* alive: the peer spoke */
+        } else if (c->ping_pending) {
+            h2c_fail(c, RW_ETIMEDOUT, "keepalive PING unanswered");
+        } else {
+            nghttp2_submit_ping(c->session, NGHTTP2_FLAG_NONE, NULL);
+            c->ping_pending = true;
+        }
+        c->received = false;
+        if (c->state == H2C_OPEN)
+            h2c_arm_timer(c, c->cfg.ping_interval);
+    }
+    h2c_leave(c);
+}
+
+/* ==== construction ==== */
+
+static int h2c_session_init(struct h2c *c)
+{
+    nghttp2_option *opt;
+    nghttp2_settings_entry settings[] = {
+        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, c->cfg.window_size},
+        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, 1024 * 1024},
+    };
+    int rv;
+
+    if (nghttp2_option_new(&opt) != 0)
+        return RW_EIO;
+    nghttp2_option_set_no_closed_streams(opt, 1);
+    rv = nghttp2_session_client_new2(&c->session, h2c_callbacks(), c, opt);
+    nghttp2_option_del(opt);
+    if (rv != 0)
+        return RW_EIO;
+    nghttp2_submit_settings(c->session, NGHTTP2_FLAG_NONE, settings,
+                            RW_ARRAY_LEN(settings));
+    nghttp2_session_set_local_window_size(c->session, NGHTTP2_FLAG_NONE, 0,
+                                          (int32_t)c->cfg.window_size);
+    return 0;
+}
+
+/* Resolves and starts connecting; on failure records why in c. */
+static int h2c_connect(struct h2c *c)
+{
+    struct addrinfo hints = {0}, *ai = NULL;
+    evutil_socket_t fd;
+    int rv;
+
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    rv = getaddrinfo(c->host, c->port, &hints, &ai);
+    if (rv != 0) {
+        snprintf(c->last_error, sizeof(c->last_error), "resolve %s: %s",
+                 c->host, gai_strerror(rv));
+        return RW_ENOTFOUND;
+    }
+    fd = socket(ai->ai_family, SOCK_STREAM, 0);
+    if (fd < 0 || evutil_make_socket_nonblocking(fd) != 0 ||
+        evutil_make_socket_closeonexec(fd) != 0) {
+        snprintf(c->last_error, sizeof(c->last_error), "socket: %s",
+                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(ai);
+        return RW_EIO;
+    }
+    c->bev = bufferevent_socket_new(c->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    bufferevent_setcb(c->bev, h2c_read_cb, h2c_write_cb, h2c_event_cb, c);
+    bufferevent_setwatermark(c->bev, EV_WRITE, c->cfg.max_send_buffer / 2,
+                             0);
+    bufferevent_set_max_single_read(c->bev, H2C_MAX_SINGLE_READ);
+    rv = bufferevent_socket_connect(c->bev, ai->ai_addr, (int)ai->ai_addrlen);
+    freeaddrinfo(ai);
+    if (rv != 0) {
+        snprintf(c->last_error, sizeof(c->last_error), "connect: %s",
+                 strerror(errno));
+        return RW_EIO;
+    }
+    return 0;
+}
+
+static void h2c_config_defaults(struct h2c_config *cfg)
+{
+    if (cfg->connect_timeout <= 0)
+        cfg->connect_timeout = H2C_DEFAULT_CONNECT_TIMEOUT;
+    if (cfg->window_size == 0 || cfg->window_size > NGHTTP2_MAX_WINDOW_SIZE)
+        cfg->window_size = H2C_DEFAULT_WINDOW;
+    if (cfg->max_send_buffer == 0)
+        cfg->max_send_buffer = H2C_DEFAULT_SEND_BUFFER;
+}
+
+struct h2c *h2c_new(struct event_base *base, const char *host,
+                    const char *port, const struct h2c_config *cfg,
+                    const struct h2c_callbacks *cbs, void *arg)
+{
+    struct h2c *c = xcalloc(1, sizeof(*c));
+    int err;
+
+    c->base = base;
+    c->cbs = *cbs;
+    c->arg = arg;
+    if (cfg != NULL)
+        c->cfg = *cfg;
+    h2c_config_defaults(&c->cfg);
+    c->host = xstrdup(host);
+    c->port = xstrdup(port);
+    c->authority = strchr(host, ':') ? xasprintf("[%s]:%s", host, port)
+                                     : xasprintf("%s:%s", host, port);
+    c->state = H2C_CONNECTING;
+    c->timer = evtimer_new(base, h2c_timer_cb, c);
+    c->flush_ev = event_new(base, -1, 0, h2c_flush_cb, c);
+    err = h2c_session_init(c);
+    if (err == 0)
+        err = h2c_connect(c);
+    if (err != 0) {
+        /* Reported from the loop, never from inside h2c_new. */
+        c->pending_err = err;
+        h2c_arm_timer(c, 0);
+        return c;
+    }
+    h2c_arm_timer(c, c->cfg.connect_timeout);
+    return c;
+}
+
+/* ==== streams ==== */
+
+struct h2c_stream *h2c_request(struct h2c *c, const char *method,
+                               const char *path, const char *authority,
+                               const struct h2c_header *extra, size_t n_extra,
+                               unsigned flags,
+                               const struct h2c_stream_callbacks *cbs,
+                               void *arg)
+{
+    size_t nnv = 4 + n_extra;
+    nghttp2_nv *nv = xcalloc(nnv, sizeof(*nv));
+    const char *pseudo[4][2] = {
+        {":method", method},
+        {":scheme", "http"},
+        {":path", path},
+        {":authority", authority ? authority : c->authority}};
+    nghttp2_data_provider prd;
+    struct h2c_stream *s;
+    int32_t id;
+
+    if (c->state == H2C_CLOSED || c->freed || c->goaway) {
+        free(nv);
+        return NULL;
+    }
+    for (size_t i = 0; i < nnv; i++) {
+        const char *name = i < 4 ? pseudo[i][0] : extra[i - 4].name;
+        const char *value = i < 4 ? pseudo[i][1] : extra[i - 4].value;
+
+        nv[i].name = (uint8_t *)(uintptr_t)name;
+        nv[i].namelen = strlen(name);
+        nv[i].value = (uint8_t *)(uintptr_t)value;
+        nv[i].valuelen = strlen(value);
+        nv[i].flags = NGHTTP2_NV_FLAG_NONE;
+    }
+    s = xcalloc(1, sizeof(*s));
+    s->conn = c;
+    s->cbs = *cbs;
+    s->arg = arg;
+    if (flags & H2C_REQUEST_BODY) {
+        s->sendq = evbuffer_new();
+        prd.source.ptr = s;
+        prd.read_callback = h2c_body_read_cb;
+    }
+    id = nghttp2_submit_request(c->session, NULL, nv, nnv,
+                                (flags & H2C_REQUEST_BODY) ? &prd : NULL, s);
+    free(nv);
+    if (id < 0) {
+        h2c_stream_free(s);
+        return NULL;
+    }
+    s->id = id;
+    s->next = c->streams;
+    if (c->streams)
+        c->streams->prev = s;
+    c->streams = s;
+    h2c_kick(c);
+    return s;
+}
+
+int h2c_send(struct h2c_stream *s, const void *data, size_t len,
+             bool end_stream)
+{
+    struct h2c *c = s->conn;
+
+    if (s->sendq == NULL)
+        return RW_EINVAL;
+    if (s->send_end || s->detached || c->state == H2C_CLOSED)
+        return RW_ECLOSED;
+    if (len > 0)
+        evbuffer_add(s->sendq, data, len);
+    if (end_stream)
+        s->send_end = true;
+    /* Fails harmlessly while the stream is still queued or not deferred:
+     * the provider is then asked anyway. */
+    nghttp2_session_resume_data(c->session, s->id);
+    h2c_kick(c);
+    return 0;
+}
+
+void h2c_reset(struct h2c_stream *s)
+{
+    struct h2c *c = s->conn;
+
+    if (s->detached)
+        return;
+    s->detached = true;
+    if (c->state == H2C_CLOSED)
+        return; /* freed with the connection */
+    nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, s->id,
+                              NGHTTP2_CANCEL);
+    h2c_kick(c);
+}
+
+int32_t h2c_stream_id(const struct h2c_stream *s)
+{
+    return s->id;
+}
+
+bool h2c_is_open(const struct h2c *c)
+{
+    return c->state == H2C_OPEN && !c->freed && !c->goaway;
+}
+
+struct event_base *h2c_base(const struct h2c *c)
+{
+    return c->base;
+}
+
+const char *h2c_authority(const struct h2c *c)
+{
+    return c->authority;
+}
+
+const char *h2c_last_error(const struct h2c *c)
+{
+    return c->last_error;
+}

@@ -1,1 +1,448 @@
-/* placeholder: being written */
+/*
+ * listener.c: accepts connections, sniffs their protocol, keeps them in a
+ * list and counts them (see listener.h).
+ *
+ * Data structure: a doubly linked list of struct front_conn (sniffing,
+ * HTTP/1.x and HTTP/2 connections alike) and counters per protocol.  A
+ * sniffing connection is a bufferevent and a tiny struct; once its first
+ * bytes decide the protocol it is handed, bytes already read included, to
+ * conn_h1_new or conn_h2_new and the sniff struct is freed.
+ *
+ * Invariants: every open connection is on the list exactly once, under the
+ * protocol it is counted as; connections_sniffing + connections_h1 +
+ * connections_h2 is the list's length.  When accept fails for lack of file
+ * descriptors, accepting pauses for a second instead of spinning.
+ */
+#include "src/listener.h"
+
+#include <errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <event2/util.h>
+
+#include "cache/rw.h"
+#include "src/conn_h1.h"
+#include "src/conn_h2.h"
+#include "src/log.h"
+#include "src/stream_impl.h"
+
+#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define H2_PREFACE_LEN 24
+#define ACCEPT_PAUSE_SECONDS 1
+#define TLS_HANDSHAKE 0x16
+
+struct listener {
+    struct event_base *base;
+    struct evconnlistener *evl;
+    struct event *resume; /* re-enables accepting after EMFILE */
+    struct event *reaper; /* frees the connections on reap */
+    struct front_config cfg;
+    request_handler_fn handler;
+    void *arg;
+    struct front_conn *conns;
+    struct front_conn *reap; /* dying connections, via reap_next */
+    uint64_t open[3];    /* by enum front_protocol */
+    uint64_t streams[3]; /* open, by protocol */
+    uint64_t streams_total[3];
+    uint64_t accepted;
+    uint64_t rejected;
+    int port;
+};
+
+struct sniff {
+    struct front_conn base;
+    struct bufferevent *bev;
+};
+
+void listener_config_defaults(struct front_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->max_connections = 10000;
+    cfg->h2_max_concurrent_streams = 1000;
+    cfg->max_header_bytes = 64 * 1024;
+    cfg->idle_timeout = 90;
+    cfg->sndbuf = 0;
+    cfg->output_high_water = 128 * 1024;
+}
+
+/* ---- connection list (for the connection modules) ---- */
+
+void listener_attach(struct listener *l, struct front_conn *c,
+                     enum front_protocol protocol)
+{
+    c->listener = l;
+    c->protocol = protocol;
+    c->prev = NULL;
+    c->next = l->conns;
+    if (l->conns != NULL)
+        l->conns->prev = c;
+    l->conns = c;
+    l->open[protocol]++;
+}
+
+void listener_detach(struct front_conn *c)
+{
+    struct listener *l = c->listener;
+
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        l->conns = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    rw_assert(l->open[c->protocol] > 0);
+    l->open[c->protocol]--;
+}
+
+void listener_reap(struct front_conn *c)
+{
+    struct listener *l = c->listener;
+
+    if (c->dying)
+        return;
+    c->dying = true;
+    c->reap_next = l->reap;
+    l->reap = c;
+    event_active(l->reaper, EV_TIMEOUT, 0);
+}
+
+static void listener_reap_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct listener *l = arg;
+    struct front_conn *c;
+
+    while ((c = l->reap) != NULL) {
+        l->reap = c->reap_next;
+        c->shutdown(c);
+    }
+}
+
+void listener_count_stream(struct listener *l, enum front_protocol protocol,
+                           int delta)
+{
+    if (delta > 0) {
+        l->streams[protocol]++;
+        l->streams_total[protocol]++;
+    } else {
+        rw_assert(l->streams[protocol] > 0);
+        l->streams[protocol]--;
+    }
+}
+
+const struct front_config *listener_config(const struct listener *l)
+{
+    return &l->cfg;
+}
+
+void listener_dispatch(struct listener *l, struct stream *s)
+{
+    l->handler(s, l->arg);
+}
+
+/* ---- sniffing ---- */
+
+static void sniff_free(struct sniff *sn)
+{
+    listener_detach(&sn->base);
+    if (sn->bev != NULL)
+        bufferevent_free(sn->bev);
+    free(sn);
+}
+
+/* Closes a connection that is still being sniffed, from the loop. */
+static void sniff_kill(struct sniff *sn)
+{
+    bufferevent_disable(sn->bev, EV_READ | EV_WRITE);
+    bufferevent_setcb(sn->bev, NULL, NULL, NULL, NULL);
+    listener_reap(&sn->base);
+}
+
+static void sniff_shutdown(struct front_conn *c)
+{
+    sniff_free((struct sniff *)c);
+}
+
+/* Hands the bufferevent over to the module serving protocol. */
+static void sniff_decide(struct sniff *sn, enum front_protocol protocol)
+{
+    struct listener *l = sn->base.listener;
+    struct bufferevent *bev = sn->bev;
+
+    bufferevent_setcb(bev, NULL, NULL, NULL, NULL);
+    sn->bev = NULL;
+    sniff_free(sn);
+    if (protocol == FRONT_H2)
+        conn_h2_new(l, bev);
+    else
+        conn_h1_new(l, bev);
+}
+
+static void listener_sniff_read_cb(struct bufferevent *bev, void *arg)
+{
+    struct sniff *sn = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+    size_t len = RW_MIN(evbuffer_get_length(in), (size_t)H2_PREFACE_LEN);
+    const unsigned char *p;
+
+    if (len == 0)
+        return;
+    p = evbuffer_pullup(in, (ssize_t)len);
+    if (p[0] == TLS_HANDSHAKE) {
+        log_debug("listener: TLS ClientHello: TLS is not supported; "
+                  "closing");
+        sniff_kill(sn);
+        return;
+    }
+    if (memcmp(p, H2_PREFACE, len) != 0)
+        sniff_decide(sn, FRONT_H1);
+    else if (len == H2_PREFACE_LEN)
+        sniff_decide(sn, FRONT_H2);
+    /* else: a prefix of the preface so far; wait for more */
+}
+
+static void listener_sniff_event_cb(struct bufferevent *bev, short what,
+                                    void *arg)
+{
+    struct sniff *sn = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+
+    /* A client that sent a prefix of the preface and then half-closed
+     * is not speaking HTTP/2: let HTTP/1.x answer (400). */
+    if ((what & BEV_EVENT_EOF) && evbuffer_get_length(in) > 0) {
+        sniff_decide(sn, FRONT_H1);
+        return;
+    }
+    log_debug("listener: connection closed while sniffing (%s)",
+              (what & BEV_EVENT_TIMEOUT) ? "timeout" : "eof or error");
+    sniff_kill(sn);
+}
+
+void listener_adopt(struct listener *l, struct bufferevent *bev)
+{
+    struct sniff *sn = xcalloc(1, sizeof(*sn));
+    struct timeval tv = {.tv_sec = l->cfg.idle_timeout, .tv_usec = 0};
+
+    sn->bev = bev;
+    sn->base.shutdown = sniff_shutdown;
+    listener_attach(l, &sn->base, FRONT_SNIFFING);
+    bufferevent_setcb(bev, listener_sniff_read_cb, NULL,
+                      listener_sniff_event_cb, sn);
+    if (l->cfg.idle_timeout > 0)
+        bufferevent_set_timeouts(bev, &tv, NULL);
+    bufferevent_enable(bev, EV_READ);
+    /* Bytes may already be there (tests feeding a bufferevent pair). */
+    if (evbuffer_get_length(bufferevent_get_input(bev)) > 0)
+        listener_sniff_read_cb(bev, sn);
+}
+
+/* ---- accepting ---- */
+
+static uint64_t open_connections(const struct listener *l)
+{
+    return l->open[FRONT_SNIFFING] + l->open[FRONT_H1] + l->open[FRONT_H2];
+}
+
+static void socket_setup(const struct listener *l, evutil_socket_t fd)
+{
+    int one = 1;
+
+    /* Watch events are small and latency matters: no Nagle delay, as Go's
+     * net package sets by default under kube-apiserver. */
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+        log_debug("listener: TCP_NODELAY: %s", strerror(errno));
+    if (l->cfg.sndbuf > 0 &&
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &l->cfg.sndbuf,
+                   sizeof(l->cfg.sndbuf)) < 0)
+        log_debug("listener: SO_SNDBUF: %s", strerror(errno));
+}
+
+static void listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
+                               struct sockaddr *sa, int salen, void *arg)
+{
+    struct listener *l = arg;
+    struct bufferevent *bev;
+
+    l->accepted++;
+    if (l->cfg.max_connections > 0 &&
+        open_connections(l) >= l->cfg.max_connections) {
+        if (l->rejected++ == 0)
+            log_warnx("listener: max_connections (%u) reached; closing new "
+                      "connections (logged once)",
+                      l->cfg.max_connections);
+        evutil_closesocket(fd);
+        return;
+    }
+    socket_setup(l, fd);
+    bev = bufferevent_socket_new(l->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    if (bev == NULL) {
+        log_warnx("listener: cannot create a bufferevent");
+        evutil_closesocket(fd);
+        return;
+    }
+    listener_adopt(l, bev);
+}
+
+static void listener_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct listener *l = arg;
+
+    evconnlistener_enable(l->evl);
+}
+
+static void listener_error_cb(struct evconnlistener *evl, void *arg)
+{
+    struct listener *l = arg;
+    struct timeval tv = {.tv_sec = ACCEPT_PAUSE_SECONDS, .tv_usec = 0};
+
+    log_warn("listener: accept");
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+        errno == ENOMEM) {
+        evconnlistener_disable(l->evl);
+        event_add(l->resume, &tv);
+    }
+}
+
+/* "127.0.0.1:8080" or "[::1]:8080" (port 0 allowed, unlike
+ * evutil_parse_sockaddr_port) into ss; -1 if it does not parse. */
+static int address_parse(const char *address, struct sockaddr_storage *ss,
+                         int *sslen)
+{
+    char host[INET6_ADDRSTRLEN + 1];
+    const char *colon, *hs = address, *he;
+    char *end;
+    long port;
+
+    if (address[0] == '[') {
+        hs = address + 1;
+        he = strchr(hs, ']');
+        if (he == NULL || he[1] != ':')
+            return -1;
+        colon = he + 1;
+    } else {
+        colon = he = strrchr(address, ':');
+        if (colon == NULL)
+            return -1;
+    }
+    port = strtol(colon + 1, &end, 10);
+    if (colon[1] == '\0' || *end != '\0' || port < 0 || port > 65535 ||
+        (size_t)(he - hs) >= sizeof(host))
+        return -1;
+    memcpy(host, hs, (size_t)(he - hs));
+    host[he - hs] = '\0';
+    memset(ss, 0, sizeof(*ss));
+    if (address[0] == '[') {
+        struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+        sin6->sin6_family = AF_INET6;
+        sin6->sin6_port = htons((uint16_t)port);
+        *sslen = sizeof(*sin6);
+        return evutil_inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1 ? 0
+                                                                       : -1;
+    }
+    struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+    sin->sin_family = AF_INET;
+    sin->sin_port = htons((uint16_t)port);
+    *sslen = sizeof(*sin);
+    return evutil_inet_pton(AF_INET, host, &sin->sin_addr) == 1 ? 0 : -1;
+}
+
+static int bound_port(evutil_socket_t fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+        return -1;
+    if (ss.ss_family == AF_INET6)
+        return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+struct listener *listener_new(struct event_base *base, const char *address,
+                              const struct front_config *cfg,
+                              request_handler_fn handler, void *arg)
+{
+    struct listener *l = xcalloc(1, sizeof(*l));
+    struct sockaddr_storage ss;
+    int sslen = sizeof(ss);
+    unsigned flags = LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
+                     LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_DEFERRED_ACCEPT;
+
+    l->base = base;
+    l->cfg = *cfg;
+    l->handler = handler;
+    l->arg = arg;
+    if (address_parse(address, &ss, &sslen) < 0) {
+        log_warnx("listener: cannot parse address \"%s\"", address);
+        goto err;
+    }
+    l->evl = evconnlistener_new_bind(base, listener_accept_cb, l, flags, 4096,
+                                     (struct sockaddr *)&ss, sslen);
+    if (l->evl == NULL) {
+        log_warn("listener: cannot listen on %s", address);
+        goto err;
+    }
+    evconnlistener_set_error_cb(l->evl, listener_error_cb);
+    l->resume = evtimer_new(base, listener_resume_cb, l);
+    l->reaper = event_new(base, -1, 0, listener_reap_cb, l);
+    l->port = bound_port(evconnlistener_get_fd(l->evl));
+    log_debug("listener: listening on %s (port %d)", address, l->port);
+    return l;
+err:
+    free(l);
+    return NULL;
+}
+
+void listener_close_connections(struct listener *l)
+{
+    /* dying connections are still on the list: shut down with the rest */
+    l->reap = NULL;
+    while (l->conns != NULL)
+        l->conns->shutdown(l->conns);
+    l->reap = NULL;
+}
+
+void listener_free(struct listener *l)
+{
+    if (l == NULL)
+        return;
+    if (l->evl != NULL)
+        evconnlistener_free(l->evl);
+    if (l->resume != NULL)
+        event_free(l->resume);
+    listener_close_connections(l);
+    if (l->reaper != NULL)
+        event_free(l->reaper);
+    free(l);
+}
+
+int listener_port(const struct listener *l)
+{
+    return l->port;
+}
+
+void listener_stats(const struct listener *l, struct listener_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->connections_sniffing = l->open[FRONT_SNIFFING];
+    out->connections_h1 = l->open[FRONT_H1];
+    out->connections_h2 = l->open[FRONT_H2];
+    out->streams_h1 = l->streams[FRONT_H1];
+    out->streams_h2 = l->streams[FRONT_H2];
+    out->connections_total = l->accepted;
+    out->connections_rejected = l->rejected;
+    out->streams_h1_total = l->streams_total[FRONT_H1];
+    out->streams_h2_total = l->streams_total[FRONT_H2];
+}

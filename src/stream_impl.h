@@ -132,9 +132,12 @@ struct front_conn {
     struct listener *listener;
     /* Closes the connection now: every live stream gets stream_gone and
      * stream_finish, the socket is closed, the connection freed.  Called
-     * only from outside the connection's own callbacks (listener_free). */
+     * only from outside the connection's own callbacks: by the listener's
+     * reaper (listener_reap) or by listener_free. */
     void (*shutdown)(struct front_conn *c);
+    struct front_conn *reap_next;
     enum front_protocol protocol;
+    bool dying; /* on the reaper's list */
 };
 
 /* Adds c to l's connections as protocol. */
@@ -142,6 +145,11 @@ void listener_attach(struct listener *l, struct front_conn *c,
                      enum front_protocol protocol);
 /* Removes c from its listener's connections. */
 void listener_detach(struct front_conn *c);
+/* Has c->shutdown(c) called soon from the event loop, on a clean stack
+ * (one event per listener serves every connection).  The caller has
+ * disabled c's I/O; c's callbacks that still fire must do nothing.
+ * Idempotent. */
+void listener_reap(struct front_conn *c);
 /* Counts a stream opened (delta 1) or finished (delta -1). */
 void listener_count_stream(struct listener *l, enum front_protocol protocol,
                            int delta);

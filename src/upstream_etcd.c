@@ -1,1 +1,778 @@
-/* placeholder: being written */
+/*
+ * upstream_etcd.c: the etcd upstream adapter (see upstream_etcd.h).
+ *
+ * Data structure: one struct upstream_etcd holds the single h2c connection
+ * and one struct upstream_res per resource.  A resource is in one of:
+ *
+ *   IDLE      no connection (or not started)
+ *   LISTING   Range pages in flight at revision list_rev (0 until the first
+ *             page fixes it); resource_list_begin has been called
+ *             (list_open) and list_end / list_abort will follow
+ *   WATCHING  a Watch stream is open (established once `created` came)
+ *   WAITING   a per-resource retry timer runs (failed page, watch canceled
+ *             or ended while the connection stayed up)
+ *
+ * Protocol facts this relies on (etcd v3 API, see etcd-wire.md):
+ *  - All pages of one list read at one revision R, so the list is a true
+ *    snapshot; the next page starts at the last key + "\0".  A page at a
+ *    compacted R fails with OUT_OF_RANGE: the list is aborted and restarts.
+ *  - The watch starts at R + 1 (or resource_rv + 1 when resuming), so no
+ *    revision is skipped or delivered twice.  A start revision that was
+ *    compacted yields created, then canceled with compact_revision > 0:
+ *    the resource is relisted (the resource decides which watchers get
+ *    410).  Other cancellations are retried after a backoff.
+ *  - The header revision of a WatchResponse that carries events, and of the
+ *    created response, is NOT proof of progress: etcd sends a catch-up in
+ *    batches of at most 1000 revisions and stamps each batch with the
+ *    store's current revision while more events are still to come.  Only an
+ *    empty response that is neither created nor canceled (a progress
+ *    notification, progress_notify=true) says "nothing up to
+ *    header.revision is left", and only that reaches resource_progress.
+ *  - The watch asks for fragment=true: etcd then splits a response larger
+ *    than its request size limit (--max-request-bytes, 1.5 MiB) into
+ *    several, each holding whole events, so no single message nears our
+ *    64 MiB limit during a large catch-up.  Each is applied as it comes.
+ *  - WatchProgressRequest is never sent: before etcd 3.4.25 its reply may
+ *    overtake events still queued (etcd issue 15220).  The version is read
+ *    with Maintenance/Status at connect and recorded (status and log).
+ *
+ * Invariants: callbacks of calls and of the connection come from the event
+ * loop only.  When the connection ends, the h2c layer first closes every
+ * call (their callbacks see the connection is no longer open and leave the
+ * cleanup to upstream_conn_close_cb), then reports the connection's end:
+ * open lists are aborted, every resource goes down
+ * (resource_upstream_state false), and a reconnect is scheduled.  Nothing
+ * is logged per event.
+ */
+#include "upstream_etcd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "cache/rw.h"
+#include "proto/etcd.h"
+#include "src/grpc_client.h"
+#include "src/h2_client.h"
+#include "src/log.h"
+#include "src/resource.h"
+
+#define UPSTREAM_DEFAULT_PAGE 500
+#define UPSTREAM_DEFAULT_BACKOFF_MIN 0.1
+#define UPSTREAM_DEFAULT_BACKOFF_MAX 5.0
+#define UPSTREAM_DEFAULT_DIAL 5.0
+#define UPSTREAM_DEFAULT_REQUEST 60.0
+#define UPSTREAM_DEFAULT_KEEPALIVE 10.0
+#define UPSTREAM_STATUS_TIMEOUT 5.0
+
+enum upstream_res_state {
+    RES_IDLE,
+    RES_LISTING,
+    RES_WATCHING,
+    RES_WAITING,
+};
+
+struct upstream_etcd;
+
+struct upstream_res {
+    struct upstream_etcd *u;
+    struct resource *r;
+    char *prefix; /* key range [prefix, end) */
+    size_t prefix_len;
+    char *end;
+    size_t end_len;
+    enum upstream_res_state state;
+    /* listing */
+    struct grpc_call *range_call;
+    bool list_open;   /* resource_list_begin called, end/abort pending */
+    int64_t list_rev; /* R; 0 until the first page */
+    char *next_key;   /* where the next page starts */
+    size_t next_key_len;
+    size_t page_limit; /* keys per page; halved on oversized pages */
+    size_t list_items;
+    double list_started; /* monotonic seconds */
+    /* watching */
+    struct grpc_call *watch_call;
+    bool created;  /* the watch is established */
+    bool resuming; /* this watch resumes after a reconnect */
+    int64_t watch_start;
+    int up; /* last resource_upstream_state reported: -1 none, 0, 1 */
+    /* retry */
+    struct event *retry;
+    unsigned retry_attempt;
+    bool retry_list; /* on retry: next page (true) or watch (false) */
+};
+
+struct upstream_etcd {
+    struct event_base *base;
+    char *url, *host, *port;
+    struct upstream_etcd_config cfg;
+    struct upstream_res *res;
+    size_t n;
+    struct h2c *conn;
+    bool started;
+    bool connected;      /* TCP up on conn */
+    bool ever_connected; /* a connection succeeded once */
+    struct grpc_call *status_call;
+    char version[64];
+    bool progress_request_safe;
+    struct event *reconnect;
+    unsigned attempt;    /* consecutive failed connections */
+    uint64_t reconnects;
+    uint64_t connect_failures;
+    uint64_t rng;
+    char last_error[192];
+};
+
+static void res_start(struct upstream_res *res, bool reconnect);
+static void res_list_start(struct upstream_res *res);
+static void res_range_page(struct upstream_res *res);
+static void res_watch_start(struct upstream_res *res, int64_t start_rev);
+static void upstream_connect(struct upstream_etcd *u);
+static void upstream_conn_lost(struct upstream_etcd *u, const char *why);
+
+/* ==== helpers ==== */
+
+static double upstream_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Uniform in [0, 1), xorshift64*. */
+static double upstream_random(struct upstream_etcd *u)
+{
+    u->rng ^= u->rng >> 12;
+    u->rng ^= u->rng << 25;
+    u->rng ^= u->rng >> 27;
+    return (double)((u->rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+
+/* Full jitter: uniform between backoff_min and min(backoff_max,
+ * backoff_min * 2^attempt). */
+static double upstream_backoff(struct upstream_etcd *u, unsigned attempt)
+{
+    double lo = u->cfg.backoff_min;
+    double cap = lo * pow(2.0, (double)RW_MIN(attempt, 30u));
+
+    if (cap > u->cfg.backoff_max)
+        cap = u->cfg.backoff_max;
+    if (cap < lo)
+        cap = lo;
+    return lo + upstream_random(u) * (cap - lo);
+}
+
+static void upstream_timer_add(struct event *ev, double seconds)
+{
+    struct timeval tv;
+
+    tv.tv_sec = (time_t)seconds;
+    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
+    event_add(ev, &tv);
+}
+
+/* Whether calls may be made on the connection right now. */
+static bool upstream_usable(const struct upstream_etcd *u)
+{
+    return u->conn != NULL && u->connected && h2c_is_open(u->conn);
+}
+
+/* A call could not be started on a connection that looks open (GOAWAY
+ * received, stream ids exhausted): start over on a new connection. */
+static void upstream_call_refused(struct upstream_etcd *u)
+{
+    if (u->conn != NULL)
+        upstream_conn_lost(u, "connection refuses new streams");
+}
+
+/* Reports the resource's upstream state when it changes. */
+static void res_set_up(struct upstream_res *res, bool up)
+{
+    if (res->up == (int)up)
+        return;
+    res->up = up;
+    resource_upstream_state(res->r, up);
+}
+
+/* ==== per-resource retry ==== */
+
+static void res_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct upstream_res *res = arg;
+
+    if (!upstream_usable(res->u))
+        return; /* the reconnect restarts it */
+    if (res->retry_list && res->list_open) {
+        res->state = RES_LISTING;
+        res_range_page(res);
+    } else {
+        res_start(res, true);
+    }
+}
+
+/* Retries the current page (list_page) or the watch after a backoff. */
+static void res_retry_later(struct upstream_res *res, bool list_page)
+{
+    double delay = upstream_backoff(res->u, res->retry_attempt++);
+
+    res->state = RES_WAITING;
+    res->retry_list = list_page;
+    upstream_timer_add(res->retry, delay);
+}
+
+/* ==== listing ==== */
+
+static void res_list_abort(struct upstream_res *res)
+{
+    if (res->range_call) {
+        grpc_call_cancel(res->range_call);
+        res->range_call = NULL;
+    }
+    if (res->list_open) {
+        res->list_open = false;
+        resource_list_abort(res->r);
+    }
+}
+
+static void res_list_start(struct upstream_res *res)
+{
+    res_list_abort(res);
+    resource_list_begin(res->r);
+    res->list_open = true;
+    res->list_rev = 0;
+    res->list_items = 0;
+    res->list_started = upstream_now();
+    res->page_limit = res->u->cfg.page_size;
+    free(res->next_key);
+    res->next_key = xmemdup(res->prefix, res->prefix_len + 1);
+    res->next_key_len = res->prefix_len;
+    res->state = RES_LISTING;
+    res_range_page(res);
+}
+
+/* The list at list_rev is complete: hand it over and watch from R + 1. */
+static void res_list_done(struct upstream_res *res)
+{
+    log_info("etcd %s: listed %s: %zu keys at revision %lld in %.3f s",
+             res->u->url, res->prefix, res->list_items,
+             (long long)res->list_rev, upstream_now() - res->list_started);
+    res->list_open = false;
+    resource_list_end(res->r, res->list_rev);
+    res_watch_start(res, res->list_rev + 1);
+}
+
+/* One page arrived: items to the resource, then the next page or the end.
+ * Returns RW_EPROTO when the response makes no sense. */
+static int res_page(struct upstream_res *res, const uint8_t *msg, size_t len)
+{
+    struct etcd_range_response r;
+    const struct etcd_kv *last;
+
+    if (etcd_range_response_decode(&r, msg, len) != 0)
+        return RW_EPROTO;
+    if (res->list_rev == 0)
+        res->list_rev = r.header.revision; /* R: all pages read at it */
+    for (size_t i = 0; i < r.n_kvs; i++)
+        resource_list_item(res->r, r.kvs[i].key, r.kvs[i].key_len,
+                           r.kvs[i].value, r.kvs[i].value_len,
+                           r.kvs[i].mod_revision);
+    res->list_items += r.n_kvs;
+    if (res->list_rev <= 0 || (r.more && r.n_kvs == 0)) {
+        etcd_range_response_fini(&r);
+        return RW_EPROTO;
+    }
+    if (!r.more) {
+        etcd_range_response_fini(&r);
+        res_list_done(res);
+        return 0;
+    }
+    last = &r.kvs[r.n_kvs - 1];
+    free(res->next_key);
+    res->next_key = xmalloc(last->key_len + 2);
+    memcpy(res->next_key, last->key, last->key_len);
+    res->next_key[last->key_len] = '\0'; /* last key + "\0" */
+    res->next_key[last->key_len + 1] = '\0';
+    res->next_key_len = last->key_len + 1;
+    etcd_range_response_fini(&r);
+    res_range_page(res);
+    return 0;
+}
+
+static void res_range_cb(int status, const char *message, const uint8_t *resp,
+                         size_t resp_len, void *arg)
+{
+    struct upstream_res *res = arg;
+    struct upstream_etcd *u = res->u;
+
+    res->range_call = NULL;
+    if (!upstream_usable(u))
+        return; /* connection lost: upstream_conn_close_cb aborts */
+    if (status == GRPC_STATUS_OK) {
+        if (res_page(res, resp, resp_len) == 0)
+            return;
+        log_warnx("etcd %s: list %s: malformed Range response", u->url,
+                  res->prefix);
+        res_list_abort(res);
+        res_retry_later(res, false);
+    } else if (status == GRPC_STATUS_OUT_OF_RANGE) {
+        /* Compacted while paging: list again at a new revision. */
+        log_info("etcd %s: list %s: revision %lld compacted (%s), relisting",
+                 u->url, res->prefix, (long long)res->list_rev, message);
+        res_list_start(res);
+    } else if (status == GRPC_STATUS_RESOURCE_EXHAUSTED &&
+               res->page_limit > 1) {
+        res->page_limit /= 2;
+        log_info("etcd %s: list %s: page too large, %zu keys per page now",
+                 u->url, res->prefix, res->page_limit);
+        res_range_page(res);
+    } else {
+        log_warnx("etcd %s: list %s: Range failed: %s: %s", u->url,
+                  res->prefix, grpc_status_name(status), message);
+        res_retry_later(res, true);
+    }
+}
+
+static void res_range_page(struct upstream_res *res)
+{
+    struct upstream_etcd *u = res->u;
+    struct etcd_range_request req = {
+        .key = res->next_key,
+        .key_len = res->next_key_len,
+        .range_end = res->end,
+        .range_end_len = res->end_len,
+        .limit = (int64_t)res->page_limit,
+        .revision = res->list_rev,
+    };
+    struct rbuf *b = etcd_range_request_encode(&req);
+
+    res->range_call = grpc_unary(u->conn, ETCD_PATH_RANGE, b->data, b->len,
+                                 u->cfg.request_timeout, res_range_cb, res);
+    rbuf_unref(b);
+    if (res->range_call == NULL)
+        upstream_call_refused(u);
+}
+
+/* ==== watching ==== */
+
+static void res_watch_stop(struct upstream_res *res)
+{
+    if (res->watch_call) {
+        grpc_call_cancel(res->watch_call);
+        res->watch_call = NULL;
+    }
+    res->created = false;
+    res_set_up(res, false);
+}
+
+/* A canceled watch: relist if its start was compacted, else retry. */
+static void res_watch_canceled(struct upstream_res *res,
+                               const struct etcd_watch_response *w)
+{
+    struct upstream_etcd *u = res->u;
+
+    res_watch_stop(res);
+    if (w->compact_revision > 0) {
+        log_info("etcd %s: watch %s from revision %lld: compacted at %lld, "
+                 "relisting",
+                 u->url, res->prefix, (long long)res->watch_start,
+                 (long long)w->compact_revision);
+        res_list_start(res);
+        return;
+    }
+    log_warnx("etcd %s: watch %s canceled: %s", u->url, res->prefix,
+              w->cancel_reason[0] ? w->cancel_reason : "no reason given");
+    res_retry_later(res, false);
+}
+
+static void res_watch_created(struct upstream_res *res)
+{
+    /* header.revision of the created response is the store's current
+     * revision, not progress of this watch: ignored on purpose. */
+    res->created = true;
+    res->retry_attempt = 0;
+    res->u->attempt = 0; /* the connection does useful work */
+    if (res->resuming) {
+        res->resuming = false;
+        resource_note_reconnect(res->r);
+    }
+    res_set_up(res, true);
+}
+
+static void res_watch_events(struct upstream_res *res,
+                             const struct etcd_watch_response *w)
+{
+    for (size_t i = 0; i < w->n_events; i++) {
+        const struct etcd_event *ev = &w->events[i];
+
+        if (ev->type == ETCD_EVENT_PUT)
+            resource_put(res->r, ev->kv.key, ev->kv.key_len, ev->kv.value,
+                         ev->kv.value_len, ev->kv.mod_revision);
+        else
+            resource_delete(res->r, ev->kv.key, ev->kv.key_len,
+                            ev->kv.mod_revision);
+    }
+    /* Not resource_progress(w->header.revision): a catch-up batch carries
+     * the store's current revision while later batches are still due. */
+    resource_flush(res->r);
+}
+
+static void res_watch_message_cb(const uint8_t *msg, size_t len, void *arg)
+{
+    struct upstream_res *res = arg;
+    struct etcd_watch_response w;
+
+    if (etcd_watch_response_decode(&w, msg, len) != 0) {
+        log_warnx("etcd %s: watch %s: malformed WatchResponse", res->u->url,
+                  res->prefix);
+        res_watch_stop(res);
+        res_retry_later(res, false);
+        return;
+    }
+    if (w.canceled) {
+        res_watch_canceled(res, &w);
+    } else if (w.created) {
+        res_watch_created(res);
+    } else if (w.n_events > 0) {
+        res_watch_events(res, &w);
+    } else if (res->created && !w.fragment) {
+        /* Progress notification: nothing left up to header.revision. */
+        resource_progress(res->r, w.header.revision);
+        resource_flush(res->r);
+    }
+    etcd_watch_response_fini(&w);
+}
+
+static void res_watch_close_cb(int status, const char *message, void *arg)
+{
+    struct upstream_res *res = arg;
+    struct upstream_etcd *u = res->u;
+
+    res->watch_call = NULL;
+    if (!upstream_usable(u))
+        return; /* connection lost: upstream_conn_close_cb handles it */
+    log_warnx("etcd %s: watch %s ended: %s: %s", u->url, res->prefix,
+              grpc_status_name(status), message);
+    res_watch_stop(res);
+    res_retry_later(res, false);
+}
+
+static void res_watch_start(struct upstream_res *res, int64_t start_rev)
+{
+    struct upstream_etcd *u = res->u;
+    struct etcd_watch_create req = {
+        .key = res->prefix,
+        .key_len = res->prefix_len,
+        .range_end = res->end,
+        .range_end_len = res->end_len,
+        .start_revision = start_rev,
+        .progress_notify = true,
+        .prev_kv = true,
+        .fragment = true, /* bound responses by etcd's max request size */
+    };
+    struct rbuf *b;
+
+    res->state = RES_WATCHING;
+    res->created = false;
+    res->watch_start = start_rev;
+    res->watch_call = grpc_call_start(u->conn, ETCD_PATH_WATCH,
+                                      res_watch_message_cb,
+                                      res_watch_close_cb, res);
+    if (res->watch_call == NULL) {
+        upstream_call_refused(u);
+        return;
+    }
+    b = etcd_watch_create_encode(&req);
+    grpc_call_send(res->watch_call, b->data, b->len);
+    rbuf_unref(b);
+}
+
+/* (Re)starts a resource: resume its watch after the revision the cache
+ * reflects, or list when it has no complete list yet.  reconnect: the
+ * resumed watch replaces one that was lost (counted when established). */
+static void res_start(struct upstream_res *res, bool reconnect)
+{
+    int64_t rv = resource_rv(res->r);
+
+    if (rv > 0) {
+        res->resuming = reconnect;
+        res_watch_start(res, rv + 1);
+    } else {
+        res_list_start(res);
+    }
+}
+
+/* The connection is gone: abort lists, stop watches, go idle. */
+static void res_reset(struct upstream_res *res)
+{
+    event_del(res->retry);
+    res_list_abort(res);
+    if (res->watch_call) {
+        grpc_call_cancel(res->watch_call);
+        res->watch_call = NULL;
+    }
+    res->created = false;
+    res->state = RES_IDLE;
+    res->retry_attempt = 0;
+    res_set_up(res, false);
+}
+
+/* ==== connection ==== */
+
+static void upstream_status_cb(int status, const char *message,
+                               const uint8_t *resp, size_t resp_len,
+                               void *arg)
+{
+    struct upstream_etcd *u = arg;
+    struct etcd_status_response st;
+
+    u->status_call = NULL;
+    if (status != GRPC_STATUS_OK ||
+        etcd_status_response_decode(&st, resp, resp_len) != 0) {
+        if (upstream_usable(u))
+            log_warnx("etcd %s: Maintenance/Status failed: %s: %s", u->url,
+                      grpc_status_name(status), message);
+        return;
+    }
+    snprintf(u->version, sizeof(u->version), "%s", st.version);
+    u->progress_request_safe = etcd_version_at_least(st.version, 3, 4, 25);
+    log_info("etcd %s: version %s, member %llx, revision %lld%s", u->url,
+             u->version, (unsigned long long)st.header.member_id,
+             (long long)st.header.revision,
+             u->progress_request_safe
+                 ? ""
+                 : " (WatchProgressRequest unsafe: etcd issue 15220)");
+    etcd_status_response_fini(&st);
+}
+
+static void upstream_conn_connect_cb(struct h2c *c, void *arg)
+{
+    struct upstream_etcd *u = arg;
+    struct rbuf *b;
+
+    u->connected = true;
+    if (u->ever_connected) {
+        u->reconnects++;
+        log_info("etcd %s: reconnected", u->url);
+    } else {
+        log_info("etcd %s: connected", u->url);
+    }
+    b = etcd_status_request_encode();
+    u->status_call = grpc_unary(c, ETCD_PATH_STATUS, b->data, b->len,
+                                UPSTREAM_STATUS_TIMEOUT, upstream_status_cb,
+                                u);
+    rbuf_unref(b);
+    u->ever_connected = true;
+    for (size_t i = 0; i < u->n && u->conn == c; i++)
+        res_start(&u->res[i], u->reconnects > 0);
+}
+
+static void upstream_reconnect_cb(evutil_socket_t fd, short what, void *arg)
+{
+    upstream_connect(arg);
+}
+
+/* Drops the connection (if any) and schedules the next attempt. */
+static void upstream_conn_lost(struct upstream_etcd *u, const char *why)
+{
+    bool was_connected = u->connected;
+    double delay;
+
+    snprintf(u->last_error, sizeof(u->last_error), "%s", why);
+    u->connected = false;
+    if (u->status_call) {
+        grpc_call_cancel(u->status_call);
+        u->status_call = NULL;
+    }
+    for (size_t i = 0; i < u->n; i++)
+        res_reset(&u->res[i]);
+    h2c_free(u->conn); /* deferred when inside its callbacks */
+    u->conn = NULL;
+    if (!was_connected)
+        u->connect_failures++;
+    delay = upstream_backoff(u, u->attempt++);
+    if (was_connected || u->attempt == 1)
+        log_warnx("etcd %s: %s: %s; retrying in %.2f s", u->url,
+                  was_connected ? "connection lost" : "cannot connect", why,
+                  delay);
+    else
+        log_debug("etcd %s: cannot connect (attempt %u): %s; retrying in "
+                  "%.2f s",
+                  u->url, u->attempt, why, delay);
+    upstream_timer_add(u->reconnect, delay);
+}
+
+static void upstream_conn_close_cb(struct h2c *c, int err, void *arg)
+{
+    struct upstream_etcd *u = arg;
+
+    if (c != u->conn)
+        return;
+    upstream_conn_lost(u, h2c_last_error(c)[0] ? h2c_last_error(c)
+                                               : rw_strerror(err));
+}
+
+static void upstream_connect(struct upstream_etcd *u)
+{
+    static const struct h2c_callbacks cbs = {
+        .on_connect = upstream_conn_connect_cb,
+        .on_close = upstream_conn_close_cb,
+    };
+    struct h2c_config hc = {
+        .connect_timeout = u->cfg.dial_timeout,
+        .ping_interval = u->cfg.keepalive > 0 ? u->cfg.keepalive : 0,
+    };
+
+    rw_assert(u->conn == NULL);
+    u->connected = false;
+    u->conn = h2c_new(u->base, u->host, u->port, &hc, &cbs, u);
+}
+
+/* ==== construction ==== */
+
+static void upstream_config_defaults(struct upstream_etcd_config *cfg)
+{
+    if (cfg->page_size == 0)
+        cfg->page_size = UPSTREAM_DEFAULT_PAGE;
+    if (cfg->backoff_min <= 0)
+        cfg->backoff_min = UPSTREAM_DEFAULT_BACKOFF_MIN;
+    if (cfg->backoff_max <= 0)
+        cfg->backoff_max = UPSTREAM_DEFAULT_BACKOFF_MAX;
+    if (cfg->backoff_max < cfg->backoff_min)
+        cfg->backoff_max = cfg->backoff_min;
+    if (cfg->dial_timeout <= 0)
+        cfg->dial_timeout = UPSTREAM_DEFAULT_DIAL;
+    if (cfg->request_timeout <= 0)
+        cfg->request_timeout = UPSTREAM_DEFAULT_REQUEST;
+    if (cfg->keepalive == 0)
+        cfg->keepalive = UPSTREAM_DEFAULT_KEEPALIVE;
+}
+
+/* Splits "http://HOST:PORT" (HOST may be [v6]); false when malformed. */
+static bool upstream_parse_url(const char *url, char **host, char **port)
+{
+    const char *p, *colon;
+    size_t hlen;
+
+    if (strncmp(url, "http://", 7) != 0)
+        return false;
+    p = url + 7;
+    colon = strrchr(p, ':');
+    if (colon == NULL || colon == p || colon[1] == '\0' ||
+        strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
+        strchr(p, '/') != NULL)
+        return false;
+    hlen = (size_t)(colon - p);
+    if (p[0] == '[' && hlen >= 2 && p[hlen - 1] == ']')
+        *host = xstrndup(p + 1, hlen - 2);
+    else
+        *host = xstrndup(p, hlen);
+    *port = xstrdup(colon + 1);
+    return true;
+}
+
+static void upstream_res_init(struct upstream_etcd *u, struct upstream_res *res,
+                              struct resource *r)
+{
+    const char *prefix = resource_prefix(r);
+
+    res->u = u;
+    res->r = r;
+    res->prefix_len = strlen(prefix);
+    res->prefix = xstrdup(prefix);
+    res->end = etcd_prefix_end(prefix, res->prefix_len, &res->end_len);
+    res->state = RES_IDLE;
+    res->up = -1;
+    res->retry = evtimer_new(u->base, res_retry_cb, res);
+}
+
+struct upstream_etcd *upstream_etcd_new(struct event_base *base,
+                                        const char *url,
+                                        struct resource *const *resources,
+                                        size_t n,
+                                        const struct upstream_etcd_config *cfg)
+{
+    struct upstream_etcd *u;
+    char *host, *port;
+
+    if (!upstream_parse_url(url, &host, &port)) {
+        log_warnx("etcd upstream: unsupported URL \"%s\" (want "
+                  "http://HOST:PORT)",
+                  url);
+        return NULL;
+    }
+    u = xcalloc(1, sizeof(*u));
+    u->base = base;
+    u->url = xstrdup(url);
+    u->host = host;
+    u->port = port;
+    if (cfg != NULL)
+        u->cfg = *cfg;
+    upstream_config_defaults(&u->cfg);
+    u->rng = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid() ^
+             (uint64_t)(uintptr_t)u;
+    if (u->rng == 0)
+        u->rng = 1;
+    u->reconnect = evtimer_new(base, upstream_reconnect_cb, u);
+    u->n = n;
+    u->res = xcalloc(n ? n : 1, sizeof(*u->res));
+    for (size_t i = 0; i < n; i++)
+        upstream_res_init(u, &u->res[i], resources[i]);
+    return u;
+}
+
+int upstream_etcd_start(struct upstream_etcd *u)
+{
+    if (u->started)
+        return 0;
+    u->started = true;
+    upstream_connect(u);
+    return 0;
+}
+
+void upstream_etcd_free(struct upstream_etcd *u)
+{
+    if (u == NULL)
+        return;
+    for (size_t i = 0; i < u->n; i++) {
+        struct upstream_res *res = &u->res[i];
+
+        res_list_abort(res);
+        if (res->watch_call)
+            grpc_call_cancel(res->watch_call);
+        event_free(res->retry);
+        free(res->prefix);
+        free(res->end);
+        free(res->next_key);
+    }
+    grpc_call_cancel(u->status_call);
+    h2c_free(u->conn);
+    event_free(u->reconnect);
+    free(u->res);
+    free(u->url);
+    free(u->host);
+    free(u->port);
+    free(u);
+}
+
+void upstream_etcd_status(const struct upstream_etcd *u,
+                          struct upstream_etcd_status *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->connected = upstream_usable(u);
+    st->version = u->version;
+    st->progress_request_safe = u->progress_request_safe;
+    st->reconnects = u->reconnects;
+    st->connect_failures = u->connect_failures;
+    st->resources = u->n;
+    st->last_error = u->last_error;
+    for (size_t i = 0; i < u->n; i++)
+        if (u->res[i].created)
+            st->watching++;
+}

@@ -16,13 +16,12 @@
 /* Checks the framing of f around a payload of len bytes. */
 static void assert_framed(struct rbuf *f, size_t len)
 {
-    char head[FRAME_HEAD_LEN + 1];
+    char head[32];
 
     snprintf(head, sizeof(head), "%08zx\r\n", len);
     assert_int_equal(f->len, FRAME_HEAD_LEN + len + FRAME_TAIL_LEN);
     assert_memory_equal(f->data, head, FRAME_HEAD_LEN);
-    assert_memory_equal(f->data + FRAME_HEAD_LEN + len, "\r\n",
-                        FRAME_TAIL_LEN);
+    assert_memory_equal(f->data + FRAME_HEAD_LEN + len, "\r\n", FRAME_TAIL_LEN);
     assert_int_equal(f->data[f->len], '\0');
     assert_int_equal(frame_payload_len(f), len);
     assert_ptr_equal(frame_payload(f), f->data + FRAME_HEAD_LEN);

@@ -1,1 +1,18 @@
-# test/front.mk
+# test/front.mk: the serving front (src/stream, listener, conn_h1, conn_h2).
+UNIT_TESTS += test/stream_test
+test_stream_test_SOURCES = test/stream_test.c
+test_stream_test_CFLAGS = $(TEST_CFLAGS)
+test_stream_test_LDADD = $(TEST_LIBS)
+
+# The front with test handlers, driven by real clients (curl, nghttp,
+# h2load, raw sockets) in front_test.py.
+check_PROGRAMS += test/front_server
+test_front_server_SOURCES = test/front_server.c
+test_front_server_CFLAGS = $(TEST_CFLAGS)
+test_front_server_LDADD = $(TEST_LIBS)
+
+TESTS += test/integration/front_test.py
+EXTRA_DIST += test/integration/front_test.py
+AM_TESTS_ENVIRONMENT += \
+	FRONT_SERVER='$(abs_top_builddir)/test/front_server'; \
+	export FRONT_SERVER;

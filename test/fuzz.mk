@@ -20,3 +20,8 @@ FUZZ_TESTS += test/fuzz/query_fuzz
 test_fuzz_query_fuzz_SOURCES = test/fuzz/query_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_query_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_query_fuzz_LDADD = $(TEST_LIBS)
+
+FUZZ_TESTS += test/fuzz/selector_fuzz
+test_fuzz_selector_fuzz_SOURCES = test/fuzz/selector_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_selector_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_selector_fuzz_LDADD = cache/libcache.a

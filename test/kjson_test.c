@@ -35,13 +35,13 @@ static const struct resource_type *type(const char *spec)
     return rt;
 }
 
-static struct object *decode_ok(const struct resource_type *rt,
-                                const char *key, const char *value, int64_t rv)
+static struct object *decode_ok(const struct resource_type *rt, const char *key,
+                                const char *value, int64_t rv)
 {
     struct object *o = (struct object *)1;
     const char *why = NULL;
-    int rc = kjson_decode_object(rt, key, strlen(key), value, strlen(value),
-                                 rv, &o, &why);
+    int rc = kjson_decode_object(rt, key, strlen(key), value, strlen(value), rv,
+                                 &o, &why);
 
     if (rc != RW_OK)
         fail_msg("decode of %s failed: %s", key, why ? why : "(no reason)");
@@ -58,8 +58,7 @@ static void decode_fails(const struct resource_type *rt, const char *key,
 {
     struct object *o = (struct object *)1;
     const char *why = NULL;
-    int rc = kjson_decode_object(rt, key, strlen(key), value, len, 7, &o,
-                                 &why);
+    int rc = kjson_decode_object(rt, key, strlen(key), value, len, 7, &o, &why);
 
     assert_int_equal(rc, RW_EINVAL);
     assert_null(o);
@@ -147,14 +146,14 @@ static void test_decode_pod(void **state)
     assert_string_equal(object_label(o, "tier"), "frontend");
     assert_null(object_label(o, "missing"));
     assert_int_equal(o->nfields, 8);
-    assert_string_equal(o->fields[0], "node-7");             /* nodeName */
-    assert_string_equal(o->fields[1], "Always");             /* restart */
-    assert_string_equal(o->fields[2], "default-scheduler");  /* scheduler */
-    assert_string_equal(o->fields[3], "default");            /* sa */
-    assert_string_equal(o->fields[4], "true");               /* hostNetwork */
-    assert_string_equal(o->fields[5], "Running");            /* phase */
-    assert_string_equal(o->fields[6], "10.0.0.7");           /* podIP */
-    assert_string_equal(o->fields[7], "");                   /* nominated */
+    assert_string_equal(o->fields[0], "node-7");            /* nodeName */
+    assert_string_equal(o->fields[1], "Always");            /* restart */
+    assert_string_equal(o->fields[2], "default-scheduler"); /* scheduler */
+    assert_string_equal(o->fields[3], "default");           /* sa */
+    assert_string_equal(o->fields[4], "true");              /* hostNetwork */
+    assert_string_equal(o->fields[5], "Running");           /* phase */
+    assert_string_equal(o->fields[6], "10.0.0.7");          /* podIP */
+    assert_string_equal(o->fields[7], "");                  /* nominated */
     assert_string_equal(object_field(o, FIELD_NAME), "web-1");
     assert_string_equal(object_field(o, FIELD_NAMESPACE), "prod");
 
@@ -202,10 +201,11 @@ static void test_decode_fills_missing_in_metadata(void **state)
         "\"kind\":\"\",\"spec\":{}}",
         100);
 
+    /* An empty kind is replaced where it stands; apiVersion follows it. */
     assert_string_equal(o->json->data,
-                        "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1\","
-                        "\"metadata\":{\"uid\":\"x\",\"name\":\"dep\","
+                        "{\"metadata\":{\"uid\":\"x\",\"name\":\"dep\","
                         "\"namespace\":\"ns\",\"resourceVersion\":\"100\"},"
+                        "\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1\","
                         "\"spec\":{}}");
     assert_string_equal(o->ns, "ns");
     assert_string_equal(o->name, "dep");
@@ -228,8 +228,8 @@ static void test_decode_node_cluster_scoped(void **state)
     assert_string_equal(o->ns, "");
     assert_string_equal(o->name, "node-1");
     assert_int_equal(o->nlabels, 2);
-    assert_string_equal(object_label(o, "node-role.kubernetes.io/control-plane"),
-                        "");
+    assert_string_equal(
+        object_label(o, "node-role.kubernetes.io/control-plane"), "");
     assert_int_equal(o->nfields, 1);
     /* spec.unschedulable is a Go bool: absent reads "false". */
     assert_string_equal(o->fields[0], "false");
@@ -409,28 +409,27 @@ static void test_decode_rejections(void **state)
     FAILS(pods, key, "{\"a\":1}\0", "value is not JSON");
     FAILS(pods, key, "[1,2]", "value is not a JSON object");
     FAILS(pods, key, "\"pod\"", "value is not a JSON object");
-    FAILS(pods, key, "{\"metadata\":\"x\"}",
-                 "metadata is not an object");
-    FAILS(pods, key, "{\"metadata\":[]}",
-                 "metadata is not an object");
+    FAILS(pods, key, "{\"metadata\":\"x\"}", "metadata is not an object");
+    FAILS(pods, key, "{\"metadata\":[]}", "metadata is not an object");
     FAILS(pods, key, "{\"kind\":1}", "kind is not a string");
-    FAILS(pods, key, "{\"apiVersion\":{}}",
-                 "apiVersion is not a string");
+    FAILS(pods, key, "{\"apiVersion\":{}}", "apiVersion is not a string");
     FAILS(pods, key, "{\"metadata\":{\"name\":5}}",
-                 "metadata.name is not a string");
+          "metadata.name is not a string");
     FAILS(pods, key, "{\"metadata\":{\"namespace\":true}}",
-                 "metadata.namespace is not a string");
+          "metadata.namespace is not a string");
     FAILS(pods, key, "{\"metadata\":{\"labels\":{\"a\":1}}}",
-                 "label values must be strings");
-    FAILS(pods, key, "{\"metadata\":{\"labels\":{\"a\":\"x\",\"b\":"
-                            "null}}}", "label values must be strings");
+          "label values must be strings");
+    FAILS(pods, key,
+          "{\"metadata\":{\"labels\":{\"a\":\"x\",\"b\":"
+          "null}}}",
+          "label values must be strings");
     FAILS(pods, key, "{\"metadata\":{\"labels\":[\"a\"]}}",
-                 "metadata.labels is not an object");
+          "metadata.labels is not an object");
 
     const char *const bad_pod_keys[] = {
-        "/registry/pods/ns",       "/registry/pods/ns/",
-        "/registry/pods//p",       "/registry/pods/",
-        "/registry/pods/a/b/c",    "/registry/podsx/ns/p",
+        "/registry/pods/ns",        "/registry/pods/ns/",
+        "/registry/pods//p",        "/registry/pods/",
+        "/registry/pods/a/b/c",     "/registry/podsx/ns/p",
         "/registry/configmaps/n/p", "",
     };
     for (size_t i = 0; i < RW_ARRAY_LEN(bad_pod_keys); i++)
@@ -555,7 +554,8 @@ static void check_status(const cJSON *s, int code, const char *reason,
 {
     assert_string_equal(get_string(s, "kind"), "Status");
     assert_string_equal(get_string(s, "apiVersion"), "v1");
-    assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(s, "metadata")));
+    assert_true(
+        cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(s, "metadata")));
     assert_null(cJSON_GetObjectItemCaseSensitive(s, "metadata")->child);
     assert_string_equal(get_string(s, "status"), "Failure");
     assert_string_equal(get_string(s, "reason"), reason);
@@ -641,9 +641,9 @@ static void test_list(void **state)
     root = assemble_list(head, items, 2);
     list = cJSON_GetObjectItemCaseSensitive(root, "items");
     assert_int_equal(cJSON_GetArraySize(list), 2);
-    assert_string_equal(get_string(cJSON_GetArrayItem(list, 1),
-                                   "metadata.resourceVersion"),
-                        "11");
+    assert_string_equal(
+        get_string(cJSON_GetArrayItem(list, 1), "metadata.resourceVersion"),
+        "11");
     cJSON_Delete(root);
     rbuf_unref(head);
 
@@ -654,12 +654,11 @@ static void test_list(void **state)
     assert_string_equal(get_string(root, "apiVersion"), "apps/v1");
     assert_string_equal(get_string(root, "metadata.resourceVersion"), "30");
     assert_string_equal(get_string(root, "metadata.continue"), "tok\"en=");
-    assert_int_equal(
-        cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(root, "metadata"),
-            "remainingItemCount")
-            ->valueint,
-        5);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(
+                         cJSON_GetObjectItemCaseSensitive(root, "metadata"),
+                         "remainingItemCount")
+                         ->valueint,
+                     5);
     list = cJSON_GetObjectItemCaseSensitive(root, "items");
     assert_true(cJSON_IsArray(list));
     assert_int_equal(cJSON_GetArraySize(list), 0);
@@ -706,17 +705,21 @@ static void test_api_versions(void **state)
         b->data, "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],"
                  "\"serverAddressByClientCIDRs\":[{\"clientCIDR\":"
                  "\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1:6443\"}]}");
-    cidrs = cJSON_GetObjectItemCaseSensitive(root, "serverAddressByClientCIDRs");
-    assert_string_equal(get_string(cJSON_GetArrayItem(cidrs, 0), "serverAddress"),
-                        "127.0.0.1:6443");
+    cidrs =
+        cJSON_GetObjectItemCaseSensitive(root, "serverAddressByClientCIDRs");
+    assert_string_equal(
+        get_string(cJSON_GetArrayItem(cidrs, 0), "serverAddress"),
+        "127.0.0.1:6443");
     cJSON_Delete(root);
     rbuf_unref(b);
 
     b = kjson_api_versions("[::1]:80\"x");
     root = parse_rbuf(b);
-    cidrs = cJSON_GetObjectItemCaseSensitive(root, "serverAddressByClientCIDRs");
-    assert_string_equal(get_string(cJSON_GetArrayItem(cidrs, 0), "serverAddress"),
-                        "[::1]:80\"x");
+    cidrs =
+        cJSON_GetObjectItemCaseSensitive(root, "serverAddressByClientCIDRs");
+    assert_string_equal(
+        get_string(cJSON_GetArrayItem(cidrs, 0), "serverAddress"),
+        "[::1]:80\"x");
     cJSON_Delete(root);
     rbuf_unref(b);
 }
@@ -770,7 +773,8 @@ static void test_api_group_list(void **state)
     /* Only core types: no groups at all. */
     b = kjson_api_group_list(types, 1);
     assert_string_equal(
-        b->data, "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[]}");
+        b->data,
+        "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[]}");
     rbuf_unref(b);
 }
 
@@ -802,7 +806,8 @@ static void test_api_resource_list(void **state)
     pods = find_resource(root, "pods");
     assert_string_equal(get_string(pods, "singularName"), "pod");
     assert_string_equal(get_string(pods, "kind"), "Pod");
-    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pods, "namespaced")));
+    assert_true(
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pods, "namespaced")));
     verbs = cJSON_GetObjectItemCaseSensitive(pods, "verbs");
     assert_int_equal(cJSON_GetArraySize(verbs), 3);
     assert_string_equal(cJSON_GetArrayItem(verbs, 0)->valuestring, "get");
@@ -857,12 +862,13 @@ static void test_escape(void **state)
         {"q\"b\\s/", "q\\\"b\\\\s/"},
         {"\n\r\t\b\f\x01\x1f", "\\n\\r\\t\\u0008\\u000c\\u0001\\u001f"},
         {"\x7f", "\x7f"},
-        {"\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80", "\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80"},
+        {"\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80",
+         "\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80"},
         /* Broken UTF-8 becomes U+FFFD, one per bad byte, as Go does. */
         {"a\xffz", "a\\ufffdz"},
         {"\xc3", "\\ufffd"},
-        {"\xc0\xaf", "\\ufffd\\ufffd"},             /* overlong */
-        {"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"},  /* surrogate */
+        {"\xc0\xaf", "\\ufffd\\ufffd"},                       /* overlong */
+        {"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"},            /* surrogate */
         {"\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd"}, /* > U+10FFFF */
         {"\xe6\x97", "\\ufffd\\ufffd"},
     };

@@ -24,8 +24,7 @@ static void parse_ok(const char *s, struct query *q)
 }
 
 /* Strings must point into q->storage. */
-static void assert_in_storage(const struct query *q, const char *s,
-                              size_t len)
+static void assert_in_storage(const struct query *q, const char *s, size_t len)
 {
     assert_true(s >= q->storage && s <= q->storage + len);
 }
@@ -88,16 +87,16 @@ static void test_booleans(void **state)
         const char *spelling;
         bool value;
     } cases[] = {
-        {"1", true},  {"t", true},      {"T", true},     {"TRUE", true},
-        {"true", true}, {"True", true}, {"0", false},    {"f", false},
-        {"F", false}, {"FALSE", false}, {"false", false}, {"False", false},
+        {"1", true},    {"t", true},      {"T", true},      {"TRUE", true},
+        {"true", true}, {"True", true},   {"0", false},     {"f", false},
+        {"F", false},   {"FALSE", false}, {"false", false}, {"False", false},
     };
 
     for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
-        char *s = xasprintf("watch=%s&allowWatchBookmarks=%s&"
-                            "sendInitialEvents=%s",
-                            cases[i].spelling, cases[i].spelling,
-                            cases[i].spelling);
+        char *s =
+            xasprintf("watch=%s&allowWatchBookmarks=%s&"
+                      "sendInitialEvents=%s",
+                      cases[i].spelling, cases[i].spelling, cases[i].spelling);
         struct query q;
 
         parse_ok(s, &q);
@@ -222,8 +221,7 @@ static void test_invalid(void **state)
                               "percent-encoding in the query"},
         {"continue=%00", "invalid continue: malformed percent-encoding in "
                          "the query"},
-        {"watch=true&resourceVersion=x1",
-         "invalid resourceVersion: \"x1\""},
+        {"watch=true&resourceVersion=x1", "invalid resourceVersion: \"x1\""},
     };
 
     for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
@@ -244,9 +242,9 @@ static void test_why_truncated(void **state)
     char why[16];
     struct query q;
 
-    assert_int_equal(query_parse("watch=abcdefghijklmnop", 22, &q, why,
-                                 sizeof(why)),
-                     RW_EINVAL);
+    assert_int_equal(
+        query_parse("watch=abcdefghijklmnop", 22, &q, why, sizeof(why)),
+        RW_EINVAL);
     assert_int_equal(strlen(why), sizeof(why) - 1);
     query_fini(&q);
 }

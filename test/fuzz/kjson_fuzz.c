@@ -20,8 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define KEY "/registry/pods/default/fuzz"
 
 /* Parses json and checks metadata.resourceVersion == digits[0..n). */
-static void check_rv(const char *json, size_t len, const char *digits,
-                     size_t n)
+static void check_rv(const char *json, size_t len, const char *digits, size_t n)
 {
     cJSON *root = cJSON_ParseWithLength(json, len), *meta, *rv;
 
@@ -53,8 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct rbuf *frame;
     char *copy;
 
-    if (kjson_decode_object(pods, KEY, strlen(KEY), data, size, 42, &o,
-                            &why) != RW_OK) {
+    if (kjson_decode_object(pods, KEY, strlen(KEY), data, size, 42, &o, &why) !=
+        RW_OK) {
         rw_assert(o == NULL && why != NULL);
     } else {
         check_object(o, 42);

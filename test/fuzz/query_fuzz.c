@@ -12,8 +12,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_in_storage(const struct query *q, const char *s,
-                             size_t size)
+static void check_in_storage(const struct query *q, const char *s, size_t size)
 {
     rw_assert(s >= q->storage && s + strlen(s) <= q->storage + size);
 }
