@@ -17,10 +17,16 @@
 #include "resource_type.h"
 #include "rw.h"
 
+/* By key; equal keys keep their input order (their strings were packed in
+ * that order, so their addresses tell it), which qsort does not promise. */
 static int label_cmp(const void *a, const void *b)
 {
-    return strcmp(((const struct label *)a)->key,
-                  ((const struct label *)b)->key);
+    const struct label *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+
+    if (c != 0)
+        return c;
+    return x->key < y->key ? -1 : x->key > y->key;
 }
 
 /* Appends s (NUL included) at *cursor; returns where it went. */

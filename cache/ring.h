@@ -67,7 +67,9 @@ size_t ring_max_events(const struct ring *r);
 size_t ring_max_bytes(const struct ring *r);
 int64_t ring_oldest_rv(const struct ring *r);   /* 0 when empty */
 int64_t ring_newest_rv(const struct ring *r);   /* 0 when empty */
-uint64_t ring_evictions(const struct ring *r);  /* total, since ring_new */
+/* Events pushes dropped to respect a bound, since ring_new (ring_clear's
+ * drops are not evictions). */
+uint64_t ring_evictions(const struct ring *r);
 
 /* Drops every event (a relist); seqs keep counting from head. */
 void ring_clear(struct ring *r);

@@ -127,6 +127,17 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+/* Go's named escape for an ASCII byte in a quoted string, or NULL. */
+static const char *go_escape(unsigned char c)
+{
+    static const char from[] = "\"\\\a\b\f\n\r\t\v";
+    static const char *const to[] = {"\\\"", "\\\\", "\\a", "\\b", "\\f",
+                                     "\\n",  "\\r",  "\\t", "\\v"};
+    const char *at = c ? strchr(from, c) : NULL;
+
+    return at ? to[at - from] : NULL;
+}
+
 /* Appends s as Go's %q would (close enough: every valid multibyte rune is
  * taken as printable). */
 static void sbuf_add_quoted(struct sbuf *b, const char *s, size_t n)
@@ -137,23 +148,12 @@ static void sbuf_add_quoted(struct sbuf *b, const char *s, size_t n)
     sbuf_add(b, "\"");
     while (i < n) {
         size_t len = utf8_len(p + i, n - i);
-        const char *esc = NULL;
+        const char *esc = go_escape(p[i]);
 
         if (len > 1) {
             sbuf_addn(b, s + i, len);
             i += len;
             continue;
-        }
-        switch (p[i]) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\a': esc = "\\a"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\v': esc = "\\v"; break;
         }
         if (esc != NULL)
             sbuf_add(b, esc);
@@ -408,8 +408,8 @@ static const struct token *consume(struct label_parser *p)
     return t;
 }
 
-__attribute__((format(printf, 2, 3))) static int parse_fail(struct label_parser *p,
-                                                      const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int
+parse_fail(struct label_parser *p, const char *fmt, ...)
 {
     va_list ap;
     char *s;
@@ -476,7 +476,7 @@ static int parse_identifiers_list(struct label_parser *p)
             if (t2->type == TOK_CLOSE_PAREN)
                 return RW_OK;
             return parse_fail(p, "found '%.*s', expected: ',' or ')'", t2->len,
-                        t2->s);
+                              t2->s);
         case TOK_COMMA:
             if (r->nvalues == 0)
                 add_value(r, "", 0); /* "(," */
@@ -492,7 +492,7 @@ static int parse_identifiers_list(struct label_parser *p)
             continue;
         default:
             return parse_fail(p, "found '%.*s', expected: ',', or identifier",
-                        t->len, t->s);
+                              t->len, t->s);
         }
     }
 }
@@ -519,7 +519,7 @@ static int parse_values(struct label_parser *p)
         return RW_OK;
     default:
         return parse_fail(p, "found '%.*s', expected: ',', ')' or identifier",
-                    la->len, la->s);
+                          la->len, la->s);
     }
 }
 
@@ -567,8 +567,9 @@ static int parse_operator(struct label_parser *p, bool *set_based)
         p->req.op = LABEL_LT;
         return RW_OK;
     default:
-        return parse_fail(p, "found '%.*s', expected: in, notin, =, ==, !=, gt, lt",
-                    t->len, t->s);
+        return parse_fail(
+            p, "found '%.*s', expected: in, notin, =, ==, !=, gt, lt", t->len,
+            t->s);
     }
 }
 
@@ -593,8 +594,8 @@ static int validate_requirement(struct label_parser *p)
     char path[64];
 
     sort_values(r);
-    for (size_t i = 0; i < r->nvalues && (r->op == LABEL_GT || r->op == LABEL_LT);
-         i++) {
+    for (size_t i = 0;
+         i < r->nvalues && (r->op == LABEL_GT || r->op == LABEL_LT); i++) {
         snprintf(path, sizeof(path), "values[%zu]", i);
         if (!parse_int64(r->values[i], &r->number))
             add_field_error(&all, &nerr, path, r->values[i],
@@ -639,7 +640,8 @@ static int parse_key(struct label_parser *p, bool *done)
         t = consume(p);
     }
     if (as_value(t->type) != TOK_IDENT)
-        return parse_fail(p, "found '%.*s', expected: identifier", t->len, t->s);
+        return parse_fail(p, "found '%.*s', expected: identifier", t->len,
+                          t->s);
     check_qualified_name(t->s, t->len, &errs);
     if (errs.len > 0) {
         /* field.Invalid(nil path, ...): the path prints as "<nil>". */
@@ -704,20 +706,23 @@ static int parse_label_tokens(struct label_parser *p, struct selector *sel)
             if (t->type == TOK_END)
                 return RW_OK;
             if (t->type != TOK_COMMA)
-                return parse_fail(p, "found '%.*s', expected: ',' or 'end of string'",
-                            t->len, t->s);
+                return parse_fail(
+                    p, "found '%.*s', expected: ',' or 'end of string'", t->len,
+                    t->s);
             t2 = lookahead(p);
             if (as_value(t2->type) != TOK_IDENT && t2->type != TOK_NOT)
-                return parse_fail(p, "found '%.*s', expected: identifier after ','",
-                            t2->len, t2->s);
+                return parse_fail(
+                    p, "found '%.*s', expected: identifier after ','", t2->len,
+                    t2->s);
             break;
         case TOK_END:
             return RW_OK;
         default:
-            return parse_fail(p,
-                        "found '%.*s', expected: !, identifier, or 'end of "
-                        "string'",
-                        t->len, t->s);
+            return parse_fail(
+                p,
+                "found '%.*s', expected: !, identifier, or 'end of "
+                "string'",
+                t->len, t->s);
         }
     }
 }
@@ -807,13 +812,15 @@ static char *unescape_value(const char *s, size_t n, struct sbuf *why)
             continue;
         }
         if (++i == n) {
-            sbuf_add(why, "invalid field selector: invalid escape sequence: \\");
+            sbuf_add(why,
+                     "invalid field selector: invalid escape sequence: \\");
             goto err;
         }
         if (s[i] != '\\' && s[i] != ',' && s[i] != '=') {
             size_t len = utf8_len((const unsigned char *)s + i, n - i);
 
-            sbuf_add(why, "invalid field selector: invalid escape sequence: \\");
+            sbuf_add(why,
+                     "invalid field selector: invalid escape sequence: \\");
             if (len > 0)
                 sbuf_addn(why, s + i, len);
             else

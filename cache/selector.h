@@ -35,7 +35,12 @@ struct selector;
  * worded as the apiserver words it, e.g.
  *   "field label not supported: spec.nope"
  *   "unable to parse requirement: ..." (labels)
- *   "invalid selector: 'a': fields selector must be in the form key=value"
+ *   "found ',', expected: identifier after ','" (labels)
+ *   "invalid selector: 'a'; can't understand 'a'" (fields)
+ *   "invalid field selector: unescaped character in value: 61" (fields)
+ * The label selector is checked before the field selector; within the
+ * field selector, syntax errors (terms in sorted order) before unsupported
+ * fields.
  */
 int selector_parse(const char *label_selector, const char *field_selector,
                    const struct resource_type *rt, struct selector **out,

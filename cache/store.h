@@ -35,7 +35,8 @@ struct object *store_get(const struct store *s, const char *key, size_t len);
 /*
  * Inserts or replaces obj under obj->key, taking the caller's reference.
  * Returns the object it replaced (the caller now owns that reference), or
- * NULL if the key was new.
+ * NULL if the key was new.  O(log n); copies only the nodes on the key's
+ * path that a snapshot shares, none when no snapshot is held.
  */
 struct object *store_put(struct store *s, struct object *obj);
 
@@ -73,7 +74,10 @@ void store_snap_scan(const struct store_snap *snap, const char *prefix,
 /*
  * Calls fn(old, new, arg) for every key whose object differs between a and
  * b (old NULL: only in b; new NULL: only in a; both: different objects,
- * i.e. different rv), in key order.  A merge walk: O(count(a) + count(b)).
+ * i.e. different rv), in key order.  Two objects under one key with the
+ * same rv count as equal: a ModRevision names one stored value, so a relist
+ * that decodes the same value again is no change.  A merge walk:
+ * O(count(a) + count(b)).
  */
 typedef void (*store_diff_fn)(struct object *old, struct object *new_obj,
                               void *arg);

@@ -51,7 +51,7 @@ int watchcache_delete(struct watchcache *wc, const char *key, size_t len,
 
 /* The store has no further change for this resource up to rv (an etcd
  * progress notification or a response header revision).  Lower rvs are
- * ignored. */
+ * ignored, and so is any rv before the first watchcache_replace. */
 void watchcache_progress(struct watchcache *wc, int64_t rv);
 
 /*
@@ -81,6 +81,7 @@ struct ring *watchcache_ring(const struct watchcache *wc);
  * (oldest-1)").  Otherwise RW_OK and *seq = the ring seq of the first event
  * with rv greater than the requested one (ring head if none yet; an rv
  * ahead of the cache starts at the head and the caller skips events <= rv).
+ * Asserts initialised.  Events evicted for ring_bytes count as evictions.
  */
 int watchcache_watch_from(const struct watchcache *wc, int64_t rv,
                           uint64_t *seq, int64_t *oldest_minus_one);

@@ -121,7 +121,7 @@ struct conn_h1 {
     struct bufferevent *bev;
     struct h1_stream *stream; /* being answered; NULL between requests */
     http_parser parser;
-    struct h1_request req;
+    struct h1_request *req; /* while a request is being parsed */
     enum h1_body body; /* of the response being sent */
     bool keep_alive;   /* the connection outlives this response */
     bool eof;          /* the client shut down its side */
@@ -134,6 +134,13 @@ struct conn_h1 {
 
 static const struct stream_ops h1_ops;
 static http_parser_settings h1_settings;
+
+static void req_free(struct h1_request *r)
+{
+    if (r != NULL)
+        free(r->buf);
+    free(r);
+}
 
 /* ---- scheduling and closing ---- */
 
@@ -208,7 +215,7 @@ static void h1_free(struct conn_h1 *c)
     }
     listener_detach(&c->base);
     bufferevent_free(c->bev);
-    free(c->req.buf);
+    req_free(c->req);
     free(c);
 }
 
@@ -274,11 +281,11 @@ static void h1_reject_parse(struct conn_h1 *c, enum http_errno err)
     const struct front_config *cfg = listener_config(c->base.listener);
     char msg[160];
 
-    if (c->req.reject == 413) {
+    if (c->req->reject == 413) {
         snprintf(msg, sizeof(msg),
                  "Request entity too large: limit is %d bytes", H1_MAX_BODY);
         h1_reject(c, 413, "RequestEntityTooLarge", msg);
-    } else if (c->req.reject == 431 || err == HPE_HEADER_OVERFLOW) {
+    } else if (c->req->reject == 431 || err == HPE_HEADER_OVERFLOW) {
         snprintf(msg, sizeof(msg),
                  "Request header fields too large: limit is %zu bytes",
                  cfg->max_header_bytes);
@@ -291,12 +298,6 @@ static void h1_reject_parse(struct conn_h1 *c, enum http_errno err)
 }
 
 /* ---- parsing ---- */
-
-static void req_reset(struct h1_request *r)
-{
-    free(r->buf);
-    memset(r, 0, sizeof(*r));
-}
 
 static void req_append(struct h1_request *r, const char *at, size_t len)
 {
@@ -312,11 +313,11 @@ static void req_append(struct h1_request *r, const char *at, size_t len)
 /* Counts header bytes; -1 (stop parsing, 431) beyond the limit. */
 static int req_count(struct conn_h1 *c, size_t len)
 {
-    c->req.header_bytes += len;
-    if (c->req.header_bytes <=
+    c->req->header_bytes += len;
+    if (c->req->header_bytes <=
         listener_config(c->base.listener)->max_header_bytes)
         return 0;
-    c->req.reject = 431;
+    c->req->reject = 431;
     return -1;
 }
 
@@ -326,15 +327,15 @@ static int h1_on_url(http_parser *p, const char *at, size_t len)
 
     if (req_count(c, len) < 0)
         return -1;
-    req_append(&c->req, at, len);
-    c->req.url_len += len;
+    req_append(c->req, at, len);
+    c->req->url_len += len;
     return 0;
 }
 
 static int h1_on_header_field(http_parser *p, const char *at, size_t len)
 {
     struct conn_h1 *c = p->data;
-    struct h1_request *r = &c->req;
+    struct h1_request *r = c->req;
 
     if (req_count(c, len + 4) < 0) /* ": " and CRLF */
         return -1;
@@ -369,7 +370,7 @@ static enum h1_field field_kind(const struct h1_request *r)
 static int h1_on_header_value(http_parser *p, const char *at, size_t len)
 {
     struct conn_h1 *c = p->data;
-    struct h1_request *r = &c->req;
+    struct h1_request *r = c->req;
 
     if (req_count(c, len) < 0)
         return -1;
@@ -403,12 +404,12 @@ static int h1_on_headers_complete(http_parser *p)
                     ((p->flags & F_CONTENTLENGTH) && p->content_length > 0);
 
     if ((p->flags & F_CONTENTLENGTH) && p->content_length > H1_MAX_BODY) {
-        c->req.reject = 413;
+        c->req->reject = 413;
         return -1;
     }
     /* RFC 9110 10.1.1: a client waiting for 100 (Continue) */
     if (has_body && p->http_major == 1 && p->http_minor >= 1 &&
-        req_expects_continue(&c->req))
+        req_expects_continue(c->req))
         evbuffer_add(bufferevent_get_output(c->bev),
                      "HTTP/1.1 100 Continue\r\n\r\n", 25);
     return 0;
@@ -418,17 +419,17 @@ static int h1_on_body(http_parser *p, const char *at, size_t len)
 {
     struct conn_h1 *c = p->data;
 
-    c->req.body_bytes += len; /* drained and discarded */
-    if (c->req.body_bytes <= H1_MAX_BODY)
+    c->req->body_bytes += len; /* drained and discarded */
+    if (c->req->body_bytes <= H1_MAX_BODY)
         return 0;
-    c->req.reject = 413;
+    c->req->reject = 413;
     return -1;
 }
 
 static int h1_on_message_complete(http_parser *p)
 {
     struct conn_h1 *c = p->data;
-    struct h1_request *r = &c->req;
+    struct h1_request *r = c->req;
 
     r->complete = true;
     r->version = (p->http_major == 1 && p->http_minor == 0) ? 10 : 11;
@@ -480,7 +481,7 @@ static void target_split(const char *url, size_t len, const char **path,
 /* The parsed request becomes the stream being answered. */
 static void h1_dispatch(struct conn_h1 *c)
 {
-    struct h1_request *r = &c->req;
+    struct h1_request *r = c->req;
     struct h1_stream *st = xcalloc(1, sizeof(*st));
     const struct h1_value *acc = &r->values[H1_FIELD_ACCEPT];
     const struct h1_value *ua = &r->values[H1_FIELD_USER_AGENT];
@@ -494,7 +495,8 @@ static void h1_dispatch(struct conn_h1 *c)
                        path, path_len, query, query_len, r->buf + acc->off,
                        acc->len, r->buf + ua->off, ua->len);
     c->keep_alive = r->keep_alive;
-    req_reset(r);
+    req_free(r);
+    c->req = NULL;
     h1_parser_reset(c);
     c->stream = st;
     listener_count_stream(c->base.listener, FRONT_H1, 1);
@@ -516,10 +518,12 @@ static void h1_parse(struct conn_h1 *c)
             return; /* the write callback comes back */
         if (evbuffer_peek(in, -1, NULL, &v, 1) < 1 || v.iov_len == 0)
             return;
+        if (c->req == NULL)
+            c->req = xcalloc(1, sizeof(*c->req));
         n = http_parser_execute(&c->parser, &h1_settings, v.iov_base,
                                 v.iov_len);
         evbuffer_drain(in, n);
-        if (c->req.complete) {
+        if (c->req->complete) {
             h1_dispatch(c);
             return;
         }

@@ -504,8 +504,10 @@ static void h2c_timer_cb(evutil_socket_t fd, short what, void *arg)
     } else if (c->state == H2C_CONNECTING) {
         h2c_fail(c, RW_ETIMEDOUT, "connect timed out");
     } else if (c->state == H2C_OPEN) {
-        if (c->received) {
-            c->ping_pending = false; /* alive: the peer spoke */
+        if (c->received || c->streams == NULL) {
+            /* Alive (the peer spoke), or idle: like gRPC clients, no PING
+             * without a stream (servers count those as abuse). */
+            c->ping_pending = false;
         } else if (c->ping_pending) {
             h2c_fail(c, RW_ETIMEDOUT, "keepalive PING unanswered");
         } else {
@@ -549,6 +551,7 @@ static int h2c_session_init(struct h2c *c)
 static int h2c_connect(struct h2c *c)
 {
     struct addrinfo hints = {0}, *ai = NULL;
+    const struct addrinfo *pick;
     evutil_socket_t fd;
     int rv;
 
@@ -561,7 +564,16 @@ static int h2c_connect(struct h2c *c)
                  c->host, gai_strerror(rv));
         return RW_ENOTFOUND;
     }
-    fd = socket(ai->ai_family, SOCK_STREAM, 0);
+    /* One address is tried: IPv4 first ("localhost" may list ::1 first
+     * while the server listens on 127.0.0.1 only). */
+    pick = ai;
+    for (const struct addrinfo *a = ai; a != NULL; a = a->ai_next) {
+        if (a->ai_family == AF_INET) {
+            pick = a;
+            break;
+        }
+    }
+    fd = socket(pick->ai_family, SOCK_STREAM, 0);
     if (fd < 0 || evutil_make_socket_nonblocking(fd) != 0 ||
         evutil_make_socket_closeonexec(fd) != 0) {
         snprintf(c->last_error, sizeof(c->last_error), "socket: %s",
@@ -576,7 +588,8 @@ static int h2c_connect(struct h2c *c)
     bufferevent_setwatermark(c->bev, EV_WRITE, c->cfg.max_send_buffer / 2,
                              0);
     bufferevent_set_max_single_read(c->bev, H2C_MAX_SINGLE_READ);
-    rv = bufferevent_socket_connect(c->bev, ai->ai_addr, (int)ai->ai_addrlen);
+    rv = bufferevent_socket_connect(c->bev, pick->ai_addr,
+                                    (int)pick->ai_addrlen);
     freeaddrinfo(ai);
     if (rv != 0) {
         snprintf(c->last_error, sizeof(c->last_error), "connect: %s",
@@ -730,6 +743,11 @@ int32_t h2c_stream_id(const struct h2c_stream *s)
 bool h2c_is_open(const struct h2c *c)
 {
     return c->state == H2C_OPEN && !c->freed && !c->goaway;
+}
+
+bool h2c_is_closed(const struct h2c *c)
+{
+    return c->state == H2C_CLOSED;
 }
 
 struct event_base *h2c_base(const struct h2c *c)

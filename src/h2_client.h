@@ -43,10 +43,13 @@ struct h2c_config {
     double connect_timeout;  /* seconds to establish TCP; 0: 10 */
     uint32_t window_size;    /* receive window per stream and for the
                                 connection, bytes; 0: 16 MiB */
-    double ping_interval;    /* seconds; when no byte arrived for this long
-                                a PING is sent, and when none arrives in the
-                                next interval either the connection fails
-                                with RW_ETIMEDOUT; 0: no keepalive */
+    double ping_interval;    /* seconds; when streams are open and no byte
+                                arrived for this long a PING is sent, and
+                                when none arrives in the next interval
+                                either the connection fails with
+                                RW_ETIMEDOUT; 0: no keepalive.  Keep it
+                                above the server's minimum ping interval
+                                (grpc-go, etcd: 5 s) */
     size_t max_send_buffer;  /* bytes queued towards the socket before
                                 nghttp2 is asked for more; 0: 1 MiB */
 };
@@ -134,8 +137,13 @@ void h2c_reset(struct h2c_stream *s);
 /* The HTTP/2 stream id of s (odd, > 0). */
 int32_t h2c_stream_id(const struct h2c_stream *s);
 
-/* Whether c is connected and still accepting new streams. */
+/* Whether c is connected and still accepting new streams (no GOAWAY). */
 bool h2c_is_open(const struct h2c *c);
+/* Whether c has ended: its streams are being or have been closed with
+ * H2C_ERROR_CONNECTION and its on_close runs next (or ran).  A connection
+ * that is neither open nor closed is connecting, or going away after a
+ * GOAWAY while its older streams finish. */
+bool h2c_is_closed(const struct h2c *c);
 /* The event base c runs on. */
 struct event_base *h2c_base(const struct h2c *c);
 /* "host:port" of c. */

@@ -48,7 +48,7 @@ bool health_handle(struct stream *s, const char *path, bool verbose,
     for (size_t i = 0; i < n; i++) {
         bool ready = resource_ready(resources[i]);
         char *more = xasprintf(
-            "%s%s cache/%s %s\n", checks, ready ? "[+]" : "[-]",
+            "%s%scache/%s %s\n", checks, ready ? "[+]" : "[-]",
             resource_type(resources[i])->resource,
             ready ? "ok" : "failed: initializing or relisting");
 

@@ -1,1 +1,183 @@
-int main(void) { return 0; }
+/*
+ * main.c: ringwatch, the daemon.  Parses the options, builds one resource
+ * per configured type, the etcd upstream that feeds them, the router and
+ * the listener, and runs the event loop until SIGINT or SIGTERM.
+ *
+ * Shutdown order: the listener first (every stream's on_close runs, so
+ * watchers leave their resources), then the upstream (unfinished lists are
+ * aborted into their resources), then the resources.
+ */
+#include <event2/event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache/resource_type.h"
+#include "cache/rw.h"
+#include "config.h"
+#include "discovery.h"
+#include "listener.h"
+#include "log.h"
+#include "resource.h"
+#include "router.h"
+#include "upstream_etcd.h"
+
+struct daemon {
+    struct config cfg;
+    struct event_base *base;
+    const struct resource_type **types;
+    struct resource **resources;
+    size_t n;
+    struct upstream_etcd *upstream;
+    struct discovery *discovery;
+    struct router *router;
+    struct listener *listener;
+    struct event *signals[2];
+};
+
+/* Resolves --resources into types; exits with a clear message on an
+ * unknown or repeated type. */
+static void daemon_resolve_types(struct daemon *d)
+{
+    char *list = xstrdup(d->cfg.resources), *save = NULL;
+
+    for (char *tok = strtok_r(list, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        const struct resource_type *rt;
+
+        while (*tok == ' ')
+            tok++;
+        if (*tok == '\0')
+            continue;
+        if ((rt = resource_type_find(tok)) == NULL)
+            log_fatalx("--resources: unknown resource type \"%s\" (see "
+                       "ringwatch(8) for the known types)", tok);
+        for (size_t i = 0; i < d->n; i++)
+            if (d->types[i] == rt)
+                log_fatalx("--resources: \"%s\" given twice", tok);
+        d->types = xrealloc(d->types, (d->n + 1) * sizeof(*d->types));
+        d->types[d->n++] = rt;
+    }
+    free(list);
+    if (d->n == 0)
+        log_fatalx("--resources: no resource type given");
+}
+
+static void daemon_stats_cb(struct metrics_global *g, void *arg)
+{
+    struct daemon *d = arg;
+    struct listener_stats ls;
+    struct upstream_etcd_status us;
+
+    listener_stats(d->listener, &ls);
+    upstream_etcd_status(d->upstream, &us);
+    g->connections[0] = ls.connections_h1;
+    g->connections[1] = ls.connections_h2;
+    g->upstream_connected = us.connected;
+    g->upstream_version = us.version;
+    g->upstream_reconnects = us.reconnects;
+}
+
+static void daemon_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+    struct daemon *d = arg;
+
+    log_info("%s: shutting down", strsignal((int)sig));
+    event_base_loopbreak(d->base);
+}
+
+static void daemon_start(struct daemon *d)
+{
+    struct resource_config rc = {
+        .ring_events = d->cfg.ring_capacity,
+        .ring_bytes = d->cfg.ring_bytes,
+        .bookmark_interval = d->cfg.bookmark_interval,
+        .watch_high_water = d->cfg.watch_high_water,
+        .min_request_timeout = d->cfg.min_request_timeout,
+    };
+    struct upstream_etcd_config uc = {.page_size = d->cfg.list_page_size};
+    struct front_config fc;
+
+    d->resources = xcalloc(d->n, sizeof(*d->resources));
+    for (size_t i = 0; i < d->n; i++)
+        d->resources[i] = resource_new(d->base, d->types[i], &rc);
+    d->upstream =
+        upstream_etcd_new(d->base, d->cfg.etcd, d->resources, d->n, &uc);
+    if (d->upstream == NULL)
+        log_fatalx("--etcd: \"%s\" is not an http://HOST:PORT URL",
+                   d->cfg.etcd);
+    d->discovery = discovery_new(d->types, d->n, d->cfg.listen);
+    d->router = router_new(d->resources, d->n, d->discovery, daemon_stats_cb, d);
+
+    listener_config_defaults(&fc);
+    fc.max_connections = (unsigned)d->cfg.max_connections;
+    fc.h2_max_concurrent_streams = (unsigned)d->cfg.h2_max_streams;
+    fc.sndbuf = (int)d->cfg.sndbuf;
+    d->listener = listener_new(d->base, d->cfg.listen, &fc, router_handle,
+                               d->router);
+    if (d->listener == NULL)
+        log_fatalx("--listen: cannot serve on %s", d->cfg.listen);
+    log_info("serving %zu resource types on %s (port %d), upstream %s", d->n,
+             d->cfg.listen, listener_port(d->listener), d->cfg.etcd);
+    upstream_etcd_start(d->upstream);
+}
+
+static void daemon_stop(struct daemon *d)
+{
+    listener_free(d->listener);
+    upstream_etcd_free(d->upstream);
+    router_free(d->router);
+    discovery_free(d->discovery);
+    for (size_t i = 0; i < d->n; i++)
+        resource_free(d->resources[i]);
+    for (size_t i = 0; i < RW_ARRAY_LEN(d->signals); i++)
+        event_free(d->signals[i]);
+    event_base_free(d->base);
+    free(d->resources);
+    free(d->types);
+}
+
+int main(int argc, char **argv)
+{
+    struct daemon d = {0};
+    char why[256];
+    int rc, level;
+
+    rc = config_parse(ringwatch_options, ringwatch_noptions, &d.cfg, argc,
+                      argv, "ringwatch " PACKAGE_VERSION, why, sizeof(why));
+    if (rc == 1) {
+        if (strcmp(argv[argc - 1], "--version") != 0)
+            config_usage(stdout, "ringwatch", "[options]", ringwatch_options,
+                         ringwatch_noptions);
+        return 0;
+    }
+    if (rc != RW_OK) {
+        fprintf(stderr, "ringwatch: %s (see ringwatch --help)\n", why);
+        return 2;
+    }
+    if ((level = log_level_parse(d.cfg.log_level)) < 0) {
+        fprintf(stderr, "ringwatch: --log-level: unknown level \"%s\"\n",
+                d.cfg.log_level);
+        return 2;
+    }
+    log_init(level, "ringwatch");
+    signal(SIGPIPE, SIG_IGN);
+    srandom((unsigned)time(NULL) ^ (unsigned)getpid());
+    daemon_resolve_types(&d);
+
+    d.base = event_base_new();
+    if (d.base == NULL)
+        log_fatalx("cannot create the event loop");
+    d.signals[0] = evsignal_new(d.base, SIGINT, daemon_signal_cb, &d);
+    d.signals[1] = evsignal_new(d.base, SIGTERM, daemon_signal_cb, &d);
+    event_add(d.signals[0], NULL);
+    event_add(d.signals[1], NULL);
+
+    daemon_start(&d);
+    event_base_dispatch(d.base);
+    daemon_stop(&d);
+    return 0;
+}

@@ -192,6 +192,20 @@ static void upstream_call_refused(struct upstream_etcd *u)
         upstream_conn_lost(u, "connection refuses new streams");
 }
 
+/* A call ended.  Returns true when the connection can carry its retry.
+ * When the connection has ended, its on_close comes next and restarts
+ * everything: false.  When it is going away (GOAWAY) while older streams
+ * live on, waiting for it would leave this resource without a watch:
+ * the connection is dropped and restarted now: false. */
+static bool upstream_call_ended(struct upstream_etcd *u)
+{
+    if (upstream_usable(u))
+        return true;
+    if (u->conn != NULL && u->connected && !h2c_is_closed(u->conn))
+        upstream_conn_lost(u, "server going away (GOAWAY)");
+    return false;
+}
+
 /* Reports the resource's upstream state when it changes. */
 static void res_set_up(struct upstream_res *res, bool up)
 {
@@ -312,8 +326,8 @@ static void res_range_cb(int status, const char *message, const uint8_t *resp,
     struct upstream_etcd *u = res->u;
 
     res->range_call = NULL;
-    if (!upstream_usable(u))
-        return; /* connection lost: upstream_conn_close_cb aborts */
+    if (!upstream_call_ended(u))
+        return; /* connection lost: upstream_conn_lost aborted the list */
     if (status == GRPC_STATUS_OK) {
         if (res_page(res, resp, resp_len) == 0)
             return;
@@ -455,8 +469,8 @@ static void res_watch_close_cb(int status, const char *message, void *arg)
     struct upstream_etcd *u = res->u;
 
     res->watch_call = NULL;
-    if (!upstream_usable(u))
-        return; /* connection lost: upstream_conn_close_cb handles it */
+    if (!upstream_call_ended(u))
+        return; /* connection lost: upstream_conn_lost handles it */
     log_warnx("etcd %s: watch %s ended: %s: %s", u->url, res->prefix,
               grpc_status_name(status), message);
     res_watch_stop(res);

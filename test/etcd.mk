@@ -2,8 +2,7 @@
 # etcd codec, the HTTP/2 and gRPC clients and the etcd upstream adapter.
 
 # The codec's unit test includes proto/etcd.c, hence the generated headers.
-test/test_etcd_test-etcd_test.$(OBJEXT): proto/kv.pb-c.h proto/rpc.pb-c.h
-test/fuzz/test_fuzz_etcd_fuzz-etcd_fuzz.$(OBJEXT): proto/kv.pb-c.h proto/rpc.pb-c.h
+test/etcd_test-etcd_test.$(OBJEXT): proto/kv.pb-c.h proto/rpc.pb-c.h
 
 UNIT_TESTS += test/grpc_test
 test_grpc_test_SOURCES = test/grpc_test.c

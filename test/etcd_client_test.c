@@ -6,7 +6,8 @@
  * connection, a Watch stream that sees puts and deletes with prev_kv, a
  * watch from a compacted revision (created, then canceled with
  * compact_revision), Range at a compacted revision (OUT_OF_RANGE), an
- * unknown method, a refused connection and canceling calls.
+ * unknown method, a refused connection, a silent server (keepalive
+ * timeout), canceling calls and a 1 MiB value.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,11 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "etcd_testlib.h"
 
@@ -474,6 +480,61 @@ static void test_refused(void **state)
     event_base_free(base);
 }
 
+/* A server that accepts and then says nothing: the keepalive PING goes
+ * unanswered and the connection fails with RW_ETIMEDOUT. */
+static void test_keepalive_timeout(void **state)
+{
+    struct event_base *base = event_base_new();
+    struct h2c_callbacks cbs = {NULL, refused_close_cb};
+    struct h2c_config cfg = {.ping_interval = 0.2};
+    struct refused r = {0};
+    struct sockaddr_in sin = {0};
+    socklen_t len = sizeof(sin);
+    int ls = socket(AF_INET, SOCK_STREAM, 0);
+    char port[16];
+    struct h2c *conn;
+    double start;
+
+    sin.sin_family = AF_INET;
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(ls, (struct sockaddr *)&sin, sizeof(sin)), 0);
+    assert_int_equal(listen(ls, 4), 0);
+    getsockname(ls, (struct sockaddr *)&sin, &len);
+    snprintf(port, sizeof(port), "%d", ntohs(sin.sin_port));
+    conn = h2c_new(base, "127.0.0.1", port, &cfg, &cbs, &r);
+    /* A pending call: the kernel completes the handshake, nobody answers. */
+    assert_non_null(grpc_unary(conn, ETCD_PATH_STATUS, "", 0, 0,
+                               refused_unary_cb, &r));
+    start = etest_now();
+    assert_true(etest_wait(base, &r.closed, 3.0));
+    assert_int_equal(r.err, RW_ETIMEDOUT);
+    assert_true(etest_now() - start < 1.5);
+    assert_true(r.unary_done);
+    assert_int_equal(r.unary_status, GRPC_STATUS_UNAVAILABLE);
+    close(ls);
+    event_base_free(base);
+}
+
+/* A value of 1 MiB crosses many DATA frames both ways. */
+static void test_large_value(void **state)
+{
+    struct etcd_sync *s = &sync_client;
+    size_t n = 1024 * 1024;
+    char *big = malloc(n + 1);
+    struct etcd_range_response r;
+
+    for (size_t i = 0; i < n; i++)
+        big[i] = (char)('a' + i % 26);
+    big[n] = '\0';
+    assert_true(etcd_sync_put(s, "/big/value", big) > 0);
+    assert_int_equal(etcd_sync_range_prefix(s, "/big/", 0, &r), 0);
+    assert_int_equal(r.n_kvs, 1);
+    assert_int_equal(r.kvs[0].value_len, n);
+    assert_memory_equal(r.kvs[0].value, big, n);
+    etcd_range_response_fini(&r);
+    free(big);
+}
+
 static void never_cb(int status, const char *message, const uint8_t *resp,
                      size_t resp_len, void *arg)
 {
@@ -506,6 +567,8 @@ int main(void)
         cmocka_unit_test(test_bad_request),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cancel_unary),
+        cmocka_unit_test(test_keepalive_timeout),
+        cmocka_unit_test(test_large_value),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,7 +3,7 @@
  * with a few test handlers, for test/integration/front_test.py and for
  * trying the front by hand.
  *
- *   front_server PORT [MAX_HEADER_BYTES]
+ *   front_server PORT [MAX_HEADER_BYTES [MAX_CONNECTIONS]]
  *
  * Listens on 127.0.0.1:PORT (0: the kernel picks; either way the first
  * line on stdout is "port N").  SIGTERM or SIGINT: closes everything and
@@ -20,6 +20,14 @@
  *                      on_drain, then stream_end
  *   /forever           a frame {"seq":N}\n every 100 ms until the client
  *                      goes away; counts on_close calls
+ *   /idle              a streamed body that never gets a byte (an idle
+ *                      watch), until the client goes away
+ *   /shared?n=N&size=S one shared S-byte frame written N times with
+ *                      back-pressure (fan-out of one encoded event)
+ *   /fanout?n=N        joins a broadcast: every millisecond (or as fast as
+ *                      the loop goes) one shared frame is written to every
+ *                      member below 64 KiB pending, until it got N; a
+ *                      fan-out benchmark for h2load
  *   /stats             counters as JSON (on_close counts, listener_stats)
  *   /status            429 Status with Retry-After: 1 (kjson_status)
  *   anything else      404 Status
@@ -47,6 +55,7 @@ static struct event_base *base;
 static struct listener *listener;
 
 static struct {
+    uint64_t idle_open;
     uint64_t forever_open;
     uint64_t forever_closes;
     uint64_t stream_open;
@@ -92,6 +101,7 @@ struct fill {
     struct stream *s;
     long n, i;
     size_t size;
+    struct rbuf *shared; /* written every time, if set */
     bool ended;
 };
 
@@ -109,7 +119,8 @@ static struct rbuf *pattern_frame(long i, size_t size)
 static void fill_run(struct fill *fl)
 {
     while (fl->i < fl->n && stream_pending(fl->s) < FILL_HIGH_WATER) {
-        struct rbuf *f = pattern_frame(fl->i, fl->size);
+        struct rbuf *f = fl->shared != NULL ? rbuf_ref(fl->shared)
+                                             : pattern_frame(fl->i, fl->size);
 
         stream_write_frame(fl->s, f);
         rbuf_unref(f);
@@ -129,12 +140,16 @@ static void fill_drain_cb(struct stream *s, void *arg)
 
 static void fill_close_cb(struct stream *s, void *arg)
 {
+    struct fill *fl = arg;
+
     counters.stream_open--;
     counters.stream_closes++;
-    free(arg);
+    rbuf_unref(fl->shared);
+    free(fl);
 }
 
-static void handle_stream(struct stream *s, const struct request *r)
+static void handle_stream(struct stream *s, const struct request *r,
+                          bool shared)
 {
     struct fill *fl = xcalloc(1, sizeof(*fl));
 
@@ -147,6 +162,8 @@ static void handle_stream(struct stream *s, const struct request *r)
         respond_status(s, 400, "BadRequest", "n or size out of range");
         return;
     }
+    if (shared)
+        fl->shared = pattern_frame(0, fl->size);
     counters.stream_open++;
     stream_set_callbacks(s, fill_drain_cb, fill_close_cb, fl);
     stream_begin(s, 200, "application/json", -1);
@@ -197,6 +214,90 @@ static void handle_forever(struct stream *s)
     forever_tick_cb(-1, 0, fv);
 }
 
+/* ---- /fanout ---- */
+
+struct member {
+    struct stream *s;
+    long left;
+    struct member *prev, *next;
+};
+
+#define FAN_EVENT                                                             \
+    "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\","    \
+    "\"metadata\":{\"name\":\"web-0\",\"namespace\":\"default\","               \
+    "\"resourceVersion\":\"123456\"}}}\n"
+
+static struct member *members;
+static struct event *fan_tick;
+static struct rbuf *fan_frame;
+
+static void fanout_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct timeval tv = {.tv_sec = 0, .tv_usec = 1000};
+
+    for (struct member *m = members; m != NULL; m = m->next) {
+        if (m->left == 0 || stream_pending(m->s) >= FILL_HIGH_WATER)
+            continue;
+        stream_write_frame(m->s, fan_frame);
+        if (--m->left == 0)
+            stream_end(m->s);
+    }
+    if (members != NULL)
+        evtimer_add(fan_tick, &tv);
+}
+
+static void fanout_close_cb(struct stream *s, void *arg)
+{
+    struct member *m = arg;
+
+    if (m->prev != NULL)
+        m->prev->next = m->next;
+    else
+        members = m->next;
+    if (m->next != NULL)
+        m->next->prev = m->prev;
+    free(m);
+}
+
+static void handle_fanout(struct stream *s, const struct request *r)
+{
+    struct member *m = xcalloc(1, sizeof(*m));
+    struct timeval tv = {.tv_sec = 0, .tv_usec = 1000};
+
+    m->s = s;
+    m->left = query_long(r->query, "n", 100);
+    if (fan_frame == NULL)
+        fan_frame = frame_from(FAN_EVENT, sizeof(FAN_EVENT) - 1);
+    if (fan_tick == NULL)
+        fan_tick = evtimer_new(base, fanout_tick_cb, NULL);
+    m->next = members;
+    if (members != NULL)
+        members->prev = m;
+    members = m;
+    stream_set_callbacks(s, NULL, fanout_close_cb, m);
+    stream_begin(s, 200, "application/json", -1);
+    if (m->left <= 0) {
+        m->left = 0;
+        stream_end(s);
+    }
+    if (!evtimer_pending(fan_tick, NULL))
+        evtimer_add(fan_tick, &tv);
+}
+
+/* ---- /idle ---- */
+
+static void idle_close_cb(struct stream *s, void *arg)
+{
+    counters.idle_open--;
+}
+
+static void handle_idle(struct stream *s)
+{
+    counters.idle_open++;
+    stream_set_callbacks(s, NULL, idle_close_cb, NULL);
+    stream_begin(s, 200, "application/json", -1);
+}
+
 /* ---- the others ---- */
 
 static void handle_echo(struct stream *s, const struct request *r)
@@ -239,13 +340,15 @@ static void handle_stats(struct stream *s)
 
     listener_stats(listener, &st);
     respond_json(
-        s, xasprintf("{\"forever_open\":%llu,\"forever_closes\":%llu,"
+        s, xasprintf("{\"idle_open\":%llu,"
+                     "\"forever_open\":%llu,\"forever_closes\":%llu,"
                      "\"stream_open\":%llu,\"stream_closes\":%llu,"
                      "\"stream_completed\":%llu,"
                      "\"connections_sniffing\":%llu,\"connections_h1\":%llu,"
                      "\"connections_h2\":%llu,\"streams_h1\":%llu,"
                      "\"streams_h2\":%llu,\"connections_total\":%llu,"
                      "\"streams_h1_total\":%llu,\"streams_h2_total\":%llu}\n",
+                     (unsigned long long)counters.idle_open,
                      (unsigned long long)counters.forever_open,
                      (unsigned long long)counters.forever_closes,
                      (unsigned long long)counters.stream_open,
@@ -277,7 +380,13 @@ static void handle(struct stream *s, void *arg)
     } else if (strcmp(r->path, "/big") == 0) {
         handle_big(s, r);
     } else if (strcmp(r->path, "/stream") == 0) {
-        handle_stream(s, r);
+        handle_stream(s, r, false);
+    } else if (strcmp(r->path, "/shared") == 0) {
+        handle_stream(s, r, true);
+    } else if (strcmp(r->path, "/fanout") == 0) {
+        handle_fanout(s, r);
+    } else if (strcmp(r->path, "/idle") == 0) {
+        handle_idle(s);
     } else if (strcmp(r->path, "/forever") == 0) {
         handle_forever(s);
     } else if (strcmp(r->path, "/stats") == 0) {
@@ -304,7 +413,8 @@ int main(int argc, char **argv)
     char address[64];
 
     if (argc < 2) {
-        fprintf(stderr, "usage: front_server PORT [MAX_HEADER_BYTES]\n");
+        fprintf(stderr, "usage: front_server PORT [MAX_HEADER_BYTES "
+                        "[MAX_CONNECTIONS]]\n");
         return 2;
     }
     log_init(getenv("FRONT_DEBUG") ? LOG_DEBUG : LOG_WARN, "front_server");
@@ -313,6 +423,8 @@ int main(int argc, char **argv)
     listener_config_defaults(&cfg);
     if (argc > 2)
         cfg.max_header_bytes = (size_t)strtoul(argv[2], NULL, 10);
+    if (argc > 3)
+        cfg.max_connections = (unsigned)strtoul(argv[3], NULL, 10);
     snprintf(address, sizeof(address), "127.0.0.1:%s", argv[1]);
     listener = listener_new(base, address, &cfg, handle, NULL);
     if (listener == NULL)
@@ -325,6 +437,9 @@ int main(int argc, char **argv)
     event_add(sigint, NULL);
     event_base_dispatch(base);
     listener_free(listener);
+    if (fan_tick != NULL)
+        event_free(fan_tick);
+    rbuf_unref(fan_frame);
     event_free(sigterm);
     event_free(sigint);
     event_base_free(base);

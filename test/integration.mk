@@ -8,6 +8,12 @@ INTEGRATION_TESTS = \
 	test/integration/c05_selector_transitions.py \
 	test/integration/c07_empty_lists.py \
 	test/integration/c08_field_selectors.py \
-	test/integration/c09_bookmarks_filtered.py
+	test/integration/c09_bookmarks_filtered.py \
+	test/integration/kubectl_test.py \
+	test/integration/routes_test.py \
+	test/integration/metrics_test.py \
+	test/integration/resume_test.py \
+	test/integration/relist_test.py \
+	test/integration/undecodable_test.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py

@@ -27,8 +27,8 @@ static struct object *mkobj(int64_t rv, const struct label *labels,
                             size_t nfields)
 {
     char json[256];
-    int n = snprintf(json, sizeof(json), JSON_HEAD "%lld" JSON_TAIL,
-                     (long long)rv);
+    int n =
+        snprintf(json, sizeof(json), JSON_HEAD "%lld" JSON_TAIL, (long long)rv);
     struct object_init in = {0};
 
     in.key = "/registry/pods/ns/a";
@@ -88,7 +88,7 @@ static void test_new_copies(void **state)
 static void test_labels(void **state)
 {
     static const struct label in[] = {
-        {"tier", "web"}, {"app", "x"}, {"b", "1"}, {"app", "y"},
+        {"tier", "web"}, {"app", "x"},   {"b", "1"}, {"app", "y"},
         {"b", "2"},      {"a.io/z", ""}, {"b", "3"},
     };
     struct object *o = mkobj(5, in, RW_ARRAY_LEN(in), NULL, 0);

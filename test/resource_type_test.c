@@ -86,8 +86,8 @@ static void test_table(void **state)
         /* No two types share a prefix that would make one list the other. */
         for (size_t j = 0; j < n; j++)
             if (j != i)
-                assert_true(strncmp(all[j].etcd_prefix, rt->etcd_prefix,
-                                    plen) != 0);
+                assert_true(
+                    strncmp(all[j].etcd_prefix, rt->etcd_prefix, plen) != 0);
     }
 }
 
@@ -98,8 +98,7 @@ static void test_field_ids(void **state)
     const struct resource_type *cms = resource_type_find("configmaps");
     const struct resource_type *events = resource_type_find("events");
 
-    assert_int_equal(resource_type_field_id(pods, "metadata.name"),
-                     FIELD_NAME);
+    assert_int_equal(resource_type_field_id(pods, "metadata.name"), FIELD_NAME);
     assert_int_equal(resource_type_field_id(pods, "metadata.namespace"),
                      FIELD_NAMESPACE);
     assert_int_equal(resource_type_field_id(pods, "spec.nodeName"),

@@ -61,7 +61,8 @@ static struct object *mkobj(const char *key, int64_t rv, size_t json_len)
     char json[8192], digits[24];
     struct object_init in = {0};
     int n = snprintf(digits, sizeof(digits), "%lld", (long long)rv);
-    int off = snprintf(json, sizeof(json), "{\"metadata\":{\"resourceVersion\":\"");
+    int off =
+        snprintf(json, sizeof(json), "{\"metadata\":{\"resourceVersion\":\"");
     int len = off + snprintf(json + off, sizeof(json) - off, "%s\"}", digits);
     struct object *o;
 

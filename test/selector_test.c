@@ -93,7 +93,8 @@ static struct object *pods[3];
 
 static int setup(void **state)
 {
-    static const struct label l1[] = {{"app", "x"}, {"tier", "web"}, {"n", "5"}};
+    static const struct label l1[] = {
+        {"app", "x"}, {"tier", "web"}, {"n", "5"}};
     static const struct label l2[] = {{"app", "y"}, {"n", "12"}, {"env", ""}};
 
     pods[0] = mkpod("foo", "ns1", l1, 3, "node1", "Running");
@@ -198,7 +199,8 @@ struct invalid_case {
     "a valid label must be an empty string or consist of alphanumeric "        \
     "characters, '-', '_' or '.', and must start and end with an "             \
     "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "    \
-    "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+    "regex used for validation is "                                            \
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 #define UPR "unable to parse requirement: "
 #define L63 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 
@@ -246,6 +248,9 @@ static const struct invalid_case invalid[] = {
          "63 characters"},
     {"a\x01", NULL, NULL,
      UPR "<nil>: Invalid value: \"a\\x01\": name part " QNAME_ERR_T},
+    {"a\"\\\xc3\xa9\x07\x08\x0b\x0c\x7f\xff", NULL, NULL,
+     UPR "<nil>: Invalid value: \"a\\\"\\\\\xc3\xa9\\a\\b\\v\\f\\x7f\\xff\": "
+         "name part " QNAME_ERR_T},
     {"app=-x", NULL, NULL,
      UPR "values[0][app]: Invalid value: \"-x\": " VALUE_ERR_T},
     {"app=x\"y", NULL, NULL,
@@ -268,8 +273,8 @@ static const struct invalid_case invalid[] = {
      UPR "values[0][n]: Invalid value: \"-1\": " VALUE_ERR_T},
     {"n>-x", NULL, NULL,
      UPR "[values[0]: Invalid value: \"-x\": for 'Gt', 'Lt' operators, the "
-         "value must be an integer, values[0][n]: Invalid value: \"-x\": " VALUE_ERR_T
-         "]"},
+         "value must be an integer, values[0][n]: Invalid value: "
+         "\"-x\": " VALUE_ERR_T "]"},
     {NULL, "spec.nope=1", "configmaps", "field label not supported: spec.nope"},
     {NULL, "spec.nodeName=a", "configmaps",
      "field label not supported: spec.nodeName"},
@@ -335,9 +340,8 @@ static void test_valid(void **state)
             bool want = c->matches & (1 << p);
 
             if (selector_matches(sel, pods[p]) != want)
-                fail_msg("case %zu (%s | %s): %s should %smatch", i,
-                         c->labels, c->fields, pods[p]->name,
-                         want ? "" : "not ");
+                fail_msg("case %zu (%s | %s): %s should %smatch", i, c->labels,
+                         c->fields, pods[p]->name, want ? "" : "not ");
         }
         /* Nothing to check gives the NULL selector. */
         assert_int_equal(sel == NULL, everything(c));
@@ -373,9 +377,8 @@ static void test_why_truncated(void **state)
                                     why, sizeof(why)),
                      RW_EINVAL);
     assert_string_equal(why, "field l");
-    assert_int_equal(selector_parse("a b", NULL, type_of("pods"), &sel, NULL,
-                                    0),
-                     RW_EINVAL);
+    assert_int_equal(
+        selector_parse("a b", NULL, type_of("pods"), &sel, NULL, 0), RW_EINVAL);
 }
 
 static void test_field_value(void **state)

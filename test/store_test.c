@@ -65,9 +65,10 @@ static struct object *mkobj(const char *key, size_t key_len, int64_t rv,
     char json[256], digits[24];
     struct object_init in = {0};
     int n = snprintf(digits, sizeof(digits), "%lld", (long long)rv);
-    int off = snprintf(json, sizeof(json), "{\"metadata\":{\"resourceVersion\":\"");
-    int len = snprintf(json + off, sizeof(json) - off, "%s\"},\"pad\":\"%.*s\"}",
-                       digits, (int)pad,
+    int off =
+        snprintf(json, sizeof(json), "{\"metadata\":{\"resourceVersion\":\"");
+    int len = snprintf(json + off, sizeof(json) - off,
+                       "%s\"},\"pad\":\"%.*s\"}", digits, (int)pad,
                        "................................................");
     struct object *o;
 
@@ -198,7 +199,7 @@ static void test_key_order(void **state)
     static const struct {
         const char *k;
         size_t len;
-    } keys[] = {{"", 0},  {"\0", 1}, {"\0\0", 2}, {"A", 1},   {"a", 1},
+    } keys[] = {{"", 0},    {"\0", 1}, {"\0\0", 2}, {"A", 1}, {"a", 1},
                 {"a\0", 2}, {"aa", 2}, {"ab", 2},   {"b", 1}, {"\xff", 1}};
     struct store *s = store_new();
     struct store_snap *snap;
@@ -547,7 +548,7 @@ struct walk {
 
 static bool has_prefix(const struct pool_key *k, const char *p, size_t n)
 {
-    return k->len >= n && memcmp(k->k, p, n) == 0;
+    return n == 0 || (k->len >= n && memcmp(k->k, p, n) == 0);
 }
 
 /* Checks that scan yields the model's present keys with the prefix, in
@@ -567,8 +568,7 @@ static bool walk_cb(struct object *obj, void *arg)
 }
 
 static void check_scan(const struct store_snap *snap, const struct model *m,
-                       const char *prefix, size_t prefix_len,
-                       size_t stop_after)
+                       const char *prefix, size_t prefix_len, size_t stop_after)
 {
     struct walk w = {m, 0, 0, stop_after, prefix, prefix_len};
     size_t expected = 0;
@@ -633,8 +633,7 @@ static bool model_differs(const struct diff_check *d, size_t i)
     return x != y && (x == NULL || y == NULL || x->rv != y->rv);
 }
 
-static void diff_check_cb(struct object *old, struct object *new_obj,
-                          void *arg)
+static void diff_check_cb(struct object *old, struct object *new_obj, void *arg)
 {
     struct diff_check *d = arg;
 

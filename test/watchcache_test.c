@@ -130,7 +130,7 @@ static void test_event_shapes(void **state)
     assert_int_equal(ev->rv, 102);
     assert_ptr_equal(ev->obj, a2);
     assert_ptr_equal(ev->prev, a1); /* the event holds the replaced object */
-    assert_int_equal(a1->refs, 3); /* registry, ADDED obj, MODIFIED prev */
+    assert_int_equal(a1->refs, 3);  /* registry, ADDED obj, MODIFIED prev */
 
     /* C04: DELETED carries the last state with the delete's revision. */
     assert_int_equal(watchcache_delete(wc, KEY("a"), KEYLEN("a"), 1005), RW_OK);

@@ -49,6 +49,11 @@ class Failure(AssertionError):
     pass
 
 
+def defer(fn):
+    """Runs fn when the test ends, newest first, pass or fail."""
+    _cleanups.append(fn)
+
+
 def check(cond, msg, *args):
     if not cond:
         raise Failure(msg % args if args else msg)
@@ -137,10 +142,11 @@ def cm_key(ns, name):
 class Ringwatch:
     """ringwatch in front of etcd, on a free loopback port."""
 
-    def __init__(self, etcd, *args, resources="pods,configmaps"):
+    def __init__(self, etcd, *args, resources="pods,configmaps", etcd_url=None):
         self.port = free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
-        cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % self.port, "--etcd", etcd.url,
+        cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % self.port,
+               "--etcd", etcd_url or etcd.url,
                "--resources", resources] + list(args)
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
         _cleanups.append(self.stop)
@@ -228,27 +234,75 @@ class Ringwatch:
 
 
 class Watch:
-    """A streaming WATCH over HTTP/1.1: next_event() returns one decoded
-    event, or None when the stream ended cleanly; a read that takes longer
-    than `timeout` seconds raises socket.timeout."""
+    """A streaming WATCH over HTTP/1.1 on a raw socket, so that a read can
+    time out and be retried (http.client cannot): next_event(timeout)
+    returns one decoded event, None when the stream ended cleanly (the
+    last chunk), or raises socket.timeout."""
 
     def __init__(self, port, path, timeout):
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-        self.conn.request("GET", path)
-        self.resp = self.conn.getresponse()
-        self.status = self.resp.status
-        self.headers = {k.lower(): v for k, v in self.resp.getheaders()}
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.sock.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                           "Accept: application/json\r\n\r\n" % path).encode())
+        self.buf = b""
+        self.body = b""       # decoded body bytes not yet consumed
+        self.done = False     # terminating chunk seen
+        self.timeout = timeout
+        deadline = time.time() + timeout
+        while b"\r\n\r\n" not in self.buf:
+            self._recv(deadline)
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        lines = head.decode().split("\r\n")
+        self.status = int(lines[0].split()[1])
+        self.headers = {}
+        for line in lines[1:]:
+            k, v = line.split(":", 1)
+            self.headers[k.strip().lower()] = v.strip()
+        self.chunked = self.headers.get("transfer-encoding") == "chunked"
+        self.length = int(self.headers.get("content-length", "-1"))
         _cleanups.append(self.close)
 
-    def settimeout(self, seconds):
-        self.conn.sock.settimeout(seconds)
+    def _recv(self, deadline):
+        import select
+        left = deadline - time.time()
+        if left <= 0 or not select.select([self.sock], [], [], left)[0]:
+            raise socket.timeout("watch read timed out")
+        data = self.sock.recv(65536)
+        if not data:
+            raise Failure("connection closed without the terminating chunk")
+        self.buf += data
 
-    def next_event(self):
-        line = self.resp.readline()
-        if not line:
-            return None
-        check(line.endswith(b"\n"), "event line not newline-terminated: %r", line)
-        return json.loads(line)
+    def _decode(self):
+        """Moves complete chunks from buf to body."""
+        if not self.chunked:
+            self.body += self.buf
+            self.buf = b""
+            if self.length >= 0 and len(self.body) >= self.length:
+                self.done = True
+            return
+        while b"\r\n" in self.buf:
+            size_line, rest = self.buf.split(b"\r\n", 1)
+            size = int(size_line.split(b";")[0], 16)
+            if len(rest) < size + 2:
+                return
+            check(rest[size:size + 2] == b"\r\n", "chunk not followed by CRLF")
+            if size == 0:
+                self.done = True
+                self.buf = b""
+                return
+            self.body += rest[:size]
+            self.buf = rest[size + 2:]
+
+    def next_event(self, timeout=None):
+        deadline = time.time() + (self.timeout if timeout is None else timeout)
+        while True:
+            self._decode()
+            if b"\n" in self.body:
+                line, self.body = self.body.split(b"\n", 1)
+                return json.loads(line)
+            if self.done:
+                check(self.body == b"", "partial event at the end: %r", self.body)
+                return None
+            self._recv(deadline)
 
     def events_for(self, seconds):
         """Every event that arrives within `seconds` (stops early at the end
@@ -258,19 +312,98 @@ class Watch:
             left = deadline - time.time()
             if left <= 0:
                 return events, False
-            self.settimeout(left)
             try:
-                ev = self.next_event()
-            except (socket.timeout, TimeoutError):
+                ev = self.next_event(left)
+            except socket.timeout:
                 return events, False
             if ev is None:
                 return events, True
             events.append(ev)
 
     def close(self):
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
+class Relay:
+    """A TCP relay on a free loopback port to target_port, so a test can
+    cut a client's connection to etcd (cut: every connection closed and new
+    ones refused) and bring it back (restore) on the same port."""
+
+    def __init__(self, target_port):
+        import threading
+        self.target = target_port
+        self.port = free_port()
+        self.lock = threading.Lock()
+        self.conns = []
+        self.listener = None
+        self.restore()
+        _cleanups.append(self.cut)
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    def restore(self):
+        import threading
+        ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        ls.bind(("127.0.0.1", self.port))
+        ls.listen(64)
+        self.listener = ls
+        threading.Thread(target=self._accept, args=(ls,), daemon=True).start()
+
+    def cut(self):
+        with self.lock:
+            ls, self.listener = self.listener, None
+            conns, self.conns = self.conns, []
+        if ls is not None:
+            ls.close()
+        for c in conns:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            c.close()
+
+    def _accept(self, ls):
+        import threading
+        while True:
+            try:
+                client, _ = ls.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            with self.lock:
+                if self.listener is not ls:
+                    client.close()
+                    upstream.close()
+                    return
+                self.conns += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
 
 def rv_of(obj):

@@ -1,0 +1,657 @@
+#!/usr/bin/python3
+"""front_test.py: the serving front (listener, conn_h1, conn_h2, stream)
+against real clients: curl (HTTP/1.1 and h2c prior knowledge), nghttp,
+h2load, and raw sockets for what clients do not do on purpose (pipelining,
+HTTP/1.0, malformed requests, slow reading, disconnects, a minimal h2c
+client for flow control and RST_STREAM).
+
+Runs $FRONT_SERVER (test/front_server) on 127.0.0.1 with a kernel-chosen
+port, then once more under valgrind for a subset when valgrind is installed
+(FRONT_TEST_VALGRIND=0 skips that).  Every wait is bounded.  Exit status:
+0 pass, 1 fail, 77 skip (automake), 99 hard error.
+"""
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HOST = "127.0.0.1"
+SERVER = os.environ.get("FRONT_SERVER") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "front_server")
+FILL_HIGH_WATER = 64 * 1024
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+failures = []
+
+
+def check(cond, what):
+    if cond:
+        print("ok   " + what, flush=True)
+    else:
+        print("FAIL " + what, flush=True)
+        failures.append(what)
+    return cond
+
+
+def pattern(i, size):
+    """Payload of frame i of /stream: byte k is 'a' + (i + k) % 26, then
+    a newline."""
+    body = bytes(97 + (i + k) % 26 for k in range(size - 1))
+    return body + b"\n"
+
+
+def expected_stream(n, size):
+    return b"".join(pattern(i, size) for i in range(n))
+
+
+# ---- the server ----
+
+class Server:
+    def __init__(self, valgrind=False, max_header_bytes=None):
+        self.log = tempfile.NamedTemporaryFile(prefix="front_server-",
+                                               suffix=".log", delete=False)
+        args = [SERVER, "0"]
+        if max_header_bytes is not None:
+            args.append(str(max_header_bytes))
+        if valgrind:
+            args = ["valgrind", "--quiet", "--leak-check=full",
+                    "--show-leak-kinds=definite,indirect",
+                    "--errors-for-leak-kinds=definite,indirect",
+                    "--error-exitcode=66"] + args
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE,
+                                     stderr=self.log)
+        ready, _, _ = select.select([self.proc.stdout], [], [], 30)
+        if not ready:
+            self.stop()
+            raise RuntimeError("front_server did not print its port")
+        line = self.proc.stdout.readline().decode()
+        m = re.match(r"port (\d+)", line)
+        if not m:
+            self.stop()
+            raise RuntimeError("front_server said %r" % line)
+        self.port = int(m.group(1))
+        self.url = "http://%s:%d" % (HOST, self.port)
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def rss_kib(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return -1
+
+    def stop(self, timeout=60):
+        """SIGTERM, wait; returns the exit status (None if killed)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+                return None
+        return self.proc.returncode
+
+    def stderr(self):
+        with open(self.log.name, "rb") as f:
+            return f.read().decode(errors="replace")
+
+
+def stats(srv):
+    with socket.create_connection((HOST, srv.port), timeout=10) as s:
+        s.sendall(b"GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close"
+                  b"\r\n\r\n")
+        status, headers, body = read_response(s)
+    return json.loads(body)
+
+
+def wait_for(srv, key, value, timeout=5.0):
+    """Polls /stats until stats[key] == value; returns the last stats."""
+    deadline = time.time() + timeout
+    while True:
+        st = stats(srv)
+        if st[key] == value or time.time() > deadline:
+            return st
+        time.sleep(0.05)
+
+
+# ---- HTTP/1.x over a raw socket ----
+
+class Reader:
+    """Buffered reads from a socket with a deadline."""
+
+    def __init__(self, sock, timeout=10.0):
+        self.sock = sock
+        self.buf = b""
+        self.deadline = time.time() + timeout
+
+    def fill(self):
+        left = self.deadline - time.time()
+        if left <= 0:
+            raise TimeoutError("read deadline")
+        self.sock.settimeout(left)
+        data = self.sock.recv(65536)
+        if not data:
+            raise EOFError("connection closed")
+        self.buf += data
+
+    def until(self, sep):
+        while sep not in self.buf:
+            self.fill()
+        i = self.buf.index(sep) + len(sep)
+        out, self.buf = self.buf[:i], self.buf[i:]
+        return out
+
+    def exactly(self, n):
+        while len(self.buf) < n:
+            self.fill()
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def to_eof(self):
+        try:
+            while True:
+                self.fill()
+        except EOFError:
+            pass
+        out, self.buf = self.buf, b""
+        return out
+
+
+def read_response(sock_or_reader, head=False):
+    """One HTTP/1.x response: (status, {lower name: value}, body).  A body
+    without length or chunking is read to EOF."""
+    r = sock_or_reader if isinstance(sock_or_reader, Reader) else \
+        Reader(sock_or_reader)
+    head_bytes = r.until(b"\r\n\r\n").decode("latin-1")
+    lines = head_bytes.split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        if line:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+    if head or status in (100, 204, 304):
+        return status, headers, b""
+    if headers.get("transfer-encoding") == "chunked":
+        body = b""
+        while True:
+            size = int(r.until(b"\r\n").strip(), 16)
+            if size == 0:
+                r.until(b"\r\n")
+                return status, headers, body
+            body += r.exactly(size)
+            check_crlf = r.exactly(2)
+            if check_crlf != b"\r\n":
+                raise ValueError("chunk not followed by CRLF")
+    if "content-length" in headers:
+        return status, headers, r.exactly(int(headers["content-length"]))
+    return status, headers, r.to_eof()
+
+
+def raw(srv, data, timeout=10.0):
+    s = socket.create_connection((HOST, srv.port), timeout=timeout)
+    if data:
+        s.sendall(data)
+    return s
+
+
+def closed_by_server(sock, timeout=5.0):
+    """True if the server closes the connection (EOF or reset) in time,
+    discarding anything it still sends."""
+    deadline = time.time() + timeout
+    try:
+        while time.time() < deadline:
+            sock.settimeout(max(0.01, deadline - time.time()))
+            if not sock.recv(65536):
+                return True
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+    return False
+
+
+# ---- a minimal h2c client (no Huffman, no dynamic table) ----
+
+def h2_frame(ftype, flags, sid, payload=b""):
+    return struct.pack(">I", len(payload))[1:] + bytes([ftype, flags]) + \
+        struct.pack(">I", sid) + payload
+
+
+def hpack_literal(name, value):
+    """Literal header field without indexing, new name (RFC 7541 6.2.2);
+    names and values shorter than 127 bytes."""
+    name, value = name.encode(), value.encode()
+    return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
+
+
+def h2_request_headers(path, method="GET"):
+    return (hpack_literal(":method", method) +
+            hpack_literal(":scheme", "http") +
+            hpack_literal(":path", path) +
+            hpack_literal(":authority", HOST))
+
+
+class H2Client:
+    def __init__(self, srv, window=65535):
+        self.sock = raw(srv, None)
+        settings = struct.pack(">HI", 4, window)  # INITIAL_WINDOW_SIZE
+        self.sock.sendall(H2_PREFACE + h2_frame(4, 0, 0, settings))
+        self.reader = Reader(self.sock, timeout=30)
+
+    def get(self, sid, path):
+        self.sock.sendall(h2_frame(1, 0x5, sid, h2_request_headers(path)))
+
+    def frame(self):
+        hdr = self.reader.exactly(9)
+        length = struct.unpack(">I", b"\x00" + hdr[:3])[0]
+        ftype, flags = hdr[3], hdr[4]
+        sid = struct.unpack(">I", hdr[5:9])[0] & 0x7fffffff
+        payload = self.reader.exactly(length)
+        if ftype == 4 and not flags & 1:
+            self.sock.sendall(h2_frame(4, 1, 0))  # SETTINGS ACK
+        return ftype, flags, sid, payload
+
+    def window_update(self, sid, n):
+        self.sock.sendall(h2_frame(8, 0, sid, struct.pack(">I", n)))
+
+    def rst(self, sid):
+        self.sock.sendall(h2_frame(3, 0, sid, struct.pack(">I", 8)))
+
+    def close(self):
+        self.sock.close()
+
+
+# ---- external clients ----
+
+def run(args, timeout=60, ok_codes=(0,)):
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout)
+    if p.returncode not in ok_codes:
+        print("  %s -> %d: %s" % (" ".join(args), p.returncode,
+                                  p.stderr.decode(errors="replace")[-500:]))
+    return p
+
+
+# ---- the checks ----
+
+def t_curl_h1(srv):
+    small = run(["curl", "-sS", "--http1.1", "-m", "20", "-o", "/dev/null",
+                 "-o", "/dev/null", "-w", "%{http_code}\n", "-v",
+                 srv.url + "/small", srv.url + "/small"])
+    check(small.returncode == 0 and
+          small.stdout.decode().split() == ["200", "200"] and
+          b"Re-using existing connection" in small.stderr,
+          "curl h1: two requests on one keep-alive connection")
+    n, size = 300, 777
+    p = run(["curl", "-sS", "--http1.1", "-m", "20", "-D", "-",
+             srv.url + "/stream?n=%d&size=%d" % (n, size)])
+    head, _, body = p.stdout.partition(b"\r\n\r\n")
+    check(p.returncode == 0 and b"Transfer-Encoding: chunked" in head and
+          body == expected_stream(n, size),
+          "curl h1: chunked stream of %d frames x %d bytes intact" % (n, size))
+    p = run(["curl", "-sS", "--http1.1", "-m", "20", "-H", "Accept: a/b",
+             "-A", "tester/1", srv.url + "/echo?x=1&y=%20"])
+    e = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(e.get("path") == "/echo" and e.get("query") == "x=1&y=%20" and
+          e.get("accept") == "a/b" and e.get("user_agent") == "tester/1" and
+          e.get("http_version") == 11 and e.get("protocol") == 1,
+          "curl h1: request fields reach the handler")
+    p = run(["curl", "-sS", "--http1.1", "-m", "20", "-D", "-",
+             srv.url + "/status"])
+    head, _, body = p.stdout.partition(b"\r\n\r\n")
+    st = json.loads(body) if body else {}
+    check(b" 429 " in head.split(b"\r\n")[0] and
+          b"retry-after: 1" in head.lower() and
+          st.get("kind") == "Status" and st.get("code") == 429,
+          "curl h1: Status body and an added header")
+    p = run(["curl", "-sS", "--http1.1", "-m", "20", "-w", "%{http_code}",
+             "-o", "/dev/null", srv.url + "/nowhere"])
+    check(p.stdout == b"404", "curl h1: 404 for an unknown path")
+    p = run(["curl", "-sS", "--http1.1", "-m", "20", "-I",
+             srv.url + "/small"])
+    check(p.returncode == 0 and b"Content-Length: 51" in p.stdout,
+          "curl h1: HEAD keeps Content-Length")
+
+
+def t_curl_h2(srv):
+    n, size = 300, 777
+    p = run(["curl", "-sS", "--http2-prior-knowledge", "-m", "20",
+             srv.url + "/stream?n=%d&size=%d" % (n, size)])
+    check(p.returncode == 0 and p.stdout == expected_stream(n, size),
+          "curl h2: stream of %d frames x %d bytes intact" % (n, size))
+    p = run(["curl", "-sS", "--http2-prior-knowledge", "-m", "20",
+             "-H", "Accept: a/b", srv.url + "/echo?q=1"])
+    e = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(e.get("path") == "/echo" and e.get("query") == "q=1" and
+          e.get("accept") == "a/b" and e.get("http_version") == 20 and
+          e.get("protocol") == 2,
+          "curl h2: request fields reach the handler")
+    p = run(["curl", "-sS", "--http2-prior-knowledge", "-m", "20", "-I",
+             srv.url + "/stream?n=3&size=10"])
+    check(p.returncode == 0 and p.stdout.startswith(b"HTTP/2 200"),
+          "curl h2: HEAD of a streamed body")
+    big = 3 * 1024 * 1024 + 7
+    p = run(["curl", "-sS", "--http2-prior-knowledge", "-m", "20",
+             srv.url + "/big?size=%d" % big])
+    check(p.returncode == 0 and p.stdout == b"x" * big,
+          "curl h2: %d-byte body across windows and frames" % big)
+
+
+def t_nghttp(srv):
+    n, size = 200, 1000
+    urls = [srv.url + "/small", srv.url + "/stream?n=%d&size=%d" % (n, size),
+            srv.url + "/small"]
+    p = run(["nghttp", "-t", "20", "-s"] + urls)
+    out = run(["nghttp", "-t", "20"] + urls[1:2]).stdout
+    check(p.returncode == 0 and b"/small" in p.stdout and
+          out == expected_stream(n, size),
+          "nghttp: 3 streams on one connection; stream intact")
+
+
+def t_h2load(srv):
+    p = run(["h2load", "-n", "2000", "-c", "10", "-m", "20",
+             srv.url + "/small"], timeout=120)
+    m = re.search(rb"requests: (\d+) total, (\d+) started, (\d+) done, "
+                  rb"(\d+) succeeded, (\d+) failed, (\d+) errored", p.stdout)
+    ok = m and m.group(4) == b"2000" and m.group(5) == b"0" and \
+        m.group(6) == b"0"
+    check(bool(ok), "h2load -n 2000 -c 10 -m 20: all succeeded")
+
+
+def t_pipelining(srv):
+    s = raw(srv, b"GET /small HTTP/1.1\r\nHost: x\r\n\r\n"
+                 b"HEAD /stream?n=3&size=5 HTTP/1.1\r\nHost: x\r\n\r\n"
+                 b"GET /stream?n=3&size=5 HTTP/1.1\r\nHost: x\r\n\r\n"
+                 b"HEAD /small HTTP/1.1\r\nHost: x\r\n\r\n"
+                 b"GET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    r = Reader(s)
+    a = read_response(r)
+    b = read_response(r, head=True)
+    c = read_response(r)
+    d = read_response(r, head=True)
+    e = read_response(r)
+    rest = r.to_eof()
+    check(a[0] == 200 and a[2].startswith(b'{"kind":"Small"') and
+          b[1].get("transfer-encoding") == "chunked" and
+          c[2] == expected_stream(3, 5) and
+          d[1].get("content-length") == "51" and
+          json.loads(e[2])["path"] == "/echo" and
+          e[1].get("connection") == "close" and rest == b"",
+          "pipelined requests in one write, HEAD without body, then close")
+    s.close()
+
+
+def t_http10(srv):
+    s = raw(srv, b"GET /small HTTP/1.0\r\n\r\n")
+    st, h, body = read_response(s)
+    check(st == 200 and h.get("connection") == "close" and
+          h.get("content-length") == "51" and closed_by_server(s),
+          "HTTP/1.0: Content-Length, Connection: close, closed")
+    s.close()
+    s = raw(srv, b"GET /stream?n=4&size=9 HTTP/1.0\r\n\r\n")
+    st, h, body = read_response(s)
+    check(st == 200 and "transfer-encoding" not in h and
+          body == expected_stream(4, 9),
+          "HTTP/1.0: streamed body is close-delimited, not chunked")
+    s.close()
+    s = raw(srv, b"GET /small HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+    r = Reader(s)
+    st1, h1, _ = read_response(r)
+    s.sendall(b"GET /small HTTP/1.0\r\n\r\n")
+    st2, h2, _ = read_response(r)
+    check(st1 == 200 and h1.get("connection") == "keep-alive" and
+          st2 == 200 and h2.get("connection") == "close",
+          "HTTP/1.0 keep-alive: connection reused")
+    s.close()
+
+
+def t_malformed(srv, limit):
+    s = raw(srv, b"GARBAGE\x01 / NOPE\r\n\r\n")
+    st, h, body = read_response(s)
+    j = json.loads(body)
+    check(st == 400 and j.get("kind") == "Status" and
+          j.get("reason") == "BadRequest" and j.get("code") == 400 and
+          h.get("connection") == "close" and closed_by_server(s),
+          "garbage request line: 400 Status, closed")
+    s.close()
+    s = raw(srv, b"GET /small HTTP/1.1\r\nHost: x\r\nX-Big: " +
+            b"a" * (limit + 100) + b"\r\n\r\n")
+    st, h, body = read_response(s)
+    j = json.loads(body)
+    check(st == 431 and j.get("reason") == "RequestHeaderFieldsTooLarge" and
+          j.get("code") == 431 and closed_by_server(s),
+          "headers over the limit: 431 Status, closed")
+    s.close()
+    s = raw(srv, b"POST /small HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Length: 2000000\r\n\r\n")
+    st, h, body = read_response(s)
+    j = json.loads(body)
+    check(st == 413 and j.get("reason") == "RequestEntityTooLarge",
+          "request body over 1 MiB: 413 Status")
+    s.close()
+    body = b"z" * 100000
+    s = raw(srv, b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n"
+            b"\r\n" % len(body) + body + b"GET /small HTTP/1.1\r\nHost: x\r\n"
+            b"\r\n")
+    r = Reader(s)
+    a = read_response(r)
+    b = read_response(r)
+    check(a[0] == 200 and json.loads(a[2])["method"] == "POST" and
+          b[0] == 200, "request body drained; next request served")
+    s.close()
+    s = raw(srv, b"POST /echo HTTP/1.1\r\nHost: x\r\n"
+                 b"Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+    st, h, body = read_response(s)
+    check(st == 200, "chunked request body drained")
+    s.close()
+    s = raw(srv, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
+    check(closed_by_server(s), "TLS ClientHello: closed")
+    s.close()
+    s = raw(srv, H2_PREFACE + b"this is not a frame" * 10)
+    check(closed_by_server(s), "h2 preface then garbage: closed")
+    s.close()
+    check(srv.alive() and stats(srv)["connections_h2"] == 0,
+          "server alive after malformed input")
+
+
+def t_slow_reader_h1(srv):
+    n, size = 2000, 1000
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    s.settimeout(30)
+    s.connect((HOST, srv.port))
+    base_rss = srv.rss_kib()
+    s.sendall(b"GET /stream?n=%d&size=%d HTTP/1.1\r\nHost: x\r\n\r\n" %
+              (n, size))
+    r = Reader(s, timeout=60)
+    peak = base_rss
+    r.until(b"\r\n\r\n")
+    got, r.buf = r.buf, b""
+    started = time.time()
+    # read about 800 KiB/s: 16 KiB every 20 ms
+    while True:
+        s.settimeout(10)
+        chunk = s.recv(16384)
+        if not chunk:
+            break
+        got += chunk
+        if got.endswith(b"\r\n0\r\n\r\n"):
+            break
+        peak = max(peak, srv.rss_kib())
+        time.sleep(0.02)
+    s.close()
+    took = time.time() - started
+    body = b"".join(re.findall(rb"[0-9a-f]{8}\r\n(.*?)\r\n", got, re.S))
+    grow = peak - base_rss
+    print("  slow h1 reader: %.1f s; server RSS %d KiB -> peak %d KiB "
+          "(+%d KiB) for a %d KiB body" %
+          (took, base_rss, peak, grow, n * size // 1024))
+    check(body == expected_stream(n, size), "slow h1 reader: body intact")
+    check(grow < 1024, "slow h1 reader: server RSS grows < 1 MiB")
+
+
+def t_slow_reader_h2(srv):
+    """Flow control holds the body in the stream's queue: it stays near
+    the handler's 64 KiB mark, however slowly the client opens windows."""
+    n, size = 2000, 1000
+    c = H2Client(srv)
+    base_rss = srv.rss_kib()
+    c.get(1, "/stream?n=%d&size=%d" % (n, size))
+    body, peak, status_ok, ended = b"", base_rss, False, False
+    deadline = time.time() + 60
+    while not ended and time.time() < deadline:
+        ftype, flags, sid, payload = c.frame()
+        if ftype == 1 and sid == 1:
+            status_ok = payload[:1] == b"\x88"  # indexed :status 200
+        elif ftype == 0 and sid == 1:
+            body += payload
+            ended = bool(flags & 1)
+            if payload:
+                time.sleep(0.002)
+                c.window_update(0, len(payload))
+                c.window_update(1, len(payload))
+            peak = max(peak, srv.rss_kib())
+        elif ftype in (3, 7):
+            break
+    c.close()
+    grow = peak - base_rss
+    print("  slow h2 reader: server RSS %d KiB -> peak %d KiB (+%d KiB)" %
+          (base_rss, peak, grow))
+    check(status_ok and ended and body == expected_stream(n, size),
+          "slow h2 reader (window updates as it reads): body intact")
+    check(grow < 1024, "slow h2 reader: server RSS grows < 1 MiB")
+
+
+def t_disconnects(srv):
+    before = stats(srv)["forever_closes"]
+    # HTTP/1.1: read a little, then close the socket
+    s = raw(srv, b"GET /forever HTTP/1.1\r\nHost: x\r\n\r\n")
+    r = Reader(s)
+    r.until(b"\r\n\r\n")
+    r.until(b'"seq":1')
+    s.close()
+    st = wait_for(srv, "forever_closes", before + 1)
+    time.sleep(0.3)
+    st = stats(srv)
+    check(st["forever_closes"] == before + 1 and st["forever_open"] == 0,
+          "h1 client disconnect on /forever: on_close exactly once")
+    # HTTP/2 (curl): the client times out and closes the connection
+    p = run(["curl", "-sS", "--http2-prior-knowledge", "-m", "0.7",
+             srv.url + "/forever"], ok_codes=(28,))
+    st = wait_for(srv, "forever_closes", before + 2)
+    time.sleep(0.3)
+    st = stats(srv)
+    check(p.returncode == 28 and b'"seq":2' in p.stdout and
+          st["forever_closes"] == before + 2 and st["forever_open"] == 0,
+          "h2 client disconnect on /forever: on_close exactly once")
+    # HTTP/2: RST_STREAM one of two streams; the connection lives on
+    c = H2Client(srv)
+    c.get(1, "/forever")
+    c.get(3, "/forever")
+    seen = set()
+    while seen != {1, 3}:
+        ftype, flags, sid, payload = c.frame()
+        if ftype == 0:
+            seen.add(sid)
+    c.rst(1)
+    st = wait_for(srv, "forever_closes", before + 3)
+    time.sleep(0.3)
+    st = stats(srv)
+    check(st["forever_closes"] == before + 3 and st["forever_open"] == 1,
+          "h2 RST_STREAM: on_close once for that stream only")
+    got3 = False
+    deadline = time.time() + 3
+    while time.time() < deadline and not got3:
+        ftype, flags, sid, payload = c.frame()
+        got3 = ftype == 0 and sid == 3
+    check(got3, "h2 RST_STREAM: the sibling stream still streams")
+    c.sock.sendall(h2_frame(7, 0, 0, struct.pack(">II", 0, 0)))  # GOAWAY
+    c.close()
+    st = wait_for(srv, "forever_open", 0)
+    time.sleep(0.3)
+    st = stats(srv)
+    check(st["forever_closes"] == before + 4 and st["forever_open"] == 0 and
+          st["streams_h2"] == 0 and st["connections_h2"] == 0,
+          "h2 connection closed: the remaining stream closed once")
+
+
+def t_counts_settle(srv):
+    wait_for(srv, "connections_h2", 0)
+    st = wait_for(srv, "connections_h1", 1)  # the /stats request itself
+    check(st["streams_h1"] == 1 and st["streams_h2"] == 0 and
+          st["connections_h1"] == 1 and st["connections_h2"] == 0 and
+          st["connections_sniffing"] == 0 and st["stream_open"] == 0 and
+          st["forever_open"] == 0,
+          "stream and connection counts return to zero")
+    print("  stats: %s" % json.dumps(st))
+
+
+def main():
+    for tool in ("curl", "nghttp", "h2load"):
+        if shutil.which(tool) is None:
+            print("SKIP: %s not installed" % tool)
+            return 77
+    if not os.access(SERVER, os.X_OK):
+        print("ERROR: no front_server at %s" % SERVER)
+        return 99
+    limit = 8192
+    srv = Server(max_header_bytes=limit)
+    try:
+        t_curl_h1(srv)
+        t_curl_h2(srv)
+        t_nghttp(srv)
+        t_pipelining(srv)
+        t_http10(srv)
+        t_malformed(srv, limit)
+        t_disconnects(srv)
+        t_slow_reader_h1(srv)
+        t_slow_reader_h2(srv)
+        t_h2load(srv)
+        t_counts_settle(srv)
+    finally:
+        code = srv.stop()
+        check(code == 0, "front_server exits 0 on SIGTERM")
+        if failures:
+            print(srv.stderr()[-4000:])
+
+    if shutil.which("valgrind") and \
+            os.environ.get("FRONT_TEST_VALGRIND", "1") != "0":
+        srv = Server(valgrind=True, max_header_bytes=limit)
+        try:
+            t_pipelining(srv)
+            t_http10(srv)
+            t_malformed(srv, limit)
+            t_disconnects(srv)
+            p = run(["nghttp", "-t", "20", srv.url + "/small",
+                     srv.url + "/stream?n=50&size=100"])
+            check(p.returncode == 0, "valgrind: nghttp")
+        finally:
+            code = srv.stop(timeout=120)
+            check(code == 0, "front_server under valgrind: no errors, "
+                  "no leaks (exit %s)" % code)
+            if code != 0:
+                print(srv.stderr()[-6000:])
+
+    print("%d failure(s)" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as e:  # a broken harness is a hard error
+        import traceback
+        traceback.print_exc()
+        sys.exit(99)

@@ -1,0 +1,55 @@
+"""etcd compacts past the revision ringwatch would resume from while it is
+cut off: ringwatch relists.  No watcher silently misses a change: a watcher
+whose selection changed in the gap gets ERROR 410 and its stream ends; a
+watcher whose selection did not change is carried across and keeps
+receiving; a new LIST shows the new state; a watch from before the relist
+is 410."""
+from harness import *
+
+
+def main():
+    etcd = Etcd()
+    relay = Relay(etcd.port)
+    rw = Ringwatch(etcd, resources="configmaps", etcd_url=relay.url)
+    etcd.put(cm_key("quiet", "q"), configmap("quiet", "q"))
+    r0 = etcd.put(cm_key("busy", "b"), configmap("busy", "b"))
+    rw.wait_rv(r0)
+    busy = rw.watch("/api/v1/namespaces/busy/configmaps?watch=true&resourceVersion=%d" % r0)
+    quiet = rw.watch("/api/v1/namespaces/quiet/configmaps?watch=true&resourceVersion=%d" % r0)
+    everything = rw.watch("/api/v1/configmaps?watch=true&resourceVersion=%d" % r0)
+
+    relay.cut()
+    etcd.put(cm_key("busy", "b"), configmap("busy", "b", {"v": "2"}))
+    etcd.put(cm_key("busy", "c"), configmap("busy", "c"))
+    last = etcd.put(cm_key("busy", "b"), configmap("busy", "b", {"v": "3"}))
+    etcd.compact(last)
+    time.sleep(1)
+    relay.restore()
+
+    for name, w in (("busy", busy), ("everything", everything)):
+        events, ended = w.events_for(10)
+        check(ended, "%s: stream did not end", name)
+        eq([e["type"] for e in events], ["ERROR"], "%s: events" % name)
+        eq((events[0]["object"]["code"], events[0]["object"]["reason"]), (410, "Expired"),
+           "%s: Status" % name)
+
+    lst = rw.wait_rv(last)
+    eq(sorted((i["metadata"]["namespace"], i["metadata"]["name"]) for i in lst["items"]),
+       [("busy", "b"), ("busy", "c"), ("quiet", "q")], "LIST after the relist")
+    eq(rw.metric("ringwatch_relists_total", resource="configmaps"), 1.0, "relists")
+    eq(rw.metric("ringwatch_watchers_terminated_total", resource="configmaps",
+                 reason="relist"), 2.0, "watchers ended by the relist")
+
+    rq = etcd.put(cm_key("quiet", "q"), configmap("quiet", "q", {"v": "2"}))
+    events, ended = quiet.events_for(3)
+    check(not ended, "quiet watcher ended")
+    eq([(e["type"], rv_of(e["object"])) for e in events], [("MODIFIED", rq)],
+       "quiet watcher after the relist")
+
+    old = rw.watch("/api/v1/configmaps?watch=true&resourceVersion=%d" % r0)
+    events, ended = old.events_for(5)
+    check(ended and [e["type"] for e in events] == ["ERROR"],
+          "watch from before the relist: %r", events)
+
+
+run(main)

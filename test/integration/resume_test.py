@@ -1,0 +1,34 @@
+"""The upstream connection drops and comes back: every watch resumes from
+the last revision the cache applied, so watchers get every change made
+while ringwatch was cut off, in order, once, with no 410 and no relist."""
+from harness import *
+
+
+def main():
+    etcd = Etcd()
+    relay = Relay(etcd.port)
+    rw = Ringwatch(etcd, resources="configmaps", etcd_url=relay.url)
+    r0 = etcd.put(cm_key("ns", "a"), configmap("ns", "a"))
+    rw.wait_rv(r0)
+    w = rw.watch("/api/v1/configmaps?watch=true&resourceVersion=%d" % r0)
+
+    relay.cut()
+    revs = [etcd.put(cm_key("ns", "k%d" % i), configmap("ns", "k%d" % i)) for i in range(10)]
+    revs.append(etcd.delete(cm_key("ns", "a")))
+    time.sleep(1)
+    relay.restore()
+
+    events, ended = w.events_for(8)
+    check(not ended, "watch ended")
+    eq([rv_of(e["object"]) for e in events if e["type"] != "BOOKMARK"], revs,
+       "revisions received across the reconnect")
+    eq(events[-1]["type"], "DELETED", "last event")
+    check(rw.metric("ringwatch_upstream_reconnects_total", resource="configmaps") >= 1,
+          "reconnect not counted")
+    eq(rw.metric("ringwatch_relists_total", resource="configmaps"), 0.0, "relists")
+    lst = rw.get_json("/api/v1/configmaps")
+    eq(sorted(i["metadata"]["name"] for i in lst["items"]),
+       ["k%d" % i for i in range(10)], "LIST after the reconnect")
+
+
+run(main)

@@ -1,0 +1,790 @@
+/*
+ * upstream_etcd_test.c: the etcd upstream adapter (src/upstream_etcd.c)
+ * against a real etcd ($RW_TEST_ETCD, started with 1 s progress
+ * notifications by test/integration/upstream_etcd.sh).
+ *
+ * The resource sink (src/resource.h) is defined here as a recorder: it
+ * keeps a model of the keys (list snapshot, then events) and checks the
+ * sink's contract as it goes: revisions strictly increase (no duplicate,
+ * no reordering), nothing arrives outside a list or while one is open,
+ * lists are begun before items.  These definitions are linked before
+ * src/libsrc.a, so the real src/resource.c is not used.
+ *
+ * Scenarios: a paged list (page size 2) at one revision while writes land
+ * between pages; watch events in order after the list; progress
+ * notifications; a connection severed by a TCP relay inside this test and
+ * resumed without loss or duplicates; a relist when the resume revision was
+ * compacted while disconnected; a list restarted when its revision is
+ * compacted between pages.  At the end of each, the model must equal
+ * etcd's state.  Every wait is bounded.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "etcd_testlib.h"
+#include "src/log.h"
+#include "src/resource.h"
+#include "src/upstream_etcd.h"
+
+/* ==== the recorder sink ==== */
+
+#define MAX_KEYS 128
+#define MAX_LOG 512
+
+struct kv_entry {
+    char key[48];
+    char value[48];
+    int64_t mod_rev;
+};
+
+enum rec_kind { REC_PUT, REC_DELETE };
+
+struct rec {
+    enum rec_kind kind;
+    char key[48];
+    char value[48];
+    int64_t rev;
+};
+
+struct resource {
+    const char *prefix;
+    int64_t rv;
+    bool listing;
+    struct kv_entry model[MAX_KEYS]; /* after the last list + events */
+    size_t n_model;
+    struct kv_entry pending[MAX_KEYS]; /* the list being received */
+    size_t n_pending;
+    struct kv_entry last_list[MAX_KEYS]; /* the last complete list */
+    size_t n_last_list;
+    int64_t list_end_rev;
+    struct rec log[MAX_LOG]; /* events since the start */
+    size_t n_log;
+    int list_begins, list_ends, list_aborts;
+    int flushes, progresses, reconnects, up_changes;
+    int64_t last_progress;
+    bool up;
+    int violations;
+    /* called after each list item (the test's writes between pages) */
+    void (*item_hook)(struct resource *r);
+};
+
+static void violation(struct resource *r, const char *what, int64_t a,
+                      int64_t b)
+{
+    r->violations++;
+    print_error("sink contract violated: %s (%lld, %lld)\n", what,
+                (long long)a, (long long)b);
+}
+
+static struct kv_entry *model_find(struct kv_entry *m, size_t n,
+                                   const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(m[i].key, key) == 0)
+            return &m[i];
+    return NULL;
+}
+
+static void copy_n(char *dst, const void *src, size_t len)
+{
+    snprintf(dst, 48, "%.*s", (int)len, (const char *)src);
+}
+
+const char *resource_prefix(const struct resource *r)
+{
+    return r->prefix;
+}
+
+int64_t resource_rv(const struct resource *r)
+{
+    return r->rv;
+}
+
+void resource_list_begin(struct resource *r)
+{
+    if (r->listing)
+        violation(r, "list_begin inside a list", 0, 0);
+    r->listing = true;
+    r->n_pending = 0;
+    r->list_begins++;
+}
+
+void resource_list_item(struct resource *r, const char *key, size_t key_len,
+                        const void *value, size_t value_len, int64_t mod_rev)
+{
+    struct kv_entry *e;
+
+    if (!r->listing)
+        violation(r, "list_item outside a list", 0, 0);
+    assert_true(r->n_pending < MAX_KEYS);
+    e = &r->pending[r->n_pending++];
+    copy_n(e->key, key, key_len);
+    copy_n(e->value, value, value_len);
+    e->mod_rev = mod_rev;
+    if (r->item_hook)
+        r->item_hook(r);
+}
+
+void resource_list_end(struct resource *r, int64_t rev)
+{
+    if (!r->listing)
+        violation(r, "list_end outside a list", 0, 0);
+    for (size_t i = 0; i < r->n_pending; i++)
+        if (r->pending[i].mod_rev > rev)
+            violation(r, "list item newer than the list", r->pending[i].mod_rev,
+                      rev);
+    r->listing = false;
+    memcpy(r->model, r->pending, r->n_pending * sizeof(r->pending[0]));
+    r->n_model = r->n_pending;
+    memcpy(r->last_list, r->pending, r->n_pending * sizeof(r->pending[0]));
+    r->n_last_list = r->n_pending;
+    r->list_end_rev = rev;
+    r->rv = rev;
+    r->list_ends++;
+}
+
+void resource_list_abort(struct resource *r)
+{
+    if (!r->listing)
+        violation(r, "list_abort outside a list", 0, 0);
+    r->listing = false;
+    r->n_pending = 0;
+    r->list_aborts++;
+}
+
+static void record(struct resource *r, enum rec_kind kind, const char *key,
+                   size_t key_len, const void *value, size_t value_len,
+                   int64_t rev)
+{
+    struct rec *e;
+
+    if (r->listing)
+        violation(r, "event during a list", rev, 0);
+    if (rev <= r->rv)
+        violation(r, "event revision not above rv (duplicate or reordered)",
+                  rev, r->rv);
+    r->rv = rev;
+    assert_true(r->n_log < MAX_LOG);
+    e = &r->log[r->n_log++];
+    e->kind = kind;
+    copy_n(e->key, key, key_len);
+    copy_n(e->value, value, value_len);
+    e->rev = rev;
+}
+
+void resource_put(struct resource *r, const char *key, size_t key_len,
+                  const void *value, size_t value_len, int64_t mod_rev)
+{
+    struct kv_entry *e;
+    char k[48];
+
+    record(r, REC_PUT, key, key_len, value, value_len, mod_rev);
+    copy_n(k, key, key_len);
+    e = model_find(r->model, r->n_model, k);
+    if (e == NULL) {
+        assert_true(r->n_model < MAX_KEYS);
+        e = &r->model[r->n_model++];
+        snprintf(e->key, sizeof(e->key), "%s", k);
+    }
+    copy_n(e->value, value, value_len);
+    e->mod_rev = mod_rev;
+}
+
+void resource_delete(struct resource *r, const char *key, size_t key_len,
+                     int64_t mod_rev)
+{
+    struct kv_entry *e;
+    char k[48];
+
+    record(r, REC_DELETE, key, key_len, "", 0, mod_rev);
+    copy_n(k, key, key_len);
+    e = model_find(r->model, r->n_model, k);
+    if (e == NULL) {
+        violation(r, "delete of an unknown key", mod_rev, 0);
+        return;
+    }
+    *e = r->model[--r->n_model];
+}
+
+void resource_progress(struct resource *r, int64_t rev)
+{
+    if (r->listing)
+        violation(r, "progress during a list", rev, 0);
+    if (rev < r->rv)
+        violation(r, "progress below rv", rev, r->rv);
+    r->progresses++;
+    r->last_progress = rev;
+    if (rev > r->rv)
+        r->rv = rev;
+}
+
+void resource_flush(struct resource *r)
+{
+    r->flushes++;
+}
+
+void resource_upstream_state(struct resource *r, bool watching)
+{
+    if (r->up != watching)
+        r->up_changes++;
+    r->up = watching;
+}
+
+void resource_note_reconnect(struct resource *r)
+{
+    r->reconnects++;
+}
+
+/* ==== a TCP relay between the adapter and etcd ==== */
+
+struct pair {
+    struct bufferevent *client, *server;
+    struct pair *prev, *next;
+};
+
+struct relay {
+    struct event_base *base;
+    struct evconnlistener *listener;
+    struct sockaddr_in target;
+    int port;
+    struct pair *pairs;
+    int accepted;
+};
+
+static void pair_free(struct relay *rl, struct pair *p)
+{
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        rl->pairs = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    bufferevent_free(p->client);
+    bufferevent_free(p->server);
+    free(p);
+}
+
+static struct relay *relay_of; /* the one relay of a test */
+
+static void relay_read_cb(struct bufferevent *bev, void *arg)
+{
+    struct pair *p = arg;
+    struct bufferevent *to = bev == p->client ? p->server : p->client;
+
+    bufferevent_write_buffer(to, bufferevent_get_input(bev));
+}
+
+static void relay_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+        pair_free(relay_of, arg);
+}
+
+static void relay_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
+                            struct sockaddr *sa, int len, void *arg)
+{
+    struct relay *rl = arg;
+    struct pair *p = calloc(1, sizeof(*p));
+
+    rl->accepted++;
+    p->client = bufferevent_socket_new(rl->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    p->server = bufferevent_socket_new(rl->base, -1, BEV_OPT_CLOSE_ON_FREE);
+    bufferevent_setcb(p->client, relay_read_cb, NULL, relay_event_cb, p);
+    bufferevent_setcb(p->server, relay_read_cb, NULL, relay_event_cb, p);
+    bufferevent_enable(p->client, EV_READ | EV_WRITE);
+    bufferevent_enable(p->server, EV_READ | EV_WRITE);
+    p->next = rl->pairs;
+    if (rl->pairs)
+        rl->pairs->prev = p;
+    rl->pairs = p;
+    if (bufferevent_socket_connect(p->server, (struct sockaddr *)&rl->target,
+                                   sizeof(rl->target)) != 0)
+        pair_free(rl, p);
+}
+
+/* Listens on 127.0.0.1:port (0: any free port, remembered). */
+static void relay_listen(struct relay *rl)
+{
+    struct sockaddr_in sin = {0};
+    socklen_t len = sizeof(sin);
+
+    sin.sin_family = AF_INET;
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sin.sin_port = htons((uint16_t)rl->port);
+    rl->listener = evconnlistener_new_bind(
+        rl->base, relay_accept_cb, rl,
+        LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 16,
+        (struct sockaddr *)&sin, sizeof(sin));
+    assert_non_null(rl->listener);
+    getsockname(evconnlistener_get_fd(rl->listener), (struct sockaddr *)&sin,
+                &len);
+    rl->port = ntohs(sin.sin_port);
+}
+
+static void relay_start(struct relay *rl, struct event_base *base)
+{
+    const char *host, *port, *url;
+
+    memset(rl, 0, sizeof(*rl));
+    etest_endpoint(&host, &port, &url);
+    rl->base = base;
+    rl->target.sin_family = AF_INET;
+    inet_pton(AF_INET, host, &rl->target.sin_addr);
+    rl->target.sin_port = htons((uint16_t)atoi(port));
+    relay_of = rl;
+    relay_listen(rl);
+}
+
+/* Cuts every relayed connection and refuses new ones until relay_up. */
+static void relay_down(struct relay *rl)
+{
+    while (rl->pairs)
+        pair_free(rl, rl->pairs);
+    if (rl->listener) {
+        evconnlistener_free(rl->listener);
+        rl->listener = NULL;
+    }
+}
+
+static void relay_up(struct relay *rl)
+{
+    relay_listen(rl);
+}
+
+static void relay_stop(struct relay *rl)
+{
+    relay_down(rl);
+    relay_of = NULL;
+}
+
+/* ==== fixture ==== */
+
+struct fixture {
+    struct event_base *base;
+    struct etcd_sync writer;
+    struct resource res;
+    struct upstream_etcd *u;
+    struct relay relay;
+    bool relayed;
+};
+
+static struct fixture *fx; /* for item hooks */
+
+static void fixture_start(struct fixture *f, const char *prefix,
+                          size_t page_size, bool relayed)
+{
+    const char *host, *port, *url;
+    char relay_url[64];
+    struct upstream_etcd_config cfg = {
+        .page_size = page_size,
+        .backoff_min = 0.05,
+        .backoff_max = 0.2,
+        .dial_timeout = 2,
+        .request_timeout = 10,
+    };
+    struct resource *rp;
+
+    memset(f, 0, sizeof(*f));
+    fx = f;
+    f->base = event_base_new();
+    etcd_sync_open(&f->writer);
+    f->res.prefix = prefix;
+    rp = &f->res;
+    etest_endpoint(&host, &port, &url);
+    f->relayed = relayed;
+    if (relayed) {
+        relay_start(&f->relay, f->base);
+        snprintf(relay_url, sizeof(relay_url), "http://127.0.0.1:%d",
+                 f->relay.port);
+        url = relay_url;
+    }
+    f->u = upstream_etcd_new(f->base, url, &rp, 1, &cfg);
+    assert_non_null(f->u);
+}
+
+static void fixture_stop(struct fixture *f)
+{
+    upstream_etcd_free(f->u);
+    if (f->relayed)
+        relay_stop(&f->relay);
+    etcd_sync_close(&f->writer);
+    event_base_free(f->base);
+    fx = NULL;
+}
+
+/* Runs the loop until pred(f) holds, at most seconds. */
+static bool wait_for(struct fixture *f, bool (*pred)(struct fixture *),
+                     double seconds)
+{
+    double deadline = etest_now() + seconds;
+    struct timeval tv = {0, 10000};
+    struct event *tick =
+        event_new(f->base, -1, EV_PERSIST, etest_tick_cb, NULL);
+    bool ok;
+
+    event_add(tick, &tv);
+    while (!(ok = pred(f)) && etest_now() < deadline)
+        event_base_loop(f->base, EVLOOP_ONCE);
+    event_free(tick);
+    return ok;
+}
+
+static bool is_up(struct fixture *f)
+{
+    return f->res.up;
+}
+
+static bool is_down(struct fixture *f)
+{
+    return !f->res.up;
+}
+
+static int64_t want_rv;
+
+static bool reached_rv(struct fixture *f)
+{
+    return f->res.rv >= want_rv && !f->res.listing;
+}
+
+static bool up_at_rv(struct fixture *f)
+{
+    return f->res.up && reached_rv(f);
+}
+
+/* The model equals etcd's current state under the prefix. */
+static void check_model(struct fixture *f)
+{
+    struct etcd_range_response r;
+    struct resource *res = &f->res;
+
+    assert_int_equal(etcd_sync_range_prefix(&f->writer, res->prefix, 0, &r),
+                     0);
+    assert_int_equal(res->n_model, r.n_kvs);
+    for (size_t i = 0; i < r.n_kvs; i++) {
+        char key[48], value[48];
+        struct kv_entry *e;
+
+        copy_n(key, r.kvs[i].key, r.kvs[i].key_len);
+        copy_n(value, r.kvs[i].value, r.kvs[i].value_len);
+        e = model_find(res->model, res->n_model, key);
+        assert_non_null(e);
+        assert_string_equal(e->value, value);
+        assert_int_equal(e->mod_rev, r.kvs[i].mod_revision);
+    }
+    etcd_range_response_fini(&r);
+    assert_int_equal(res->violations, 0);
+}
+
+/* ==== scenarios ==== */
+
+static int64_t concurrent_revs[4];
+
+/* Writes between pages: after page 1 (item 2) and page 2 (item 4). */
+static void paging_hook(struct resource *r)
+{
+    struct etcd_sync *w = &fx->writer;
+
+    if (r->n_pending == 2) {
+        concurrent_revs[0] = etcd_sync_put(w, "/t1/k1", "changed");
+        concurrent_revs[1] = etcd_sync_put(w, "/t1/new", "n");
+        concurrent_revs[2] = etcd_sync_delete(w, "/t1/k5");
+    } else if (r->n_pending == 4) {
+        concurrent_revs[3] = etcd_sync_put(w, "/t1/k6", "changed6");
+    }
+}
+
+static void test_paged_list_one_revision(void **state)
+{
+    struct fixture f;
+    struct resource *r = &f.res;
+    int64_t base_rev = 0;
+    char key[16], value[16];
+
+    fixture_start(&f, "/t1/", 2, false);
+    for (int i = 0; i < 7; i++) {
+        snprintf(key, sizeof(key), "/t1/k%d", i);
+        snprintf(value, sizeof(value), "v%d", i);
+        base_rev = etcd_sync_put(&f.writer, key, value);
+        assert_true(base_rev > 0);
+    }
+    r->item_hook = paging_hook;
+    upstream_etcd_start(f.u);
+    want_rv = 0;
+    assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
+    r->item_hook = NULL;
+
+    /* One list, at the revision of the 7th put, holding exactly the seven
+     * original values although four writes landed between its pages. */
+    assert_int_equal(r->list_begins, 1);
+    assert_int_equal(r->list_ends, 1);
+    assert_int_equal(r->list_aborts, 0);
+    assert_int_equal(r->list_end_rev, base_rev);
+    assert_int_equal(r->n_last_list, 7);
+    for (int i = 0; i < 7; i++) {
+        snprintf(key, sizeof(key), "/t1/k%d", i);
+        snprintf(value, sizeof(value), "v%d", i);
+        assert_string_equal(r->last_list[i].key, key);
+        assert_string_equal(r->last_list[i].value, value);
+        assert_int_equal(r->last_list[i].mod_rev, base_rev - 6 + i);
+    }
+    assert_true(concurrent_revs[0] > base_rev);
+
+    /* The concurrent writes then come as watch events, in order. */
+    want_rv = concurrent_revs[3];
+    assert_true(wait_for(&f, reached_rv, ETEST_TIMEOUT));
+    assert_int_equal(r->n_log, 4);
+    assert_int_equal(r->log[0].kind, REC_PUT);
+    assert_string_equal(r->log[0].key, "/t1/k1");
+    assert_string_equal(r->log[0].value, "changed");
+    assert_int_equal(r->log[0].rev, concurrent_revs[0]);
+    assert_string_equal(r->log[1].key, "/t1/new");
+    assert_int_equal(r->log[2].kind, REC_DELETE);
+    assert_string_equal(r->log[2].key, "/t1/k5");
+    assert_int_equal(r->log[2].rev, concurrent_revs[2]);
+    assert_string_equal(r->log[3].value, "changed6");
+    assert_true(r->flushes >= 1);
+    check_model(&f);
+    fixture_stop(&f);
+}
+
+static void test_watch_events(void **state)
+{
+    struct fixture f;
+    struct resource *r = &f.res;
+    struct upstream_etcd_status st;
+    char key[16], value[16];
+    int64_t last = 0;
+
+    fixture_start(&f, "/t2/", 0, false);
+    upstream_etcd_start(f.u);
+    assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
+    assert_int_equal(r->n_last_list, 0);
+    for (int i = 0; i < 30; i++) {
+        snprintf(key, sizeof(key), "/t2/k%d", i % 10);
+        snprintf(value, sizeof(value), "v%d", i);
+        last = etcd_sync_put(&f.writer, key, value);
+    }
+    for (int i = 0; i < 10; i += 3) {
+        snprintf(key, sizeof(key), "/t2/k%d", i);
+        last = etcd_sync_delete(&f.writer, key);
+    }
+    assert_true(etcd_sync_put(&f.writer, "/t2x/outside", "no") > 0);
+    want_rv = last;
+    assert_true(wait_for(&f, reached_rv, ETEST_TIMEOUT));
+    assert_int_equal(r->n_log, 34);
+    for (size_t i = 1; i < r->n_log; i++)
+        assert_true(r->log[i].rev == r->log[i - 1].rev + 1);
+    assert_int_equal(r->log[33].kind, REC_DELETE);
+    check_model(&f);
+
+    upstream_etcd_status(f.u, &st);
+    assert_true(st.connected);
+    assert_true(strncmp(st.version, "3.", 2) == 0);
+    assert_int_equal(st.reconnects, 0);
+    assert_int_equal(st.watching, 1);
+    assert_int_equal(st.resources, 1);
+    fixture_stop(&f);
+}
+
+static bool progressed(struct fixture *f)
+{
+    return f->res.progresses > 0 && f->res.last_progress >= want_rv;
+}
+
+static void test_progress_notify(void **state)
+{
+    struct fixture f;
+    struct resource *r = &f.res;
+
+    fixture_start(&f, "/t3/", 0, false);
+    upstream_etcd_start(f.u);
+    assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
+    /* The store moves on elsewhere; the watch learns it has nothing up to
+     * that revision from a progress notification (interval 1 s). */
+    want_rv = etcd_sync_put(&f.writer, "/t3x/elsewhere", "1");
+    assert_true(want_rv > r->rv);
+    assert_true(wait_for(&f, progressed, 5.0));
+    assert_true(r->rv >= want_rv);
+    assert_int_equal(r->n_log, 0);
+    assert_true(r->flushes >= 1);
+    assert_int_equal(r->violations, 0);
+    fixture_stop(&f);
+}
+
+static bool reconnected_at_rv(struct fixture *f)
+{
+    return f->res.reconnects > 0 && up_at_rv(f);
+}
+
+static void test_reconnect_resume(void **state)
+{
+    struct fixture f;
+    struct resource *r = &f.res;
+    struct upstream_etcd_status st;
+    int64_t before;
+
+    fixture_start(&f, "/t4/", 0, true);
+    etcd_sync_put(&f.writer, "/t4/a", "1");
+    upstream_etcd_start(f.u);
+    assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
+    want_rv = etcd_sync_put(&f.writer, "/t4/b", "1");
+    assert_true(wait_for(&f, reached_rv, ETEST_TIMEOUT));
+    before = r->n_log;
+
+    /* Sever the connection and keep etcd out of reach while it changes. */
+    relay_down(&f.relay);
+    assert_true(wait_for(&f, is_down, ETEST_TIMEOUT));
+    etcd_sync_put(&f.writer, "/t4/a", "2");
+    etcd_sync_put(&f.writer, "/t4/c", "1");
+    etcd_sync_delete(&f.writer, "/t4/b");
+    want_rv = etcd_sync_put(&f.writer, "/t4/c", "2");
+    etest_run_for(f.base, 0.5); /* a few refused attempts */
+    assert_false(r->up);
+    relay_up(&f.relay);
+
+    assert_true(wait_for(&f, reconnected_at_rv, ETEST_TIMEOUT));
+    assert_int_equal(r->list_begins, 1); /* resumed, not relisted */
+    assert_int_equal(r->reconnects, 1);
+    assert_int_equal(r->n_log, before + 4);
+    assert_string_equal(r->log[before].value, "2");
+    assert_int_equal(r->log[before + 2].kind, REC_DELETE);
+    check_model(&f);
+    upstream_etcd_status(f.u, &st);
+    assert_true(st.connected);
+    assert_int_equal(st.reconnects, 1);
+    assert_true(st.connect_failures >= 1);
+    fixture_stop(&f);
+}
+
+static bool relisted(struct fixture *f)
+{
+    return f->res.list_ends >= 2 && up_at_rv(f);
+}
+
+static void test_relist_after_compaction(void **state)
+{
+    struct fixture f;
+    struct resource *r = &f.res;
+    int64_t rev;
+
+    fixture_start(&f, "/t5/", 2, true);
+    etcd_sync_put(&f.writer, "/t5/a", "1");
+    etcd_sync_put(&f.writer, "/t5/b", "1");
+    etcd_sync_put(&f.writer, "/t5/c", "1");
+    upstream_etcd_start(f.u);
+    assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
+    assert_int_equal(r->list_ends, 1);
+
+    relay_down(&f.relay);
+    assert_true(wait_for(&f, is_down, ETEST_TIMEOUT));
+    etcd_sync_put(&f.writer, "/t5/a", "2");
+    etcd_sync_delete(&f.writer, "/t5/b");
+    etcd_sync_put(&f.writer, "/t5/d", "1");
+    rev = etcd_sync_put(&f.writer, "/t5/e", "1");
+    assert_int_equal(etcd_sync_compact(&f.writer, rev), 0);
+    relay_up(&f.relay);
+
+    /* Resume from rv + 1 < the compaction: canceled, so relisted. */
+    want_rv = rev;
+    assert_true(wait_for(&f, relisted, ETEST_TIMEOUT));
+    assert_int_equal(r->list_begins, 2);
+    assert_int_equal(r->list_ends, 2);
+    assert_true(r->list_end_rev >= rev);
+    assert_int_equal(r->n_last_list, 4); /* a, c, d, e */
+    check_model(&f);
+
+    /* And it keeps watching after the relist. */
+    want_rv = etcd_sync_put(&f.writer, "/t5/f", "1");
+    assert_true(wait_for(&f, reached_rv, ETEST_TIMEOUT));
+    check_model(&f);
+    fixture_stop(&f);
+}
+
+static bool compact_hook_done;
+
+/* After the first page: write, then compact away the list's revision. */
+static void compact_hook(struct resource *r)
+{
+    int64_t rev;
+
+    if (compact_hook_done || r->n_pending != 2)
+        return;
+    compact_hook_done = true;
+    rev = etcd_sync_put(&fx->writer, "/t6/z", "late");
+    assert_int_equal(etcd_sync_compact(&fx->writer, rev), 0);
+}
+
+static bool listed(struct fixture *f)
+{
+    return f->res.list_ends > 0 && f->res.up;
+}
+
+static void test_compacted_while_paging(void **state)
+{
+    struct fixture f;
+    struct resource *r = &f.res;
+    char key[16];
+
+    fixture_start(&f, "/t6/", 2, false);
+    for (int i = 0; i < 6; i++) {
+        snprintf(key, sizeof(key), "/t6/k%d", i);
+        etcd_sync_put(&f.writer, key, "v");
+    }
+    compact_hook_done = false;
+    r->item_hook = compact_hook;
+    upstream_etcd_start(f.u);
+    assert_true(wait_for(&f, listed, ETEST_TIMEOUT));
+    r->item_hook = NULL;
+    /* Page 2 at the compacted revision failed (OUT_OF_RANGE): the list
+     * was aborted and restarted at a new revision. */
+    assert_true(compact_hook_done);
+    assert_int_equal(r->list_aborts, 1);
+    assert_int_equal(r->list_begins, 2);
+    assert_int_equal(r->list_ends, 1);
+    assert_int_equal(r->n_last_list, 7);
+    check_model(&f);
+    fixture_stop(&f);
+}
+
+static void test_bad_url(void **state)
+{
+    struct event_base *base = event_base_new();
+    struct resource r = {.prefix = "/x/"};
+    struct resource *rp = &r;
+
+    assert_null(upstream_etcd_new(base, "https://127.0.0.1:2379", &rp, 1,
+                                  NULL));
+    assert_null(upstream_etcd_new(base, "127.0.0.1:2379", &rp, 1, NULL));
+    assert_null(upstream_etcd_new(base, "http://127.0.0.1", &rp, 1, NULL));
+    upstream_etcd_free(NULL);
+    event_base_free(base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_url),
+        cmocka_unit_test(test_paged_list_one_revision),
+        cmocka_unit_test(test_watch_events),
+        cmocka_unit_test(test_progress_notify),
+        cmocka_unit_test(test_reconnect_resume),
+        cmocka_unit_test(test_relist_after_compaction),
+        cmocka_unit_test(test_compacted_while_paging),
+    };
+
+    log_init(LOG_INFO, "upstream_etcd_test");
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
