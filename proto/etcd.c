@@ -151,9 +151,9 @@ static void put_request_fill(Etcdserverpb__PutRequest *m,
     m->prev_kv = req->prev_kv;
 }
 
-static void delete_range_request_fill(
-    Etcdserverpb__DeleteRangeRequest *m,
-    const struct etcd_delete_range_request *req)
+static void
+delete_range_request_fill(Etcdserverpb__DeleteRangeRequest *m,
+                          const struct etcd_delete_range_request *req)
 {
     etcdserverpb__delete_range_request__init(m);
     m->key = bin(req->key, req->key_len);
@@ -222,8 +222,7 @@ static void request_op_fill(struct op_storage *s,
     }
 }
 
-static void compare_fill(Etcdserverpb__Compare *m,
-                         const struct etcd_compare *c)
+static void compare_fill(Etcdserverpb__Compare *m, const struct etcd_compare *c)
 {
     etcdserverpb__compare__init(m);
     m->result = (Etcdserverpb__Compare__CompareResult)c->result;
@@ -240,8 +239,7 @@ static void compare_fill(Etcdserverpb__Compare *m,
         m->create_revision = c->number;
         break;
     case ETCD_TARGET_MOD:
-        m->target_union_case =
-            ETCDSERVERPB__COMPARE__TARGET_UNION_MOD_REVISION;
+        m->target_union_case = ETCDSERVERPB__COMPARE__TARGET_UNION_MOD_REVISION;
         m->mod_revision = c->number;
         break;
     case ETCD_TARGET_VALUE:
@@ -436,8 +434,8 @@ static struct etcd_kv *kvs_view(struct etcd_arena *a, Mvccpb__KeyValue **kvs,
     return out;
 }
 
-int etcd_range_response_decode(struct etcd_range_response *out,
-                               const void *buf, size_t len)
+int etcd_range_response_decode(struct etcd_range_response *out, const void *buf,
+                               size_t len)
 {
     Etcdserverpb__RangeResponse *m;
 
@@ -466,8 +464,7 @@ int etcd_put_response_decode(struct etcd_put_response *out, const void *buf,
     Etcdserverpb__PutResponse *m;
 
     memset(out, 0, sizeof(*out));
-    m = unpack(&etcdserverpb__put_response__descriptor, buf, len,
-               &out->arena);
+    m = unpack(&etcdserverpb__put_response__descriptor, buf, len, &out->arena);
     if (m == NULL)
         return RW_EINVAL;
     header_view(&out->header, m->header);
@@ -518,8 +515,8 @@ static int response_op_view(struct etcd_response_op *out,
     case ETCDSERVERPB__RESPONSE_OP__RESPONSE_RESPONSE_RANGE:
         out->type = ETCD_OP_RANGE;
         h = op->response_range->header;
-        out->kvs = kvs_view(a, op->response_range->kvs,
-                            op->response_range->n_kvs);
+        out->kvs =
+            kvs_view(a, op->response_range->kvs, op->response_range->n_kvs);
         out->n_kvs = op->response_range->n_kvs;
         out->more = op->response_range->more;
         out->count = op->response_range->count;
@@ -558,8 +555,7 @@ int etcd_txn_response_decode(struct etcd_txn_response *out, const void *buf,
     Etcdserverpb__TxnResponse *m;
 
     memset(out, 0, sizeof(*out));
-    m = unpack(&etcdserverpb__txn_response__descriptor, buf, len,
-               &out->arena);
+    m = unpack(&etcdserverpb__txn_response__descriptor, buf, len, &out->arena);
     if (m == NULL)
         return RW_EINVAL;
     header_view(&out->header, m->header);
@@ -568,8 +564,8 @@ int etcd_txn_response_decode(struct etcd_txn_response *out, const void *buf,
         out->responses =
             arena_alloc(out->arena, m->n_responses * sizeof(*out->responses));
     for (size_t i = 0; i < m->n_responses; i++) {
-        if (response_op_view(&out->responses[i], m->responses[i],
-                             out->arena) != 0) {
+        if (response_op_view(&out->responses[i], m->responses[i], out->arena) !=
+            0) {
             etcd_txn_response_fini(out);
             return RW_EINVAL;
         }
@@ -648,8 +644,8 @@ static int event_view(struct etcd_event *out, const Mvccpb__Event *ev)
     return 0;
 }
 
-int etcd_watch_response_decode(struct etcd_watch_response *out,
-                               const void *buf, size_t len)
+int etcd_watch_response_decode(struct etcd_watch_response *out, const void *buf,
+                               size_t len)
 {
     Etcdserverpb__WatchResponse *m;
 
@@ -707,13 +703,11 @@ char *etcd_prefix_end(const char *prefix, size_t len, size_t *end_len)
     return end;
 }
 
-bool etcd_version_at_least(const char *version, int major, int minor,
-                           int patch)
+bool etcd_version_at_least(const char *version, int major, int minor, int patch)
 {
     int v[3] = {0, 0, 0};
 
-    if (version == NULL ||
-        sscanf(version, "%d.%d.%d", &v[0], &v[1], &v[2]) < 2)
+    if (version == NULL || sscanf(version, "%d.%d.%d", &v[0], &v[1], &v[2]) < 2)
         return false;
     if (v[0] != major)
         return v[0] > major;

@@ -204,18 +204,18 @@ struct etcd_range_response {
     struct etcd_header header;
     struct etcd_kv *kvs; /* n_kvs pairs in key order */
     size_t n_kvs;
-    bool more;     /* more keys in the range than limit returned */
-    int64_t count; /* keys in the range, whatever the limit */
+    bool more;                /* more keys in the range than limit returned */
+    int64_t count;            /* keys in the range, whatever the limit */
     struct etcd_arena *arena; /* private */
 };
-int etcd_range_response_decode(struct etcd_range_response *out,
-                               const void *buf, size_t len);
+int etcd_range_response_decode(struct etcd_range_response *out, const void *buf,
+                               size_t len);
 void etcd_range_response_fini(struct etcd_range_response *r);
 
 struct etcd_put_response {
     struct etcd_header header;
     bool has_prev_kv;
-    struct etcd_kv prev_kv; /* when has_prev_kv */
+    struct etcd_kv prev_kv;   /* when has_prev_kv */
     struct etcd_arena *arena; /* private */
 };
 int etcd_put_response_decode(struct etcd_put_response *out, const void *buf,
@@ -224,7 +224,7 @@ void etcd_put_response_fini(struct etcd_put_response *r);
 
 struct etcd_delete_range_response {
     struct etcd_header header;
-    int64_t deleted; /* keys deleted */
+    int64_t deleted;          /* keys deleted */
     struct etcd_kv *prev_kvs; /* when prev_kv was asked */
     size_t n_prev_kvs;
     struct etcd_arena *arena; /* private */
@@ -236,18 +236,18 @@ void etcd_delete_range_response_fini(struct etcd_delete_range_response *r);
 /* One ResponseOp of a Txn, flattened. */
 struct etcd_response_op {
     enum etcd_op_type type;
-    int64_t revision;     /* the op's header revision */
-    struct etcd_kv *kvs;  /* RANGE: kvs; DELETE_RANGE: prev_kvs;
-                             PUT: prev_kv (0 or 1 pair) */
+    int64_t revision;    /* the op's header revision */
+    struct etcd_kv *kvs; /* RANGE: kvs; DELETE_RANGE: prev_kvs;
+                            PUT: prev_kv (0 or 1 pair) */
     size_t n_kvs;
-    bool more;            /* RANGE: more */
-    int64_t count;        /* RANGE: count; DELETE_RANGE: deleted */
-    bool succeeded;       /* TXN: the nested transaction's outcome */
+    bool more;      /* RANGE: more */
+    int64_t count;  /* RANGE: count; DELETE_RANGE: deleted */
+    bool succeeded; /* TXN: the nested transaction's outcome */
 };
 
 struct etcd_txn_response {
     struct etcd_header header;
-    bool succeeded; /* the compares held: success ops ran */
+    bool succeeded;                     /* the compares held: success ops ran */
     struct etcd_response_op *responses; /* one per op that ran */
     size_t n_responses;
     struct etcd_arena *arena; /* private */
@@ -266,7 +266,7 @@ void etcd_compaction_response_fini(struct etcd_compaction_response *r);
 
 struct etcd_status_response {
     struct etcd_header header;
-    const char *version; /* the server's version, e.g. "3.4.23" */
+    const char *version;      /* the server's version, e.g. "3.4.23" */
     struct etcd_arena *arena; /* private */
 };
 int etcd_status_response_decode(struct etcd_status_response *out,
@@ -303,8 +303,8 @@ struct etcd_watch_response {
     size_t n_events;
     struct etcd_arena *arena; /* private */
 };
-int etcd_watch_response_decode(struct etcd_watch_response *out,
-                               const void *buf, size_t len);
+int etcd_watch_response_decode(struct etcd_watch_response *out, const void *buf,
+                               size_t len);
 void etcd_watch_response_fini(struct etcd_watch_response *r);
 
 /* ---- helpers ---- */

@@ -67,8 +67,7 @@ struct rbuf *grpc_frame_encode(const void *msg, size_t len)
     return b;
 }
 
-long grpc_frame_encode_into(void *out, size_t cap, const void *msg,
-                            size_t len)
+long grpc_frame_encode_into(void *out, size_t cap, const void *msg, size_t len)
 {
     if (len > GRPC_MAX_LEN || cap < GRPC_PREFIX_LEN ||
         cap - GRPC_PREFIX_LEN < len)
@@ -126,8 +125,8 @@ static size_t deframer_assemble(struct grpc_deframer *d, const uint8_t *p,
         return 0;
     if (d->buf_have + n > d->buf_cap) {
         /* Grow with what arrives, not with what the prefix announces. */
-        size_t cap = RW_MAX(d->buf_have + n, RW_MIN(d->msg_len,
-                                                    d->buf_cap * 2));
+        size_t cap =
+            RW_MAX(d->buf_have + n, RW_MIN(d->msg_len, d->buf_cap * 2));
 
         d->buf = xrealloc(d->buf, cap);
         d->buf_cap = cap;
@@ -166,8 +165,8 @@ int grpc_deframer_feed(struct grpc_deframer *d, const void *data, size_t len,
         return d->err;
     while (p < end) {
         if (d->prefix_have < GRPC_PREFIX_LEN) {
-            size_t n = RW_MIN((size_t)(end - p),
-                              GRPC_PREFIX_LEN - d->prefix_have);
+            size_t n =
+                RW_MIN((size_t)(end - p), GRPC_PREFIX_LEN - d->prefix_have);
 
             memcpy(d->prefix + d->prefix_have, p, n);
             d->prefix_have += n;

@@ -65,8 +65,7 @@ struct rbuf *grpc_frame_encode(const void *msg, size_t len);
 /* Writes prefix + msg into out, which has room for cap bytes.  Returns the
  * bytes written (len + GRPC_PREFIX_LEN), or RW_ELIMIT when cap is too
  * small (out untouched). */
-long grpc_frame_encode_into(void *out, size_t cap, const void *msg,
-                            size_t len);
+long grpc_frame_encode_into(void *out, size_t cap, const void *msg, size_t len);
 
 /* Receives one whole message of len bytes.  msg is valid only during the
  * call: it points into the slice being fed or into the deframer's buffer.
@@ -78,14 +77,14 @@ typedef int (*grpc_deframer_message_cb)(const uint8_t *msg, size_t len,
 /* A streaming deframer, embedded by its owner (init/fini).  Fields are
  * private. */
 struct grpc_deframer {
-    size_t max_message;        /* largest accepted message, bytes */
+    size_t max_message; /* largest accepted message, bytes */
     uint8_t prefix[GRPC_PREFIX_LEN];
-    size_t prefix_have;        /* bytes of prefix[] received */
-    size_t msg_len;            /* length of the message being assembled */
-    uint8_t *buf;              /* assembly buffer for split messages */
-    size_t buf_have;           /* bytes of the message in buf */
-    size_t buf_cap;            /* bytes allocated at buf */
-    int err;                   /* sticky: 0 or the value that stopped it */
+    size_t prefix_have; /* bytes of prefix[] received */
+    size_t msg_len;     /* length of the message being assembled */
+    uint8_t *buf;       /* assembly buffer for split messages */
+    size_t buf_have;    /* bytes of the message in buf */
+    size_t buf_cap;     /* bytes allocated at buf */
+    int err;            /* sticky: 0 or the value that stopped it */
 };
 
 /* Prepares d to accept messages of at most max_message bytes (0 means

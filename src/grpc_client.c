@@ -42,11 +42,11 @@ struct grpc_call {
     grpc_close_cb on_close;     /* streaming calls */
     grpc_unary_cb on_unary;     /* unary calls */
     void *arg;
-    int http_status;    /* :status; 0 until seen */
-    int grpc_status;    /* grpc-status; -1 until seen */
-    char *grpc_message; /* decoded grpc-message; NULL until seen */
-    int dispatching;    /* nesting of response data handling */
-    bool finished;      /* outcome reported or canceled */
+    int http_status;        /* :status; 0 until seen */
+    int grpc_status;        /* grpc-status; -1 until seen */
+    char *grpc_message;     /* decoded grpc-message; NULL until seen */
+    int dispatching;        /* nesting of response data handling */
+    bool finished;          /* outcome reported or canceled */
     struct event *deadline; /* unary: timeout; NULL if none */
     uint8_t *resp;          /* unary: the response message */
     size_t resp_len;
@@ -89,8 +89,7 @@ static void grpc_call_report(struct grpc_call *call, int status,
                                    : "unary response without message";
     }
     if (status == GRPC_STATUS_OK)
-        call->on_unary(status, message, call->resp, call->resp_len,
-                       call->arg);
+        call->on_unary(status, message, call->resp, call->resp_len, call->arg);
     else
         call->on_unary(status, message, NULL, 0, call->arg);
 }
@@ -200,8 +199,8 @@ static void grpc_call_closed(struct grpc_call *call, uint32_t error_code)
 /* ==== h2c stream callbacks ==== */
 
 static void grpc_h2_header_cb(const char *name, size_t name_len,
-                              const char *value, size_t value_len,
-                              bool trailer, void *arg)
+                              const char *value, size_t value_len, bool trailer,
+                              void *arg)
 {
     struct grpc_call *call = arg;
 
@@ -211,10 +210,10 @@ static void grpc_h2_header_cb(const char *name, size_t name_len,
         char *end;
         long v = strtol(value, &end, 10);
 
-        call->grpc_status = (*end == '\0' && end != value && v >= 0 &&
-                             v <= 0x7fffffff)
-                                ? (int)v
-                                : GRPC_STATUS_UNKNOWN;
+        call->grpc_status =
+            (*end == '\0' && end != value && v >= 0 && v <= 0x7fffffff)
+                ? (int)v
+                : GRPC_STATUS_UNKNOWN;
     } else if (strcmp(name, "grpc-message") == 0) {
         free(call->grpc_message);
         call->grpc_message = xmalloc(value_len + 1);
@@ -250,8 +249,7 @@ static void grpc_h2_data_cb(const uint8_t *data, size_t len, void *arg)
     if (call->finished)
         return;
     call->dispatching++;
-    rc = grpc_deframer_feed(&call->deframer, data, len, grpc_message_cb_,
-                            call);
+    rc = grpc_deframer_feed(&call->deframer, data, len, grpc_message_cb_, call);
     call->dispatching--;
     if (rc == RW_ELIMIT)
         grpc_call_fail(call, GRPC_STATUS_RESOURCE_EXHAUSTED,
@@ -316,8 +314,8 @@ struct grpc_call *grpc_call_start(struct h2c *conn, const char *path,
     return call;
 }
 
-static int grpc_call_write(struct grpc_call *call, const void *msg,
-                           size_t len, bool end_stream)
+static int grpc_call_write(struct grpc_call *call, const void *msg, size_t len,
+                           bool end_stream)
 {
     uint8_t prefix[GRPC_PREFIX_LEN];
 
@@ -327,8 +325,7 @@ static int grpc_call_write(struct grpc_call *call, const void *msg,
     grpc_prefix_write(prefix, len);
     if (h2c_send(call->stream, prefix, sizeof(prefix), false) != 0)
         return RW_ECLOSED;
-    return h2c_send(call->stream, msg, len, end_stream) == 0 ? 0
-                                                              : RW_ECLOSED;
+    return h2c_send(call->stream, msg, len, end_stream) == 0 ? 0 : RW_ECLOSED;
 }
 
 int grpc_call_send(struct grpc_call *call, const void *msg, size_t len)

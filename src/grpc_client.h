@@ -44,8 +44,7 @@ typedef void (*grpc_close_cb)(int status, const char *message, void *arg);
  * call only), NULL and 0 otherwise.  An OK status without exactly one
  * response message is reported as INTERNAL. */
 typedef void (*grpc_unary_cb)(int status, const char *message,
-                              const uint8_t *resp, size_t resp_len,
-                              void *arg);
+                              const uint8_t *resp, size_t resp_len, void *arg);
 
 /* Starts a streaming call to path (e.g. "/etcdserverpb.Watch/Watch") on
  * conn; messages are sent with grpc_call_send.  Returns the call, or NULL

@@ -76,12 +76,12 @@ struct h2c {
     struct h2c_config cfg;
     char *host, *port, *authority;
     enum h2c_state state;
-    int depth;          /* nesting of entries from the loop */
-    bool freed;         /* h2c_free called: destroy at depth 0 */
-    bool goaway;        /* peer sent GOAWAY: no new streams */
-    bool ping_pending;  /* keepalive PING sent, nothing received since */
-    bool received;      /* bytes arrived since the last keepalive tick */
-    int pending_err;    /* failure to report from the timer (resolution) */
+    int depth;         /* nesting of entries from the loop */
+    bool freed;        /* h2c_free called: destroy at depth 0 */
+    bool goaway;       /* peer sent GOAWAY: no new streams */
+    bool ping_pending; /* keepalive PING sent, nothing received since */
+    bool received;     /* bytes arrived since the last keepalive tick */
+    int pending_err;   /* failure to report from the timer (resolution) */
     struct event *timer;
     struct event *flush_ev; /* flushes after API calls made from outside */
     struct h2c_stream *streams;
@@ -242,16 +242,15 @@ static int h2c_header_cb(nghttp2_session *session, const nghttp2_frame *frame,
         return 0;
     s = h2c_stream_of(c, frame->hd.stream_id);
     if (s != NULL && s->cbs.on_header)
-        s->cbs.on_header((const char *)name, namelen, (const char *)value,
-                         valuelen,
-                         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0,
-                         s->arg);
+        s->cbs.on_header(
+            (const char *)name, namelen, (const char *)value, valuelen,
+            (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0, s->arg);
     return 0;
 }
 
 static int h2c_data_chunk_cb(nghttp2_session *session, uint8_t flags,
-                             int32_t stream_id, const uint8_t *data,
-                             size_t len, void *user_data)
+                             int32_t stream_id, const uint8_t *data, size_t len,
+                             void *user_data)
 {
     struct h2c *c = user_data;
     struct h2c_stream *s = h2c_stream_of(c, stream_id);
@@ -378,8 +377,8 @@ static nghttp2_session_callbacks *h2c_callbacks(void)
         cbs, h2c_data_chunk_cb);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cbs,
                                                          h2c_frame_recv_cb);
-    nghttp2_session_callbacks_set_on_stream_close_callback(
-        cbs, h2c_stream_close_cb);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cbs,
+                                                           h2c_stream_close_cb);
     nghttp2_session_callbacks_set_on_frame_not_send_callback(
         cbs, h2c_frame_not_send_cb);
     nghttp2_session_callbacks_set_error_callback2(cbs, h2c_error_cb);
@@ -585,8 +584,7 @@ static int h2c_connect(struct h2c *c)
     }
     c->bev = bufferevent_socket_new(c->base, fd, BEV_OPT_CLOSE_ON_FREE);
     bufferevent_setcb(c->bev, h2c_read_cb, h2c_write_cb, h2c_event_cb, c);
-    bufferevent_setwatermark(c->bev, EV_WRITE, c->cfg.max_send_buffer / 2,
-                             0);
+    bufferevent_setwatermark(c->bev, EV_WRITE, c->cfg.max_send_buffer / 2, 0);
     bufferevent_set_max_single_read(c->bev, H2C_MAX_SINGLE_READ);
     rv = bufferevent_socket_connect(c->bev, pick->ai_addr,
                                     (int)pick->ai_addrlen);
@@ -609,8 +607,8 @@ static void h2c_config_defaults(struct h2c_config *cfg)
         cfg->max_send_buffer = H2C_DEFAULT_SEND_BUFFER;
 }
 
-struct h2c *h2c_new(struct event_base *base, const char *host,
-                    const char *port, const struct h2c_config *cfg,
+struct h2c *h2c_new(struct event_base *base, const char *host, const char *port,
+                    const struct h2c_config *cfg,
                     const struct h2c_callbacks *cbs, void *arg)
 {
     struct h2c *c = xcalloc(1, sizeof(*c));

@@ -40,18 +40,18 @@ struct h2c_stream;
 #define H2C_ERROR_CONNECTION 0x100u
 
 struct h2c_config {
-    double connect_timeout;  /* seconds to establish TCP; 0: 10 */
-    uint32_t window_size;    /* receive window per stream and for the
-                                connection, bytes; 0: 16 MiB */
-    double ping_interval;    /* seconds; when streams are open and no byte
-                                arrived for this long a PING is sent, and
-                                when none arrives in the next interval
-                                either the connection fails with
-                                RW_ETIMEDOUT; 0: no keepalive.  Keep it
-                                above the server's minimum ping interval
-                                (grpc-go, etcd: 5 s) */
-    size_t max_send_buffer;  /* bytes queued towards the socket before
-                                nghttp2 is asked for more; 0: 1 MiB */
+    double connect_timeout; /* seconds to establish TCP; 0: 10 */
+    uint32_t window_size;   /* receive window per stream and for the
+                               connection, bytes; 0: 16 MiB */
+    double ping_interval;   /* seconds; when streams are open and no byte
+                               arrived for this long a PING is sent, and
+                               when none arrives in the next interval
+                               either the connection fails with
+                               RW_ETIMEDOUT; 0: no keepalive.  Keep it
+                               above the server's minimum ping interval
+                               (grpc-go, etcd: 5 s) */
+    size_t max_send_buffer; /* bytes queued towards the socket before
+                               nghttp2 is asked for more; 0: 1 MiB */
 };
 
 struct h2c_callbacks {
@@ -100,8 +100,8 @@ enum {
  * (defaults); it is copied.  cbs is copied.  Never NULL: failures,
  * resolution included, are reported through cbs->on_close from the event
  * loop. */
-struct h2c *h2c_new(struct event_base *base, const char *host,
-                    const char *port, const struct h2c_config *cfg,
+struct h2c *h2c_new(struct event_base *base, const char *host, const char *port,
+                    const struct h2c_config *cfg,
                     const struct h2c_callbacks *cbs, void *arg);
 
 /* Ends every stream (their on_close gets H2C_ERROR_CONNECTION; callbacks

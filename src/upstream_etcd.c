@@ -122,7 +122,7 @@ struct upstream_etcd {
     char version[64];
     bool progress_request_safe;
     struct event *reconnect;
-    unsigned attempt;    /* consecutive failed connections */
+    unsigned attempt; /* consecutive failed connections */
     uint64_t reconnects;
     uint64_t connect_failures;
     uint64_t rng;
@@ -152,7 +152,8 @@ static double upstream_random(struct upstream_etcd *u)
     u->rng ^= u->rng >> 12;
     u->rng ^= u->rng << 25;
     u->rng ^= u->rng >> 27;
-    return (double)((u->rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+    return (double)((u->rng * 2685821657736338717ull) >> 11) /
+           9007199254740992.0;
 }
 
 /* Full jitter: uniform between backoff_min and min(backoff_max,
@@ -274,7 +275,7 @@ static void res_list_start(struct upstream_res *res)
 /* The list at list_rev is complete: hand it over and watch from R + 1. */
 static void res_list_done(struct upstream_res *res)
 {
-    log_info("etcd %s: listed %s: %zu keys at revision %lld in %.3f s",
+    log_debug("etcd %s: listed %s: %zu keys at revision %lld in %.3f s",
              res->u->url, res->prefix, res->list_items,
              (long long)res->list_rev, upstream_now() - res->list_started);
     res->list_open = false;
@@ -347,8 +348,8 @@ static void res_range_cb(int status, const char *message, const uint8_t *resp,
                  u->url, res->prefix, res->page_limit);
         res_range_page(res);
     } else {
-        log_warnx("etcd %s: list %s: Range failed: %s: %s", u->url,
-                  res->prefix, grpc_status_name(status), message);
+        log_warnx("etcd %s: list %s: Range failed: %s: %s", u->url, res->prefix,
+                  grpc_status_name(status), message);
         res_retry_later(res, true);
     }
 }
@@ -495,9 +496,9 @@ static void res_watch_start(struct upstream_res *res, int64_t start_rev)
     res->state = RES_WATCHING;
     res->created = false;
     res->watch_start = start_rev;
-    res->watch_call = grpc_call_start(u->conn, ETCD_PATH_WATCH,
-                                      res_watch_message_cb,
-                                      res_watch_close_cb, res);
+    res->watch_call =
+        grpc_call_start(u->conn, ETCD_PATH_WATCH, res_watch_message_cb,
+                        res_watch_close_cb, res);
     if (res->watch_call == NULL) {
         upstream_call_refused(u);
         return;
@@ -540,8 +541,7 @@ static void res_reset(struct upstream_res *res)
 /* ==== connection ==== */
 
 static void upstream_status_cb(int status, const char *message,
-                               const uint8_t *resp, size_t resp_len,
-                               void *arg)
+                               const uint8_t *resp, size_t resp_len, void *arg)
 {
     struct upstream_etcd *u = arg;
     struct etcd_status_response st;
@@ -579,8 +579,7 @@ static void upstream_conn_connect_cb(struct h2c *c, void *arg)
     }
     b = etcd_status_request_encode();
     u->status_call = grpc_unary(c, ETCD_PATH_STATUS, b->data, b->len,
-                                UPSTREAM_STATUS_TIMEOUT, upstream_status_cb,
-                                u);
+                                UPSTREAM_STATUS_TIMEOUT, upstream_status_cb, u);
     rbuf_unref(b);
     u->ever_connected = true;
     for (size_t i = 0; i < u->n && u->conn == c; i++)

@@ -37,18 +37,18 @@ struct upstream_etcd_config {
 
 /* For /readyz and /metrics. */
 struct upstream_etcd_status {
-    bool connected;         /* the connection is up */
-    const char *version;    /* etcd's version from Maintenance/Status on
-                               this or the last connection; "" unknown.
-                               Valid until the next event loop turn. */
+    bool connected;             /* the connection is up */
+    const char *version;        /* etcd's version from Maintenance/Status on
+                                   this or the last connection; "" unknown.
+                                   Valid until the next event loop turn. */
     bool progress_request_safe; /* version >= 3.4.25 (etcd issue 15220):
                                    informational, never used */
-    uint64_t reconnects;    /* connections established after the first */
-    uint64_t connect_failures; /* connection attempts that failed */
-    size_t watching;        /* resources whose watch is established */
-    size_t resources;       /* resources served */
-    const char *last_error; /* why the connection last ended; "" none.
-                               Valid until the next event loop turn. */
+    uint64_t reconnects;        /* connections established after the first */
+    uint64_t connect_failures;  /* connection attempts that failed */
+    size_t watching;            /* resources whose watch is established */
+    size_t resources;           /* resources served */
+    const char *last_error;     /* why the connection last ended; "" none.
+                                   Valid until the next event loop turn. */
 };
 
 /* An adapter for the etcd at url ("http://HOST:PORT"; https is not

@@ -44,7 +44,7 @@ static void test_status(void **state)
     struct etcd_status_response st;
 
     assert_int_equal(etcd_sync_call(&sync_client, ETCD_PATH_STATUS,
-                                     etcd_status_request_encode()),
+                                    etcd_status_request_encode()),
                      GRPC_STATUS_OK);
     assert_int_equal(etcd_status_response_decode(&st, sync_client.resp,
                                                  sync_client.resp_len),
@@ -84,9 +84,9 @@ static void test_put_range_delete(void **state)
     assert_false(r.more);
     etcd_range_response_fini(&r);
 
-    assert_int_equal(etcd_sync_call(s, ETCD_PATH_RANGE,
-                                    etcd_range_request_encode(&limited)),
-                     0);
+    assert_int_equal(
+        etcd_sync_call(s, ETCD_PATH_RANGE, etcd_range_request_encode(&limited)),
+        0);
     assert_int_equal(etcd_range_response_decode(&r, s->resp, s->resp_len), 0);
     assert_int_equal(r.n_kvs, 2);
     assert_true(r.more);
@@ -122,17 +122,17 @@ static int txn_cas(struct etcd_sync *s, const char *key, int64_t expect,
                                .key = key,
                                .key_len = strlen(key),
                                .number = expect};
-    struct etcd_request_op success = {
-        .type = ETCD_OP_PUT,
-        .put = {.key = key,
-                .key_len = strlen(key),
-                .value = value,
-                .value_len = strlen(value),
-                .prev_kv = true}};
+    struct etcd_request_op success = {.type = ETCD_OP_PUT,
+                                      .put = {.key = key,
+                                              .key_len = strlen(key),
+                                              .value = value,
+                                              .value_len = strlen(value),
+                                              .prev_kv = true}};
     struct etcd_request_op failure = {
         .type = ETCD_OP_RANGE, .range = {.key = key, .key_len = strlen(key)}};
     struct etcd_txn_request req = {&cmp, 1, &success, 1, &failure, 1};
-    int status = etcd_sync_call(s, ETCD_PATH_TXN, etcd_txn_request_encode(&req));
+    int status =
+        etcd_sync_call(s, ETCD_PATH_TXN, etcd_txn_request_encode(&req));
 
     if (status != 0)
         return status;
@@ -201,7 +201,8 @@ static void test_concurrent_calls(void **state)
     char key[32];
 
     for (int i = 0; i < 200; i++) {
-        struct etcd_put_request req = {.key = key, .value = "x", .value_len = 1};
+        struct etcd_put_request req = {
+            .key = key, .value = "x", .value_len = 1};
         struct rbuf *b;
 
         snprintf(key, sizeof(key), "/multi/%03d", i);
@@ -431,9 +432,9 @@ static void test_bad_request(void **state)
     struct etcd_put_request req = {.key = "", .key_len = 0};
 
     /* etcd refuses an empty key with INVALID_ARGUMENT and a message. */
-    assert_int_equal(etcd_sync_call(s, ETCD_PATH_PUT,
-                                    etcd_put_request_encode(&req)),
-                     GRPC_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(
+        etcd_sync_call(s, ETCD_PATH_PUT, etcd_put_request_encode(&req)),
+        GRPC_STATUS_INVALID_ARGUMENT);
     assert_true(strstr(s->message, "key is not provided") != NULL);
 }
 
@@ -471,8 +472,8 @@ static void test_refused(void **state)
 
     /* Port 1 on loopback: nobody listens there. */
     conn = h2c_new(base, "127.0.0.1", "1", NULL, &cbs, &r);
-    assert_non_null(grpc_unary(conn, ETCD_PATH_STATUS, "", 0, 5,
-                               refused_unary_cb, &r));
+    assert_non_null(
+        grpc_unary(conn, ETCD_PATH_STATUS, "", 0, 5, refused_unary_cb, &r));
     assert_true(etest_wait(base, &r.closed, ETEST_TIMEOUT));
     assert_int_equal(r.err, RW_EIO);
     assert_true(r.unary_done);
@@ -503,8 +504,8 @@ static void test_keepalive_timeout(void **state)
     snprintf(port, sizeof(port), "%d", ntohs(sin.sin_port));
     conn = h2c_new(base, "127.0.0.1", port, &cfg, &cbs, &r);
     /* A pending call: the kernel completes the handshake, nobody answers. */
-    assert_non_null(grpc_unary(conn, ETCD_PATH_STATUS, "", 0, 0,
-                               refused_unary_cb, &r));
+    assert_non_null(
+        grpc_unary(conn, ETCD_PATH_STATUS, "", 0, 0, refused_unary_cb, &r));
     start = etest_now();
     assert_true(etest_wait(base, &r.closed, 3.0));
     assert_int_equal(r.err, RW_ETIMEDOUT);

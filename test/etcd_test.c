@@ -233,8 +233,7 @@ static uint8_t *pack_msg(const ProtobufCMessage *m, size_t *len)
     return buf;
 }
 
-static Mvccpb__KeyValue make_kv(const char *key, const char *value,
-                                int64_t mod)
+static Mvccpb__KeyValue make_kv(const char *key, const char *value, int64_t mod)
 {
     Mvccpb__KeyValue kv = MVCCPB__KEY_VALUE__INIT;
 
@@ -507,7 +506,7 @@ static void test_watch_response_large(void **state)
     Mvccpb__Event *ev = calloc(N, sizeof(*ev));
     Mvccpb__Event **evp = calloc(N, sizeof(*evp));
     Mvccpb__KeyValue *kv = calloc(N, sizeof(*kv));
-    char (*keys)[32] = calloc(N, 32);
+    char(*keys)[32] = calloc(N, 32);
     char value[300];
     struct etcd_watch_response r;
     uint8_t *buf;
@@ -552,15 +551,14 @@ static void test_garbage(void **state)
                      RW_EINVAL);
     assert_null(w.arena);
     assert_int_equal(etcd_range_response_decode(&r, "\x0f", 1), RW_EINVAL);
-    assert_int_equal(etcd_status_response_decode(&s, "\x12\x80", 2),
-                     RW_EINVAL);
+    assert_int_equal(etcd_status_response_decode(&s, "\x12\x80", 2), RW_EINVAL);
     etcd_watch_response_fini(&w); /* zeroed: fini is a no-op */
 }
 
 /* ==== helpers ==== */
 
-static void check_prefix_end(const char *prefix, size_t len,
-                             const char *want, size_t want_len)
+static void check_prefix_end(const char *prefix, size_t len, const char *want,
+                             size_t want_len)
 {
     size_t end_len;
     char *end = etcd_prefix_end(prefix, len, &end_len);

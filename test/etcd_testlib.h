@@ -124,8 +124,7 @@ static inline void etcd_sync_close(struct etcd_sync *s)
 }
 
 static void etest_sync_unary_cb(int status, const char *message,
-                                const uint8_t *resp, size_t resp_len,
-                                void *arg)
+                                const uint8_t *resp, size_t resp_len, void *arg)
 {
     struct etcd_sync *s = arg;
 
@@ -182,8 +181,7 @@ static inline int64_t etcd_sync_put(struct etcd_sync *s, const char *key,
 /* Deletes key; returns the revision after the delete (0 on failure). */
 static inline int64_t etcd_sync_delete(struct etcd_sync *s, const char *key)
 {
-    struct etcd_delete_range_request req = {.key = key,
-                                            .key_len = strlen(key)};
+    struct etcd_delete_range_request req = {.key = key, .key_len = strlen(key)};
     struct etcd_delete_range_response r;
     int64_t rev;
 
@@ -217,8 +215,8 @@ static inline int etcd_sync_range_prefix(struct etcd_sync *s,
                                      .range_end = end,
                                      .range_end_len = end_len,
                                      .revision = rev};
-    int status = etcd_sync_call(s, ETCD_PATH_RANGE,
-                                etcd_range_request_encode(&req));
+    int status =
+        etcd_sync_call(s, ETCD_PATH_RANGE, etcd_range_request_encode(&req));
 
     free(end);
     memset(out, 0, sizeof(*out));

@@ -77,8 +77,9 @@ static void test_prefix(void **state)
     assert_memory_equal(p, "\0\x01\x02\x03\x04", 5);
     b = grpc_frame_encode("abc", 3);
     assert_int_equal(b->len, 8);
-    assert_memory_equal(b->data, "\0\0\0\0\x03"
-                                 "abc",
+    assert_memory_equal(b->data,
+                        "\0\0\0\0\x03"
+                        "abc",
                         8);
     rbuf_unref(b);
     b = grpc_frame_encode(NULL, 0);
@@ -179,8 +180,7 @@ static void test_oversize(void **state)
     assert_int_equal(grpc_frame_encode_into(frame, sizeof(frame), "abcde", 5),
                      10);
     /* Refused from the prefix alone, before any body byte arrives. */
-    assert_int_equal(grpc_deframer_feed(&d, frame, 5, seen_cb, &s),
-                     RW_ELIMIT);
+    assert_int_equal(grpc_deframer_feed(&d, frame, 5, seen_cb, &s), RW_ELIMIT);
     assert_int_equal(grpc_deframer_feed(&d, frame + 5, 5, seen_cb, &s),
                      RW_ELIMIT);
     assert_int_equal(s.n, 1);
@@ -255,8 +255,8 @@ static void test_large_split(void **state)
     for (size_t off = 0; off < f->len; off += 16384) {
         size_t n = RW_MIN((size_t)16384, f->len - off);
 
-        assert_int_equal(
-            grpc_deframer_feed(&d, f->data + off, n, big_cb, &got), 0);
+        assert_int_equal(grpc_deframer_feed(&d, f->data + off, n, big_cb, &got),
+                         0);
     }
     assert_int_equal(got, len);
     assert_true(grpc_deframer_idle(&d));

@@ -85,8 +85,8 @@ static void violation(struct resource *r, const char *what, int64_t a,
                       int64_t b)
 {
     r->violations++;
-    print_error("sink contract violated: %s (%lld, %lld)\n", what,
-                (long long)a, (long long)b);
+    print_error("sink contract violated: %s (%lld, %lld)\n", what, (long long)a,
+                (long long)b);
 }
 
 static struct kv_entry *model_find(struct kv_entry *m, size_t n,
@@ -324,10 +324,10 @@ static void relay_listen(struct relay *rl)
     sin.sin_family = AF_INET;
     sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     sin.sin_port = htons((uint16_t)rl->port);
-    rl->listener = evconnlistener_new_bind(
-        rl->base, relay_accept_cb, rl,
-        LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 16,
-        (struct sockaddr *)&sin, sizeof(sin));
+    rl->listener =
+        evconnlistener_new_bind(rl->base, relay_accept_cb, rl,
+                                LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 16,
+                                (struct sockaddr *)&sin, sizeof(sin));
     assert_non_null(rl->listener);
     getsockname(evconnlistener_get_fd(rl->listener), (struct sockaddr *)&sin,
                 &len);
@@ -470,8 +470,7 @@ static void check_model(struct fixture *f)
     struct etcd_range_response r;
     struct resource *res = &f->res;
 
-    assert_int_equal(etcd_sync_range_prefix(&f->writer, res->prefix, 0, &r),
-                     0);
+    assert_int_equal(etcd_sync_range_prefix(&f->writer, res->prefix, 0, &r), 0);
     assert_int_equal(res->n_model, r.n_kvs);
     for (size_t i = 0; i < r.n_kvs; i++) {
         char key[48], value[48];
@@ -765,8 +764,8 @@ static void test_bad_url(void **state)
     struct resource r = {.prefix = "/x/"};
     struct resource *rp = &r;
 
-    assert_null(upstream_etcd_new(base, "https://127.0.0.1:2379", &rp, 1,
-                                  NULL));
+    assert_null(
+        upstream_etcd_new(base, "https://127.0.0.1:2379", &rp, 1, NULL));
     assert_null(upstream_etcd_new(base, "127.0.0.1:2379", &rp, 1, NULL));
     assert_null(upstream_etcd_new(base, "http://127.0.0.1", &rp, 1, NULL));
     upstream_etcd_free(NULL);
