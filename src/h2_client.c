@@ -15,13 +15,14 @@
  * wait there; the write callback resumes below half of it.
  *
  * Reentrancy invariant: every entry from the event loop (read, write,
- * event, timer callbacks) and every public call made from outside one
- * runs between depth++ and h2c_leave().  User callbacks may call anything,
- * h2c_free included: h2c_free marks the connection freed and it is
- * destroyed only when depth drops back to 0; a freed or closed connection
- * makes no user callback (except the on_close of its streams, once).  The
- * outermost h2c_leave() flushes nghttp2's output, so a burst of calls made
- * from callbacks becomes one write.
+ * event, timer and flush callbacks) runs between depth++ and h2c_leave().
+ * User callbacks may call anything, h2c_free included: h2c_free marks the
+ * connection freed and it is destroyed only when depth drops back to 0; a
+ * freed or closed connection makes no user callback (except the on_close
+ * of its streams, once).  Public calls only queue work: the outermost
+ * h2c_leave() flushes nghttp2's output, and calls made from outside any
+ * callback activate the flush event instead, so no public call but
+ * h2c_free runs a callback, and a burst of calls becomes one write.
  */
 #include "h2_client.h"
 

@@ -41,8 +41,10 @@
  * call (their callbacks see the connection is no longer open and leave the
  * cleanup to upstream_conn_close_cb), then reports the connection's end:
  * open lists are aborted, every resource goes down
- * (resource_upstream_state false), and a reconnect is scheduled.  Nothing
- * is logged per event.
+ * (resource_upstream_state false), and a reconnect is scheduled.  A call
+ * that ends while the connection is going away (GOAWAY, older streams
+ * still open) drops the connection at once, so no resource waits for the
+ * other streams to finish.  Nothing is logged per event.
  */
 #include "upstream_etcd.h"
 
@@ -276,8 +278,8 @@ static void res_list_start(struct upstream_res *res)
 static void res_list_done(struct upstream_res *res)
 {
     log_debug("etcd %s: listed %s: %zu keys at revision %lld in %.3f s",
-             res->u->url, res->prefix, res->list_items,
-             (long long)res->list_rev, upstream_now() - res->list_started);
+              res->u->url, res->prefix, res->list_items,
+              (long long)res->list_rev, upstream_now() - res->list_started);
     res->list_open = false;
     resource_list_end(res->r, res->list_rev);
     res_watch_start(res, res->list_rev + 1);
@@ -328,7 +330,7 @@ static void res_range_cb(int status, const char *message, const uint8_t *resp,
 
     res->range_call = NULL;
     if (!upstream_call_ended(u))
-        return; /* connection lost: upstream_conn_lost aborted the list */
+        return; /* the list is aborted by upstream_conn_lost */
     if (status == GRPC_STATUS_OK) {
         if (res_page(res, resp, resp_len) == 0)
             return;

@@ -13,7 +13,8 @@
  * Scenarios: a paged list (page size 2) at one revision while writes land
  * between pages; watch events in order after the list; progress
  * notifications; a connection severed by a TCP relay inside this test and
- * resumed without loss or duplicates; a relist when the resume revision was
+ * resumed without loss or duplicates (also with a catch-up larger than
+ * etcd's response size limit); a relist when the resume revision was
  * compacted while disconnected; a list restarted when its revision is
  * compacted between pages.  At the end of each, the model must equal
  * etcd's state.  Every wait is bounded.
@@ -668,6 +669,39 @@ static void test_reconnect_resume(void **state)
     fixture_stop(&f);
 }
 
+/* A catch-up far larger than etcd's 1.5 MiB response size limit: with
+ * fragment=true it comes in pieces, all applied, none lost. */
+static void test_large_catch_up(void **state)
+{
+    struct fixture f;
+    struct resource *r = &f.res;
+    size_t n = 1000 * 1000;
+    char *big = malloc(n + 1);
+    int flushes;
+
+    fixture_start(&f, "/t7/", 0, true);
+    upstream_etcd_start(f.u);
+    assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
+    relay_down(&f.relay);
+    assert_true(wait_for(&f, is_down, ETEST_TIMEOUT));
+    for (int i = 0; i < 6; i++) {
+        memset(big, 'a' + i, n);
+        big[n] = '\0';
+        want_rv = etcd_sync_put(&f.writer, "/t7/big", big);
+        assert_true(want_rv > 0);
+    }
+    flushes = r->flushes;
+    relay_up(&f.relay);
+    assert_true(wait_for(&f, up_at_rv, ETEST_TIMEOUT));
+    assert_int_equal(r->n_log, 6);
+    assert_int_equal(r->log[5].value[0], 'f');
+    print_message("catch-up of 6 x 2 MB arrived in %d responses\n",
+                  r->flushes - flushes);
+    check_model(&f);
+    free(big);
+    fixture_stop(&f);
+}
+
 static bool relisted(struct fixture *f)
 {
     return f->res.list_ends >= 2 && up_at_rv(f);
@@ -780,6 +814,7 @@ int main(void)
         cmocka_unit_test(test_watch_events),
         cmocka_unit_test(test_progress_notify),
         cmocka_unit_test(test_reconnect_resume),
+        cmocka_unit_test(test_large_catch_up),
         cmocka_unit_test(test_relist_after_compaction),
         cmocka_unit_test(test_compacted_while_paging),
     };
