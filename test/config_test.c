@@ -111,7 +111,7 @@ static void test_values_and_units(void **state)
     struct config c;
     char why[256];
 
-    assert_int_equal(parse(&c, why, sizeof(why), 7, "--ring-capacity=8",
+    assert_int_equal(parse(&c, why, sizeof(why), 6, "--ring-capacity=8",
                            "--ring-bytes", "2Mi", "--bookmark-interval",
                            "500ms"),
                      RW_OK);
