@@ -104,9 +104,9 @@ struct h1_request {
     size_t field_len;
     enum h1_field field_kind;
     bool in_value;
-    bool complete;  /* message complete; parser paused */
-    int reject;     /* 0, or the status the front answers: 413, 431 */
-    int version;    /* 10 or 11, once complete */
+    bool complete; /* message complete; parser paused */
+    int reject;    /* 0, or the status the front answers: 413, 431 */
+    int version;   /* 10 or 11, once complete */
     bool keep_alive;
     const char *method;
 };
@@ -122,14 +122,14 @@ struct conn_h1 {
     struct h1_stream *stream; /* being answered; NULL between requests */
     http_parser parser;
     struct h1_request *req; /* while a request is being parsed */
-    enum h1_body body; /* of the response being sent */
-    bool keep_alive;   /* the connection outlives this response */
-    bool eof;          /* the client shut down its side */
-    bool closing;      /* answering no more: flushing, then lingering */
-    bool lingering;    /* write side shut; discarding input */
-    bool dead;         /* to be freed at the tail of this callback */
-    bool scheduled;    /* a deferred write callback is on its way */
-    size_t lingered;   /* bytes discarded */
+    enum h1_body body;      /* of the response being sent */
+    bool keep_alive;        /* the connection outlives this response */
+    bool eof;               /* the client shut down its side */
+    bool closing;           /* answering no more: flushing, then lingering */
+    bool lingering;         /* write side shut; discarding input */
+    bool dead;              /* done: the listener's reaper frees it */
+    bool scheduled;         /* a deferred write callback is on its way */
+    size_t lingered;        /* bytes discarded */
 };
 
 static const struct stream_ops h1_ops;
@@ -394,7 +394,8 @@ static bool req_expects_continue(const struct h1_request *r)
 {
     const struct h1_value *v = &r->values[H1_FIELD_EXPECT];
 
-    return v->len == 12 && strncasecmp(r->buf + v->off, "100-continue", 12) == 0;
+    return v->len == 12 &&
+           strncasecmp(r->buf + v->off, "100-continue", 12) == 0;
 }
 
 static int h1_on_headers_complete(http_parser *p)
@@ -675,8 +676,7 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
         c->body = H1_BODY_NONE;
 }
 
-static void h1_write(struct stream *s, struct rbuf *buf, size_t off,
-                     size_t len)
+static void h1_write(struct stream *s, struct rbuf *buf, size_t off, size_t len)
 {
     struct conn_h1 *c = h1_conn(s);
     struct evbuffer *out = bufferevent_get_output(c->bev);
@@ -761,8 +761,8 @@ void conn_h1_new(struct listener *l, struct bufferevent *bev)
     parser_limit(cfg->max_header_bytes);
     h1_parser_reset(c);
     listener_attach(l, &c->base, FRONT_H1);
-    bufferevent_setcb(bev, conn_h1_read_cb, conn_h1_write_cb,
-                      conn_h1_event_cb, c);
+    bufferevent_setcb(bev, conn_h1_read_cb, conn_h1_write_cb, conn_h1_event_cb,
+                      c);
     bufferevent_setwatermark(bev, EV_WRITE, STREAM_LOW_WATER, 0);
     bufferevent_setwatermark(bev, EV_READ, 0, read_high);
     h1_set_idle_timeout(c, cfg->idle_timeout);

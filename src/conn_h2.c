@@ -50,8 +50,8 @@
 #include "src/log.h"
 #include "src/stream_impl.h"
 
-#define H2_SEGS_MIN 4          /* segment queue: first and kept size */
-#define H2_SERVICE_ROUNDS 16   /* send / work rounds per callback */
+#define H2_SEGS_MIN 4        /* segment queue: first and kept size */
+#define H2_SERVICE_ROUNDS 16 /* send / work rounds per callback */
 #define H2_CLOSE_FLUSH_SECONDS 30
 #define H2_STACK_NV 16
 
@@ -298,10 +298,9 @@ static void h2_reject(struct h2_stream *st, int status, const char *reason,
 {
     struct rbuf *body = kjson_status(status, reason, message);
 
-    log_debug("conn_h2: stream %d: %d %s: %s", st->id, status, reason,
-              message);
-    stream_set_request(&st->base, 20, "GET", 3, "/", 1, NULL, 0, NULL, 0,
-                       NULL, 0);
+    log_debug("conn_h2: stream %d: %d %s: %s", st->id, status, reason, message);
+    stream_set_request(&st->base, 20, "GET", 3, "/", 1, NULL, 0, NULL, 0, NULL,
+                       0);
     stream_respond(&st->base, status, "application/json", body);
     rbuf_unref(body);
 }
@@ -328,12 +327,12 @@ static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
         path = v[H2_HDR_PATH];
         q = memchr(path, '?', r->vlen[H2_HDR_PATH]);
         path_len = q != NULL ? (size_t)(q - path) : r->vlen[H2_HDR_PATH];
-        stream_set_request(
-            &st->base, 20, v[H2_HDR_METHOD], r->vlen[H2_HDR_METHOD], path,
-            path_len, q != NULL ? q + 1 : NULL,
-            q != NULL ? r->vlen[H2_HDR_PATH] - path_len - 1 : 0,
-            v[H2_HDR_ACCEPT], r->vlen[H2_HDR_ACCEPT], v[H2_HDR_USER_AGENT],
-            r->vlen[H2_HDR_USER_AGENT]);
+        stream_set_request(&st->base, 20, v[H2_HDR_METHOD],
+                           r->vlen[H2_HDR_METHOD], path, path_len,
+                           q != NULL ? q + 1 : NULL,
+                           q != NULL ? r->vlen[H2_HDR_PATH] - path_len - 1 : 0,
+                           v[H2_HDR_ACCEPT], r->vlen[H2_HDR_ACCEPT],
+                           v[H2_HDR_USER_AGENT], r->vlen[H2_HDR_USER_AGENT]);
         h2_request_free(r);
         r = NULL;
         listener_dispatch(c->base.listener, &st->base);
@@ -396,9 +395,9 @@ static int conn_h2_send_data_cb(nghttp2_session *session, nghttp2_frame *frame,
     return 0;
 }
 
-static ssize_t conn_h2_data_read_cb(nghttp2_session *session,
-                                    int32_t stream_id, uint8_t *buf,
-                                    size_t length, uint32_t *data_flags,
+static ssize_t conn_h2_data_read_cb(nghttp2_session *session, int32_t stream_id,
+                                    uint8_t *buf, size_t length,
+                                    uint32_t *data_flags,
                                     nghttp2_data_source *source,
                                     void *user_data)
 {
@@ -421,8 +420,7 @@ static ssize_t conn_h2_data_read_cb(nghttp2_session *session,
 }
 
 static int conn_h2_begin_headers_cb(nghttp2_session *session,
-                                    const nghttp2_frame *frame,
-                                    void *user_data)
+                                    const nghttp2_frame *frame, void *user_data)
 {
     struct conn_h2 *c = user_data;
     struct h2_stream *st;
@@ -498,8 +496,7 @@ static int conn_h2_frame_recv_cb(nghttp2_session *session,
     struct conn_h2 *c = user_data;
     struct h2_stream *st;
 
-    if ((frame->hd.type != NGHTTP2_HEADERS &&
-         frame->hd.type != NGHTTP2_DATA) ||
+    if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
         !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
         return 0;
     st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
@@ -607,8 +604,7 @@ static void h2_resume(struct h2_stream *st)
     h2_schedule(c);
 }
 
-static void h2_write(struct stream *s, struct rbuf *buf, size_t off,
-                     size_t len)
+static void h2_write(struct stream *s, struct rbuf *buf, size_t off, size_t len)
 {
     struct h2_stream *st = h2_of(s);
 
@@ -806,13 +802,12 @@ static nghttp2_session_callbacks *h2_callbacks(void)
     if (nghttp2_session_callbacks_new(&cbs) != 0)
         log_fatalx("conn_h2: out of memory");
     nghttp2_session_callbacks_set_send_callback(cbs, conn_h2_send_cb);
-    nghttp2_session_callbacks_set_send_data_callback(cbs,
-                                                     conn_h2_send_data_cb);
+    nghttp2_session_callbacks_set_send_data_callback(cbs, conn_h2_send_data_cb);
     nghttp2_session_callbacks_set_on_begin_headers_callback(
         cbs, conn_h2_begin_headers_cb);
     nghttp2_session_callbacks_set_on_header_callback(cbs, conn_h2_header_cb);
-    nghttp2_session_callbacks_set_on_frame_recv_callback(
-        cbs, conn_h2_frame_recv_cb);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cbs,
+                                                         conn_h2_frame_recv_cb);
     nghttp2_session_callbacks_set_on_stream_close_callback(
         cbs, conn_h2_stream_close_cb);
     nghttp2_session_callbacks_set_error_callback2(cbs, conn_h2_error_cb);
@@ -854,8 +849,8 @@ void conn_h2_new(struct listener *l, struct bufferevent *bev)
     c->base.shutdown = h2_shutdown;
     c->work_tail = &c->work_head;
     listener_attach(l, &c->base, FRONT_H2);
-    bufferevent_setcb(bev, conn_h2_read_cb, conn_h2_write_cb,
-                      conn_h2_event_cb, c);
+    bufferevent_setcb(bev, conn_h2_read_cb, conn_h2_write_cb, conn_h2_event_cb,
+                      c);
     rv = h2_session_new(c, cfg);
     if (rv != 0) {
         log_warnx("conn_h2: cannot start a session: %s", nghttp2_strerror(rv));

@@ -51,8 +51,8 @@ struct listener {
     void *arg;
     struct front_conn *conns;
     struct front_conn *reap; /* dying connections, via reap_next */
-    uint64_t open[3];    /* by enum front_protocol */
-    uint64_t streams[3]; /* open, by protocol */
+    uint64_t open[3];        /* by enum front_protocol */
+    uint64_t streams[3];     /* open, by protocol */
     uint64_t streams_total[3];
     uint64_t accepted;
     uint64_t rejected;
@@ -347,8 +347,7 @@ static int address_parse(const char *address, struct sockaddr_storage *ss,
         sin6->sin6_family = AF_INET6;
         sin6->sin6_port = htons((uint16_t)port);
         *sslen = sizeof(*sin6);
-        return evutil_inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1 ? 0
-                                                                       : -1;
+        return evutil_inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1 ? 0 : -1;
     }
     struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 

@@ -26,9 +26,9 @@ static enum http_method method_parse(const char *m, size_t len)
         const char *name;
         enum http_method method;
     } methods[] = {
-        {"GET", HTTP_GET},       {"HEAD", HTTP_HEAD},
-        {"POST", HTTP_POST},     {"PUT", HTTP_PUT},
-        {"PATCH", HTTP_PATCH},   {"DELETE", HTTP_DELETE},
+        {"GET", HTTP_GET},         {"HEAD", HTTP_HEAD},
+        {"POST", HTTP_POST},       {"PUT", HTTP_PUT},
+        {"PATCH", HTTP_PATCH},     {"DELETE", HTTP_DELETE},
         {"OPTIONS", HTTP_OPTIONS},
     };
 
@@ -62,9 +62,9 @@ void stream_init(struct stream *s, const struct stream_ops *ops, int protocol)
 
 void stream_set_request(struct stream *s, int http_version, const char *method,
                         size_t method_len, const char *path, size_t path_len,
-                        const char *query, size_t query_len,
-                        const char *accept, size_t accept_len,
-                        const char *user_agent, size_t user_agent_len)
+                        const char *query, size_t query_len, const char *accept,
+                        size_t accept_len, const char *user_agent,
+                        size_t user_agent_len)
 {
     char *p;
 
@@ -75,8 +75,8 @@ void stream_set_request(struct stream *s, int http_version, const char *method,
     if (query == NULL)
         query_len = 0;
     free(s->req_block);
-    s->req_block = p = xmalloc(method_len + path_len + query_len +
-                               accept_len + user_agent_len + 5);
+    s->req_block = p = xmalloc(method_len + path_len + query_len + accept_len +
+                               user_agent_len + 5);
     s->req.method = method_parse(method, method_len);
     s->req.method_name = block_put(&p, method, method_len);
     s->req.path = block_put(&p, path, path_len);
@@ -113,6 +113,9 @@ void stream_add_header(struct stream *s, const char *name, const char *value)
     struct stream_header *h, **tail;
 
     rw_assert(!s->begun);
+    /* a CR or LF would split the HTTP/1.1 response: a handler bug */
+    rw_assert(strpbrk(name, "\r\n: ") == NULL &&
+              strpbrk(value, "\r\n") == NULL);
     h = xmalloc(sizeof(*h) + nlen + vlen + 2);
     memcpy(h->name, name, nlen + 1);
     h->value = h->name + nlen + 1;
@@ -245,34 +248,62 @@ void stream_finish(struct stream *s)
 const char *stream_reason(int status)
 {
     switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 413: return "Content Too Large";
-    case 415: return "Unsupported Media Type";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Unknown";
+    case 100:
+        return "Continue";
+    case 200:
+        return "OK";
+    case 201:
+        return "Created";
+    case 202:
+        return "Accepted";
+    case 204:
+        return "No Content";
+    case 301:
+        return "Moved Permanently";
+    case 302:
+        return "Found";
+    case 304:
+        return "Not Modified";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 406:
+        return "Not Acceptable";
+    case 409:
+        return "Conflict";
+    case 410:
+        return "Gone";
+    case 413:
+        return "Content Too Large";
+    case 415:
+        return "Unsupported Media Type";
+    case 422:
+        return "Unprocessable Entity";
+    case 429:
+        return "Too Many Requests";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 501:
+        return "Not Implemented";
+    case 502:
+        return "Bad Gateway";
+    case 503:
+        return "Service Unavailable";
+    case 504:
+        return "Gateway Timeout";
+    case 505:
+        return "HTTP Version Not Supported";
+    default:
+        return "Unknown";
     }
 }
 

@@ -74,11 +74,11 @@ struct stream {
     uint8_t protocol;              /* 1 or 2 */
     bool begun : 1;
     bool ended : 1;
-    bool gone : 1;       /* the transport carries nothing more */
-    bool head : 1;       /* HEAD request: no body bytes are sent */
-    bool above_low : 1;  /* pending went above STREAM_LOW_WATER */
-    bool finished : 1;   /* on_close delivered */
-    bool in_drain : 1;   /* inside on_drain */
+    bool gone : 1;      /* the transport carries nothing more */
+    bool head : 1;      /* HEAD request: no body bytes are sent */
+    bool above_low : 1; /* pending went above STREAM_LOW_WATER */
+    bool finished : 1;  /* on_close delivered */
+    bool in_drain : 1;  /* inside on_drain */
 };
 
 /* ---- for the connection modules (stream.c) ---- */
@@ -95,9 +95,9 @@ void stream_init(struct stream *s, const struct stream_ops *ops, int protocol);
  */
 void stream_set_request(struct stream *s, int http_version, const char *method,
                         size_t method_len, const char *path, size_t path_len,
-                        const char *query, size_t query_len,
-                        const char *accept, size_t accept_len,
-                        const char *user_agent, size_t user_agent_len);
+                        const char *query, size_t query_len, const char *accept,
+                        size_t accept_len, const char *user_agent,
+                        size_t user_agent_len);
 
 /* The transport will carry nothing more for s (see the top of this file).
  * Idempotent. */

@@ -3,7 +3,7 @@
  * with a few test handlers, for test/integration/front_test.py and for
  * trying the front by hand.
  *
- *   front_server PORT [MAX_HEADER_BYTES [MAX_CONNECTIONS]]
+ *   front_server PORT [MAX_HEADER_BYTES [MAX_CONNECTIONS [IDLE_TIMEOUT]]]
  *
  * Listens on 127.0.0.1:PORT (0: the kernel picks; either way the first
  * line on stdout is "port N").  SIGTERM or SIGINT: closes everything and
@@ -24,10 +24,11 @@
  *                      watch), until the client goes away
  *   /shared?n=N&size=S one shared S-byte frame written N times with
  *                      back-pressure (fan-out of one encoded event)
- *   /fanout?n=N        joins a broadcast: every millisecond (or as fast as
- *                      the loop goes) one shared frame is written to every
- *                      member below 64 KiB pending, until it got N; a
- *                      fan-out benchmark for h2load
+ *   /fanout?n=N&burst=B  joins a broadcast: every millisecond (or as fast
+ *                      as the loop goes) up to B (default 1) copies of one
+ *                      shared frame are written to every member below
+ *                      64 KiB pending, until it got N; a fan-out benchmark
+ *                      for h2load
  *   /stats             counters as JSON (on_close counts, listener_stats)
  *   /status            429 Status with Retry-After: 1 (kjson_status)
  *   anything else      404 Status
@@ -120,7 +121,7 @@ static void fill_run(struct fill *fl)
 {
     while (fl->i < fl->n && stream_pending(fl->s) < FILL_HIGH_WATER) {
         struct rbuf *f = fl->shared != NULL ? rbuf_ref(fl->shared)
-                                             : pattern_frame(fl->i, fl->size);
+                                            : pattern_frame(fl->i, fl->size);
 
         stream_write_frame(fl->s, f);
         rbuf_unref(f);
@@ -218,13 +219,14 @@ static void handle_forever(struct stream *s)
 
 struct member {
     struct stream *s;
-    long left;
+    long left, burst;
     struct member *prev, *next;
 };
 
-#define FAN_EVENT                                                             \
-    "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\","    \
-    "\"metadata\":{\"name\":\"web-0\",\"namespace\":\"default\","               \
+#define FAN_EVENT                                                              \
+    "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":"      \
+    "\"v1\","                                                                  \
+    "\"metadata\":{\"name\":\"web-0\",\"namespace\":\"default\","              \
     "\"resourceVersion\":\"123456\"}}}\n"
 
 static struct member *members;
@@ -236,11 +238,13 @@ static void fanout_tick_cb(evutil_socket_t fd, short what, void *arg)
     struct timeval tv = {.tv_sec = 0, .tv_usec = 1000};
 
     for (struct member *m = members; m != NULL; m = m->next) {
-        if (m->left == 0 || stream_pending(m->s) >= FILL_HIGH_WATER)
-            continue;
-        stream_write_frame(m->s, fan_frame);
-        if (--m->left == 0)
-            stream_end(m->s);
+        for (long b = 0; b < m->burst && m->left > 0 &&
+                         stream_pending(m->s) < FILL_HIGH_WATER;
+             b++) {
+            stream_write_frame(m->s, fan_frame);
+            if (--m->left == 0)
+                stream_end(m->s);
+        }
     }
     if (members != NULL)
         evtimer_add(fan_tick, &tv);
@@ -266,6 +270,7 @@ static void handle_fanout(struct stream *s, const struct request *r)
 
     m->s = s;
     m->left = query_long(r->query, "n", 100);
+    m->burst = RW_MAX(query_long(r->query, "burst", 1), 1L);
     if (fan_frame == NULL)
         fan_frame = frame_from(FAN_EVENT, sizeof(FAN_EVENT) - 1);
     if (fan_tick == NULL)
@@ -347,6 +352,7 @@ static void handle_stats(struct stream *s)
                      "\"connections_sniffing\":%llu,\"connections_h1\":%llu,"
                      "\"connections_h2\":%llu,\"streams_h1\":%llu,"
                      "\"streams_h2\":%llu,\"connections_total\":%llu,"
+                     "\"connections_rejected\":%llu,"
                      "\"streams_h1_total\":%llu,\"streams_h2_total\":%llu}\n",
                      (unsigned long long)counters.idle_open,
                      (unsigned long long)counters.forever_open,
@@ -360,6 +366,7 @@ static void handle_stats(struct stream *s)
                      (unsigned long long)st.streams_h1,
                      (unsigned long long)st.streams_h2,
                      (unsigned long long)st.connections_total,
+                     (unsigned long long)st.connections_rejected,
                      (unsigned long long)st.streams_h1_total,
                      (unsigned long long)st.streams_h2_total));
 }
@@ -414,7 +421,7 @@ int main(int argc, char **argv)
 
     if (argc < 2) {
         fprintf(stderr, "usage: front_server PORT [MAX_HEADER_BYTES "
-                        "[MAX_CONNECTIONS]]\n");
+                        "[MAX_CONNECTIONS [IDLE_TIMEOUT]]]\n");
         return 2;
     }
     log_init(getenv("FRONT_DEBUG") ? LOG_DEBUG : LOG_WARN, "front_server");
@@ -425,6 +432,8 @@ int main(int argc, char **argv)
         cfg.max_header_bytes = (size_t)strtoul(argv[2], NULL, 10);
     if (argc > 3)
         cfg.max_connections = (unsigned)strtoul(argv[3], NULL, 10);
+    if (argc > 4)
+        cfg.idle_timeout = (unsigned)strtoul(argv[4], NULL, 10);
     snprintf(address, sizeof(address), "127.0.0.1:%s", argv[1]);
     listener = listener_new(base, address, &cfg, handle, NULL);
     if (listener == NULL)
@@ -444,8 +453,9 @@ int main(int argc, char **argv)
     event_free(sigint);
     event_base_free(base);
     libevent_global_shutdown();
-    fprintf(stderr, "front_server: exit: forever_closes=%llu "
-                    "stream_closes=%llu\n",
+    fprintf(stderr,
+            "front_server: exit: forever_closes=%llu "
+            "stream_closes=%llu\n",
             (unsigned long long)counters.forever_closes,
             (unsigned long long)counters.stream_closes);
     return 0;
