@@ -242,11 +242,27 @@ static void conn_h1_unref_cb(const void *data, size_t len, void *extra)
     rbuf_unref(extra);
 }
 
+/*
+ * Pieces shorter than this are copied instead of referenced: libevent 2.1
+ * gives every evbuffer_add_reference a chain of its own (about 1 KiB),
+ * while copies pack into the tail chain, so a small copy costs less
+ * memory and time than a reference (list separators, short events).
+ */
+#define H1_COPY_BELOW 512
+
 static void h1_add_ref(struct conn_h1 *c, struct rbuf *b, size_t off,
                        size_t len)
 {
     struct evbuffer *out = bufferevent_get_output(c->bev);
 
+    if (len < H1_COPY_BELOW) {
+        if (evbuffer_add(out, b->data + off, len) < 0) {
+            log_warnx("conn_h1: cannot queue %zu bytes", len);
+            c->dead = true;
+            h1_schedule(c);
+        }
+        return;
+    }
     rbuf_ref(b);
     if (evbuffer_add_reference(out, b->data + off, len, conn_h1_unref_cb, b) <
         0) {

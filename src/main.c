@@ -9,6 +9,7 @@
  */
 #include <event2/event.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,27 @@ static void daemon_resolve_types(struct daemon *d)
     free(list);
     if (d->n == 0)
         log_fatalx("--resources: no resource type given");
+}
+
+/* Raises the descriptor limit so that --max-connections can be reached:
+ * one per client connection, plus the upstream and the listener. */
+static void daemon_raise_nofile(uint64_t connections)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)connections + 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want
+                      ? want
+                      : rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        log_warn("setrlimit(RLIMIT_NOFILE, %llu)",
+                 (unsigned long long)rl.rlim_cur);
+    if (rl.rlim_cur < want)
+        log_warnx("descriptor limit %llu allows fewer than --max-connections "
+                  "%llu connections", (unsigned long long)rl.rlim_cur,
+                  (unsigned long long)connections);
 }
 
 static void daemon_stats_cb(struct metrics_global *g, void *arg)
@@ -167,6 +189,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     srandom((unsigned)time(NULL) ^ (unsigned)getpid());
     daemon_resolve_types(&d);
+    daemon_raise_nofile(d.cfg.max_connections);
 
     d.base = event_base_new();
     if (d.base == NULL)
