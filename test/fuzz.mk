@@ -37,3 +37,8 @@ FUZZ_TESTS += test/fuzz/front_fuzz
 test_fuzz_front_fuzz_SOURCES = test/fuzz/front_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_front_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_front_fuzz_LDADD = $(TEST_LIBS)
+
+FUZZ_TESTS += test/fuzz/fleet_scan_fuzz
+test_fuzz_fleet_scan_fuzz_SOURCES = test/fuzz/fleet_scan_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_fleet_scan_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_fleet_scan_fuzz_LDADD = src/fleet/libfleet.a $(TEST_LIBS)

@@ -28,3 +28,4 @@ include test/front.mk
 include test/daemon.mk
 include test/fuzz.mk
 include test/integration.mk
+include test/fleet.mk

@@ -1,1 +1,637 @@
-int main(void) { return 0; }
+/*
+ * main.c: ringwatch-fleet, the load generator and verifier.  Parses the
+ * options, builds the modules and runs the phases on one event loop:
+ *
+ *   LIST   each filter's leader LISTs S0 at R0 (bounded: 30 s)
+ *   RUN    the oracle watches etcd from R0 + 1, the writer loads its
+ *          objects at R0 and writes for --duration, the watchers WATCH
+ *          from R0 (after --watch-delay); a progress line every second
+ *   DRAIN  writes stop; wait (at most --drain-timeout) until every
+ *          watcher has everything up to the last write's revision
+ *   FINAL  read etcd's final state at that revision (paged) and compare
+ *          every watcher's view with it (bounded: 60 s)
+ *   DONE   summary on stdout, JSON report, exit 0 when every check passed
+ *
+ * Phases only move forward; SIGINT or SIGTERM jumps to DONE (the run
+ * then fails as interrupted).  Everything is freed after the loop, in
+ * reverse order of dependency: transports, range, writer, oracle,
+ * watchers, filters, keys.
+ */
+#include <event2/event.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cache/resource_type.h"
+#include "cache/rw.h"
+#include "filter.h"
+#include "histogram.h"
+#include "keys.h"
+#include "options.h"
+#include "oracle.h"
+#include "proto/kjson.h"
+#include "range.h"
+#include "report.h"
+#include "src/log.h"
+#include "watch_h1.h"
+#include "watch_h2.h"
+#include "watcher.h"
+#include "writer.h"
+
+#define FLEET_LIST_TIMEOUT 30.0  /* seconds for every initial LIST */
+#define FLEET_FINAL_TIMEOUT 60.0 /* seconds to read the final state */
+#define FLEET_DRAIN_TICK 0.05    /* seconds between drain checks */
+#define FLEET_WATCHERS_PER_CONN 100
+
+enum fleet_phase {
+    PHASE_LIST,
+    PHASE_RUN,
+    PHASE_DRAIN,
+    PHASE_FINAL,
+    PHASE_DONE,
+};
+
+struct fleet {
+    struct fleet_config cfg;
+    struct event_base *base;
+    const struct resource_type *rt;
+    char *server_host, *server_port, *etcd_host, *etcd_port;
+    char *collection;
+    uint64_t connections;
+    struct keys *keys;
+    struct filter **filters;
+    size_t nfilters, nready;
+    struct histogram latency;
+    struct oracle *oracle;
+    struct writer *writer;
+    struct watcher_set *ws;
+    struct watch_h2 *h2;
+    struct watch_h1 *h1;
+    struct range *final;
+    enum fleet_phase phase;
+    double t_run, t_load_end, t_end; /* monotonic seconds */
+    int64_t target;                  /* revision the drain waits for */
+    bool drained, interrupted, oracle_failed, final_failed;
+    struct event *progress, *phase_timer, *drain_tick, *release_timer;
+    struct event *signals[2];
+    uint64_t last_delivered;
+    struct proc_sample server_start;
+    int exit_code;
+};
+
+static void fleet_done(struct fleet *f);
+static void fleet_final(struct fleet *f);
+
+static double fleet_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void fleet_timer(struct event *ev, double seconds)
+{
+    struct timeval tv;
+
+    tv.tv_sec = (time_t)seconds;
+    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
+    event_add(ev, &tv);
+}
+
+static void fleet_kick(struct fleet *f)
+{
+    if (f->h2)
+        watch_h2_kick(f->h2);
+    if (f->h1)
+        watch_h1_kick(f->h1);
+}
+
+static size_t fleet_connections_open(const struct fleet *f)
+{
+    return f->h2 ? watch_h2_connections_open(f->h2)
+                 : watch_h1_connections_open(f->h1);
+}
+
+/* ==== progress ==== */
+
+static void fleet_progress_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct fleet *f = arg;
+    struct watcher_totals t;
+    struct writer_stats st = {0};
+
+    watcher_set_totals(f->ws, &t);
+    if (f->writer)
+        writer_stats(f->writer, &st);
+    fprintf(stderr,
+            "[%6.1fs] watching %llu/%llu, conns %zu, delivered %llu "
+            "(%llu/s), p99 %.2f ms, writes %llu, 410s %llu, bookmarks %llu, "
+            "lost %llu\n",
+            f->t_run > 0 ? fleet_now() - f->t_run : 0.0,
+            (unsigned long long)t.watching, (unsigned long long)f->cfg.watchers,
+            fleet_connections_open(f), (unsigned long long)t.delivered,
+            (unsigned long long)(t.delivered - f->last_delivered),
+            (double)histogram_quantile(&f->latency, 0.99) / 1e6,
+            (unsigned long long)st.ok, (unsigned long long)t.expired_410,
+            (unsigned long long)t.bookmarks, (unsigned long long)t.lost);
+    f->last_delivered = t.delivered;
+}
+
+/* ==== callbacks of the modules ==== */
+
+static void fleet_oracle_advance_cb(void *arg)
+{
+    struct fleet *f = arg;
+
+    watcher_set_advance(f->ws);
+}
+
+static void fleet_oracle_error_cb(const char *why, void *arg)
+{
+    struct fleet *f = arg;
+
+    f->oracle_failed = true;
+    log_warnx("oracle failed, the run cannot be verified: %s", why);
+}
+
+static int64_t fleet_send_time_cb(int64_t rv, void *arg)
+{
+    struct fleet *f = arg;
+
+    return f->writer ? writer_send_time(f->writer, rv) : -1;
+}
+
+static void fleet_writer_ready_cb(size_t objects, void *arg)
+{
+    struct fleet *f = arg;
+
+    if (objects == 0) {
+        log_warnx("writer: no %s to update: nothing will be written",
+                  f->rt->resource);
+        return;
+    }
+    if (f->phase == PHASE_RUN)
+        writer_start(f->writer);
+}
+
+static void fleet_writer_error_cb(const char *why, void *arg)
+{
+    log_warnx("writer: %s", why);
+}
+
+/* ==== phases ==== */
+
+static void fleet_release_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct fleet *f = arg;
+
+    watcher_set_release(f->ws);
+    fleet_kick(f);
+}
+
+static void fleet_load_end_cb(evutil_socket_t fd, short what, void *arg);
+
+/* Every initial LIST is done: start the oracle, the writer, the watches. */
+static void fleet_run(struct fleet *f)
+{
+    int64_t r0 = INT64_MAX;
+
+    f->phase = PHASE_RUN;
+    f->t_run = fleet_now();
+    for (size_t i = 0; i < f->nfilters; i++)
+        r0 = RW_MIN(r0, f->filters[i]->r0);
+    log_info("initial LIST at resourceVersion %" PRId64 ": %u objects", r0,
+             view_count(&f->filters[0]->s0));
+    if (f->cfg.server_pid > 0)
+        report_proc_sample((long)f->cfg.server_pid, &f->server_start);
+    if (f->oracle) {
+        oracle_start(f->oracle, r0 + 1);
+        watcher_set_advance(f->ws);
+    }
+    if (f->writer)
+        writer_load(f->writer, r0);
+    event_del(f->phase_timer);
+    event_assign(f->phase_timer, f->base, -1, 0, fleet_load_end_cb, f);
+    fleet_timer(f->phase_timer, f->cfg.duration);
+    if (f->cfg.watch_delay > 0)
+        fleet_timer(f->release_timer, f->cfg.watch_delay);
+    else
+        fleet_release_cb(-1, 0, f);
+}
+
+static void fleet_list_ready_cb(struct filter *flt, void *arg)
+{
+    struct fleet *f = arg;
+
+    if (++f->nready == f->nfilters && f->phase == PHASE_LIST)
+        fleet_run(f);
+}
+
+static void fleet_list_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct fleet *f = arg;
+
+    log_warnx("the initial LIST did not complete in %.0f s",
+              FLEET_LIST_TIMEOUT);
+    f->exit_code = 1;
+    fleet_done(f);
+}
+
+/* The revision the drain waits for: the last write, else the last change
+ * the oracle saw. */
+static int64_t fleet_target(struct fleet *f)
+{
+    struct writer_stats st = {0};
+
+    if (f->writer)
+        writer_stats(f->writer, &st);
+    if (st.last_rev > 0)
+        return st.last_rev;
+    return f->oracle ? oracle_last_rv(f->oracle) : 0;
+}
+
+static void fleet_drain_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct fleet *f = arg;
+
+    if (f->phase != PHASE_DRAIN)
+        return;
+    if (f->writer && !writer_idle(f->writer))
+        return; /* Puts in flight: their revisions count */
+    f->target = fleet_target(f);
+    if (f->oracle_failed || f->oracle == NULL ||
+        watcher_set_caught_up(f->ws, f->target)) {
+        f->drained = true;
+        fleet_final(f);
+    }
+}
+
+static void fleet_drain_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct fleet *f = arg;
+
+    if (f->phase != PHASE_DRAIN)
+        return;
+    f->target = fleet_target(f);
+    log_warnx(
+        "drain: %zu watchers still behind revision %" PRId64 " after %.1f s",
+        watcher_set_lagging(f->ws, f->target), f->target, f->cfg.drain_timeout);
+    fleet_final(f);
+}
+
+static void fleet_load_end_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct fleet *f = arg;
+
+    f->phase = PHASE_DRAIN;
+    f->t_load_end = fleet_now();
+    if (f->writer)
+        writer_stop(f->writer);
+    event_assign(f->phase_timer, f->base, -1, 0, fleet_drain_timeout_cb, f);
+    fleet_timer(f->phase_timer, f->cfg.drain_timeout);
+    fleet_timer(f->drain_tick, FLEET_DRAIN_TICK);
+}
+
+/* ---- final state ---- */
+
+static void fleet_final_kv_cb(const struct etcd_kv *kv, void *arg)
+{
+    struct fleet *f = arg;
+    size_t plen = strlen(f->rt->etcd_prefix);
+    struct object *obj = NULL;
+    const char *why;
+    uint32_t key;
+
+    if (kv->key_len <= plen ||
+        kjson_decode_object(f->rt, kv->key, kv->key_len, kv->value,
+                            kv->value_len, kv->mod_revision, &obj,
+                            &why) != RW_OK)
+        return; /* not served by the daemon either */
+    key = keys_intern(f->keys, "", 0, kv->key + plen, kv->key_len - plen);
+    for (size_t i = 0; i < f->nfilters; i++)
+        if (filter_matches(f->filters[i], obj))
+            view_put(&f->filters[i]->final, key, kv->mod_revision);
+    object_unref(obj);
+}
+
+static void fleet_final_done_cb(int err, const char *why, int64_t revision,
+                                void *arg)
+{
+    struct fleet *f = arg;
+
+    if (f->phase != PHASE_FINAL)
+        return;
+    if (err != 0) {
+        log_warnx("reading the final state: %s", why);
+        f->final_failed = true;
+    } else {
+        log_info("final state at revision %" PRId64 ": %u objects", revision,
+                 view_count(&f->filters[0]->final));
+        watcher_set_check_views(f->ws);
+    }
+    fleet_done(f);
+}
+
+static void fleet_final_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct fleet *f = arg;
+
+    log_warnx("reading the final state took over %.0f s", FLEET_FINAL_TIMEOUT);
+    f->final_failed = true;
+    fleet_done(f);
+}
+
+static void fleet_final(struct fleet *f)
+{
+    f->phase = PHASE_FINAL;
+    f->t_end = fleet_now();
+    event_del(f->drain_tick);
+    event_del(f->phase_timer);
+    if (f->oracle == NULL || f->oracle_failed) {
+        fleet_done(f);
+        return;
+    }
+    event_assign(f->phase_timer, f->base, -1, 0, fleet_final_timeout_cb, f);
+    fleet_timer(f->phase_timer, FLEET_FINAL_TIMEOUT);
+    f->final = range_new(f->base, f->etcd_host, f->etcd_port,
+                         f->rt->etcd_prefix, f->target > 0 ? f->target : 0, 0,
+                         0, fleet_final_kv_cb, fleet_final_done_cb, f);
+}
+
+/* ---- the end ---- */
+
+static void fleet_fill_report(struct fleet *f, struct report *r)
+{
+    struct writer_stats st = {0};
+
+    memset(r, 0, sizeof(*r));
+    if (f->writer)
+        writer_stats(f->writer, &st);
+    r->watchers = f->cfg.watchers;
+    r->connections = f->connections;
+    r->protocol = f->cfg.http1 ? "http1" : "h2";
+    r->resource = f->cfg.resource;
+    r->label_selector = f->filters[0]->label_selector;
+    r->field_selector = f->filters[0]->field_selector;
+    r->duration_s = f->cfg.duration;
+    r->elapsed_s = f->t_run > 0 ? f->t_end - f->t_run : 0;
+    r->writes = st.ok;
+    r->writes_failed = st.failed;
+    watcher_set_totals(f->ws, &r->t);
+    r->expected = r->t.matched + r->t.lost;
+    r->latency = &f->latency;
+    r->verified = f->oracle != NULL && !f->oracle_failed && !f->final_failed &&
+                  !f->interrupted;
+    r->drained = f->drained;
+    r->interrupted = f->interrupted;
+    r->oracle_failed = f->oracle_failed;
+    r->final_state_failed = f->final_failed;
+    report_proc_sample(0, &r->fleet);
+    r->watcher_bytes = watcher_set_footprint(f->ws);
+    if (f->cfg.server_pid > 0) {
+        r->has_server = true;
+        r->server_pid = (long)f->cfg.server_pid;
+        if (report_proc_sample(r->server_pid, &r->server) == 0 &&
+            f->server_start.ok)
+            r->server_cpu_s = r->server.cpu_s - f->server_start.cpu_s;
+        else
+            log_warnx("--server-pid %ld: cannot read /proc", r->server_pid);
+    }
+    report_count_errors(r);
+}
+
+static void fleet_done(struct fleet *f)
+{
+    struct report r;
+    int64_t end_rv;
+
+    if (f->phase == PHASE_DONE)
+        return;
+    if (f->t_end == 0)
+        f->t_end = fleet_now();
+    f->phase = PHASE_DONE;
+    watcher_set_stop(f->ws);
+    /* Interrupted: what is still in flight is not lost. */
+    end_rv = f->interrupted  ? 0
+             : f->target > 0 ? f->target
+             : f->oracle     ? oracle_known_rv(f->oracle)
+                             : 0;
+    watcher_set_finish(f->ws, end_rv);
+    fleet_fill_report(f, &r);
+    report_summary(stdout, &r);
+    fflush(stdout);
+    if (f->cfg.report && report_write_json(f->cfg.report, &r) != 0)
+        log_warn("--report %s", f->cfg.report);
+    if (f->exit_code == 0)
+        f->exit_code = report_passed(&r) ? 0 : 1;
+    event_base_loopbreak(f->base);
+}
+
+static void fleet_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+    struct fleet *f = arg;
+
+    log_info("%s: stopping", strsignal((int)sig));
+    f->interrupted = true;
+    fleet_done(f);
+}
+
+/* ==== setup ==== */
+
+/* Splits "http://HOST:PORT[/]" (HOST may be [v6]). */
+static bool fleet_parse_url(const char *url, char **host, char **port)
+{
+    const char *p, *colon;
+    size_t len, hlen;
+
+    if (url == NULL || strncmp(url, "http://", 7) != 0)
+        return false;
+    p = url + 7;
+    len = strlen(p);
+    if (len > 0 && p[len - 1] == '/')
+        len--;
+    colon = memrchr(p, ':', len);
+    if (colon == NULL || colon == p || colon + 1 == p + len ||
+        strspn(colon + 1, "0123456789") != (size_t)(p + len - colon - 1) ||
+        memchr(p, '/', len) != NULL)
+        return false;
+    hlen = (size_t)(colon - p);
+    if (p[0] == '[' && hlen >= 2 && p[hlen - 1] == ']')
+        *host = xstrndup(p + 1, hlen - 2);
+    else
+        *host = xstrndup(p, hlen);
+    *port = xstrndup(colon + 1, (size_t)(p + len - colon - 1));
+    return true;
+}
+
+/* Checks the options; exits 2 with a message when they do not fit. */
+static void fleet_check_options(struct fleet *f)
+{
+    struct fleet_config *c = &f->cfg;
+    const char *problem = NULL;
+
+    if ((f->rt = resource_type_find(c->resource)) == NULL)
+        problem = "--resource: unknown resource type";
+    else if (!fleet_parse_url(c->server, &f->server_host, &f->server_port))
+        problem = "--server: want http://HOST:PORT";
+    else if (c->etcd && !fleet_parse_url(c->etcd, &f->etcd_host, &f->etcd_port))
+        problem = "--etcd: want http://HOST:PORT";
+    else if (c->write_rate > 0 && c->etcd == NULL)
+        problem = "--write-rate needs --etcd";
+    if (problem != NULL) {
+        fprintf(stderr, "ringwatch-fleet: %s (see ringwatch-fleet --help)\n",
+                problem);
+        exit(2);
+    }
+    if (c->http1)
+        f->connections = c->watchers;
+    else if (c->connections > 0)
+        f->connections = RW_MIN(c->connections, c->watchers);
+    else
+        f->connections = (c->watchers + FLEET_WATCHERS_PER_CONN - 1) /
+                         FLEET_WATCHERS_PER_CONN;
+    if (*f->rt->group)
+        f->collection = xasprintf("/apis/%s/%s/%s", f->rt->group,
+                                  f->rt->version, f->rt->resource);
+    else
+        f->collection =
+            xasprintf("/api/%s/%s", f->rt->version, f->rt->resource);
+}
+
+static void fleet_build(struct fleet *f)
+{
+    static const struct oracle_callbacks ocbs = {
+        .on_advance = fleet_oracle_advance_cb,
+        .on_error = fleet_oracle_error_cb,
+    };
+    static const struct writer_callbacks wcbs = {
+        .on_ready = fleet_writer_ready_cb,
+        .on_error = fleet_writer_error_cb,
+    };
+    struct watcher_set_config wc = {0};
+    char why[256];
+
+    f->keys = keys_new();
+    histogram_init(&f->latency);
+    f->nfilters = 1; /* profiles will add one per selection */
+    f->filters = xcalloc(f->nfilters, sizeof(*f->filters));
+    f->filters[0] = filter_new(0, f->rt, f->cfg.label_selector,
+                               f->cfg.field_selector, why, sizeof(why));
+    if (f->filters[0] == NULL) {
+        fprintf(stderr, "ringwatch-fleet: selector: %s\n", why);
+        exit(2);
+    }
+    if (f->cfg.etcd)
+        f->oracle = oracle_new(f->base, f->etcd_host, f->etcd_port, f->rt,
+                               f->keys, f->filters, f->nfilters, &ocbs, f);
+    if (f->cfg.write_rate > 0)
+        f->writer = writer_new(f->base, f->etcd_host, f->etcd_port, f->rt,
+                               f->keys, f->cfg.write_rate, &wcbs, f);
+    wc.rt = f->rt;
+    wc.collection = f->collection;
+    wc.keys = f->keys;
+    wc.oracle = f->oracle;
+    wc.latency = &f->latency;
+    wc.send_time = fleet_send_time_cb;
+    wc.on_list_ready = fleet_list_ready_cb;
+    wc.arg = f;
+    f->ws = watcher_set_new(&wc, f->cfg.watchers);
+    for (uint64_t i = 0; i < f->cfg.watchers; i++)
+        watcher_set_add(f->ws, f->filters[i % f->nfilters]);
+    if (f->cfg.http1)
+        f->h1 = watch_h1_new(f->base, f->server_host, f->server_port, f->ws);
+    else
+        f->h2 = watch_h2_new(f->base, f->server_host, f->server_port, f->ws,
+                             f->connections);
+    if (f->cfg.http1 && f->h1 == NULL)
+        exit(2);
+}
+
+static void fleet_events(struct fleet *f)
+{
+    struct timeval second = {1, 0};
+
+    f->base = event_base_new();
+    if (f->base == NULL)
+        log_fatalx("cannot create the event loop");
+    f->signals[0] = evsignal_new(f->base, SIGINT, fleet_signal_cb, f);
+    f->signals[1] = evsignal_new(f->base, SIGTERM, fleet_signal_cb, f);
+    event_add(f->signals[0], NULL);
+    event_add(f->signals[1], NULL);
+    f->progress = event_new(f->base, -1, EV_PERSIST, fleet_progress_cb, f);
+    event_add(f->progress, &second);
+    f->phase_timer = evtimer_new(f->base, fleet_list_timeout_cb, f);
+    f->drain_tick = event_new(f->base, -1, EV_PERSIST, fleet_drain_tick_cb, f);
+    f->release_timer = evtimer_new(f->base, fleet_release_cb, f);
+}
+
+static void fleet_free(struct fleet *f)
+{
+    watch_h2_free(f->h2);
+    watch_h1_free(f->h1);
+    range_free(f->final);
+    writer_free(f->writer);
+    oracle_free(f->oracle);
+    watcher_set_free(f->ws);
+    for (size_t i = 0; i < f->nfilters; i++)
+        filter_free(f->filters[i]);
+    free(f->filters);
+    keys_free(f->keys);
+    event_free(f->progress);
+    event_free(f->phase_timer);
+    event_free(f->drain_tick);
+    event_free(f->release_timer);
+    for (size_t i = 0; i < RW_ARRAY_LEN(f->signals); i++)
+        event_free(f->signals[i]);
+    event_base_free(f->base);
+    free(f->collection);
+    free(f->server_host);
+    free(f->server_port);
+    free(f->etcd_host);
+    free(f->etcd_port);
+}
+
+int main(int argc, char **argv)
+{
+    struct fleet f = {0};
+    char why[256];
+    int rc, level;
+
+    rc = config_parse(fleet_options, fleet_noptions, &f.cfg, argc, argv,
+                      "ringwatch-fleet " PACKAGE_VERSION, why, sizeof(why));
+    if (rc == 1) {
+        if (strcmp(argv[argc - 1], "--version") != 0)
+            config_usage(stdout, "ringwatch-fleet", FLEET_SYNOPSIS,
+                         fleet_options, fleet_noptions);
+        return 0;
+    }
+    if (rc != RW_OK) {
+        fprintf(stderr, "ringwatch-fleet: %s (see ringwatch-fleet --help)\n",
+                why);
+        return 2;
+    }
+    if ((level = log_level_parse(f.cfg.log_level)) < 0) {
+        fprintf(stderr, "ringwatch-fleet: --log-level: unknown level \"%s\"\n",
+                f.cfg.log_level);
+        return 2;
+    }
+    log_init(level, "ringwatch-fleet");
+    signal(SIGPIPE, SIG_IGN);
+    fleet_check_options(&f);
+    fleet_events(&f);
+    fleet_build(&f);
+
+    fleet_timer(f.phase_timer, FLEET_LIST_TIMEOUT);
+    fleet_kick(&f);
+    event_base_dispatch(f.base);
+    if (f.phase != PHASE_DONE) /* the loop ran dry: should not happen */
+        fleet_done(&f);
+    watcher_set_stop(f.ws);
+    fleet_free(&f);
+    return f.exit_code;
+}

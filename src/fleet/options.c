@@ -1,0 +1,44 @@
+/*
+ * options.c: ringwatch-fleet's option table (see options.h).  Each entry's
+ * default is what man/ringwatch-fleet.1 states as "Default: X." (NULL
+ * strings read "none", flags "off").
+ */
+#include "options.h"
+
+#include "cache/rw.h"
+
+#define OFF(field) offsetof(struct fleet_config, field)
+
+const struct option_spec fleet_options[] = {
+    {"server", OPT_STRING, OFF(server), 0, 0, "http://127.0.0.1:8080", "URL",
+     "ringwatch (or any kube-apiserver-like server) to LIST and WATCH"},
+    {"resource", OPT_STRING, OFF(resource), 0, 0, "pods", "RESOURCE",
+     "resource type to watch, as ringwatch --resources spells it"},
+    {"watchers", OPT_UINT, OFF(watchers), 1, 1000000, "100", "N",
+     "watch streams to open"},
+    {"connections", OPT_UINT, OFF(connections), 0, 1000000, "0", "C",
+     "HTTP/2 connections the watchers share (0: one per 100 watchers)"},
+    {"http1", OPT_FLAG, OFF(http1), 0, 0, NULL, NULL,
+     "use HTTP/1.1, one connection per watcher, instead of HTTP/2"},
+    {"label-selector", OPT_STRING, OFF(label_selector), 0, 0, NULL, "SELECTOR",
+     "labelSelector of every LIST and WATCH"},
+    {"field-selector", OPT_STRING, OFF(field_selector), 0, 0, NULL, "SELECTOR",
+     "fieldSelector of every LIST and WATCH"},
+    {"duration", OPT_SECONDS, OFF(duration), 0.1, 86400 * 7, "10", "SECONDS",
+     "seconds of load (writes and watching) before the final checks"},
+    {"watch-delay", OPT_SECONDS, OFF(watch_delay), 0, 3600, "0", "SECONDS",
+     "seconds between the initial LIST and the first WATCH (writes go on)"},
+    {"drain-timeout", OPT_SECONDS, OFF(drain_timeout), 0, 3600, "10", "SECONDS",
+     "seconds to wait at the end for every watcher to catch up"},
+    {"etcd", OPT_STRING, OFF(etcd), 0, 0, NULL, "URL",
+     "etcd behind the server: oracle watch, writer and final state"},
+    {"write-rate", OPT_UINT, OFF(write_rate), 0, 1000000, "0", "PER_SECOND",
+     "updates per second written to etcd (needs --etcd)"},
+    {"server-pid", OPT_UINT, OFF(server_pid), 0, 4194304, "0", "PID",
+     "process id of the server, to report its CPU time and memory"},
+    {"report", OPT_STRING, OFF(report), 0, 0, NULL, "FILE",
+     "write the results as JSON to FILE"},
+    {"log-level", OPT_STRING, OFF(log_level), 0, 0, "info", "LEVEL",
+     "debug, info, warn or error"},
+};
+const size_t fleet_noptions = RW_ARRAY_LEN(fleet_options);

@@ -1,0 +1,47 @@
+/*
+ * options.h: ringwatch-fleet's command line, as one table of struct
+ * option_spec (src/config.h) that parses argv into struct fleet_config,
+ * prints --help, and must agree with man/ringwatch-fleet.1 (a unit test,
+ * test/fleet_options_test.c, checks all three).
+ *
+ * The parsed struct is immutable once main has checked it; strings point
+ * into argv or the table.  Options without a value default to NULL
+ * (strings) or 0 (numbers) meaning "not given".
+ */
+#ifndef FLEET_OPTIONS_H
+#define FLEET_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/config.h"
+
+struct fleet_config {
+    const char *server;         /* ringwatch's URL, http://HOST:PORT */
+    const char *resource;       /* resource type, resource_type_find spelling */
+    uint64_t watchers;          /* watch streams */
+    uint64_t connections;       /* HTTP/2 connections; 0: ceil(watchers/100) */
+    bool http1;                 /* one HTTP/1.1 connection per watcher */
+    const char *label_selector; /* NULL: none */
+    const char *field_selector; /* NULL: none */
+    double duration;            /* seconds of load, from the first watch */
+    double watch_delay;         /* seconds between the initial LIST and the
+                                   watches */
+    double drain_timeout;       /* seconds to wait for stragglers at the end */
+    const char *etcd;           /* etcd URL (oracle, writer, final state) */
+    uint64_t write_rate;        /* writes per second; 0: no writer */
+    uint64_t server_pid;        /* ringwatch's pid for CPU and RSS; 0: none */
+    const char *report;         /* JSON report path; NULL: none */
+    const char *log_level;
+};
+
+/* The synopsis --help prints after the program name. */
+#define FLEET_SYNOPSIS                                                         \
+    "--server URL --resource RESOURCE --watchers N --duration SECONDS "        \
+    "[options]"
+
+extern const struct option_spec fleet_options[];
+extern const size_t fleet_noptions;
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * view.h: a compact map from key index (keys.h) to resourceVersion: what
+ * one watcher believes the state of its selection is, or what a LIST or
+ * etcd's final state says it is.
+ *
+ * Two parallel arrays sorted by key index (12 bytes per live object, no
+ * per-entry allocation).  A removed entry stays as a tombstone (rv 0) so
+ * that removal is O(log n); tombstones are reused when the key comes back
+ * and squeezed out when they outnumber live entries.  Key indexes of new
+ * objects are the largest so far, so adding one is usually an append.
+ */
+#ifndef FLEET_VIEW_H
+#define FLEET_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct view {
+    uint32_t *keys; /* sorted, unique */
+    int64_t *rvs;   /* rvs[i] of keys[i]; 0: tombstone */
+    uint32_t n;     /* entries, tombstones included */
+    uint32_t cap;
+    uint32_t live; /* entries with rv > 0 */
+};
+
+/* An empty view (no allocation until the first put). */
+void view_init(struct view *v);
+void view_fini(struct view *v);
+/* Empties v, keeping its memory. */
+void view_clear(struct view *v);
+
+/* The rv of key, 0 when absent. */
+int64_t view_get(const struct view *v, uint32_t key);
+
+/* Sets key's rv (> 0); returns the previous rv, 0 when it was absent. */
+int64_t view_put(struct view *v, uint32_t key, int64_t rv);
+
+/* Removes key; returns its rv, 0 when it was absent. */
+int64_t view_remove(struct view *v, uint32_t key);
+
+/* dst becomes a copy of src (dst's memory reused). */
+void view_copy(struct view *dst, const struct view *src);
+
+/* Whether a and b hold the same live keys with the same rvs. */
+bool view_equal(const struct view *a, const struct view *b);
+
+/* Live entries. */
+static inline uint32_t view_count(const struct view *v)
+{
+    return v->live;
+}
+
+/* Bytes allocated. */
+size_t view_footprint(const struct view *v);
+
+#endif

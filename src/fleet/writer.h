@@ -1,0 +1,99 @@
+/*
+ * writer.h: the fleet's load: updates to existing objects of the resource,
+ * written straight to etcd at a paced rate, each stamped with the
+ * wall-clock time it was sent so that watchers can measure latency.
+ *
+ * The writer first reads the resource's values at R0 (range.h), the same
+ * snapshot as the initial LIST, and turns each into a template: the value
+ * with metadata.annotations opened at the place where the stamp goes.
+ * Each write puts the template with the annotations
+ *   "ringwatch.io/written-at": wall-clock unix nanoseconds (decimal)
+ *   "ringwatch.io/write-count": this object's write number (decimal)
+ * so every write changes the value; other annotations and the rest of the
+ * value are kept byte for byte.  Objects are taken round robin.
+ *
+ * Pacing: a 10 ms timer issues the writes due so far (rate x elapsed),
+ * with at most WRITER_MAX_INFLIGHT Puts in flight; writes that cannot go
+ * out are counted as behind and caught up when Puts complete.  Each
+ * completed Put records its revision (PutResponse header.revision) and
+ * send time.
+ *
+ * The operation is chosen per write (writer_op); updates are the only
+ * kind today, creates and deletes (churn) fit in the same place.
+ */
+#ifndef FLEET_WRITER_H
+#define FLEET_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/resource_type.h"
+#include "keys.h"
+
+#define WRITER_MAX_INFLIGHT 512
+#define WRITER_COUNT_ANNOTATION "ringwatch.io/write-count"
+
+struct event_base;
+struct writer;
+
+struct writer_callbacks {
+    /* The templates are built (objects may be 0: nothing to write). */
+    void (*on_ready)(size_t objects, void *arg);
+    /* Loading failed; why in English.  The writer stays idle. */
+    void (*on_error)(const char *why, void *arg);
+};
+
+struct writer_stats {
+    size_t objects;    /* templates */
+    uint64_t sent;     /* Puts issued */
+    uint64_t ok;       /* Puts acknowledged (revision known) */
+    uint64_t failed;   /* Puts that failed */
+    uint64_t behind;   /* ticks on which writes were due but held back */
+    size_t inflight;   /* Puts outstanding */
+    int64_t first_rev; /* revision of the first acknowledged Put; 0 */
+    int64_t last_rev;  /* highest acknowledged revision; 0 */
+};
+
+/*
+ * A writer of resource type rt at etcd host:port, rate writes per second
+ * (> 0), interning keys in keys.  Connects at once; writes nothing until
+ * writer_load then writer_start.
+ */
+struct writer *writer_new(struct event_base *base, const char *host,
+                          const char *port, const struct resource_type *rt,
+                          struct keys *keys, uint64_t rate,
+                          const struct writer_callbacks *cbs, void *arg);
+void writer_free(struct writer *w);
+
+/* Reads the resource's values at revision (R0) and builds the templates;
+ * on_ready or on_error follows from the loop. */
+void writer_load(struct writer *w, int64_t revision);
+
+/* Starts writing at the configured rate (after on_ready). */
+void writer_start(struct writer *w);
+/* Issues no further writes; those in flight complete. */
+void writer_stop(struct writer *w);
+/* No Put in flight. */
+bool writer_idle(const struct writer *w);
+
+void writer_stats(const struct writer *w, struct writer_stats *st);
+
+/* When the acknowledged write of revision rev was sent (wall-clock unix
+ * ns), or -1 when no write of this writer has that revision. */
+int64_t writer_send_time(const struct writer *w, int64_t rev);
+
+/*
+ * Builds the template of one value (len bytes of a JSON object): *head
+ * and *tail (new strings, caller frees; lengths in *head_len, *tail_len)
+ * such that head + STAMP + tail is the value with STAMP as the first
+ * members of metadata.annotations, where STAMP is one or more
+ * "key":"value" members separated by commas; existing
+ * SCAN_WRITTEN_AT and WRITER_COUNT_ANNOTATION members are dropped.
+ * Returns false (nothing allocated) when the value is not a JSON object
+ * with an object "metadata".
+ */
+bool writer_template(const char *value, size_t len, char **head,
+                     size_t *head_len, char **tail, size_t *tail_len);
+
+#endif

@@ -1,0 +1,104 @@
+"""ringwatch-fleet end to end: real etcd, real ringwatch, real fleet.
+
+etcd is seeded with 100 pods (10 deployments x 10 replicas) before
+ringwatch starts.  Then, each run checked from the JSON report:
+
+1. 200 watchers over HTTP/2 (4 connections), 50 writes/s for 6 s: every
+   write reaches every watcher (delivered = writes x watchers), nothing
+   lost, duplicated, out of order or mismatched, no errors, latency and
+   the server's CPU and memory reported.
+2. The same with 100 watchers over HTTP/1.1.
+3. 50 watchers with labelSelector app=api-0 (10 of the 100 pods): they
+   get exactly the oracle's share of the writes, fewer than all.
+4. ringwatch with a ring of 8 events; the watchers start 1 s after the
+   initial LIST while 20 writes/s go on, so every WATCH from R0 is
+   answered ERROR 410: each watcher relists, and everything after the
+   relist still verifies.
+"""
+import json
+import subprocess
+
+from harness import *
+
+FLEET = os.environ.get("RINGWATCH_FLEET", os.path.join(TOP, "build", "ringwatch-fleet"))
+SEED = os.path.join(TOP, "scripts", "seed-cluster")
+
+
+def fleet(rw, etcd, *args, duration=6, timeout=90):
+    """Runs the fleet against rw; returns its JSON report."""
+    report = tempfile.NamedTemporaryFile(prefix="rw-fleet-", suffix=".json", delete=False)
+    report.close()
+    cmd = [FLEET, "--server", rw.url, "--resource", "pods", "--duration", str(duration),
+           "--etcd", etcd.url, "--server-pid", str(rw.proc.pid),
+           "--report", report.name] + [str(a) for a in args]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        with open(report.name) as f:
+            text = f.read()
+    finally:
+        os.unlink(report.name)
+    check(text, "no report from %s\nstdout:\n%s\nstderr:\n%s", cmd, out.stdout, out.stderr[-3000:])
+    r = json.loads(text)
+    r["_exit"] = out.returncode
+    r["_log"] = out.stdout + out.stderr[-3000:]
+    return r
+
+
+def verified(r, what):
+    """The checks every run must pass."""
+    for k in ("lost", "duplicated", "out_of_order", "mismatched_views", "errors"):
+        eq(r[k], 0, "%s: %s (report %s)" % (what, k, json.dumps(r.get("error_detail"))))
+    eq(r["_exit"], 0, "%s: exit status\n%s" % (what, r["_log"]))
+    check(r["verified"] and r["drained"] and r["passed"], "%s: not verified: %s", what, r["_log"])
+    lat = r["latency_ms"]
+    for k in ("p50", "p90", "p99", "max"):
+        check(isinstance(lat.get(k), (int, float)), "%s: latency_ms.%s missing", what, k)
+    check(lat["count"] > 0 and 0 < lat["p50"] <= lat["p99"] <= lat["max"],
+          "%s: latency %r", what, lat)
+    srv = r.get("server", {})
+    check(srv.get("pid", 0) > 0 and srv.get("cpu_s", -1) >= 0 and srv.get("rss_bytes", 0) > 0
+          and srv.get("rss_peak_bytes", 0) >= srv["rss_bytes"], "%s: server %r", what, srv)
+    check(r["writes"] > 0 and r["delivered"] > 0, "%s: nothing delivered: %s", what, r["_log"])
+
+
+def main():
+    check(os.access(FLEET, os.X_OK), "no fleet binary at %s", FLEET)
+    etcd = Etcd()
+    out = subprocess.run([SEED, etcd.url, "--deployments", "10", "--replicas", "10"],
+                         capture_output=True, text=True, timeout=60, check=True)
+    check("100 pods" in out.stdout, "seed-cluster: %s", out.stdout)
+    rw = Ringwatch(etcd, resources="pods")
+
+    r = fleet(rw, etcd, "--watchers", 200, "--connections", 4, "--write-rate", 50)
+    verified(r, "h2")
+    eq((r["protocol"], r["watchers"], r["connections"]), ("h2", 200, 4), "h2 setup")
+    eq(r["delivered"], r["writes"] * 200, "h2: delivered = writes x watchers")
+    eq(r["events"]["MODIFIED"], r["delivered"], "h2: every event MODIFIED")
+    check(r["writes"] >= 200, "h2: only %d writes in 6 s at 50/s", r["writes"])
+
+    r = fleet(rw, etcd, "--watchers", 100, "--http1", "--write-rate", 50)
+    verified(r, "http1")
+    eq((r["protocol"], r["connections"]), ("http1", 100), "http1 setup")
+    eq(r["delivered"], r["writes"] * 100, "http1: delivered = writes x watchers")
+
+    r = fleet(rw, etcd, "--watchers", 50, "--label-selector", "app=api-0",
+              "--write-rate", 50, duration=4)
+    verified(r, "selector")
+    eq(r["label_selector"], "app=api-0", "selector in the report")
+    eq(r["delivered"], r["expected"], "selector: delivered = expected")
+    check(0 < r["delivered"] < r["writes"] * 50,
+          "selector: %d delivered of %d writes", r["delivered"], r["writes"])
+    eq(r["delivered"] % 50, 0, "selector: every watcher got the same events")
+    rw.stop()
+
+    small = Ringwatch(etcd, "--ring-capacity", "8", resources="pods")
+    r = fleet(small, etcd, "--watchers", 30, "--connections", 2, "--watch-delay", 1,
+              "--write-rate", 20, duration=5)
+    verified(r, "410")
+    check(r["expired_410"] >= 30, "410: only %d of 30 watchers expired", r["expired_410"])
+    check(r["relists"] >= 30, "410: only %d relists", r["relists"])
+    check(r["delivered"] > 0 and r["delivered"] == r["expected"],
+          "410: delivered %d, expected %d", r["delivered"], r["expected"])
+
+
+run(main)
