@@ -9,7 +9,8 @@
  *
  * Invariants: len <= max_events; bytes == sum of event_bytes() of the held
  * events and bytes <= max_bytes unless len == 1 (the newest event is always
- * kept); rvs strictly increase from tail to head; seqs never go back, not
+ * kept); rvs never decrease from tail to head (several events share a
+ * revision when one transaction wrote several keys); seqs never go back, not
  * even across ring_clear.  Each held event owns one reference to each of
  * obj, prev and gone; they are dropped when the event leaves.
  */
@@ -32,6 +33,7 @@ struct ring {
     size_t bytes;       /* sum of event_bytes of the held events */
     uint64_t tail;      /* seq of the oldest event */
     uint64_t evictions; /* events dropped to respect a bound */
+    int64_t evicted_rv; /* rv of the last event evicted since ring_clear */
 };
 
 size_t event_bytes(const struct event *ev)
@@ -74,6 +76,7 @@ void ring_clear(struct ring *r)
     while (r->len > 0)
         drop_oldest(r);
     r->start = 0;
+    r->evicted_rv = 0;
 }
 
 void ring_free(struct ring *r)
@@ -107,11 +110,12 @@ size_t ring_push(struct ring *r, const struct event *ev)
     size_t evicted = 0;
 
     rw_assert(ev->obj != NULL);
-    rw_assert(r->len == 0 || ev->rv > slot(r, r->len - 1)->rv);
+    rw_assert(r->len == 0 || ev->rv >= slot(r, r->len - 1)->rv);
     if (r->len == r->cap) {
         if (r->cap < r->max_events) {
             grow(r);
         } else {
+            r->evicted_rv = slot(r, 0)->rv;
             drop_oldest(r);
             evicted++;
         }
@@ -120,6 +124,7 @@ size_t ring_push(struct ring *r, const struct event *ev)
     r->len++;
     r->bytes += event_bytes(ev);
     while (r->len > r->max_events || (r->bytes > r->max_bytes && r->len > 1)) {
+        r->evicted_rv = slot(r, 0)->rv;
         drop_oldest(r);
         evicted++;
     }
@@ -187,6 +192,11 @@ int64_t ring_oldest_rv(const struct ring *r)
 int64_t ring_newest_rv(const struct ring *r)
 {
     return r->len ? slot(r, r->len - 1)->rv : 0;
+}
+
+int64_t ring_evicted_rv(const struct ring *r)
+{
+    return r->evicted_rv;
 }
 
 uint64_t ring_evictions(const struct ring *r)

@@ -44,9 +44,11 @@ void ring_free(struct ring *r);
 
 /*
  * Appends *ev (taking its object references) with seq ring_head_seq(), and
- * evicts the oldest events while a bound is exceeded.  ev->rv must be
- * greater than the newest event's rv (asserted).  Returns the number of
- * events evicted.
+ * evicts the oldest events while a bound is exceeded.  ev->rv must be at
+ * least the newest event's rv (asserted): keys written by one etcd
+ * transaction share its revision.  Eviction may split such a revision;
+ * ring_evicted_rv() tells where complete history starts.  Returns the
+ * number of events evicted.
  */
 size_t ring_push(struct ring *r, const struct event *ev);
 
@@ -70,6 +72,9 @@ int64_t ring_newest_rv(const struct ring *r);   /* 0 when empty */
 /* Events pushes dropped to respect a bound, since ring_new (ring_clear's
  * drops are not evictions). */
 uint64_t ring_evictions(const struct ring *r);
+/* rv of the most recently evicted event since ring_clear (0: none): every
+ * event with a greater rv is still held. */
+int64_t ring_evicted_rv(const struct ring *r);
 
 /* Drops every event (a relist); seqs keep counting from head. */
 void ring_clear(struct ring *r);

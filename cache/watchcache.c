@@ -10,7 +10,7 @@
  * "nothing was evicted since the last relist" is one comparison).
  *
  * Invariants: every event in the ring has list_rv < event rv <= rv, in
- * increasing order; applying the ring's events to the list at list_rv gives
+ * non-decreasing order (one transaction's keys share a revision); applying the ring's events to the list at list_rv gives
  * the store; rv never decreases.
  */
 #include "watchcache.h"
@@ -26,6 +26,9 @@ struct watchcache {
     int64_t list_rv;
     uint64_t evictions_at_replace;
     bool initialized;
+    /* rv was reached by applying a change (not a list or a progress
+     * revision), so more keys of that change's transaction may follow. */
+    bool rv_open;
 };
 
 struct watchcache *watchcache_new(size_t ring_events, size_t ring_bytes)
@@ -46,12 +49,33 @@ void watchcache_free(struct watchcache *wc)
     free(wc);
 }
 
+/*
+ * Whether a change of key at rv was applied already.  Below the cache's
+ * revision it was.  At it, it was if the revision came from a list or a
+ * progress notification (they cover the whole revision), or if key's
+ * object already carries rv; otherwise it is another key of the
+ * transaction just applied (a delete of a key that is gone is then a
+ * no-op anyway).
+ */
+static bool watchcache_is_replay(const struct watchcache *wc, const char *key,
+                                 size_t len, int64_t rv)
+{
+    const struct object *cur;
+
+    if (rv != wc->rv)
+        return rv < wc->rv;
+    if (!wc->rv_open)
+        return true;
+    cur = store_get(wc->store, key, len);
+    return cur != NULL && cur->rv == rv;
+}
+
 int watchcache_put(struct watchcache *wc, struct object *obj)
 {
     struct event ev = {0};
 
     rw_assert(wc->initialized);
-    if (obj->rv <= wc->rv) {
+    if (watchcache_is_replay(wc, obj->key, obj->key_len, obj->rv)) {
         object_unref(obj);
         return RW_EINVAL;
     }
@@ -61,6 +85,7 @@ int watchcache_put(struct watchcache *wc, struct object *obj)
     ev.type = ev.prev ? EVENT_MODIFIED : EVENT_ADDED;
     ring_push(wc->ring, &ev);
     wc->rv = obj->rv;
+    wc->rv_open = true;
     return RW_OK;
 }
 
@@ -71,9 +96,10 @@ int watchcache_delete(struct watchcache *wc, const char *key, size_t len,
     struct object *prev;
 
     rw_assert(wc->initialized);
-    if (rv <= wc->rv)
+    if (watchcache_is_replay(wc, key, len, rv))
         return RW_EINVAL;
     wc->rv = rv;
+    wc->rv_open = true;
     prev = store_delete(wc->store, key, len);
     if (prev == NULL)
         return RW_ENOTFOUND;
@@ -88,8 +114,10 @@ int watchcache_delete(struct watchcache *wc, const char *key, size_t len,
 void watchcache_progress(struct watchcache *wc, int64_t rv)
 {
     /* Before the first list a progress revision vouches for nothing. */
-    if (wc->initialized && rv > wc->rv)
+    if (wc->initialized && rv > wc->rv) {
         wc->rv = rv;
+        wc->rv_open = false;
+    }
 }
 
 void watchcache_replace(struct watchcache *wc, struct store *fresh, int64_t rv,
@@ -108,6 +136,7 @@ void watchcache_replace(struct watchcache *wc, struct store *fresh, int64_t rv,
     ring_clear(wc->ring);
     wc->list_rv = rv;
     wc->rv = RW_MAX(wc->rv, rv);
+    wc->rv_open = false;
     wc->evictions_at_replace = ring_evictions(wc->ring);
     wc->initialized = true;
 }
@@ -140,20 +169,24 @@ struct ring *watchcache_ring(const struct watchcache *wc)
 int watchcache_watch_from(const struct watchcache *wc, int64_t rv,
                           uint64_t *seq, int64_t *oldest_minus_one)
 {
-    int64_t oldest;
+    int64_t oldest, limit;
 
     rw_assert(wc->initialized);
     rw_assert(rv > 0);
+
     if (ring_evictions(wc->ring) == wc->evictions_at_replace) {
         /* Nothing evicted since the list: every change after it is here. */
         oldest = wc->list_rv + 1;
+        limit = oldest - 1;
     } else {
-        /* An eviction leaves at least one event (ring.h). */
+        /* An eviction leaves at least one event (ring.h).  If it split a
+         * transaction's revision, that revision is no longer whole. */
         rw_assert(ring_len(wc->ring) > 0);
         oldest = ring_oldest_rv(wc->ring);
+        limit = RW_MAX(oldest - 1, ring_evicted_rv(wc->ring));
     }
-    if (rv < oldest - 1) {
-        *oldest_minus_one = oldest - 1;
+    if (rv < limit) {
+        *oldest_minus_one = limit;
         return RW_EEXPIRED;
     }
     *seq = ring_seq_after(wc->ring, rv);

@@ -35,8 +35,11 @@ void watchcache_free(struct watchcache *wc);
 /*
  * Applies a create or update at obj->rv, taking obj's reference on every
  * path: stores it and pushes ADDED (key was absent) or MODIFIED (event
- * prev = the replaced object).  Returns RW_OK, or RW_EINVAL when obj->rv is
- * not above watchcache_rv() (a replay; dropped).  Asserts initialised.
+ * prev = the replaced object).  Returns RW_OK, or RW_EINVAL for a replay
+ * (dropped): obj->rv below watchcache_rv(), or equal to it with the key
+ * already at that rv.  Equal revisions are otherwise legitimate: etcd gives
+ * every key written by one transaction the transaction's revision.
+ * Asserts initialised.
  */
 int watchcache_put(struct watchcache *wc, struct object *obj);
 
@@ -44,7 +47,7 @@ int watchcache_put(struct watchcache *wc, struct object *obj);
  * Applies a delete of key at revision rv: removes it and pushes DELETED
  * whose obj is the last state with resourceVersion rv (object_with_rv).
  * Returns RW_OK; RW_ENOTFOUND if the key is absent (nothing pushed, the
- * revision still advances); RW_EINVAL for a replay (rv <= watchcache_rv()).
+ * revision still advances); RW_EINVAL for a replay (rv < watchcache_rv()).
  */
 int watchcache_delete(struct watchcache *wc, const char *key, size_t len,
                       int64_t rv);
@@ -78,7 +81,9 @@ struct ring *watchcache_ring(const struct watchcache *wc);
  * list_rv + 1 while nothing was evicted since the last replace, else the
  * oldest buffered event's rv.  If rv < oldest - 1, returns RW_EEXPIRED and
  * sets *oldest_minus_one = oldest - 1 (for "too old resource version: rv
- * (oldest-1)").  Otherwise RW_OK and *seq = the ring seq of the first event
+ * (oldest-1)").  When an eviction split a transaction's revision (see
+ * ring_evicted_rv), that revision is not deliverable whole either, and the
+ * limit becomes the evicted revision.  Otherwise RW_OK and *seq = the ring seq of the first event
  * with rv greater than the requested one (ring head if none yet; an rv
  * ahead of the cache starts at the head and the caller skips events <= rv).
  * Asserts initialised.  Events evicted for ring_bytes count as evictions.

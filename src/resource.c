@@ -236,8 +236,9 @@ void resource_put(struct resource *r, const char *key, size_t key_len,
 {
     struct object *obj;
 
-    if (mod_rev <= watchcache_rv(r->wc))
-        return; /* replay after a resume */
+    /* A replay after a resume; equal revisions are one transaction's keys. */
+    if (mod_rev < watchcache_rv(r->wc))
+        return;
     r->metrics.events_received++;
     obj = resource_decode(r, key, key_len, value, value_len, mod_rev);
     if (obj == NULL) {
@@ -254,7 +255,7 @@ void resource_put(struct resource *r, const char *key, size_t key_len,
 void resource_delete(struct resource *r, const char *key, size_t key_len,
                      int64_t mod_rev)
 {
-    if (mod_rev <= watchcache_rv(r->wc))
+    if (mod_rev < watchcache_rv(r->wc))
         return;
     r->metrics.events_received++;
     watchcache_delete(r->wc, key, key_len, mod_rev);

@@ -30,8 +30,13 @@
  *    header.revision is left", and only that reaches resource_progress.
  *  - The watch asks for fragment=true: etcd then splits a response larger
  *    than its request size limit (--max-request-bytes, 1.5 MiB) into
- *    several, each holding whole events, so no single message nears our
- *    64 MiB limit during a large catch-up.  Each is applied as it comes.
+ *    several, each holding whole events (all but the last marked
+ *    fragment), so no single message nears our 64 MiB limit during a large
+ *    catch-up.  The fragments are kept (as received) and applied together
+ *    with the last one: a response holds whole revisions, and several keys
+ *    written in one transaction share a revision, so applying fragments one
+ *    loop turn apart could show a revision in part to a LIST, a bookmark or
+ *    a watcher.  Held fragments are bounded by UPSTREAM_MAX_FRAGMENT_BYTES.
  *  - WatchProgressRequest is never sent: before etcd 3.4.25 its reply may
  *    overtake events still queued (etcd issue 15220).  The version is read
  *    with Maintenance/Status at connect and recorded (status and log).
@@ -71,6 +76,8 @@
 #define UPSTREAM_DEFAULT_REQUEST 60.0
 #define UPSTREAM_DEFAULT_KEEPALIVE 10.0
 #define UPSTREAM_STATUS_TIMEOUT 5.0
+/* Bytes of one WatchResponse's fragments held until its last fragment. */
+#define UPSTREAM_MAX_FRAGMENT_BYTES (256u << 20)
 
 enum upstream_res_state {
     RES_IDLE,
@@ -103,6 +110,9 @@ struct upstream_res {
     bool created;  /* the watch is established */
     bool resuming; /* this watch resumes after a reconnect */
     int64_t watch_start;
+    struct rbuf **fragments; /* of the response in progress, in order */
+    size_t nfragments;
+    size_t fragment_bytes;
     int up; /* last resource_upstream_state reported: -1 none, 0, 1 */
     /* retry */
     struct event *retry;
@@ -378,8 +388,19 @@ static void res_range_page(struct upstream_res *res)
 
 /* ==== watching ==== */
 
+static void res_fragments_drop(struct upstream_res *res)
+{
+    for (size_t i = 0; i < res->nfragments; i++)
+        rbuf_unref(res->fragments[i]);
+    free(res->fragments);
+    res->fragments = NULL;
+    res->nfragments = 0;
+    res->fragment_bytes = 0;
+}
+
 static void res_watch_stop(struct upstream_res *res)
 {
+    res_fragments_drop(res);
     if (res->watch_call) {
         grpc_call_cancel(res->watch_call);
         res->watch_call = NULL;
@@ -422,8 +443,9 @@ static void res_watch_created(struct upstream_res *res)
     res_set_up(res, true);
 }
 
-static void res_watch_events(struct upstream_res *res,
-                             const struct etcd_watch_response *w)
+/* Applies the events of one response (or fragment); no flush. */
+static void res_watch_apply(struct upstream_res *res,
+                            const struct etcd_watch_response *w)
 {
     for (size_t i = 0; i < w->n_events; i++) {
         const struct etcd_event *ev = &w->events[i];
@@ -435,6 +457,40 @@ static void res_watch_events(struct upstream_res *res,
             resource_delete(res->r, ev->kv.key, ev->kv.key_len,
                             ev->kv.mod_revision);
     }
+}
+
+/* Holds a fragment (a copy of msg) until the response's last one. */
+static bool res_watch_hold(struct upstream_res *res, const uint8_t *msg,
+                           size_t len)
+{
+    if (res->fragment_bytes + len > UPSTREAM_MAX_FRAGMENT_BYTES) {
+        log_warnx("etcd %s: watch %s: fragmented response over %u bytes",
+                  res->u->url, res->prefix, UPSTREAM_MAX_FRAGMENT_BYTES);
+        return false;
+    }
+    res->fragments = xrealloc(res->fragments,
+                              (res->nfragments + 1) * sizeof(struct rbuf *));
+    res->fragments[res->nfragments++] = rbuf_from(msg, len);
+    res->fragment_bytes += len;
+    return true;
+}
+
+/* The last (or only) part of a response with events: applies the held
+ * fragments, then w, then wakes the watchers, all in one loop turn. */
+static void res_watch_events(struct upstream_res *res,
+                             const struct etcd_watch_response *w)
+{
+    for (size_t i = 0; i < res->nfragments; i++) {
+        struct etcd_watch_response f;
+        int rc = etcd_watch_response_decode(&f, res->fragments[i]->data,
+                                            res->fragments[i]->len);
+
+        rw_assert(rc == 0); /* it decoded when it arrived */
+        res_watch_apply(res, &f);
+        etcd_watch_response_fini(&f);
+    }
+    res_fragments_drop(res);
+    res_watch_apply(res, w);
     /* Not resource_progress(w->header.revision): a catch-up batch carries
      * the store's current revision while later batches are still due. */
     resource_flush(res->r);
@@ -456,7 +512,12 @@ static void res_watch_message_cb(const uint8_t *msg, size_t len, void *arg)
         res_watch_canceled(res, &w);
     } else if (w.created) {
         res_watch_created(res);
-    } else if (w.n_events > 0) {
+    } else if (w.fragment) {
+        if (!res_watch_hold(res, msg, len)) {
+            res_watch_stop(res);
+            res_retry_later(res, false);
+        }
+    } else if (w.n_events > 0 || res->nfragments > 0) {
         res_watch_events(res, &w);
     } else if (res->created && !w.fragment) {
         /* Progress notification: nothing left up to header.revision. */
@@ -530,14 +591,9 @@ static void res_reset(struct upstream_res *res)
 {
     event_del(res->retry);
     res_list_abort(res);
-    if (res->watch_call) {
-        grpc_call_cancel(res->watch_call);
-        res->watch_call = NULL;
-    }
-    res->created = false;
+    res_watch_stop(res);
     res->state = RES_IDLE;
     res->retry_attempt = 0;
-    res_set_up(res, false);
 }
 
 /* ==== connection ==== */
@@ -762,6 +818,7 @@ void upstream_etcd_free(struct upstream_etcd *u)
         if (res->watch_call)
             grpc_call_cancel(res->watch_call);
         event_free(res->retry);
+        res_fragments_drop(res);
         free(res->prefix);
         free(res->end);
         free(res->next_key);

@@ -166,10 +166,8 @@ static void test_replays_dropped(void **state)
     assert_int_equal(ring_len(r), 0);
     assert_int_equal(store_count(watchcache_store(wc)), 0);
     assert_int_equal(watchcache_put(wc, mk("a", 105)), RW_OK);
-    assert_int_equal(watchcache_put(wc, mk("b", 105)), RW_EINVAL);
+    assert_int_equal(watchcache_put(wc, mk("a", 105)), RW_EINVAL);
     assert_int_equal(watchcache_put(wc, mk("a", 104)), RW_EINVAL);
-    assert_int_equal(watchcache_delete(wc, KEY("a"), KEYLEN("a"), 105),
-                     RW_EINVAL);
     assert_non_null(store_get(watchcache_store(wc), KEY("a"), KEYLEN("a")));
     assert_int_equal(ring_len(r), 1);
     assert_int_equal(watchcache_rv(wc), 105);
@@ -180,6 +178,62 @@ static void test_replays_dropped(void **state)
     assert_int_equal(watchcache_put(wc, mk("b", 111)), RW_OK);
     watchcache_free(wc);
     /* Every dropped object was released (registry holds the only ref). */
+    check_and_release_objects();
+}
+
+/* One etcd transaction writes several keys at one revision: each is a
+ * change of its own, none a replay, and a watch from just below the
+ * revision gets all of them. */
+static void test_transaction_revision(void **state)
+{
+    struct watchcache *wc = cache_at(16, 100);
+    struct ring *r = watchcache_ring(wc);
+    int64_t too_old;
+    uint64_t seq;
+
+    assert_int_equal(watchcache_put(wc, mk("a", 101)), RW_OK);
+    assert_int_equal(watchcache_put(wc, mk("b", 101)), RW_OK);
+    assert_int_equal(watchcache_put(wc, mk("c", 101)), RW_OK);
+    assert_int_equal(watchcache_delete(wc, KEY("a"), KEYLEN("a"), 102),
+                     RW_OK);
+    assert_int_equal(watchcache_delete(wc, KEY("b"), KEYLEN("b"), 102),
+                     RW_OK);
+    assert_int_equal(ring_len(r), 5);
+    assert_int_equal(watchcache_rv(wc), 102);
+    /* Replays of both. */
+    assert_int_equal(watchcache_put(wc, mk("c", 101)), RW_EINVAL);
+    assert_int_equal(watchcache_delete(wc, KEY("b"), KEYLEN("b"), 102),
+                     RW_ENOTFOUND);
+    assert_int_equal(ring_len(r), 5);
+    assert_int_equal(watchcache_watch_from(wc, 100, &seq, &too_old), RW_OK);
+    assert_int_equal(seq, ring_tail_seq(r));
+    assert_int_equal(watchcache_watch_from(wc, 101, &seq, &too_old), RW_OK);
+    assert_int_equal(seq, ring_tail_seq(r) + 3);
+    /* A progress revision closes the revision: equal changes are replays. */
+    watchcache_progress(wc, 103);
+    assert_int_equal(watchcache_put(wc, mk("d", 103)), RW_EINVAL);
+    watchcache_free(wc);
+    check_and_release_objects();
+}
+
+/* An eviction that splits a transaction's revision: that revision can no
+ * longer be delivered whole, so a watch from just below it is too old. */
+static void test_split_revision_expires(void **state)
+{
+    struct watchcache *wc = cache_at(3, 100);
+    int64_t too_old;
+    uint64_t seq;
+
+    assert_int_equal(watchcache_put(wc, mk("a", 101)), RW_OK);
+    assert_int_equal(watchcache_put(wc, mk("b", 101)), RW_OK);
+    assert_int_equal(watchcache_put(wc, mk("c", 101)), RW_OK);
+    assert_int_equal(watchcache_put(wc, mk("d", 102)), RW_OK); /* evicts a */
+    assert_int_equal(ring_oldest_rv(watchcache_ring(wc)), 101);
+    assert_int_equal(watchcache_watch_from(wc, 100, &seq, &too_old),
+                     RW_EEXPIRED);
+    assert_int_equal(too_old, 101);
+    assert_int_equal(watchcache_watch_from(wc, 101, &seq, &too_old), RW_OK);
+    watchcache_free(wc);
     check_and_release_objects();
 }
 
@@ -396,6 +450,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_event_shapes),
         cmocka_unit_test(test_replays_dropped),
+        cmocka_unit_test(test_transaction_revision),
+        cmocka_unit_test(test_split_revision_expires),
         cmocka_unit_test(test_progress),
         cmocka_unit_test(test_replace_and_diff),
         cmocka_unit_test(test_c01_too_old),

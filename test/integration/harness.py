@@ -114,6 +114,15 @@ class Etcd:
         r = self.call("/v3/kv/put", {"key": b64(key), "value": b64(value)})
         return int(r["header"]["revision"])
 
+    def txn(self, puts=(), deletes=()):
+        """One transaction: puts (key, value) pairs and deletes keys, all at
+        one revision; returns it."""
+        ops = [{"request_put": {"key": b64(k), "value": b64(json.dumps(v) if isinstance(v, dict) else v)}}
+               for k, v in puts]
+        ops += [{"request_delete_range": {"key": b64(k)}} for k in deletes]
+        r = self.call("/v3/kv/txn", {"success": ops})
+        return int(r["header"]["revision"])
+
     def delete(self, key):
         r = self.call("/v3/kv/deleterange", {"key": b64(key)})
         return int(r["header"]["revision"])
