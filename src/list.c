@@ -3,7 +3,13 @@
  *
  * A LIST takes a store snapshot, collects the matching objects in key
  * order, sums their lengths for Content-Length, and writes head, each
- * object's JSON (by reference) with "," between, and tail.
+ * object's JSON with "," between, and tail.  The body goes out in blocks:
+ * runs of small pieces (head, separators, objects under LIST_REF_MIN
+ * bytes) are copied into blocks of up to LIST_BLOCK bytes, and larger
+ * objects are written by reference.  Per queued reference the socket
+ * queues cost about 1 KiB of bookkeeping (libevent 2.1), so copying small
+ * objects keeps a slow client's queued LIST near 1x its size while large
+ * objects are still shared, not copied.
  */
 #include "list.h"
 
@@ -16,6 +22,57 @@
 #include "proto/kjson.h"
 #include "resource.h"
 #include "status.h"
+
+#define LIST_BLOCK (64 * 1024)
+#define LIST_REF_MIN (8 * 1024)
+
+/* Writes a body of known length to a stream in blocks (see above). */
+struct body {
+    struct stream *s;
+    size_t left;        /* body bytes not yet written or buffered */
+    struct rbuf *block; /* being filled, or NULL */
+    size_t used;        /* bytes of block filled */
+};
+
+static void body_flush(struct body *b)
+{
+    if (b->block == NULL)
+        return;
+    stream_write(b->s, b->block, 0, b->used);
+    rbuf_unref(b->block);
+    b->block = NULL;
+}
+
+static void body_copy(struct body *b, const char *p, size_t n)
+{
+    while (n > 0) {
+        size_t take;
+
+        if (b->block == NULL) {
+            b->block = rbuf_new(RW_MIN(LIST_BLOCK, b->left));
+            b->used = 0;
+        }
+        take = RW_MIN(n, b->block->len - b->used);
+        memcpy(b->block->data + b->used, p, take);
+        b->used += take;
+        b->left -= take;
+        p += take;
+        n -= take;
+        if (b->used == b->block->len)
+            body_flush(b);
+    }
+}
+
+static void body_add(struct body *b, struct rbuf *buf)
+{
+    if (buf->len < LIST_REF_MIN) {
+        body_copy(b, buf->data, buf->len);
+        return;
+    }
+    body_flush(b);
+    stream_write(b->s, buf, 0, buf->len);
+    b->left -= buf->len;
+}
 
 struct collect {
     const struct selector *sel;
@@ -48,9 +105,9 @@ void list_collection(struct stream *s, struct resource *r, const char *ns,
     const struct resource_type *rt = resource_type(r);
     struct watchcache *wc = resource_cache(r);
     struct collect c = {.sel = sel, .ns = ns};
-    static struct rbuf *comma;
     struct rbuf *head, *tail;
     struct store_snap *snap;
+    struct body body;
     char *prefix;
 
     if (!resource_ready(r)) {
@@ -58,9 +115,6 @@ void list_collection(struct stream *s, struct resource *r, const char *ns,
                        "storage is (re)initializing: %s", rt->resource);
         return;
     }
-    if (comma == NULL)
-        comma = rbuf_from(",", 1); /* shared by every list, never freed */
-
     snap = store_snapshot(watchcache_store(wc));
     prefix = ns ? xasprintf("%s%s/", rt->etcd_prefix, ns)
                 : xstrdup(rt->etcd_prefix);
@@ -69,16 +123,20 @@ void list_collection(struct stream *s, struct resource *r, const char *ns,
 
     head = kjson_list_head(rt, watchcache_rv(wc), NULL, -1);
     tail = kjson_list_tail();
-    stream_begin(s, 200, "application/json",
-                 (int64_t)(head->len + c.bytes + (c.n ? c.n - 1 : 0) +
-                           tail->len));
-    stream_write(s, head, 0, head->len);
+    body = (struct body){
+        .s = s,
+        .left = head->len + c.bytes + (c.n ? c.n - 1 : 0) + tail->len,
+    };
+    stream_begin(s, 200, "application/json", (int64_t)body.left);
+    body_add(&body, head);
     for (size_t i = 0; i < c.n; i++) {
         if (i > 0)
-            stream_write(s, comma, 0, 1);
-        stream_write(s, c.items[i]->json, 0, c.items[i]->json->len);
+            body_copy(&body, ",", 1);
+        body_add(&body, c.items[i]->json);
     }
-    stream_write(s, tail, 0, tail->len);
+    body_add(&body, tail);
+    body_flush(&body);
+    rw_assert(body.left == 0);
     stream_end(s);
     resource_metrics(r)->list_hits++;
 

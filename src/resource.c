@@ -217,6 +217,8 @@ void resource_list_end(struct resource *r, int64_t rev)
         r->metrics.relists++;
     log_info("%s: %s at revision %" PRId64 ": %zu objects", r->rt->resource,
              relist ? "relisted" : "listed", rev, store_count(fresh));
+    if (relist)
+        watch_set_relist_begin(r->watches);
     watchcache_replace(r->wc, fresh, rev,
                        relist ? resource_relist_diff_cb : NULL, r);
     if (relist)

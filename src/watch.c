@@ -330,6 +330,14 @@ static void watcher_arm_deadline(struct watcher *w, const struct query *q)
 
 /* ---- relists ---- */
 
+void watch_set_relist_begin(struct watch_set *ws)
+{
+    uint64_t head = ring_head_seq(watchcache_ring(resource_cache(ws->res)));
+
+    for (struct watcher *w = ws->head; w != NULL; w = w->next)
+        w->relist_marked = !w->ending && w->cursor != head;
+}
+
 void watch_set_relist_note(struct watch_set *ws, const struct object *old,
                            const struct object *new_obj)
 {

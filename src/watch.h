@@ -66,13 +66,16 @@ void watch_set_dispatch(struct watch_set *ws);
 void watch_set_bookmark(struct watch_set *ws);
 
 /*
- * Relist support, around watchcache_replace: watch_set_relist_note is
- * called for every object the relist changed (old and/or new state);
- * watchers whose selection it touches are marked.  watch_set_relist_done
- * then ends the marked watchers with ERROR 410 (they missed changes in the
- * gap) and moves every other cursor to the new ring head (they missed
- * nothing they could see).
+ * Relist support, around watchcache_replace.  watch_set_relist_begin, with
+ * the old ring still in place, marks every watcher that has not yet looked
+ * at every event in it (a slow client): the relist drops those events.
+ * watch_set_relist_note is then called for every object the relist changed
+ * (old and/or new state) and marks the watchers whose selection it
+ * touches.  watch_set_relist_done ends the marked watchers with ERROR 410
+ * (they would miss changes) and moves every other cursor to the new ring
+ * head (they missed nothing they could see).
  */
+void watch_set_relist_begin(struct watch_set *ws);
 void watch_set_relist_note(struct watch_set *ws, const struct object *old,
                            const struct object *new_obj);
 void watch_set_relist_done(struct watch_set *ws);

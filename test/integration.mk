@@ -14,6 +14,7 @@ INTEGRATION_TESTS = \
 	test/integration/metrics_test.py \
 	test/integration/resume_test.py \
 	test/integration/relist_test.py \
+	test/integration/relist_lagging_test.py \
 	test/integration/undecodable_test.py \
 	test/integration/txn_test.py
 TESTS += $(INTEGRATION_TESTS)

@@ -223,9 +223,14 @@ class Ringwatch:
         applied every write up to it); returns the list."""
         deadline = time.time() + timeout
         while True:
-            lst = self.get_json(path)
-            if int(lst["metadata"]["resourceVersion"]) >= rv:
-                return lst
+            status, _, body = self.get(path)
+            if status == 429:  # (re)listing: not ready yet
+                lst = {"metadata": {"resourceVersion": "429"}}
+            else:
+                eq(status, 200, "GET %s status (body %r)" % (path, body[:300]))
+                lst = json.loads(body)
+                if int(lst["metadata"]["resourceVersion"]) >= rv:
+                    return lst
             if time.time() > deadline:
                 raise Failure("cache did not reach revision %d in %ds (at %s)"
                               % (rv, timeout, lst["metadata"]["resourceVersion"]))
