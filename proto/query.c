@@ -287,3 +287,19 @@ void query_fini(struct query *q)
     q->storage = NULL;
     q->label_selector = q->field_selector = q->continue_token = "";
 }
+
+bool query_has(const char *query, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = query; *p != '\0';) {
+        size_t len = strcspn(p, "&");
+
+        if ((len == n || (len > n && p[n] == '=')) && strncmp(p, name, n) == 0)
+            return true;
+        p += len;
+        if (*p == '&')
+            p++;
+    }
+    return false;
+}

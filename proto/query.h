@@ -63,6 +63,11 @@ int query_parse(const char *query, size_t len, struct query *q, char *why,
  * query_parse accepted or refused; idempotent. */
 void query_fini(struct query *q);
 
+/* Whether parameter name (compared undecoded) appears in the NUL-terminated
+ * query at all, with or without a value: for switches such as /readyz's
+ * ?verbose, which the apiserver reads the same way. */
+bool query_has(const char *query, const char *name);
+
 /* Percent-decodes len bytes of s into a new NUL-terminated string ('+' is
  * a space when plus_is_space; free() it).  Returns NULL on a malformed %XX
  * escape, and on "%00" or a raw NUL (which would cut the string short). */

@@ -189,7 +189,7 @@ static bool router_special(struct router *rt, struct stream *s,
                            const struct request *req)
 {
     struct metrics_global g = {{0, 0}, false, "", 0};
-    bool verbose = strstr(req->query, "verbose") != NULL;
+    bool verbose = query_has(req->query, "verbose");
 
     if (rt->stats != NULL)
         rt->stats(&g, rt->stats_arg);

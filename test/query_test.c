@@ -297,9 +297,21 @@ static void test_unescape(void **state)
     assert_null(query_unescape("a\0b", 3, false));
 }
 
+static void test_has(void **state)
+{
+    assert_true(query_has("verbose", "verbose"));
+    assert_true(query_has("a=1&verbose=true", "verbose"));
+    assert_true(query_has("verbose&a", "verbose"));
+    assert_false(query_has("", "verbose"));
+    assert_false(query_has("verbosity=1", "verbose"));
+    assert_false(query_has("a=verbose", "verbose"));
+    assert_false(query_has("xverbose", "verbose"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_has),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_full_watch),
         cmocka_unit_test(test_booleans),
