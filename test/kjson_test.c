@@ -4,10 +4,15 @@
  * Decoding: every extracted field of pods, configmaps, nodes, events and a
  * synthetic type with numeric and boolean fields; the resourceVersion
  * splice (the produced JSON parsed back with cJSON, the digits where
- * rv_off/rv_len say, object_with_rv still valid JSON); completion of kind,
- * apiVersion, name and namespace; rejections with their reasons (and,
- * under valgrind, nothing leaked).  Encoding: watch frames byte for byte,
- * and bookmark, Status, list and discovery documents parsed back.
+ * rv_off/rv_len say, object_with_rv still valid JSON); the served bytes
+ * are the stored ones, compared byte for byte (numbers beyond a double,
+ * \u0000 in values and keys, escapes, raw UTF-8, lone surrogates, repeated
+ * members, whitespace) except at the spliced spots; insertion of every
+ * missing member; the key's authority over name and namespace; rejections
+ * with their reasons (invalid UTF-8, strict JSON syntax, the nesting
+ * limit, repeated spliced members; under valgrind, nothing leaked).
+ * Encoding: watch frames byte for byte, and bookmark, Status, list and
+ * discovery documents parsed back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -218,7 +223,7 @@ static void test_decode_node_cluster_scoped(void **state)
     struct object *o = decode_ok(
         rt, "/registry/minions/node-1",
         "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
-        "\"node-1\",\"namespace\":\"ignored\",\"labels\":{\"kubernetes.io/"
+        "\"node-1\",\"namespace\":\"\",\"labels\":{\"kubernetes.io/"
         "hostname\":\"node-1\",\"node-role.kubernetes.io/control-plane\":"
         "\"\"}},\"spec\":{}}",
         5);
@@ -243,6 +248,13 @@ static void test_decode_node_cluster_scoped(void **state)
     assert_string_equal(o2->fields[0], "true");
     assert_null(strstr(o2->json->data, "namespace"));
     object_unref(o2);
+
+    /* A namespace on a cluster-scoped object: the key says it has none. */
+    FAILS(rt, "/registry/minions/node-1",
+          "{\"metadata\":{\"namespace\":\"ignored\"}}",
+          "metadata.namespace is set on a cluster-scoped object");
+    FAILS(rt, "/registry/minions/node-1", "{\"metadata\":{\"namespace\":1}}",
+          "metadata.namespace is not a string");
 }
 
 static void test_decode_event_source(void **state)
@@ -344,26 +356,6 @@ static void test_decode_odd_labels_and_unicode(void **state)
     object_unref(o);
 }
 
-static void test_decode_duplicate_keys_last_wins(void **state)
-{
-    const struct resource_type *rt = type("configmaps");
-    struct object *o = decode_ok(
-        rt, "/registry/configmaps/ns/b",
-        "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\","
-        "\"name\":\"b\",\"resourceVersion\":\"2\",\"labels\":{\"x\":\"1\","
-        "\"x\":\"2\"}}}",
-        3);
-    cJSON *root = check_json_rv(o, 3);
-
-    assert_string_equal(o->name, "b");
-    assert_string_equal(object_label(o, "x"), "2");
-    /* One resourceVersion member is left, so every reader agrees. */
-    assert_null(strstr(strstr(o->json->data, "\"resourceVersion\"") + 1,
-                       "\"resourceVersion\""));
-    cJSON_Delete(root);
-    object_unref(o);
-}
-
 static void test_decode_large_rv_and_with_rv(void **state)
 {
     const struct resource_type *rt = type("pods");
@@ -448,6 +440,461 @@ static void test_decode_rejections(void **state)
                      RW_EINVAL);
     assert_null(o);
     assert_string_equal(why, "key does not match the resource's layout");
+}
+
+/* ------------------------------------------------------------------ */
+/* Byte-exact decoding                                                 */
+/* ------------------------------------------------------------------ */
+
+#define CM_KEY "/registry/configmaps/ns/cm"
+#define CM_HEAD "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
+#define CM_META "\"metadata\":{\"name\":\"cm\",\"namespace\":\"ns\","
+#define CM_INSERTED CM_HEAD CM_META "\"resourceVersion\":\"7\"}"
+
+/* The digits of rv at rv_off, quoted, without parsing the JSON. */
+static void check_digits(const struct object *o, int64_t rv)
+{
+    char digits[32];
+
+    snprintf(digits, sizeof(digits), "%lld", (long long)rv);
+    assert_int_equal(o->rv_len, strlen(digits));
+    assert_memory_equal(o->json->data + o->rv_off, digits, o->rv_len);
+    assert_int_equal(o->json->data[o->rv_off - 1], '"');
+    assert_int_equal(o->json->data[o->rv_off + o->rv_len], '"');
+    assert_memory_equal(o->json->data + o->rv_off - 19,
+                        "\"resourceVersion\":\"", 19);
+}
+
+/*
+ * Decodes value[0..len) with rv 7 and checks its JSON is want byte for
+ * byte, then that object_with_rv splices where rv_off says.  With parse,
+ * both JSONs are also parsed back (cJSON refuses lone surrogates).
+ */
+static struct object *decode_exact(const struct resource_type *rt,
+                                   const char *key, const char *value,
+                                   size_t len, const char *want, bool parse)
+{
+    struct object *o = NULL, *later;
+    const char *why = NULL;
+
+    if (kjson_decode_object(rt, key, strlen(key), value, len, 7, &o, &why) !=
+        RW_OK)
+        fail_msg("decode of %.*s failed: %s", (int)len, value, why);
+    assert_string_equal(o->json->data, want);
+    assert_int_equal(o->json->len, strlen(want));
+    check_digits(o, 7);
+    later = object_with_rv(o, 1234567890123LL);
+    check_digits(later, 1234567890123LL);
+    if (parse) {
+        cJSON_Delete(check_json_rv(o, 7));
+        cJSON_Delete(check_json_rv(later, 1234567890123LL));
+    }
+    object_unref(later);
+    return o;
+}
+
+/* decode_exact of a literal value (its length from sizeof). */
+#define DECODE_EXACT(rt, key, literal, want, parse)                            \
+    decode_exact(rt, key, literal, sizeof(literal) - 1, want, parse)
+
+/* A literal value decoded as a configmap under CM_KEY. */
+#define EXACT(literal, want)                                                   \
+    object_unref(DECODE_EXACT(type("configmaps"), CM_KEY, literal, want, true))
+
+static void test_decode_numbers_byte_exact(void **state)
+{
+    /* Each of these came out changed when cJSON printed the object. */
+    EXACT("{\"spec\":{\"generation\":9007199254740993,"
+          "\"min\":-9223372036854775808,\"max\":9223372036854775807,"
+          "\"huge\":1e400,\"dec\":1.50,\"exp\":-1.5E-7,\"zero\":-0,"
+          "\"more\":[0,1e+2,2.50e-3,123456789012345678901234567890]}}",
+          CM_INSERTED ",\"spec\":{\"generation\":9007199254740993,"
+                      "\"min\":-9223372036854775808,"
+                      "\"max\":9223372036854775807,"
+                      "\"huge\":1e400,\"dec\":1.50,\"exp\":-1.5E-7,"
+                      "\"zero\":-0,"
+                      "\"more\":[0,1e+2,2.50e-3,"
+                      "123456789012345678901234567890]}}");
+    /* With metadata present, only the revision's digits change. */
+    EXACT(
+        "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+        "\"cm\",\"namespace\":\"ns\",\"generation\":9007199254740993,"
+        "\"resourceVersion\":\"123\"},\"data\":{\"n\":1.50}}",
+        CM_HEAD CM_META "\"generation\":9007199254740993,"
+                        "\"resourceVersion\":\"7\"},\"data\":{\"n\":1.50}}");
+}
+
+static void test_decode_nul_escapes(void **state)
+{
+    const struct resource_type *pods = type("pods");
+    struct object *o;
+
+    /* \u0000 in a value and in keys (cJSON cut both at the NUL). */
+    EXACT("{\"data\":{\"v\":\"x\\u0000y\",\"x\\u0000y\":\"k\",\"x\":\"z\"}}",
+          CM_INSERTED ",\"data\":{\"v\":\"x\\u0000y\",\"x\\u0000y\":\"k\","
+                      "\"x\":\"z\"}}");
+    /* "kind\u0000" is not kind: kind is inserted, the other kept. */
+    EXACT("{\"kind\\u0000\":1}", CM_INSERTED ",\"kind\\u0000\":1}");
+
+    /* Extracted strings read U+FFFD for the NUL, so that a selector for
+     * the part before it does not match. */
+    o = DECODE_EXACT(
+        pods, "/registry/pods/ns/p",
+        "{\"metadata\":{\"labels\":{\"a\\u0000b\":\"x\\u0000y\"}},"
+        "\"spec\":{\"nodeName\":\"n1\\u0000evil\"}}",
+        "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p\","
+        "\"namespace\":\"ns\",\"labels\":{\"a\\u0000b\":\"x\\u0000y\"},"
+        "\"resourceVersion\":\"7\"},\"spec\":{\"nodeName\":\"n1\\u0000evil\"}}",
+        true);
+    assert_int_equal(o->nlabels, 1);
+    assert_string_equal(o->labels[0].key, "a\xef\xbf\xbd"
+                                          "b");
+    assert_string_equal(o->labels[0].value, "x\xef\xbf\xbdy");
+    assert_null(object_label(o, "a"));
+    assert_string_equal(o->fields[0], "n1\xef\xbf\xbd"
+                                      "evil");
+    object_unref(o);
+
+    /* A NUL in the name cannot match the key (which has none). */
+    FAILS(type("configmaps"), CM_KEY, "{\"metadata\":{\"name\":\"cm\\u0000\"}}",
+          "metadata.name does not match the key");
+}
+
+static void test_decode_unicode_byte_exact(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    struct object *o;
+
+    /* Escapes stay escapes (in either case), raw UTF-8 stays raw. */
+    EXACT("{\"data\":{\"e\":\"\\ud83d\\ude00\",\"E\":\"\\uD83D\\uDE00\","
+          "\"raw\":\"\xf0\x9f\x98\x80 \xe6\x97\xa5 \xc3\xa9 \x7f\","
+          "\"esc\":\"\\u00e9\\/\\b\\f\\n\\r\\t\\\"\\\\\\u001f\"}}",
+          CM_INSERTED ",\"data\":{\"e\":\"\\ud83d\\ude00\","
+                      "\"E\":\"\\uD83D\\uDE00\",\"raw\":\"\xf0\x9f\x98\x80 "
+                      "\xe6\x97\xa5 \xc3\xa9 \x7f\",\"esc\":\"\\u00e9\\/\\b\\f"
+                      "\\n\\r\\t\\\"\\\\\\u001f\"}}");
+    /* In a raw 4-byte character in a label: extracted as is. */
+    o = DECODE_EXACT(rt, CM_KEY,
+                     "{\"metadata\":{\"labels\":{\"k\":\"\xf0\x9f\x98\x80\"}}}",
+                     CM_HEAD CM_META "\"labels\":{\"k\":\"\xf0\x9f\x98\x80\"},"
+                                     "\"resourceVersion\":\"7\"}}",
+                     true);
+    assert_string_equal(object_label(o, "k"), "\xf0\x9f\x98\x80");
+    object_unref(o);
+
+    /* Lone surrogates, escaped, are accepted as Go accepts them (reading
+     * U+FFFD), served as stored; cJSON would refuse them. */
+    o = DECODE_EXACT(
+        rt, CM_KEY,
+        "{\"metadata\":{\"labels\":{\"l\":\"\\ud800\"}},\"data\":{\"a\":"
+        "\"\\udc00\",\"b\":\"\\ud800\\u0041\",\"c\":\"x\\ud83d\"}}",
+        CM_HEAD CM_META "\"labels\":{\"l\":\"\\ud800\"},"
+                        "\"resourceVersion\":\"7\"},\"data\":{\"a\":"
+                        "\"\\udc00\",\"b\":\"\\ud800\\u0041\","
+                        "\"c\":\"x\\ud83d\"}}",
+        false);
+    assert_string_equal(object_label(o, "l"), "\xef\xbf\xbd");
+    object_unref(o);
+}
+
+static void test_decode_rejects_invalid_utf8(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    static const char *const bad[] = {
+        "{\"data\":{\"k\":\"\xc0\xaf\"}}",         /* overlong '/' */
+        "{\"data\":{\"k\":\"\xe0\x80\xaf\"}}",     /* overlong, 3 bytes */
+        "{\"data\":{\"k\":\"\xe6\x97\"}}",         /* truncated sequence */
+        "{\"data\":{\"k\":\"\xff\"}}",             /* never in UTF-8 */
+        "{\"data\":{\"k\":\"\x80\"}}",             /* lone continuation */
+        "{\"data\":{\"k\":\"\xed\xa0\x80\"}}",     /* surrogate D800 */
+        "{\"data\":{\"k\":\"\xf4\x90\x80\x80\"}}", /* above U+10FFFF */
+        "{\"data\":{\"\xff\":\"v\"}}",             /* in a key */
+        "{\"data\":{}}\xe6",                       /* truncated at the end */
+        "\xef\xbb\xbf{}\xff",                      /* after a BOM */
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(bad); i++)
+        decode_fails(rt, CM_KEY, bad[i], strlen(bad[i]),
+                     "value is not valid UTF-8");
+    decode_fails(rt, "/registry/configmaps/ns/c\xff", "{}", 2,
+                 "key is not valid UTF-8");
+}
+
+static void test_decode_strict_syntax(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    /* cJSON accepts several of these; Go's decoders accept none. */
+    static const char *const bad[] = {
+        "{\"a\":01}",
+        "{\"a\":+1}",
+        "{\"a\":1.}",
+        "{\"a\":.5}",
+        "{\"a\":-}",
+        "{\"a\":1e}",
+        "{\"a\":1e+}",
+        "{\"a\":-01}",
+        "{\"a\":0x1}",
+        "{\"a\":\"\x01\"}",
+        "{\"a\":\"\t\"}",
+        "{\"a\x1f\":1}",
+        "{\"a\":\"\\x\"}",
+        "{\"a\":\"\\u12\"}",
+        "{\"a\":\"\\u12G4\"}",
+        "{\"a\":\"\\'\"}",
+        "{\"a\":1,}",
+        "{,}",
+        "{'a':1}",
+        "{\"a\":NaN}",
+        "{\"a\":tru}",
+        "{\"a\" 1}",
+        "{\"a\":[1,]}",
+        "{\"a\":[1 2]}",
+        "{\"a\":[,1]}",
+        "{\"a\":1}}",
+        "\xef\xbb\xbf{}",
+        "{}\f",
+        "\x0b{}",
+        "{\x01}",
+        "{\"a\":\"x}",
+        "{\"a\":nul}",
+        "{\"a\"}",
+        "{\"a\":1 \"b\":2}",
+        "{a:1}",
+        "{\"a\":[}",
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(bad); i++) {
+        struct object *o = (struct object *)1;
+        const char *why = NULL;
+
+        if (kjson_decode_object(rt, CM_KEY, strlen(CM_KEY), bad[i],
+                                strlen(bad[i]), 1, &o, &why) != RW_EINVAL)
+            fail_msg("accepted %s", bad[i]);
+        assert_null(o);
+        assert_string_equal(why, "value is not JSON");
+    }
+    EXACT(" {\"a\":-0.0e+0,\"b\":[],\"c\":{},\"d\":[{}],\"e\":\"\\/\","
+          "\"f\":[true,false,null]} ",
+          CM_INSERTED ",\"a\":-0.0e+0,\"b\":[],\"c\":{},\"d\":[{}],"
+                      "\"e\":\"\\/\",\"f\":[true,false,null]}");
+}
+
+/* {"a":[[...]]} with containers containers in all. */
+static char *nested(size_t containers, size_t *len)
+{
+    size_t arrays = containers - 1;
+    char *s = xmalloc(2 * arrays + 7);
+
+    memcpy(s, "{\"a\":", 5);
+    memset(s + 5, '[', arrays);
+    memset(s + 5 + arrays, ']', arrays);
+    memcpy(s + 5 + 2 * arrays, "}", 2);
+    *len = 6 + 2 * arrays;
+    return s;
+}
+
+/* The scanner and cJSON agree on the nesting limit: 1000 containers. */
+static void test_decode_depth_limit(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    struct object *o = NULL;
+    const char *why = NULL;
+    size_t len;
+    char *s = nested(1000, &len);
+
+    assert_int_equal(
+        kjson_decode_object(rt, CM_KEY, strlen(CM_KEY), s, len, 1, &o, &why),
+        RW_OK);
+    assert_int_equal(o->json->len, len + strlen(CM_INSERTED));
+    object_unref(o);
+    free(s);
+    s = nested(1001, &len);
+    decode_fails(rt, CM_KEY, s, len, "value is not JSON");
+    free(s);
+}
+
+static void test_decode_key_is_authoritative(void **state)
+{
+    const struct resource_type *cms = type("configmaps");
+    const struct resource_type *nodes = type("nodes");
+    struct object *o;
+
+    /* Listed by key under team-a, so it cannot claim kube-system. */
+    FAILS(cms, "/registry/configmaps/team-a/spoof",
+          "{\"metadata\":{\"name\":\"spoof\",\"namespace\":\"kube-system\"}}",
+          "metadata.namespace does not match the key");
+    FAILS(cms, "/registry/configmaps/team-a/spoof",
+          "{\"metadata\":{\"name\":\"other\",\"namespace\":\"team-a\"}}",
+          "metadata.name does not match the key");
+    FAILS(cms, CM_KEY, "{\"metadata\":{\"name\":\"CM\"}}",
+          "metadata.name does not match the key");
+    FAILS(cms, CM_KEY, "{\"metadata\":{\"namespace\":\"ns \"}}",
+          "metadata.namespace does not match the key");
+    FAILS(cms, CM_KEY, "{\"metadata\":{\"name\":\"c\"}}",
+          "metadata.name does not match the key");
+    FAILS(cms, CM_KEY, "{\"metadata\":{\"name\":\"cmx\"}}",
+          "metadata.name does not match the key");
+    FAILS(nodes, "/registry/minions/n1",
+          "{\"metadata\":{\"name\":\"n1\",\"namespace\":\"kube-system\"}}",
+          "metadata.namespace is set on a cluster-scoped object");
+
+    /* Equal after unescaping: accepted, and the escape is kept. */
+    o = DECODE_EXACT(
+        cms, "/registry/configmaps/team-a/x\"y",
+        "{\"metadata\":{\"name\":\"x\\\"\\u0079\",\"namespace\":\"te\\u0061m-"
+        "a\"}}",
+        CM_HEAD "\"metadata\":{\"name\":\"x\\\"\\u0079\",\"namespace\":"
+                "\"te\\u0061m-a\",\"resourceVersion\":\"7\"}}",
+        true);
+    assert_string_equal(o->ns, "team-a");
+    assert_string_equal(o->name, "x\"y");
+    object_unref(o);
+
+    /* Inserted names are escaped; ns and name come from the key. */
+    o = decode_exact(cms, "/registry/configmaps/team-a/q\"\\\x01\xc3\xa9", "{}",
+                     2,
+                     CM_HEAD "\"metadata\":{\"name\":\"q\\\"\\\\\\u0001\xc3\xa9"
+                             "\",\"namespace\":\"team-a\",\"resourceVersion\":"
+                             "\"7\"}}",
+                     true);
+    assert_string_equal(o->ns, "team-a");
+    assert_string_equal(o->name, "q\"\\\x01\xc3\xa9");
+    object_unref(o);
+
+    /* A cluster-scoped object may carry an empty or null namespace. */
+    o = DECODE_EXACT(nodes, "/registry/minions/n1",
+                     "{\"metadata\":{\"namespace\":null}}",
+                     "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{"
+                     "\"name\":\"n1\",\"namespace\":null,\"resourceVersion\":"
+                     "\"7\"}}",
+                     true);
+    assert_string_equal(o->ns, "");
+    assert_string_equal(o->name, "n1");
+    object_unref(o);
+}
+
+static void test_decode_inserts_missing(void **state)
+{
+    const struct resource_type *nodes = type("nodes");
+
+    EXACT("{}", CM_INSERTED "}");
+    EXACT("{\"a\":1}", CM_INSERTED ",\"a\":1}");
+    /* apiVersion goes after kind, metadata after apiVersion. */
+    EXACT("{\"a\":1,\"kind\":\"ConfigMap\",\"b\":2}",
+          "{\"a\":1,\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\"," CM_META
+          "\"resourceVersion\":\"7\"},\"b\":2}");
+    EXACT("{\"a\":1,\"apiVersion\":\"v1\",\"b\":2}",
+          "{\"kind\":\"ConfigMap\",\"a\":1,\"apiVersion\":\"v1\"," CM_META
+          "\"resourceVersion\":\"7\"},\"b\":2}");
+    EXACT("{\"metadata\":{},\"apiVersion\":\"v2\",\"kind\":\"X\"}",
+          "{\"metadata\":{\"name\":\"cm\",\"namespace\":\"ns\","
+          "\"resourceVersion\":\"7\"},\"apiVersion\":\"v2\",\"kind\":\"X\"}");
+    /* null and "" are replaced where they stand. */
+    EXACT("{\"metadata\":null,\"kind\":null,\"apiVersion\":\"\"}",
+          "{\"metadata\":{\"name\":\"cm\",\"namespace\":\"ns\","
+          "\"resourceVersion\":\"7\"},\"kind\":\"ConfigMap\","
+          "\"apiVersion\":\"v1\"}");
+    EXACT("{\"metadata\":{\"resourceVersion\":\"3\"}}",
+          CM_HEAD CM_META "\"resourceVersion\":\"7\"}}");
+    EXACT("{\"metadata\":{\"namespace\":\"ns\",\"uid\":\"u\"}}",
+          CM_HEAD "\"metadata\":{\"name\":\"cm\",\"namespace\":\"ns\","
+                  "\"uid\":\"u\",\"resourceVersion\":\"7\"}}");
+    EXACT("{\"metadata\":{\"uid\":\"u\",\"name\":\"cm\"}}",
+          CM_HEAD "\"metadata\":{\"uid\":\"u\",\"name\":\"cm\","
+                  "\"namespace\":\"ns\",\"resourceVersion\":\"7\"}}");
+    /* Whatever resourceVersion held is replaced. */
+    EXACT("{\"metadata\":{\"resourceVersion\":5,\"name\":null}}",
+          CM_HEAD "\"metadata\":{\"resourceVersion\":\"7\",\"name\":\"cm\","
+                  "\"namespace\":\"ns\"}}");
+    EXACT("{\"metadata\":{\"resourceVersion\":{\"a\":[1,\"}\"]},"
+          "\"namespace\":\"\",\"name\":\"\"}}",
+          CM_HEAD "\"metadata\":{\"resourceVersion\":\"7\",\"namespace\":"
+                  "\"ns\",\"name\":\"cm\"}}");
+    /* Cluster-scoped: no namespace is inserted. */
+    object_unref(decode_exact(nodes, "/registry/minions/n1", "{}", 2,
+                              "{\"kind\":\"Node\",\"apiVersion\":\"v1\","
+                              "\"metadata\":{\"name\":\"n1\","
+                              "\"resourceVersion\":\"7\"}}",
+                              true));
+    object_unref(DECODE_EXACT(
+        nodes, "/registry/minions/n1", "{\"metadata\":{\"namespace\":\"\"}}",
+        "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+        "\"n1\",\"namespace\":\"\",\"resourceVersion\":\"7\"}}",
+        true));
+}
+
+static void test_decode_duplicates(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    struct object *o;
+
+    FAILS(rt, CM_KEY, "{\"kind\":\"A\",\"kind\":\"B\"}", "duplicate kind");
+    FAILS(rt, CM_KEY, "{\"apiVersion\":\"v1\",\"apiVersion\":null}",
+          "duplicate apiVersion");
+    FAILS(rt, CM_KEY, "{\"metadata\":{},\"metadata\":{}}",
+          "duplicate metadata");
+    FAILS(rt, CM_KEY, "{\"metad\\u0061ta\":{},\"metadata\":null}",
+          "duplicate metadata");
+    FAILS(rt, CM_KEY, "{\"metadata\":{\"name\":\"cm\",\"name\":\"cm\"}}",
+          "duplicate metadata.name");
+    FAILS(rt, CM_KEY, "{\"metadata\":{\"name\":\"cm\",\"na\\u006de\":\"x\"}}",
+          "duplicate metadata.name");
+    FAILS(rt, CM_KEY,
+          "{\"metadata\":{\"namespace\":\"ns\",\"namespace\":\"ns\"}}",
+          "duplicate metadata.namespace");
+    FAILS(type("nodes"), "/registry/minions/n",
+          "{\"metadata\":{\"namespace\":\"\",\"namespace\":null}}",
+          "duplicate metadata.namespace");
+    FAILS(rt, CM_KEY,
+          "{\"metadata\":{\"resourceVersion\":\"1\",\"name\":\"cm\","
+          "\"resourceVersion\":\"2\"}}",
+          "duplicate metadata.resourceVersion");
+
+    /* Elsewhere duplicates are served as stored; the last one is what is
+     * extracted, as Go's encoding/json. */
+    o = DECODE_EXACT(
+        rt, CM_KEY,
+        "{\"metadata\":{\"labels\":{\"x\":\"1\",\"x\":\"2\"},\"labels\":{"
+        "\"y\":\"1\",\"x\":\"3\"}},\"data\":{\"k\":\"1\",\"k\":\"2\"}}",
+        CM_HEAD CM_META "\"labels\":{\"x\":\"1\",\"x\":\"2\"},\"labels\":{"
+                        "\"y\":\"1\",\"x\":\"3\"},\"resourceVersion\":\"7\"},"
+                        "\"data\":{\"k\":\"1\",\"k\":\"2\"}}",
+        true);
+    assert_int_equal(o->nlabels, 2);
+    assert_string_equal(object_label(o, "x"), "3");
+    assert_string_equal(object_label(o, "y"), "1");
+    object_unref(o);
+    /* Names differing in case are different members (as the apiserver's
+     * case-sensitive decoder); a nested "metadata" is not ours. */
+    EXACT("{\"Kind\":\"x\",\"METADATA\":1,\"spec\":{\"metadata\":{\"name\":"
+          "\"x\",\"name\":\"y\"},\"kind\":1,\"kind\":2}}",
+          CM_INSERTED ",\"Kind\":\"x\",\"METADATA\":1,\"spec\":{\"metadata\":"
+                      "{\"name\":\"x\",\"name\":\"y\"},\"kind\":1,"
+                      "\"kind\":2}}");
+}
+
+static void test_decode_whitespace(void **state)
+{
+    const struct resource_type *rt = type("configmaps");
+    static const char value[] =
+        " \t\r\n{ \"kind\" : \"ConfigMap\" ,\n \"metadata\" :\t{ \"name\" "
+        ": \"cm\" , \"resourceVersion\" : \"1\" , \"labels\" : { \"a b\" : "
+        "\" x y \" } } ,\r\n \"data\" : { \"s\" : \"  a \\\" b \\\\\" , "
+        "\"n\" : [ 1 , 2.50 , { } , [ ] , { \"k\" : null } ] } \n } \n\n";
+    struct object *o = decode_exact(
+        rt, CM_KEY, value, sizeof(value) - 1,
+        "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+        "\"cm\",\"namespace\":\"ns\",\"resourceVersion\":\"7\",\"labels\":{"
+        "\"a b\":\" x y \"}},\"data\":{\"s\":\"  a \\\" b \\\\\",\"n\":[1,"
+        "2.50,{},[],{\"k\":null}]}}",
+        true);
+    struct rbuf *f = kjson_watch_frame(EVENT_ADDED, o);
+
+    /* One event, one line. */
+    assert_null(memchr(frame_payload(f), '\n', frame_payload_len(f) - 1));
+    assert_string_equal(object_label(o, "a b"), " x y ");
+    rbuf_unref(f);
+    object_unref(o);
 }
 
 static void test_decode_nesting_limit(void **state)
@@ -891,10 +1338,19 @@ int main(void)
         cmocka_unit_test(test_decode_event_source),
         cmocka_unit_test(test_decode_field_renderings),
         cmocka_unit_test(test_decode_odd_labels_and_unicode),
-        cmocka_unit_test(test_decode_duplicate_keys_last_wins),
         cmocka_unit_test(test_decode_large_rv_and_with_rv),
         cmocka_unit_test(test_decode_rejections),
         cmocka_unit_test(test_decode_nesting_limit),
+        cmocka_unit_test(test_decode_numbers_byte_exact),
+        cmocka_unit_test(test_decode_nul_escapes),
+        cmocka_unit_test(test_decode_unicode_byte_exact),
+        cmocka_unit_test(test_decode_rejects_invalid_utf8),
+        cmocka_unit_test(test_decode_strict_syntax),
+        cmocka_unit_test(test_decode_depth_limit),
+        cmocka_unit_test(test_decode_key_is_authoritative),
+        cmocka_unit_test(test_decode_inserts_missing),
+        cmocka_unit_test(test_decode_duplicates),
+        cmocka_unit_test(test_decode_whitespace),
         cmocka_unit_test(test_watch_frame_exact),
         cmocka_unit_test(test_bookmark_frame),
         cmocka_unit_test(test_status),
