@@ -40,6 +40,14 @@ const struct option_spec ringwatch_options[] = {
      "concurrent HTTP/2 streams per connection"},
     {"sndbuf", OPT_BYTES, OFF(sndbuf), 0, 1e9, "0", "BYTES",
      "socket send buffer per connection (0: the kernel's default)"},
+    {"header-timeout", OPT_SECONDS, OFF(header_timeout), 0, 86400, "32",
+     "SECONDS",
+     "a client must send a whole request within this (0: no limit), as "
+     "the apiserver's ReadHeaderTimeout"},
+    {"idle-timeout", OPT_SECONDS, OFF(idle_timeout), 0, 86400, "90",
+     "SECONDS",
+     "a connection with no request or response in progress is closed "
+     "after this (0: never)"},
     {"log-level", OPT_STRING, OFF(log_level), 0, 0, "info", "LEVEL",
      "debug, info, warn or error"},
 };

@@ -69,6 +69,8 @@ struct config {
     uint64_t max_connections;
     uint64_t h2_max_streams;    /* concurrent streams per connection */
     uint64_t sndbuf;            /* SO_SNDBUF bytes, 0 = kernel default */
+    double header_timeout;      /* seconds to send a request's headers */
+    double idle_timeout;        /* seconds a connection may sit idle */
     const char *log_level;
 };
 

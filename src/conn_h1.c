@@ -11,23 +11,31 @@
  * finished (on_close delivered) and the output buffer is below the
  * configured high-water mark.
  *
- * Response bodies are never copied: stream bytes are queued in the
- * output evbuffer by reference (evbuffer_add_reference, released with
- * rbuf_unref when libevent has written them).  Streamed bodies are chunked
- * on HTTP/1.1 (a frame is a chunk as it is) and close-delimited on
- * HTTP/1.0.  stream_pending() is the output buffer's length; the write
- * low-water mark (STREAM_LOW_WATER) brings the write callback, which
- * drives on_drain.
+ * Response bodies are queued in the output evbuffer by reference
+ * (released with rbuf_unref when libevent has written them), except
+ * pieces under LISTENER_COPY_BELOW, which cost less memory copied
+ * (listener_out_add).  Streamed bodies are chunked on HTTP/1.1 (a frame is
+ * a chunk as it is) and close-delimited on HTTP/1.0.  stream_pending() is
+ * the output buffer's length; the write low-water mark (STREAM_LOW_WATER)
+ * brings the write callback, which drives on_drain.
  *
- * Lifetimes: the connection is freed only at the tail of one of its
- * libevent callbacks, never from inside a call a handler made; stream API
- * calls that need the connection to act (stream_end) schedule the write
- * callback as a deferred callback (bufferevent_trigger), so no connection
- * carries an event of its own.  A connection that stops answering
- * (Connection: close, HTTP/1.0, an error response) flushes its output,
- * shuts down its write side and discards input for a short while
- * (lingering close, so the client reads the response rather than a
- * reset), then closes.
+ * Timeouts, all on the bufferevent's own two timers (enum h1_wait): a
+ * request being answered has none; a request being received must be
+ * complete within header_timeout of its first byte (re-armed with the
+ * time left after every read, so trickling does not extend it; then 408
+ * and close); a connection between requests waits idle_timeout for the
+ * next once its output is flushed, and while output is pending without a
+ * request being answered the client must read some of it every
+ * idle_timeout.
+ *
+ * Lifetimes: the connection is freed only from the listener's work event
+ * (listener_reap), never from inside a call a handler made; stream API
+ * calls that need the connection to act (stream_end) schedule it with
+ * listener_schedule, so no connection carries an event or a deferred
+ * callback of its own.  A connection that stops answering (Connection:
+ * close, HTTP/1.0, an error response) flushes its output, shuts down its
+ * write side and discards input for a short while (lingering close, so
+ * the client reads the response rather than a reset), then closes.
  *
  * stream.h's enum http_method shares its constants' names with
  * http-parser's; this file renames http-parser's at include time.
@@ -52,6 +60,8 @@
 
 #include "src/conn_h1.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -71,6 +81,7 @@
 #define H1_LINGER_SECONDS 2         /* lingering close: how long */
 #define H1_LINGER_BYTES (64 * 1024) /* lingering close: how much */
 #define H1_CLOSE_FLUSH_SECONDS 30   /* flushing before close, without idle */
+#define H1_TIMEOUT_FLUSH_SECONDS 2  /* flushing a 408 before close */
 #define H1_SERVICE_ROUNDS 64        /* requests answered per callback */
 #define H1_FIELD_MAX 16             /* longest header name we look at */
 
@@ -79,6 +90,14 @@ enum h1_body {
     H1_BODY_LENGTH,  /* Content-Length */
     H1_BODY_CHUNKED, /* HTTP/1.1 streamed */
     H1_BODY_CLOSE,   /* HTTP/1.0 streamed: ends with the connection */
+};
+
+/* What the connection waits for; decides its timeouts (h1_timeouts). */
+enum h1_wait {
+    H1_WAIT_REQUEST, /* the next request, output flushed: idle_timeout */
+    H1_WAIT_HEADER,  /* the rest of a request: until its deadline */
+    H1_WAIT_READER,  /* the client to read pending output: idle_timeout */
+    H1_WAIT_ANSWER,  /* the handler: no timeout */
 };
 
 enum h1_field {
@@ -99,6 +118,7 @@ struct h1_request {
     size_t url_len;
     struct h1_value values[4]; /* by enum h1_field; [0] unused */
     size_t header_bytes;       /* request line and headers so far */
+    uint64_t deadline_ms;      /* complete by then (listener_now_ms) */
     uint64_t body_bytes;
     char field[H1_FIELD_MAX]; /* current header name, lower case */
     size_t field_len;
@@ -123,12 +143,13 @@ struct conn_h1 {
     http_parser parser;
     struct h1_request *req; /* while a request is being parsed */
     enum h1_body body;      /* of the response being sent */
+    enum h1_wait wait;      /* as the timeouts are set */
     bool keep_alive;        /* the connection outlives this response */
     bool eof;               /* the client shut down its side */
     bool closing;           /* answering no more: flushing, then lingering */
     bool lingering;         /* write side shut; discarding input */
     bool dead;              /* done: the listener's reaper frees it */
-    bool scheduled;         /* a deferred write callback is on its way */
+    bool tail_ref;          /* output's last piece is a reference */
     size_t lingered;        /* bytes discarded */
 };
 
@@ -144,36 +165,66 @@ static void req_free(struct h1_request *r)
 
 /* ---- scheduling and closing ---- */
 
-/* Runs conn_h1_write_cb (h1_service) from the loop, soon. */
+/* Runs h1_service from the loop, soon. */
 static void h1_schedule(struct conn_h1 *c)
 {
-    if (c->scheduled)
-        return;
-    c->scheduled = true;
-    bufferevent_trigger(c->bev, EV_WRITE,
-                        BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+    listener_schedule(&c->base);
 }
 
-static void h1_set_idle_timeout(struct conn_h1 *c, unsigned seconds)
-{
-    struct timeval tv = {.tv_sec = seconds, .tv_usec = 0};
-
-    bufferevent_set_timeouts(c->bev, seconds > 0 ? &tv : NULL, NULL);
-}
-
-/* Stops answering: the output is flushed, then the connection closed. */
-static void h1_close(struct conn_h1 *c)
+/* Sets the timeouts for what the connection waits for now (enum h1_wait);
+ * re-arms a request's deadline with the time left. */
+static void h1_timeouts(struct conn_h1 *c)
 {
     const struct front_config *cfg = listener_config(c->base.listener);
-    struct timeval tv = {.tv_sec = cfg->idle_timeout, .tv_usec = 0};
+    struct timeval idle = {.tv_sec = cfg->idle_timeout, .tv_usec = 0};
+    const struct timeval *idle_tv = cfg->idle_timeout > 0 ? &idle : NULL;
+    struct timeval header;
+    enum h1_wait want;
+
+    if (c->closing || c->dead)
+        return; /* h1_close and h1_closing_progress set their own */
+    if (c->stream != NULL)
+        want = H1_WAIT_ANSWER;
+    else if (c->req != NULL)
+        want = H1_WAIT_HEADER;
+    else if (evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+        want = H1_WAIT_READER;
+    else
+        want = H1_WAIT_REQUEST;
+    if (want == c->wait && want != H1_WAIT_HEADER)
+        return;
+    c->wait = want;
+    if (want == H1_WAIT_ANSWER) {
+        bufferevent_set_timeouts(c->bev, NULL, NULL);
+    } else if (want == H1_WAIT_READER) {
+        bufferevent_set_timeouts(c->bev, NULL, idle_tv);
+    } else if (want == H1_WAIT_HEADER && cfg->header_timeout > 0) {
+        listener_until(c->req->deadline_ms, &header);
+        bufferevent_set_timeouts(c->bev, &header, idle_tv);
+    } else {
+        bufferevent_set_timeouts(c->bev, idle_tv, idle_tv);
+    }
+}
+
+/* Stops answering: the output is flushed (within flush_seconds of no
+ * progress), then the connection closed. */
+static void h1_close(struct conn_h1 *c, unsigned flush_seconds)
+{
+    struct timeval tv = {.tv_sec = flush_seconds, .tv_usec = 0};
 
     if (c->closing)
         return;
     c->closing = true;
-    if (tv.tv_sec == 0)
-        tv.tv_sec = H1_CLOSE_FLUSH_SECONDS;
     bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
     bufferevent_set_timeouts(c->bev, NULL, &tv);
+}
+
+/* Seconds a closing connection may take to flush its last response. */
+static unsigned h1_flush_seconds(const struct conn_h1 *c)
+{
+    unsigned idle = listener_config(c->base.listener)->idle_timeout;
+
+    return idle > 0 ? idle : H1_CLOSE_FLUSH_SECONDS;
 }
 
 /* Once the output is flushed: shut the write side and linger. */
@@ -209,11 +260,15 @@ static void h1_stream_free(struct conn_h1 *c)
 
 static void h1_free(struct conn_h1 *c)
 {
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+
     if (c->stream != NULL) {
         stream_gone(&c->stream->base);
         h1_stream_free(c);
     }
     listener_detach(&c->base);
+    /* released now, not when the loop finalizes the bufferevent */
+    evbuffer_drain(out, evbuffer_get_length(out));
     bufferevent_free(c->bev);
     req_free(c->req);
     free(c);
@@ -222,6 +277,13 @@ static void h1_free(struct conn_h1 *c)
 static void h1_shutdown(struct front_conn *fc)
 {
     h1_free((struct conn_h1 *)fc);
+}
+
+static void h1_service(struct conn_h1 *c);
+
+static void h1_service_cb(struct front_conn *fc)
+{
+    h1_service((struct conn_h1 *)fc);
 }
 
 /* The connection is done: its stream is gone, its I/O stops, and the
@@ -237,59 +299,71 @@ static void h1_kill(struct conn_h1 *c)
 
 /* ---- responses the front sends itself ---- */
 
-static void conn_h1_unref_cb(const void *data, size_t len, void *extra)
+static void h1_queue_failed(struct conn_h1 *c, size_t len)
 {
-    rbuf_unref(extra);
+    log_warnx("conn_h1: cannot queue %zu bytes", len);
+    c->dead = true;
+    h1_schedule(c);
 }
 
-/*
- * Pieces shorter than this are copied instead of referenced: libevent 2.1
- * gives every evbuffer_add_reference a chain of its own (about 1 KiB),
- * while copies pack into the tail chain, so a small copy costs less
- * memory and time than a reference (list separators, short events).
- */
-#define H1_COPY_BELOW 512
-
+/* Queues len bytes of b at off: referenced, or copied when small (see
+ * listener_out_add for what each costs). */
 static void h1_add_ref(struct conn_h1 *c, struct rbuf *b, size_t off,
                        size_t len)
 {
-    struct evbuffer *out = bufferevent_get_output(c->bev);
-
-    if (len < H1_COPY_BELOW) {
-        if (evbuffer_add(out, b->data + off, len) < 0) {
-            log_warnx("conn_h1: cannot queue %zu bytes", len);
-            c->dead = true;
-            h1_schedule(c);
-        }
-        return;
-    }
-    rbuf_ref(b);
-    if (evbuffer_add_reference(out, b->data + off, len, conn_h1_unref_cb, b) <
-        0) {
-        rbuf_unref(b);
-        log_warnx("conn_h1: cannot queue %zu bytes", len);
-        c->dead = true;
-        h1_schedule(c);
-    }
+    if (listener_out_add(bufferevent_get_output(c->bev), &c->tail_ref, b, off,
+                         len) < 0)
+        h1_queue_failed(c, len);
 }
 
-/* Answers with a Kubernetes Status and closes (no stream involved). */
-static void h1_reject(struct conn_h1 *c, int status, const char *reason,
-                      const char *message)
+/* Queues a copy of len bytes at p (framing, the front's own answers). */
+static void h1_copy(struct conn_h1 *c, const void *p, size_t len)
 {
-    struct evbuffer *out = bufferevent_get_output(c->bev);
+    if (listener_out_copy(bufferevent_get_output(c->bev), &c->tail_ref, p,
+                          len) < 0)
+        h1_queue_failed(c, len);
+}
+
+/* Queues a formatted string (evbuffer_add_printf sizes its chain for the
+ * text, whatever the tail). */
+static void h1_printf(struct conn_h1 *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void h1_printf(struct conn_h1 *c, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = evbuffer_add_vprintf(bufferevent_get_output(c->bev), fmt, ap);
+    va_end(ap);
+    c->tail_ref = false;
+    if (n < 0)
+        h1_queue_failed(c, strlen(fmt));
+}
+
+/* The reason phrase, with the one stream_reason lacks. */
+static const char *h1_reason(int status)
+{
+    return status == 408 ? "Request Timeout" : stream_reason(status);
+}
+
+/* Answers with a Kubernetes Status and closes (no stream involved), the
+ * answer flushed within flush_seconds of no progress. */
+static void h1_reject(struct conn_h1 *c, int status, const char *reason,
+                      const char *message, unsigned flush_seconds)
+{
     struct rbuf *body = kjson_status(status, reason, message);
 
     log_debug("conn_h1: %d %s: %s", status, reason, message);
-    evbuffer_add_printf(out,
-                        "HTTP/1.1 %d %s\r\nDate: %s\r\n"
-                        "Content-Type: application/json\r\n"
-                        "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-                        status, stream_reason(status), stream_date(),
-                        body->len);
+    h1_printf(c,
+              "HTTP/1.1 %d %s\r\nDate: %s\r\n"
+              "Content-Type: application/json\r\n"
+              "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+              status, h1_reason(status), stream_date(), body->len);
     h1_add_ref(c, body, 0, body->len);
     rbuf_unref(body);
-    h1_close(c);
+    h1_close(c, flush_seconds);
 }
 
 static void h1_reject_parse(struct conn_h1 *c, enum http_errno err)
@@ -300,16 +374,17 @@ static void h1_reject_parse(struct conn_h1 *c, enum http_errno err)
     if (c->req->reject == 413) {
         snprintf(msg, sizeof(msg),
                  "Request entity too large: limit is %d bytes", H1_MAX_BODY);
-        h1_reject(c, 413, "RequestEntityTooLarge", msg);
+        h1_reject(c, 413, "RequestEntityTooLarge", msg, h1_flush_seconds(c));
     } else if (c->req->reject == 431 || err == HPE_HEADER_OVERFLOW) {
         snprintf(msg, sizeof(msg),
                  "Request header fields too large: limit is %zu bytes",
                  cfg->max_header_bytes);
-        h1_reject(c, 431, "RequestHeaderFieldsTooLarge", msg);
+        h1_reject(c, 431, "RequestHeaderFieldsTooLarge", msg,
+                  h1_flush_seconds(c));
     } else {
         snprintf(msg, sizeof(msg), "Malformed HTTP/1.1 request: %s",
                  http_errno_description(err));
-        h1_reject(c, 400, "BadRequest", msg);
+        h1_reject(c, 400, "BadRequest", msg, h1_flush_seconds(c));
     }
 }
 
@@ -427,8 +502,7 @@ static int h1_on_headers_complete(http_parser *p)
     /* RFC 9110 10.1.1: a client waiting for 100 (Continue) */
     if (has_body && p->http_major == 1 && p->http_minor >= 1 &&
         req_expects_continue(c->req))
-        evbuffer_add(bufferevent_get_output(c->bev),
-                     "HTTP/1.1 100 Continue\r\n\r\n", 25);
+        h1_copy(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
     return 0;
 }
 
@@ -517,8 +591,18 @@ static void h1_dispatch(struct conn_h1 *c)
     h1_parser_reset(c);
     c->stream = st;
     listener_count_stream(c->base.listener, FRONT_H1, 1);
-    bufferevent_set_timeouts(c->bev, NULL, NULL);
+    h1_timeouts(c); /* none while it is answered */
     listener_dispatch(c->base.listener, &st->base);
+}
+
+/* A request's first byte is here: it is due complete within
+ * header_timeout. */
+static void h1_request_begin(struct conn_h1 *c)
+{
+    unsigned limit = listener_config(c->base.listener)->header_timeout;
+
+    c->req = xcalloc(1, sizeof(*c->req));
+    c->req->deadline_ms = listener_now_ms() + limit * 1000ull;
 }
 
 /* Parses input while no stream is being answered and the output has
@@ -536,7 +620,7 @@ static void h1_parse(struct conn_h1 *c)
         if (evbuffer_peek(in, -1, NULL, &v, 1) < 1 || v.iov_len == 0)
             return;
         if (c->req == NULL)
-            c->req = xcalloc(1, sizeof(*c->req));
+            h1_request_begin(c);
         n = http_parser_execute(&c->parser, &h1_settings, v.iov_base,
                                 v.iov_len);
         evbuffer_drain(in, n);
@@ -559,7 +643,6 @@ static bool h1_stream_service(struct conn_h1 *c)
 {
     struct stream *s = &c->stream->base;
     bool gone = s->gone;
-    unsigned idle = listener_config(c->base.listener)->idle_timeout;
 
     if (!s->ended && !s->gone)
         stream_drained(s);
@@ -569,15 +652,12 @@ static bool h1_stream_service(struct conn_h1 *c)
     if (gone)
         c->dead = true;
     else if (!c->keep_alive)
-        h1_close(c);
-    else
-        h1_set_idle_timeout(c, idle);
+        h1_close(c, h1_flush_seconds(c));
     return !c->dead && !c->closing;
 }
 
 static void h1_service(struct conn_h1 *c)
 {
-    c->scheduled = false;
     if (c->base.dying)
         return; /* the reaper is on its way */
     for (int round = 0; round < H1_SERVICE_ROUNDS && !c->dead; round++) {
@@ -589,7 +669,7 @@ static void h1_service(struct conn_h1 *c)
         if (c->stream == NULL) {
             /* nothing more to answer from a client that has gone quiet */
             if (c->eof)
-                h1_close(c);
+                h1_close(c, h1_flush_seconds(c));
             break;
         }
     }
@@ -599,6 +679,8 @@ static void h1_service(struct conn_h1 *c)
         h1_closing_progress(c);
     if (c->dead)
         h1_kill(c);
+    else
+        h1_timeouts(c);
 }
 
 /* ---- libevent callbacks ---- */
@@ -623,6 +705,19 @@ static void conn_h1_write_cb(struct bufferevent *bev, void *arg)
     h1_service(arg);
 }
 
+/* A request not complete in time (slowloris): 408 and close, as soon as
+ * the client reads it or briefly after. */
+static void h1_header_timeout(struct conn_h1 *c)
+{
+    unsigned limit = listener_config(c->base.listener)->header_timeout;
+    char msg[128];
+
+    snprintf(msg, sizeof(msg),
+             "Request not received in full within %u seconds of its start",
+             limit);
+    h1_reject(c, 408, "Timeout", msg, H1_TIMEOUT_FLUSH_SECONDS);
+}
+
 static void conn_h1_event_cb(struct bufferevent *bev, short what, void *arg)
 {
     struct conn_h1 *c = arg;
@@ -639,6 +734,10 @@ static void conn_h1_event_cb(struct bufferevent *bev, short what, void *arg)
         if (c->lingering || (s != NULL && s->gone))
             c->dead = true;
         log_debug("conn_h1: client closed its side");
+    } else if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING) &&
+               c->wait == H1_WAIT_HEADER && !c->closing &&
+               listener_config(c->base.listener)->header_timeout > 0) {
+        h1_header_timeout(c);
     } else {
         log_debug("conn_h1: %s %s",
                   (what & BEV_EVENT_TIMEOUT) ? "timeout" : "error",
@@ -661,7 +760,6 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
                      int64_t content_length)
 {
     struct conn_h1 *c = h1_conn(s);
-    struct evbuffer *out = bufferevent_get_output(c->bev);
     bool v11 = s->req.http_version >= 11;
 
     if (content_length >= 0)
@@ -672,22 +770,21 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
         c->body = H1_BODY_CLOSE;
     if (c->body == H1_BODY_CLOSE)
         c->keep_alive = false;
-    evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status,
-                        stream_reason(status), stream_date());
+    h1_printf(c, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status, h1_reason(status),
+              stream_date());
     if (content_type != NULL)
-        evbuffer_add_printf(out, "Content-Type: %s\r\n", content_type);
+        h1_printf(c, "Content-Type: %s\r\n", content_type);
     if (c->body == H1_BODY_LENGTH)
-        evbuffer_add_printf(out, "Content-Length: %lld\r\n",
-                            (long long)content_length);
+        h1_printf(c, "Content-Length: %lld\r\n", (long long)content_length);
     else if (c->body == H1_BODY_CHUNKED)
-        evbuffer_add(out, "Transfer-Encoding: chunked\r\n", 28);
+        h1_copy(c, "Transfer-Encoding: chunked\r\n", 28);
     for (const struct stream_header *h = s->headers; h != NULL; h = h->next)
-        evbuffer_add_printf(out, "%s: %s\r\n", h->name, h->value);
+        h1_printf(c, "%s: %s\r\n", h->name, h->value);
     if (!c->keep_alive)
-        evbuffer_add(out, "Connection: close\r\n", 19);
+        h1_copy(c, "Connection: close\r\n", 19);
     else if (!v11)
-        evbuffer_add(out, "Connection: keep-alive\r\n", 24);
-    evbuffer_add(out, "\r\n", 2);
+        h1_copy(c, "Connection: keep-alive\r\n", 24);
+    h1_copy(c, "\r\n", 2);
     if (s->head)
         c->body = H1_BODY_NONE;
 }
@@ -695,7 +792,7 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
 static void h1_write(struct stream *s, struct rbuf *buf, size_t off, size_t len)
 {
     struct conn_h1 *c = h1_conn(s);
-    struct evbuffer *out = bufferevent_get_output(c->bev);
+    char size[24];
 
     if (c->body == H1_BODY_NONE)
         return;
@@ -703,9 +800,9 @@ static void h1_write(struct stream *s, struct rbuf *buf, size_t off, size_t len)
         h1_add_ref(c, buf, off, len);
         return;
     }
-    evbuffer_add_printf(out, "%zx\r\n", len);
+    h1_copy(c, size, (size_t)snprintf(size, sizeof(size), "%zx\r\n", len));
     h1_add_ref(c, buf, off, len);
-    evbuffer_add(out, "\r\n", 2);
+    h1_copy(c, "\r\n", 2);
 }
 
 static void h1_write_frame(struct stream *s, struct rbuf *frame)
@@ -728,7 +825,7 @@ static void h1_end(struct stream *s)
     struct conn_h1 *c = h1_conn(s);
 
     if (c->body == H1_BODY_CHUNKED)
-        evbuffer_add(bufferevent_get_output(c->bev), "0\r\n\r\n", 5);
+        h1_copy(c, "0\r\n\r\n", 5);
     h1_schedule(c);
 }
 
@@ -773,6 +870,7 @@ void conn_h1_new(struct listener *l, struct bufferevent *bev)
     size_t read_high = RW_MAX(cfg->max_header_bytes * 2, (size_t)65536);
 
     c->bev = bev;
+    c->base.service = h1_service_cb;
     c->base.shutdown = h1_shutdown;
     parser_limit(cfg->max_header_bytes);
     h1_parser_reset(c);
@@ -781,7 +879,8 @@ void conn_h1_new(struct listener *l, struct bufferevent *bev)
                       c);
     bufferevent_setwatermark(bev, EV_WRITE, STREAM_LOW_WATER, 0);
     bufferevent_setwatermark(bev, EV_READ, 0, read_high);
-    h1_set_idle_timeout(c, cfg->idle_timeout);
+    c->wait = H1_WAIT_ANSWER; /* not what is set: h1_timeouts sets it */
+    h1_timeouts(c);
     bufferevent_enable(bev, EV_READ | EV_WRITE);
     /* the sniffer's bytes: parse them from the loop */
     h1_schedule(c);

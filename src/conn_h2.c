@@ -4,7 +4,10 @@
  *
  * Data structure: one bufferevent, one nghttp2 server session, the list
  * of live streams and a FIFO of streams with work for the loop (dispatch a
- * complete request, deliver on_drain, deliver on_close and free).  Each
+ * request whose header block is complete, deliver on_drain, deliver
+ * on_close and free).  A request is dispatched at the end of its header
+ * block (END_HEADERS), not at END_STREAM: ringwatch serves GETs, and a
+ * request body, if any, is drained and discarded by nghttp2.  Each
  * stream keeps its response body as a queue of (rbuf, offset, length)
  * segments, allocated on the first write and released when it empties
  * beyond its minimal size: an idle watch costs its struct, its request
@@ -14,10 +17,12 @@
  * frame length it asks for, possibly spanning several segments, with
  * NGHTTP2_DATA_FLAG_NO_COPY (or NGHTTP2_ERR_DEFERRED when the queue is
  * empty; the next write resumes it); the send_data callback writes the
- * 9-byte frame header and then references to the segments' bytes
- * (evbuffer_add_reference, released with rbuf_unref once written).  Frames
- * contribute only their payload.  stream_pending() is the stream's queued
- * bytes not yet handed to the output buffer.
+ * 9-byte frame header and then the segments' bytes, by reference
+ * (released with rbuf_unref once written) or, pieces under
+ * LISTENER_COPY_BELOW, copied, which costs less memory than libevent's
+ * 1 KiB chain per reference (listener_out_add).  Frames contribute only
+ * their payload.  stream_pending() is the stream's queued bytes not yet
+ * handed to the output buffer.
  *
  * Back-pressure: nghttp2_session_send runs only while the output buffer
  * is below the configured high-water mark (the send callbacks stop it
@@ -25,14 +30,31 @@
  * Flow-control windows hold data in the segment queues, where handlers see
  * it as pending.
  *
+ * Timeouts, on the bufferevent's two timers only (h2_timeouts).  A
+ * connection with a live stream (dispatched, not yet closed: a WATCH) has
+ * none: a client that holds a complete request holds its slot fairly.
+ * One without: a header block begun (HEADERS without END_HEADERS,
+ * trickled CONTINUATION, a HEADERS frame still arriving) must end within
+ * header_timeout of its start, and the connection is closed idle_timeout
+ * after its last stream ended and its output was flushed (PING and
+ * SETTINGS do not extend it, as Go's http2 server); it must also keep
+ * reading its output meanwhile.  Read deadlines are absolute: re-armed
+ * with the time left after every read.  An answered stream whose request
+ * has not ended is reset (NO_ERROR, as Go's server does), so it does not
+ * stay live.  To know where header blocks begin and end on the wire, the
+ * connection follows the frame headers of the bytes nghttp2 consumes
+ * (h2_scan: a few bytes of state).
+ *
  * Ordering and lifetimes: nghttp2's callbacks only record what happened
- * (request complete, stream closed, queue drained) by putting the stream
- * on the work FIFO; handlers run from the loop after nghttp2 returns, so
- * they may call the stream API freely, and stream API calls only mark the
- * connection dirty and schedule one deferred write callback that runs
- * nghttp2_session_send once for many writes.  A stream is freed (after
- * on_close) only from the work FIFO, after nghttp2 has closed it, or when
- * the connection is torn down; a connection only by the listener's reaper.
+ * (header block complete, stream closed, queue drained) by putting the
+ * stream on the work FIFO; handlers run from the loop after nghttp2
+ * returns, so they may call the stream API freely, and stream API calls
+ * only mark the connection dirty and schedule the connection with the
+ * listener (listener_schedule), which runs nghttp2_session_send once for
+ * many writes.  A stream is freed (after on_close) only from the work
+ * FIFO, after nghttp2 has closed it, or when the connection is torn down;
+ * a connection only from the listener's work event (listener_reap) or by
+ * listener_free.
  */
 #include "src/conn_h2.h"
 
@@ -53,6 +75,9 @@
 #define H2_SEGS_MIN 4        /* segment queue: first and kept size */
 #define H2_SERVICE_ROUNDS 16 /* send / work rounds per callback */
 #define H2_CLOSE_FLUSH_SECONDS 30
+#define H2_TIMEOUT_FLUSH_SECONDS 2 /* flushing GOAWAY after a timeout */
+#define H2_FRAME_HEAD_LEN 9
+#define H2_PREFACE_LEN 24
 #define H2_STACK_NV 16
 
 enum h2_header {
@@ -89,6 +114,7 @@ struct h2_stream {
     uint32_t seg_head, seg_count, seg_cap;
     int32_t id;
     bool in_work : 1;
+    bool headers_done : 1; /* header block complete: dispatch */
     bool request_done : 1; /* END_STREAM received */
     bool dispatched : 1;
     bool closed : 1;   /* nghttp2 closed it (or the connection died) */
@@ -101,11 +127,23 @@ struct conn_h2 {
     nghttp2_session *session;
     struct h2_stream *streams;
     struct h2_stream *work_head, **work_tail;
-    uint32_t nstreams;
-    bool scheduled;  /* a deferred write callback is on its way */
+    uint32_t live; /* dispatched streams not yet freed */
+    /* timeouts (h2_timeouts); times in listener_now_ms */
+    uint64_t block_since_ms; /* the open header block began */
+    uint64_t idle_since_ms;  /* no live stream, output flushed; 0: busy */
+    uint64_t armed_ms;       /* the read deadline as armed; 0: none */
+    bool write_armed;        /* the write timeout is set */
+    bool rearm;              /* bytes read: re-arm the read deadline */
+    /* where the client's bytes are (h2_scan) */
+    uint32_t scan_left; /* payload (or preface) bytes still to come */
+    uint8_t scan_head[H2_FRAME_HEAD_LEN]; /* a frame header so far */
+    uint8_t scan_have;
+    uint8_t scan_type, scan_flags; /* of the frame being received */
+    bool in_block;                 /* inside a header block */
+    /* output and service */
+    bool tail_ref;   /* output's last piece is a reference */
     bool in_service; /* inside h2_service: no scheduling needed */
     bool dirty;      /* something for nghttp2_session_send */
-    bool idle_armed; /* the idle timeout is set */
     bool closing;    /* answering no more: flushing, then closing */
     bool dead;       /* the reaper frees it */
 };
@@ -128,11 +166,9 @@ static struct evbuffer *h2_output(const struct conn_h2 *c)
 static void h2_schedule(struct conn_h2 *c)
 {
     c->dirty = true;
-    if (c->in_service || c->scheduled || c->dead)
+    if (c->in_service || c->dead)
         return;
-    c->scheduled = true;
-    bufferevent_trigger(c->bev, EV_WRITE,
-                        BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+    listener_schedule(&c->base);
 }
 
 static void work_push(struct conn_h2 *c, struct h2_stream *st)
@@ -160,11 +196,6 @@ static struct h2_stream *work_pop(struct conn_h2 *c)
 }
 
 /* ---- segment queue ---- */
-
-static void conn_h2_unref_cb(const void *data, size_t len, void *extra)
-{
-    rbuf_unref(extra);
-}
 
 static void segs_grow(struct h2_stream *st)
 {
@@ -215,28 +246,23 @@ static void segs_clear(struct h2_stream *st)
     st->queued = 0;
 }
 
-/* Moves length bytes from the head of the queue into out, by reference.
- * Returns 0, or -1 if libevent could not queue a reference. */
-static int segs_emit(struct h2_stream *st, struct evbuffer *out, size_t length)
+/* Moves length bytes from the head of the queue into out (by reference,
+ * or copied when small: listener_out_add).  Returns 0, or -1 if libevent
+ * could not queue them. */
+static int segs_emit(struct h2_stream *st, struct evbuffer *out, bool *tail_ref,
+                     size_t length)
 {
     while (length > 0) {
         struct h2_seg *seg = &st->segs[st->seg_head];
         size_t take = RW_MIN(seg->len, length);
-        bool whole = take == seg->len;
 
         rw_assert(st->seg_count > 0);
-        if (!whole)
-            rbuf_ref(seg->buf); /* the queue keeps its own */
-        if (evbuffer_add_reference(out, seg->buf->data + seg->off, take,
-                                   conn_h2_unref_cb, seg->buf) < 0) {
-            rbuf_unref(seg->buf);
-            if (whole)
-                seg->buf = rbuf_ref(seg->buf); /* still queued */
+        if (listener_out_add(out, tail_ref, seg->buf, seg->off, take) < 0)
             return -1;
-        }
         length -= take;
         st->queued -= take;
-        if (whole) {
+        if (take == seg->len) {
+            rbuf_unref(seg->buf);
             st->seg_head = (st->seg_head + 1) & (st->seg_cap - 1);
             st->seg_count--;
         } else {
@@ -262,7 +288,6 @@ static struct h2_stream *h2_stream_new(struct conn_h2 *c, int32_t id)
     if (c->streams != NULL)
         c->streams->prev = st;
     c->streams = st;
-    c->nstreams++;
     listener_count_stream(c->base.listener, FRONT_H2, 1);
     return st;
 }
@@ -284,7 +309,8 @@ static void h2_stream_free(struct conn_h2 *c, struct h2_stream *st)
         c->streams = st->next;
     if (st->next != NULL)
         st->next->prev = st->prev;
-    c->nstreams--;
+    if (st->dispatched)
+        c->live--;
     stream_finish(&st->base);
     segs_clear(st);
     h2_request_free(st->req);
@@ -313,6 +339,7 @@ static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
     char msg[128];
 
     st->dispatched = true;
+    c->live++;
     st->req = NULL;
     for (int i = 0; i < H2_HDR_COUNT; i++)
         v[i] = r->seen[i] ? r->buf + r->off[i] : NULL;
@@ -348,7 +375,7 @@ static void h2_run_work(struct conn_h2 *c)
     while ((st = work_pop(c)) != NULL) {
         if (st->closed)
             h2_stream_free(c, st);
-        else if (st->request_done && !st->dispatched)
+        else if (st->headers_done && !st->dispatched)
             h2_dispatch(c, st);
         else
             stream_drained(&st->base);
@@ -365,7 +392,7 @@ static ssize_t conn_h2_send_cb(nghttp2_session *session, const uint8_t *data,
 
     if (evbuffer_get_length(out) >= h2_high_water(c))
         return NGHTTP2_ERR_WOULDBLOCK;
-    if (evbuffer_add(out, data, length) < 0)
+    if (listener_out_copy(out, &c->tail_ref, data, length) < 0)
         return NGHTTP2_ERR_CALLBACK_FAILURE;
     return (ssize_t)length;
 }
@@ -381,13 +408,12 @@ static int conn_h2_send_data_cb(nghttp2_session *session, nghttp2_frame *frame,
     size_t padlen = frame->data.padlen;
     uint8_t padbyte = (uint8_t)(padlen > 0 ? padlen - 1 : 0);
 
-    evbuffer_add(out, framehd, 9);
-    if (padlen > 0)
-        evbuffer_add(out, &padbyte, 1);
-    if (segs_emit(st, out, length) < 0)
+    if (listener_out_copy(out, &c->tail_ref, framehd, H2_FRAME_HEAD_LEN) < 0 ||
+        (padlen > 0 && listener_out_copy(out, &c->tail_ref, &padbyte, 1) < 0) ||
+        segs_emit(st, out, &c->tail_ref, length) < 0 ||
+        (padlen > 1 &&
+         listener_out_copy(out, &c->tail_ref, zeros, padlen - 1) < 0))
         return NGHTTP2_ERR_CALLBACK_FAILURE;
-    if (padlen > 1)
-        evbuffer_add(out, zeros, padlen - 1);
     if (st->base.above_low && st->queued <= STREAM_LOW_WATER)
         work_push(c, st);
     if (evbuffer_get_length(out) >= h2_high_water(c))
@@ -496,14 +522,39 @@ static int conn_h2_frame_recv_cb(nghttp2_session *session,
     struct conn_h2 *c = user_data;
     struct h2_stream *st;
 
+    if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
+        return 0;
+    st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
+    if (st == NULL)
+        return 0;
+    if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)
+        st->request_done = true;
+    /* the request's header block is complete (END_HEADERS): dispatch */
+    if (frame->hd.type == NGHTTP2_HEADERS &&
+        frame->headers.cat == NGHTTP2_HCAT_REQUEST && !st->headers_done) {
+        st->headers_done = true;
+        work_push(c, st);
+    }
+    return 0;
+}
+
+/* The response is complete (END_STREAM sent) but the request is not: as
+ * RFC 9113 8.1 allows, RST_STREAM with NO_ERROR asks the client to stop
+ * sending, and closes the stream, so that a client cannot keep an
+ * answered stream (and its connection) open by never ending its
+ * request. */
+static int conn_h2_frame_send_cb(nghttp2_session *session,
+                                 const nghttp2_frame *frame, void *user_data)
+{
+    struct h2_stream *st;
+
     if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
         !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
         return 0;
     st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
-    if (st != NULL && !st->request_done) {
-        st->request_done = true;
-        work_push(c, st);
-    }
+    if (st != NULL && !st->request_done)
+        nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE,
+                                  frame->hd.stream_id, NGHTTP2_NO_ERROR);
     return 0;
 }
 
@@ -639,6 +690,7 @@ static const struct stream_ops h2_ops = {
 
 static void h2_free(struct conn_h2 *c)
 {
+    struct evbuffer *out = h2_output(c);
     struct h2_stream *st;
 
     /* gone first, all of them: an on_close must not reach a live sibling */
@@ -650,6 +702,8 @@ static void h2_free(struct conn_h2 *c)
         h2_stream_free(c, c->streams);
     nghttp2_session_del(c->session);
     listener_detach(&c->base);
+    /* released now, not when the loop finalizes the bufferevent */
+    evbuffer_drain(out, evbuffer_get_length(out));
     bufferevent_free(c->bev);
     free(c);
 }
@@ -668,32 +722,72 @@ static void h2_kill(struct conn_h2 *c)
     listener_reap(&c->base);
 }
 
-/* Stops answering: what nghttp2 has queued (GOAWAY) is flushed, then the
- * connection closes. */
-static void h2_close(struct conn_h2 *c)
+/* Stops answering: what nghttp2 has queued (GOAWAY) is flushed, within
+ * flush_seconds of no progress, then the connection closes. */
+static void h2_close(struct conn_h2 *c, unsigned flush_seconds)
 {
-    unsigned idle = listener_config(c->base.listener)->idle_timeout;
-    struct timeval tv = {.tv_sec = idle ? idle : H2_CLOSE_FLUSH_SECONDS};
+    struct timeval tv = {.tv_sec = flush_seconds, .tv_usec = 0};
 
     if (c->closing)
         return;
     c->closing = true;
-    c->idle_armed = false;
     bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
     bufferevent_set_timeouts(c->bev, NULL, &tv);
 }
 
-/* The idle timeout runs while the connection has no stream. */
-static void h2_idle_update(struct conn_h2 *c)
+static unsigned h2_flush_seconds(const struct conn_h2 *c)
 {
     unsigned idle = listener_config(c->base.listener)->idle_timeout;
-    struct timeval tv = {.tv_sec = idle, .tv_usec = 0};
-    bool want = idle > 0 && c->nstreams == 0 && !c->closing;
 
-    if (want == c->idle_armed)
+    return idle > 0 ? idle : H2_CLOSE_FLUSH_SECONDS;
+}
+
+/* The read deadline (listener_now_ms) of a connection without a live
+ * stream: the end of a header block begun, a request at all; 0: none. */
+static uint64_t h2_deadline(struct conn_h2 *c)
+{
+    const struct front_config *cfg = listener_config(c->base.listener);
+    uint64_t deadline = 0, idle;
+
+    if (c->live > 0) {
+        c->idle_since_ms = 0;
+        return 0;
+    }
+    if (c->idle_since_ms == 0 && evbuffer_get_length(h2_output(c)) == 0)
+        c->idle_since_ms = listener_now_ms();
+    if (c->in_block && cfg->header_timeout > 0)
+        deadline = c->block_since_ms + cfg->header_timeout * 1000ull;
+    if (c->idle_since_ms > 0 && cfg->idle_timeout > 0) {
+        idle = c->idle_since_ms + cfg->idle_timeout * 1000ull;
+        if (deadline == 0 || idle < deadline)
+            deadline = idle;
+    }
+    return deadline;
+}
+
+/* Arms the bufferevent's timers for the connection's state: the read
+ * deadline (re-armed with the time left after reads) and, without a live
+ * stream, idle_timeout for the client to read pending output. */
+static void h2_timeouts(struct conn_h2 *c)
+{
+    unsigned idle = listener_config(c->base.listener)->idle_timeout;
+    struct timeval rtv, wtv = {.tv_sec = idle, .tv_usec = 0};
+    uint64_t deadline;
+    bool write = idle > 0 && c->live == 0;
+
+    if (c->closing || c->dead)
+        return; /* h2_close set its own */
+    deadline = h2_deadline(c);
+    if (deadline == c->armed_ms && write == c->write_armed &&
+        !(c->rearm && deadline != 0))
         return;
-    c->idle_armed = want;
-    bufferevent_set_timeouts(c->bev, want ? &tv : NULL, NULL);
+    c->armed_ms = deadline;
+    c->write_armed = write;
+    c->rearm = false;
+    if (deadline != 0)
+        listener_until(deadline, &rtv);
+    bufferevent_set_timeouts(c->bev, deadline != 0 ? &rtv : NULL,
+                             write ? &wtv : NULL);
 }
 
 static void h2_service(struct conn_h2 *c)
@@ -702,7 +796,6 @@ static void h2_service(struct conn_h2 *c)
     size_t high = h2_high_water(c);
     nghttp2_session *s = c->session;
 
-    c->scheduled = false;
     if (c->base.dying)
         return;
     if (c->dead) {
@@ -726,7 +819,7 @@ static void h2_service(struct conn_h2 *c)
     c->in_service = false;
     if (!c->dead && !nghttp2_session_want_read(s) &&
         !nghttp2_session_want_write(s))
-        h2_close(c);
+        h2_close(c, h2_flush_seconds(c));
     if (c->closing && evbuffer_get_length(out) == 0)
         c->dead = true;
     if (c->dead) {
@@ -735,20 +828,73 @@ static void h2_service(struct conn_h2 *c)
     }
     if (c->dirty && evbuffer_get_length(out) < high)
         h2_schedule(c);
-    h2_idle_update(c);
+    h2_timeouts(c);
+}
+
+/* ---- following the client's frames (header blocks, for timeouts) ---- */
+
+/* A frame header is complete: a HEADERS frame opens a header block
+ * (CONTINUATION frames keep it open), any other frame means none is
+ * open. */
+static void h2_scan_frame_begin(struct conn_h2 *c)
+{
+    const uint8_t *h = c->scan_head;
+
+    c->scan_left = (uint32_t)h[0] << 16 | (uint32_t)h[1] << 8 | h[2];
+    c->scan_type = h[3];
+    c->scan_flags = h[4];
+    c->scan_have = 0;
+    if (c->scan_type == NGHTTP2_HEADERS && !c->in_block) {
+        c->in_block = true;
+        c->block_since_ms = listener_now_ms();
+    } else if (c->scan_type != NGHTTP2_CONTINUATION) {
+        c->in_block = false;
+    }
+}
+
+/* A frame's payload is complete: END_HEADERS closes the block. */
+static void h2_scan_frame_end(struct conn_h2 *c)
+{
+    if ((c->scan_type == NGHTTP2_HEADERS ||
+         c->scan_type == NGHTTP2_CONTINUATION) &&
+        (c->scan_flags & NGHTTP2_FLAG_END_HEADERS))
+        c->in_block = false;
+}
+
+/* Follows len client bytes at p (those nghttp2 just consumed) through the
+ * preface and the frame headers (RFC 9113 4.1). */
+static void h2_scan(struct conn_h2 *c, const uint8_t *p, size_t len)
+{
+    while (len > 0) {
+        if (c->scan_left > 0) {
+            size_t take = RW_MIN(len, (size_t)c->scan_left);
+
+            p += take;
+            len -= take;
+            c->scan_left -= (uint32_t)take;
+            if (c->scan_left == 0)
+                h2_scan_frame_end(c);
+            continue;
+        }
+        c->scan_head[c->scan_have++] = *p++;
+        len--;
+        if (c->scan_have == H2_FRAME_HEAD_LEN) {
+            h2_scan_frame_begin(c);
+            if (c->scan_left == 0)
+                h2_scan_frame_end(c);
+        }
+    }
 }
 
 /* ---- libevent callbacks ---- */
 
-static void conn_h2_read_cb(struct bufferevent *bev, void *arg)
+/* Hands the input to nghttp2 (discards it once closing). */
+static void h2_recv(struct conn_h2 *c)
 {
-    struct conn_h2 *c = arg;
-    struct evbuffer *in = bufferevent_get_input(bev);
+    struct evbuffer *in = bufferevent_get_input(c->bev);
     struct evbuffer_iovec v;
     ssize_t rv;
 
-    if (c->base.dying)
-        return;
     while (!c->closing && evbuffer_peek(in, -1, NULL, &v, 1) >= 1 &&
            v.iov_len > 0) {
         rv = nghttp2_session_mem_recv(c->session, v.iov_base, v.iov_len);
@@ -756,19 +902,41 @@ static void conn_h2_read_cb(struct bufferevent *bev, void *arg)
             log_debug("conn_h2: closing: %s", nghttp2_strerror((int)rv));
             nghttp2_session_terminate_session(c->session,
                                               NGHTTP2_PROTOCOL_ERROR);
-            h2_close(c);
+            h2_close(c, h2_flush_seconds(c));
             break;
         }
+        h2_scan(c, v.iov_base, (size_t)rv);
+        c->rearm = true;
         evbuffer_drain(in, (size_t)rv);
     }
     if (c->closing)
         evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+static void conn_h2_read_cb(struct bufferevent *bev, void *arg)
+{
+    struct conn_h2 *c = arg;
+
+    if (c->base.dying)
+        return;
+    h2_recv(c);
     h2_service(c);
 }
 
 static void conn_h2_write_cb(struct bufferevent *bev, void *arg)
 {
     h2_service(arg);
+}
+
+/* From the listener's work event: input the sniffer passed on, then the
+ * writes and work of the streams. */
+static void h2_service_cb(struct front_conn *fc)
+{
+    struct conn_h2 *c = (struct conn_h2 *)fc;
+
+    if (!c->dead)
+        h2_recv(c);
+    h2_service(c);
 }
 
 static void conn_h2_event_cb(struct bufferevent *bev, short what, void *arg)
@@ -779,10 +947,10 @@ static void conn_h2_event_cb(struct bufferevent *bev, short what, void *arg)
         return;
     if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING) &&
         !c->closing) {
-        log_debug("conn_h2: idle for %u s: GOAWAY",
-                  listener_config(c->base.listener)->idle_timeout);
+        log_debug("conn_h2: %s: GOAWAY",
+                  c->in_block ? "header block not finished in time" : "idle");
         nghttp2_session_terminate_session(c->session, NGHTTP2_NO_ERROR);
-        h2_close(c);
+        h2_close(c, H2_TIMEOUT_FLUSH_SECONDS);
         bufferevent_enable(bev, EV_READ);
     } else {
         log_debug("conn_h2: %s", (what & BEV_EVENT_EOF)       ? "client closed"
@@ -808,6 +976,8 @@ static nghttp2_session_callbacks *h2_callbacks(void)
     nghttp2_session_callbacks_set_on_header_callback(cbs, conn_h2_header_cb);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cbs,
                                                          conn_h2_frame_recv_cb);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cbs,
+                                                         conn_h2_frame_send_cb);
     nghttp2_session_callbacks_set_on_stream_close_callback(
         cbs, conn_h2_stream_close_cb);
     nghttp2_session_callbacks_set_error_callback2(cbs, conn_h2_error_cb);
@@ -846,8 +1016,11 @@ void conn_h2_new(struct listener *l, struct bufferevent *bev)
     int rv;
 
     c->bev = bev;
+    c->base.service = h2_service_cb;
     c->base.shutdown = h2_shutdown;
     c->work_tail = &c->work_head;
+    c->scan_left = H2_PREFACE_LEN; /* the preface, not yet consumed */
+    c->scan_type = NGHTTP2_DATA;   /* (of no header block) */
     listener_attach(l, &c->base, FRONT_H2);
     bufferevent_setcb(bev, conn_h2_read_cb, conn_h2_write_cb, conn_h2_event_cb,
                       c);
@@ -860,8 +1033,7 @@ void conn_h2_new(struct listener *l, struct bufferevent *bev)
     bufferevent_setwatermark(bev, EV_WRITE, cfg->output_high_water / 2, 0);
     bufferevent_set_timeouts(bev, NULL, NULL);
     bufferevent_enable(bev, EV_READ | EV_WRITE);
-    h2_idle_update(c);
+    h2_timeouts(c);
     /* the preface and whatever followed it: from the loop */
-    bufferevent_trigger(bev, EV_READ,
-                        BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+    listener_schedule(&c->base);
 }

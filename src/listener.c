@@ -8,10 +8,19 @@
  * bytes decide the protocol it is handed, bytes already read included, to
  * conn_h1_new or conn_h2_new and the sniff struct is freed.
  *
+ * The listener also runs its connections' deferred work: one event and a
+ * FIFO of connections (front_conn.work_next) to serve (listener_schedule)
+ * or to shut down (listener_reap).  Connections therefore hold no libevent
+ * event or deferred callback of their own, so that listener_free can free
+ * every one of them without running the loop again.
+ *
  * Invariants: every open connection is on the list exactly once, under the
  * protocol it is counted as; connections_sniffing + connections_h1 +
- * connections_h2 is the list's length.  When accept fails for lack of file
- * descriptors, accepting pauses for a second instead of spinning.
+ * connections_h2 is the list's length.  A connection is on the work queue
+ * at most once (queued); it is freed only off the queue (popped by the
+ * work event) or by listener_close_connections, which drops the queue.
+ * When accept fails for lack of file descriptors, accepting pauses for a
+ * second instead of spinning.
  */
 #include "src/listener.h"
 
@@ -22,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -45,14 +55,16 @@ struct listener {
     struct event_base *base;
     struct evconnlistener *evl;
     struct event *resume; /* re-enables accepting after EMFILE */
-    struct event *reaper; /* frees the connections on reap */
+    struct event *work;   /* serves and shuts down queued connections */
     struct front_config cfg;
     request_handler_fn handler;
     void *arg;
     struct front_conn *conns;
-    struct front_conn *reap; /* dying connections, via reap_next */
-    uint64_t open[3];        /* by enum front_protocol */
-    uint64_t streams[3];     /* open, by protocol */
+    struct front_conn *queue, **queue_tail; /* via work_next */
+    bool in_work;                           /* inside listener_work_cb */
+    bool closing_all;                       /* listener_close_connections */
+    uint64_t open[3];                       /* by enum front_protocol */
+    uint64_t streams[3];                    /* open, by protocol */
     uint64_t streams_total[3];
     uint64_t accepted;
     uint64_t rejected;
@@ -62,6 +74,7 @@ struct listener {
 struct sniff {
     struct front_conn base;
     struct bufferevent *bev;
+    uint64_t deadline_ms; /* a partial preface: header_timeout; 0 */
 };
 
 void listener_config_defaults(struct front_config *cfg)
@@ -71,6 +84,7 @@ void listener_config_defaults(struct front_config *cfg)
     cfg->h2_max_concurrent_streams = 1000;
     cfg->max_header_bytes = 64 * 1024;
     cfg->idle_timeout = 90;
+    cfg->header_timeout = 32;
     cfg->sndbuf = 0;
     cfg->output_high_water = 128 * 1024;
 }
@@ -105,6 +119,28 @@ void listener_detach(struct front_conn *c)
     l->open[c->protocol]--;
 }
 
+static void queue_push(struct listener *l, struct front_conn *c)
+{
+    c->queued = true;
+    c->work_next = NULL;
+    *l->queue_tail = c;
+    l->queue_tail = &c->work_next;
+}
+
+void listener_schedule(struct front_conn *c)
+{
+    struct listener *l = c->listener;
+    static const struct timeval next_round = {0, 0};
+
+    if (c->dying || c->queued || l->closing_all)
+        return;
+    queue_push(l, c);
+    if (l->in_work)
+        event_add(l->work, &next_round);
+    else
+        event_active(l->work, EV_TIMEOUT, 0);
+}
+
 void listener_reap(struct front_conn *c)
 {
     struct listener *l = c->listener;
@@ -112,20 +148,33 @@ void listener_reap(struct front_conn *c)
     if (c->dying)
         return;
     c->dying = true;
-    c->reap_next = l->reap;
-    l->reap = c;
-    event_active(l->reaper, EV_TIMEOUT, 0);
+    if (l->closing_all)
+        return;
+    if (!c->queued)
+        queue_push(l, c);
+    event_active(l->work, EV_TIMEOUT, 0);
 }
 
-static void listener_reap_cb(evutil_socket_t fd, short what, void *arg)
+/* Serves or shuts down the connections queued so far; those queued while
+ * it runs wait for the next run. */
+static void listener_work_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct listener *l = arg;
-    struct front_conn *c;
+    struct front_conn *c, *batch = l->queue;
 
-    while ((c = l->reap) != NULL) {
-        l->reap = c->reap_next;
-        c->shutdown(c);
+    l->queue = NULL;
+    l->queue_tail = &l->queue;
+    l->in_work = true;
+    while ((c = batch) != NULL) {
+        batch = c->work_next;
+        c->work_next = NULL;
+        c->queued = false;
+        if (c->dying)
+            c->shutdown(c);
+        else
+            c->service(c);
     }
+    l->in_work = false;
 }
 
 void listener_count_stream(struct listener *l, enum front_protocol protocol,
@@ -173,6 +222,26 @@ static void sniff_shutdown(struct front_conn *c)
     sniff_free((struct sniff *)c);
 }
 
+static void sniff_service(struct front_conn *c)
+{
+    /* nothing: a sniffing connection is never scheduled, only reaped */
+}
+
+/* A prefix of the preface has come: the rest is due within
+ * header_timeout of its first byte, however it trickles in. */
+static void sniff_wait_preface(struct sniff *sn)
+{
+    unsigned limit = sn->base.listener->cfg.header_timeout;
+    struct timeval tv;
+
+    if (limit == 0)
+        return; /* idle_timeout, per read */
+    if (sn->deadline_ms == 0)
+        sn->deadline_ms = listener_now_ms() + limit * 1000ull;
+    listener_until(sn->deadline_ms, &tv);
+    bufferevent_set_timeouts(sn->bev, &tv, NULL);
+}
+
 /* Hands the bufferevent over to the module serving protocol. */
 static void sniff_decide(struct sniff *sn, enum front_protocol protocol)
 {
@@ -208,7 +277,8 @@ static void listener_sniff_read_cb(struct bufferevent *bev, void *arg)
         sniff_decide(sn, FRONT_H1);
     else if (len == H2_PREFACE_LEN)
         sniff_decide(sn, FRONT_H2);
-    /* else: a prefix of the preface so far; wait for more */
+    else
+        sniff_wait_preface(sn); /* a prefix of the preface so far */
 }
 
 static void listener_sniff_event_cb(struct bufferevent *bev, short what,
@@ -234,6 +304,7 @@ void listener_adopt(struct listener *l, struct bufferevent *bev)
     struct timeval tv = {.tv_sec = l->cfg.idle_timeout, .tv_usec = 0};
 
     sn->bev = bev;
+    sn->base.service = sniff_service;
     sn->base.shutdown = sniff_shutdown;
     listener_attach(l, &sn->base, FRONT_SNIFFING);
     bufferevent_setcb(bev, listener_sniff_read_cb, NULL,
@@ -395,7 +466,8 @@ struct listener *listener_new(struct event_base *base, const char *address,
     }
     evconnlistener_set_error_cb(l->evl, listener_error_cb);
     l->resume = evtimer_new(base, listener_resume_cb, l);
-    l->reaper = event_new(base, -1, 0, listener_reap_cb, l);
+    l->work = evtimer_new(base, listener_work_cb, l);
+    l->queue_tail = &l->queue;
     l->port = bound_port(evconnlistener_get_fd(l->evl));
     log_debug("listener: listening on %s (port %d)", address, l->port);
     return l;
@@ -406,11 +478,17 @@ err:
 
 void listener_close_connections(struct listener *l)
 {
-    /* dying connections are still on the list: shut down with the rest */
-    l->reap = NULL;
+    /* Connections on the work queue, reaped ones included, are still on
+     * the list: shut down with the rest.  On_close handlers may touch
+     * other streams meanwhile; nothing gets queued. */
+    l->closing_all = true;
+    l->queue = NULL;
+    l->queue_tail = &l->queue;
     while (l->conns != NULL)
         l->conns->shutdown(l->conns);
-    l->reap = NULL;
+    l->closing_all = false;
+    if (l->work != NULL)
+        event_del(l->work);
 }
 
 void listener_free(struct listener *l)
@@ -422,8 +500,8 @@ void listener_free(struct listener *l)
     if (l->resume != NULL)
         event_free(l->resume);
     listener_close_connections(l);
-    if (l->reaper != NULL)
-        event_free(l->reaper);
+    if (l->work != NULL)
+        event_free(l->work);
     free(l);
 }
 
@@ -444,4 +522,64 @@ void listener_stats(const struct listener *l, struct listener_stats *out)
     out->connections_rejected = l->rejected;
     out->streams_h1_total = l->streams_total[FRONT_H1];
     out->streams_h2_total = l->streams_total[FRONT_H2];
+}
+
+/* ---- deadlines and output queues (for the connection modules) ---- */
+
+uint64_t listener_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void listener_until(uint64_t deadline_ms, struct timeval *tv)
+{
+    uint64_t now = listener_now_ms();
+    uint64_t left = deadline_ms > now ? deadline_ms - now : 1;
+
+    tv->tv_sec = (time_t)(left / 1000);
+    tv->tv_usec = (suseconds_t)(left % 1000) * 1000;
+}
+
+int listener_out_copy(struct evbuffer *out, bool *tail_ref, const void *p,
+                      size_t len)
+{
+    struct evbuffer_iovec v;
+
+    if (len == 0)
+        return 0;
+    if (!*tail_ref)
+        return evbuffer_add(out, p, len);
+    /* evbuffer_reserve_space sizes a new chain for len (1 KiB at least),
+     * not after the immutable tail's length */
+    if (evbuffer_reserve_space(out, (ev_ssize_t)len, &v, 1) < 1)
+        return -1;
+    memcpy(v.iov_base, p, len);
+    v.iov_len = len;
+    if (evbuffer_commit_space(out, &v, 1) < 0)
+        return -1;
+    *tail_ref = false;
+    return 0;
+}
+
+static void listener_unref_cb(const void *data, size_t len, void *extra)
+{
+    rbuf_unref(extra);
+}
+
+int listener_out_add(struct evbuffer *out, bool *tail_ref, struct rbuf *b,
+                     size_t off, size_t len)
+{
+    if (len < LISTENER_COPY_BELOW)
+        return listener_out_copy(out, tail_ref, b->data + off, len);
+    rbuf_ref(b);
+    if (evbuffer_add_reference(out, b->data + off, len, listener_unref_cb, b) <
+        0) {
+        rbuf_unref(b);
+        return -1;
+    }
+    *tail_ref = true;
+    return 0;
 }

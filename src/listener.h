@@ -29,10 +29,25 @@ struct front_config {
     /* Request line and headers at most, bytes (HTTP/2: the header list
      * size as RFC 9113 6.5.2 counts it); beyond: 431. */
     size_t max_header_bytes;
-    /* Seconds a connection may wait for its next request (HTTP/1.x
-     * keep-alive, a connection still being sniffed, an HTTP/2 connection
-     * without streams) before it is closed.  0: no limit. */
+    /* Seconds a connection may wait for its next request before it is
+     * closed: an HTTP/1.x keep-alive connection once its last response
+     * is flushed, a connection still being sniffed, an HTTP/2 connection
+     * without streams (GOAWAY; counted from its last stream's end, PINGs
+     * and SETTINGS do not extend it, as Go's http2 server).  Also how
+     * long a connection without a request being answered may wait for the
+     * client to read its output (no progress: closed).  0: no limit. */
     unsigned idle_timeout;
+    /* Seconds a client has to send a complete request once it began one:
+     * HTTP/1.x from the request's first byte to its end (request line,
+     * headers and the body, which is discarded), HTTP/2 from a HEADERS
+     * frame's first byte to the end of its header block (END_HEADERS; the
+     * request is dispatched then) on a connection without another request
+     * being answered, the HTTP/2 preface from its first byte.  Beyond it
+     * the connection is closed (HTTP/1.x answers 408 first, HTTP/2 sends
+     * GOAWAY).  Responses, streamed ones (a WATCH) included, are never cut
+     * by it.  As kube-apiserver's ReadHeaderTimeout (Go net/http).  0: no
+     * limit. */
+    unsigned header_timeout;
     /* SO_SNDBUF of accepted sockets, bytes; 0 keeps the kernel's default
      * (autotuned). */
     int sndbuf;
@@ -44,7 +59,8 @@ struct front_config {
 
 /* Defaults for cfg: max_connections 10000, h2_max_concurrent_streams
  * 1000, max_header_bytes 65536, idle_timeout 90 (as Go's net/http server
- * under kube-apiserver), sndbuf 0, output_high_water 131072. */
+ * under kube-apiserver), header_timeout 32 (kube-apiserver's
+ * ReadHeaderTimeout), sndbuf 0, output_high_water 131072. */
 void listener_config_defaults(struct front_config *cfg);
 
 /*
@@ -58,9 +74,13 @@ struct listener *listener_new(struct event_base *base, const char *address,
                               const struct front_config *cfg,
                               request_handler_fn handler, void *arg);
 
-/* Closes the listening socket and every connection: each open stream gets
- * its on_close.  Must not be called from inside a stream callback or the
- * request handler.  NULL is a no-op. */
+/* Closes the listening socket and every connection, those already closing
+ * included, at once: each open stream gets its on_close (exactly once),
+ * queued output is dropped and its buffer references released.  Needs no
+ * further run of the loop: after a loopbreak, listener_free then
+ * event_base_free free everything (libevent frees a bufferevent's last
+ * bytes in event_base_free).  Must not be called from inside a stream
+ * callback or the request handler.  NULL is a no-op. */
 void listener_free(struct listener *l);
 
 /* The bound port (useful after port 0), host byte order. */

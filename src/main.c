@@ -8,6 +8,7 @@
  * aborted into their resources), then the resources.
  */
 #include <event2/event.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -138,6 +139,8 @@ static void daemon_start(struct daemon *d)
     fc.max_connections = (unsigned)d->cfg.max_connections;
     fc.h2_max_concurrent_streams = (unsigned)d->cfg.h2_max_streams;
     fc.sndbuf = (int)d->cfg.sndbuf;
+    fc.header_timeout = (unsigned)ceil(d->cfg.header_timeout);
+    fc.idle_timeout = (unsigned)ceil(d->cfg.idle_timeout);
     d->listener = listener_new(d->base, d->cfg.listen, &fc, router_handle,
                                d->router);
     if (d->listener == NULL)

@@ -276,6 +276,8 @@ const char *stream_reason(int status)
         return "Method Not Allowed";
     case 406:
         return "Not Acceptable";
+    case 408:
+        return "Request Timeout";
     case 409:
         return "Conflict";
     case 410:

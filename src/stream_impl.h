@@ -23,8 +23,13 @@
  * or libevent's callbacks for that connection).
  *
  * struct front_conn is the part of a connection the listener sees: a node
- * in its list of connections (for listener_free and listener_stats) and the
- * function that tears the connection down at once.
+ * in its list of connections (for listener_free and listener_stats), the
+ * function that serves the connection from the loop on a clean stack (the
+ * modules' "run me soon") and the one that tears it down at once.  The
+ * listener runs both from one event of its own, so no connection holds a
+ * libevent event or a deferred callback of its own (a deferred bufferevent
+ * callback holds a reference on the bufferevent that only the loop
+ * releases: listener_free could not free such a connection).
  */
 #ifndef STREAM_IMPL_H
 #define STREAM_IMPL_H
@@ -37,6 +42,8 @@
 #include "src/stream.h"
 
 struct bufferevent;
+struct evbuffer;
+struct timeval;
 
 /* One response header added with stream_add_header: name and value in one
  * allocation, in the order they were added. */
@@ -130,14 +137,19 @@ enum front_protocol {
 struct front_conn {
     struct front_conn *prev, *next;
     struct listener *listener;
+    /* Serves the connection (its scheduled work).  Called only from the
+     * listener's event, never from inside the connection's own callbacks,
+     * after listener_schedule. */
+    void (*service)(struct front_conn *c);
     /* Closes the connection now: every live stream gets stream_gone and
      * stream_finish, the socket is closed, the connection freed.  Called
-     * only from outside the connection's own callbacks: by the listener's
-     * reaper (listener_reap) or by listener_free. */
+     * only from outside the connection's own callbacks: from the
+     * listener's event (after listener_reap) or by listener_free. */
     void (*shutdown)(struct front_conn *c);
-    struct front_conn *reap_next;
+    struct front_conn *work_next; /* on the listener's work queue */
     enum front_protocol protocol;
-    bool dying; /* on the reaper's list */
+    bool queued; /* on the work queue */
+    bool dying;  /* listener_reap called: shutdown comes, service never */
 };
 
 /* Adds c to l's connections as protocol. */
@@ -145,6 +157,13 @@ void listener_attach(struct listener *l, struct front_conn *c,
                      enum front_protocol protocol);
 /* Removes c from its listener's connections. */
 void listener_detach(struct front_conn *c);
+/* Has c->service(c) called soon from the event loop, on a clean stack:
+ * after the current callback if called from outside the listener's event,
+ * on the next loop iteration (after polling) if called from inside it, so
+ * that a connection that keeps rescheduling itself does not starve I/O.
+ * Many calls before it runs make one call.  No-op for a dying
+ * connection. */
+void listener_schedule(struct front_conn *c);
 /* Has c->shutdown(c) called soon from the event loop, on a clean stack
  * (one event per listener serves every connection).  The caller has
  * disabled c's I/O; c's callbacks that still fire must do nothing.
@@ -160,7 +179,47 @@ void listener_dispatch(struct listener *l, struct stream *s);
  * bufferevent pair): sniffs the protocol, then hands it to conn_h1 or
  * conn_h2.  Takes ownership of bev on every path. */
 void listener_adopt(struct listener *l, struct bufferevent *bev);
-/* Closes every connection (listener_free without closing the socket). */
+/* Closes every connection at once, those already reaped included; each
+ * open stream gets its on_close (listener_free without closing the
+ * listening socket).  Not from inside a callback of the front. */
 void listener_close_connections(struct listener *l);
+
+/* ---- deadlines and output queues, for the connection modules ---- */
+
+/* CLOCK_MONOTONIC in milliseconds, for deadlines. */
+uint64_t listener_now_ms(void);
+/* The time left until deadline_ms (listener_now_ms), at least 1 ms, as a
+ * bufferevent timeout. */
+void listener_until(uint64_t deadline_ms, struct timeval *tv);
+
+/*
+ * Pieces shorter than this are copied into a connection's output buffer,
+ * longer ones referenced.  libevent 2.1 gives each reference a chain of
+ * its own (a 1 KiB allocation), while copies pack into shared chains: up
+ * to about this size a copy costs less memory than a reference.
+ */
+#define LISTENER_COPY_BELOW 1024
+
+/*
+ * Appends len bytes at p to a connection's output buffer out by copy.
+ * *tail_ref tells whether the last thing appended to out was a
+ * reference: libevent's evbuffer_add would then allocate a new chain as
+ * long as the referenced bytes (twice below 2 KiB), rounded up to a power
+ * of two (128 KiB for 2 bytes after a 64 KiB reference); this starts a
+ * minimal chain instead (1 KiB), which later copies fill.  Clears
+ * *tail_ref.  Returns 0, or -1 if libevent failed.
+ */
+int listener_out_copy(struct evbuffer *out, bool *tail_ref, const void *p,
+                      size_t len);
+
+/*
+ * Appends len bytes of b at off to out: a copy (as listener_out_copy)
+ * below LISTENER_COPY_BELOW, else a reference that holds one count on b
+ * until libevent has written or dropped the bytes.  Sets *tail_ref to
+ * which it was.  The caller keeps its own reference to b.  Returns 0, or
+ * -1 if libevent failed (nothing queued, no reference kept).
+ */
+int listener_out_add(struct evbuffer *out, bool *tail_ref, struct rbuf *b,
+                     size_t off, size_t len);
 
 #endif

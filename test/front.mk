@@ -4,6 +4,11 @@ test_stream_test_SOURCES = test/stream_test.c
 test_stream_test_CFLAGS = $(TEST_CFLAGS)
 test_stream_test_LDADD = $(TEST_LIBS)
 
+UNIT_TESTS += test/listener_test
+test_listener_test_SOURCES = test/listener_test.c
+test_listener_test_CFLAGS = $(TEST_CFLAGS)
+test_listener_test_LDADD = $(TEST_LIBS)
+
 # The front with test handlers, driven by real clients (curl, nghttp,
 # h2load, raw sockets) in front_test.py.
 check_PROGRAMS += test/front_server

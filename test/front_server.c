@@ -3,11 +3,14 @@
  * with a few test handlers, for test/integration/front_test.py and for
  * trying the front by hand.
  *
- *   front_server PORT [MAX_HEADER_BYTES [MAX_CONNECTIONS [IDLE_TIMEOUT]]]
+ *   front_server PORT [MAX_HEADER_BYTES [MAX_CONNECTIONS [IDLE_TIMEOUT
+ *                [HEADER_TIMEOUT]]]]
  *
  * Listens on 127.0.0.1:PORT (0: the kernel picks; either way the first
- * line on stdout is "port N").  SIGTERM or SIGINT: closes everything and
- * frees all memory, so that valgrind can tell leaks.  FRONT_DEBUG=1 in the
+ * line on stdout is "port N").  SIGTERM or SIGINT: breaks out of the loop
+ * at once and frees everything as ringwatch's main does
+ * (event_base_loopbreak, listener_free, event_base_free), so that
+ * valgrind or LeakSanitizer can tell leaks.  FRONT_DEBUG=1 in the
  * environment logs at debug level.
  *
  * Handlers:
@@ -24,15 +27,21 @@
  *                      watch), until the client goes away
  *   /shared?n=N&size=S one shared S-byte frame written N times with
  *                      back-pressure (fan-out of one encoded event)
- *   /fanout?n=N&burst=B  joins a broadcast: every millisecond (or as fast
+ *   /fanout?n=N&burst=B&every=K&large=L
+ *                      joins a broadcast: every millisecond (or as fast
  *                      as the loop goes) up to B (default 1) copies of one
- *                      shared frame are written to every member below
- *                      64 KiB pending, until it got N; a fan-out benchmark
- *                      for h2load
- *   /stats             counters as JSON (on_close counts, listener_stats)
+ *                      shared frame (a 139-byte watch event) are written to
+ *                      every member below 64 KiB pending, until it got N;
+ *                      with K > 0, every K-th is instead a shared frame of
+ *                      L bytes (default 2000): small and large events mixed.
+ *                      A fan-out benchmark for h2load, and what a slow
+ *                      watcher's output costs (heap_bytes)
+ *   /stats             counters as JSON (on_close counts, listener_stats,
+ *                      heap_bytes: bytes malloc has handed out, glibc)
  *   /status            429 Status with Retry-After: 1 (kjson_status)
  *   anything else      404 Status
  */
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +229,8 @@ static void handle_forever(struct stream *s)
 struct member {
     struct stream *s;
     long left, burst;
+    long every, sent;   /* every-th frame is the large one */
+    struct rbuf *large; /* shared with members asking the same size */
     struct member *prev, *next;
 };
 
@@ -232,6 +243,27 @@ struct member {
 static struct member *members;
 static struct event *fan_tick;
 static struct rbuf *fan_frame;
+static struct rbuf *fan_large; /* the last size asked for */
+
+static struct rbuf *fanout_next(struct member *m)
+{
+    m->sent++;
+    if (m->every > 0 && m->sent % m->every == 0)
+        return m->large;
+    return fan_frame;
+}
+
+/* The shared large frame of size bytes (2..MAX_FRAME_SIZE, else 2000). */
+static struct rbuf *fanout_large(long size)
+{
+    if (size < 2 || size > MAX_FRAME_SIZE)
+        size = 2000;
+    if (fan_large == NULL || frame_payload_len(fan_large) != (size_t)size) {
+        rbuf_unref(fan_large);
+        fan_large = pattern_frame(0, (size_t)size);
+    }
+    return rbuf_ref(fan_large);
+}
 
 static void fanout_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -241,7 +273,7 @@ static void fanout_tick_cb(evutil_socket_t fd, short what, void *arg)
         for (long b = 0; b < m->burst && m->left > 0 &&
                          stream_pending(m->s) < FILL_HIGH_WATER;
              b++) {
-            stream_write_frame(m->s, fan_frame);
+            stream_write_frame(m->s, fanout_next(m));
             if (--m->left == 0)
                 stream_end(m->s);
         }
@@ -260,6 +292,7 @@ static void fanout_close_cb(struct stream *s, void *arg)
         members = m->next;
     if (m->next != NULL)
         m->next->prev = m->prev;
+    rbuf_unref(m->large);
     free(m);
 }
 
@@ -271,8 +304,11 @@ static void handle_fanout(struct stream *s, const struct request *r)
     m->s = s;
     m->left = query_long(r->query, "n", 100);
     m->burst = RW_MAX(query_long(r->query, "burst", 1), 1L);
+    m->every = query_long(r->query, "every", 0);
     if (fan_frame == NULL)
         fan_frame = frame_from(FAN_EVENT, sizeof(FAN_EVENT) - 1);
+    if (m->every > 0)
+        m->large = fanout_large(query_long(r->query, "large", 2000));
     if (fan_tick == NULL)
         fan_tick = evtimer_new(base, fanout_tick_cb, NULL);
     m->next = members;
@@ -339,6 +375,17 @@ static void handle_big(struct stream *s, const struct request *r)
     rbuf_unref(body);
 }
 
+/* Bytes malloc has handed out and not taken back (glibc's arenas). */
+static unsigned long long heap_bytes(void)
+{
+#if defined(__GLIBC__)
+#if __GLIBC_PREREQ(2, 33)
+    return (unsigned long long)mallinfo2().uordblks;
+#endif
+#endif
+    return 0;
+}
+
 static void handle_stats(struct stream *s)
 {
     struct listener_stats st;
@@ -353,7 +400,8 @@ static void handle_stats(struct stream *s)
                      "\"connections_h2\":%llu,\"streams_h1\":%llu,"
                      "\"streams_h2\":%llu,\"connections_total\":%llu,"
                      "\"connections_rejected\":%llu,"
-                     "\"streams_h1_total\":%llu,\"streams_h2_total\":%llu}\n",
+                     "\"streams_h1_total\":%llu,\"streams_h2_total\":%llu,"
+                     "\"heap_bytes\":%llu}\n",
                      (unsigned long long)counters.idle_open,
                      (unsigned long long)counters.forever_open,
                      (unsigned long long)counters.forever_closes,
@@ -368,7 +416,7 @@ static void handle_stats(struct stream *s)
                      (unsigned long long)st.connections_total,
                      (unsigned long long)st.connections_rejected,
                      (unsigned long long)st.streams_h1_total,
-                     (unsigned long long)st.streams_h2_total));
+                     (unsigned long long)st.streams_h2_total, heap_bytes()));
 }
 
 static void handle(struct stream *s, void *arg)
@@ -408,9 +456,10 @@ static void handle(struct stream *s, void *arg)
     }
 }
 
+/* As ringwatch's main: break out of the loop at once, then free. */
 static void signal_cb(evutil_socket_t sig, short what, void *arg)
 {
-    event_base_loopexit(base, NULL);
+    event_base_loopbreak(base);
 }
 
 int main(int argc, char **argv)
@@ -421,7 +470,7 @@ int main(int argc, char **argv)
 
     if (argc < 2) {
         fprintf(stderr, "usage: front_server PORT [MAX_HEADER_BYTES "
-                        "[MAX_CONNECTIONS [IDLE_TIMEOUT]]]\n");
+                        "[MAX_CONNECTIONS [IDLE_TIMEOUT [HEADER_TIMEOUT]]]]\n");
         return 2;
     }
     log_init(getenv("FRONT_DEBUG") ? LOG_DEBUG : LOG_WARN, "front_server");
@@ -434,6 +483,8 @@ int main(int argc, char **argv)
         cfg.max_connections = (unsigned)strtoul(argv[3], NULL, 10);
     if (argc > 4)
         cfg.idle_timeout = (unsigned)strtoul(argv[4], NULL, 10);
+    if (argc > 5)
+        cfg.header_timeout = (unsigned)strtoul(argv[5], NULL, 10);
     snprintf(address, sizeof(address), "127.0.0.1:%s", argv[1]);
     listener = listener_new(base, address, &cfg, handle, NULL);
     if (listener == NULL)
@@ -449,6 +500,7 @@ int main(int argc, char **argv)
     if (fan_tick != NULL)
         event_free(fan_tick);
     rbuf_unref(fan_frame);
+    rbuf_unref(fan_large);
     event_free(sigterm);
     event_free(sigint);
     event_base_free(base);
