@@ -80,7 +80,6 @@
 #define H1_MAX_BODY (1024 * 1024)   /* request body bytes; beyond: 413 */
 #define H1_LINGER_SECONDS 2         /* lingering close: how long */
 #define H1_LINGER_BYTES (64 * 1024) /* lingering close: how much */
-#define H1_CLOSE_FLUSH_SECONDS 30   /* flushing before close, without idle */
 #define H1_TIMEOUT_FLUSH_SECONDS 2  /* flushing a 408 before close */
 #define H1_SERVICE_ROUNDS 64        /* requests answered per callback */
 #define H1_FIELD_MAX 16             /* longest header name we look at */
@@ -210,21 +209,10 @@ static void h1_timeouts(struct conn_h1 *c)
  * progress), then the connection closed. */
 static void h1_close(struct conn_h1 *c, unsigned flush_seconds)
 {
-    struct timeval tv = {.tv_sec = flush_seconds, .tv_usec = 0};
-
     if (c->closing)
         return;
     c->closing = true;
-    bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
-    bufferevent_set_timeouts(c->bev, NULL, &tv);
-}
-
-/* Seconds a closing connection may take to flush its last response. */
-static unsigned h1_flush_seconds(const struct conn_h1 *c)
-{
-    unsigned idle = listener_config(c->base.listener)->idle_timeout;
-
-    return idle > 0 ? idle : H1_CLOSE_FLUSH_SECONDS;
+    listener_close_output(c->bev, flush_seconds);
 }
 
 /* Once the output is flushed: shut the write side and linger. */
@@ -374,17 +362,19 @@ static void h1_reject_parse(struct conn_h1 *c, enum http_errno err)
     if (c->req->reject == 413) {
         snprintf(msg, sizeof(msg),
                  "Request entity too large: limit is %d bytes", H1_MAX_BODY);
-        h1_reject(c, 413, "RequestEntityTooLarge", msg, h1_flush_seconds(c));
+        h1_reject(c, 413, "RequestEntityTooLarge", msg,
+                  listener_flush_seconds(c->base.listener));
     } else if (c->req->reject == 431 || err == HPE_HEADER_OVERFLOW) {
         snprintf(msg, sizeof(msg),
                  "Request header fields too large: limit is %zu bytes",
                  cfg->max_header_bytes);
         h1_reject(c, 431, "RequestHeaderFieldsTooLarge", msg,
-                  h1_flush_seconds(c));
+                  listener_flush_seconds(c->base.listener));
     } else {
         snprintf(msg, sizeof(msg), "Malformed HTTP/1.1 request: %s",
                  http_errno_description(err));
-        h1_reject(c, 400, "BadRequest", msg, h1_flush_seconds(c));
+        h1_reject(c, 400, "BadRequest", msg,
+                  listener_flush_seconds(c->base.listener));
     }
 }
 
@@ -652,7 +642,7 @@ static bool h1_stream_service(struct conn_h1 *c)
     if (gone)
         c->dead = true;
     else if (!c->keep_alive)
-        h1_close(c, h1_flush_seconds(c));
+        h1_close(c, listener_flush_seconds(c->base.listener));
     return !c->dead && !c->closing;
 }
 
@@ -669,7 +659,7 @@ static void h1_service(struct conn_h1 *c)
         if (c->stream == NULL) {
             /* nothing more to answer from a client that has gone quiet */
             if (c->eof)
-                h1_close(c, h1_flush_seconds(c));
+                h1_close(c, listener_flush_seconds(c->base.listener));
             break;
         }
     }

@@ -72,9 +72,8 @@
 #include "src/log.h"
 #include "src/stream_impl.h"
 
-#define H2_SEGS_MIN 4        /* segment queue: first and kept size */
-#define H2_SERVICE_ROUNDS 16 /* send / work rounds per callback */
-#define H2_CLOSE_FLUSH_SECONDS 30
+#define H2_SEGS_MIN 4              /* segment queue: first and kept size */
+#define H2_SERVICE_ROUNDS 16       /* send / work rounds per callback */
 #define H2_TIMEOUT_FLUSH_SECONDS 2 /* flushing GOAWAY after a timeout */
 #define H2_FRAME_HEAD_LEN 9
 #define H2_PREFACE_LEN 24
@@ -726,20 +725,10 @@ static void h2_kill(struct conn_h2 *c)
  * flush_seconds of no progress, then the connection closes. */
 static void h2_close(struct conn_h2 *c, unsigned flush_seconds)
 {
-    struct timeval tv = {.tv_sec = flush_seconds, .tv_usec = 0};
-
     if (c->closing)
         return;
     c->closing = true;
-    bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
-    bufferevent_set_timeouts(c->bev, NULL, &tv);
-}
-
-static unsigned h2_flush_seconds(const struct conn_h2 *c)
-{
-    unsigned idle = listener_config(c->base.listener)->idle_timeout;
-
-    return idle > 0 ? idle : H2_CLOSE_FLUSH_SECONDS;
+    listener_close_output(c->bev, flush_seconds);
 }
 
 /* The read deadline (listener_now_ms) of a connection without a live
@@ -819,7 +808,7 @@ static void h2_service(struct conn_h2 *c)
     c->in_service = false;
     if (!c->dead && !nghttp2_session_want_read(s) &&
         !nghttp2_session_want_write(s))
-        h2_close(c, h2_flush_seconds(c));
+        h2_close(c, listener_flush_seconds(c->base.listener));
     if (c->closing && evbuffer_get_length(out) == 0)
         c->dead = true;
     if (c->dead) {
@@ -902,7 +891,7 @@ static void h2_recv(struct conn_h2 *c)
             log_debug("conn_h2: closing: %s", nghttp2_strerror((int)rv));
             nghttp2_session_terminate_session(c->session,
                                               NGHTTP2_PROTOCOL_ERROR);
-            h2_close(c, h2_flush_seconds(c));
+            h2_close(c, listener_flush_seconds(c->base.listener));
             break;
         }
         h2_scan(c, v.iov_base, (size_t)rv);

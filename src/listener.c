@@ -189,6 +189,20 @@ void listener_count_stream(struct listener *l, enum front_protocol protocol,
     }
 }
 
+unsigned listener_flush_seconds(const struct listener *l)
+{
+    return l->cfg.idle_timeout > 0 ? l->cfg.idle_timeout
+                                   : LISTENER_CLOSE_FLUSH_SECONDS;
+}
+
+void listener_close_output(struct bufferevent *bev, unsigned flush_seconds)
+{
+    struct timeval tv = {.tv_sec = flush_seconds, .tv_usec = 0};
+
+    bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+    bufferevent_set_timeouts(bev, NULL, &tv);
+}
+
 const struct front_config *listener_config(const struct listener *l)
 {
     return &l->cfg;

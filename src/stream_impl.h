@@ -173,6 +173,15 @@ void listener_reap(struct front_conn *c);
 void listener_count_stream(struct listener *l, enum front_protocol protocol,
                            int delta);
 const struct front_config *listener_config(const struct listener *l);
+
+/* Seconds a closing connection may go without flushing progress: the idle
+ * timeout, else LISTENER_CLOSE_FLUSH_SECONDS. */
+#define LISTENER_CLOSE_FLUSH_SECONDS 30
+unsigned listener_flush_seconds(const struct listener *l);
+/* Starts closing a connection's output: no more low-water callbacks, and
+ * the write times out after flush_seconds without progress; the connection
+ * module closes it when the output is empty or the write timed out. */
+void listener_close_output(struct bufferevent *bev, unsigned flush_seconds);
 /* Hands a complete request to the listener's handler. */
 void listener_dispatch(struct listener *l, struct stream *s);
 /* Starts serving bev (a connected socket or, in tests, one end of a
