@@ -14,23 +14,7 @@
 
 #include "cache/rw.h"
 #include "src/config.h"
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf;
-    long n;
-
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    rewind(f);
-    buf = xmalloc((size_t)n + 1);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
+#include "test/option_doc.h"
 
 static int parse(struct config *c, char *why, size_t len, int argc, ...)
 {
@@ -47,49 +31,14 @@ static int parse(struct config *c, char *why, size_t len, int argc, ...)
 
 static void test_man_page_agrees(void **state)
 {
-    const char *top = getenv("TOP_SRCDIR");
-    char *path = xasprintf("%s/man/ringwatch.8", top ? top : "..");
-    char *man = slurp(path);
-
-    for (size_t i = 0; i < ringwatch_noptions; i++) {
-        const struct option_spec *o = &ringwatch_options[i];
-        char *item = xasprintf(".It Fl \\-%s Ar ", o->name);
-        char *def = xasprintf("Default: %s.", o->def);
-        const char *at = strstr(man, item), *next;
-
-        if (at == NULL)
-            fail_msg("man page lacks option --%s", o->name);
-        next = strstr(at + 1, "\n.It ");
-        at = strstr(at, def);
-        if (at == NULL || (next != NULL && at > next))
-            fail_msg("man page gives no \"%s\" for --%s", def, o->name);
-        free(item);
-        free(def);
-    }
-    free(man);
-    free(path);
+    option_doc_check_man(ringwatch_options, ringwatch_noptions,
+                         "man/ringwatch.8");
 }
 
 static void test_help_lists_every_option(void **state)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-
-    config_usage(f, "ringwatch", "[options]", ringwatch_options,
-                 ringwatch_noptions);
-    fclose(f);
-    for (size_t i = 0; i < ringwatch_noptions; i++) {
-        char *name = xasprintf("--%s %s", ringwatch_options[i].name,
-                               ringwatch_options[i].metavar);
-        char *def = xasprintf("(default: %s)", ringwatch_options[i].def);
-
-        assert_non_null(strstr(text, name));
-        assert_non_null(strstr(text, def));
-        free(name);
-        free(def);
-    }
-    free(text);
+    option_doc_check_help(ringwatch_options, ringwatch_noptions, "ringwatch",
+                          "[options]");
 }
 
 static void test_defaults(void **state)

@@ -1,6 +1,6 @@
 # test/daemon.mk: unit tests of the daemon's own modules, and the man page lint.
 UNIT_TESTS += test/config_test
-test_config_test_SOURCES = test/config_test.c
+test_config_test_SOURCES = test/config_test.c test/option_doc.c test/option_doc.h
 test_config_test_CFLAGS = $(TEST_CFLAGS)
 test_config_test_LDADD = $(TEST_LIBS)
 

@@ -16,95 +16,18 @@
 
 #include "cache/rw.h"
 #include "src/fleet/options.h"
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf;
-    long n;
-
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    rewind(f);
-    buf = xmalloc((size_t)n + 1);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static const char *default_text(const struct option_spec *o)
-{
-    if (o->type == OPT_FLAG)
-        return "off";
-    return o->def ? o->def : "none";
-}
+#include "test/option_doc.h"
 
 static void test_man_page_agrees(void **state)
 {
-    const char *top = getenv("TOP_SRCDIR");
-    char *path = xasprintf("%s/man/ringwatch-fleet.1", top ? top : "..");
-    char *man = slurp(path);
-
-    for (size_t i = 0; i < fleet_noptions; i++) {
-        const struct option_spec *o = &fleet_options[i];
-        char *item = o->type == OPT_FLAG
-                         ? xasprintf(".It Fl \\-%s\n", o->name)
-                         : xasprintf(".It Fl \\-%s Ar ", o->name);
-        char *def = xasprintf("Default: %s.", default_text(o));
-        const char *at = strstr(man, item), *next;
-
-        if (at == NULL)
-            fail_msg("man page lacks option --%s", o->name);
-        next = strstr(at + 1, "\n.It ");
-        at = strstr(at, def);
-        if (at == NULL || (next != NULL && at > next))
-            fail_msg("man page gives no \"%s\" for --%s", def, o->name);
-        free(item);
-        free(def);
-    }
-    /* ... and no option the table lacks. */
-    for (const char *p = man; (p = strstr(p, "\n.It Fl \\-")) != NULL; p++) {
-        char name[64];
-        bool known = false;
-
-        sscanf(p + strlen("\n.It Fl \\-"), "%63[a-z0-9-]", name);
-        for (size_t i = 0; i < fleet_noptions; i++)
-            known |= strcmp(fleet_options[i].name, name) == 0;
-        known |= strcmp(name, "help") == 0 || strcmp(name, "version") == 0;
-        if (!known)
-            fail_msg("man page lists --%s, which the table lacks", name);
-    }
-    free(man);
-    free(path);
+    option_doc_check_man(fleet_options, fleet_noptions,
+                         "man/ringwatch-fleet.1");
 }
 
 static void test_help_lists_every_option(void **state)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-
-    config_usage(f, "ringwatch-fleet", FLEET_SYNOPSIS, fleet_options,
-                 fleet_noptions);
-    fclose(f);
-    for (size_t i = 0; i < fleet_noptions; i++) {
-        const struct option_spec *o = &fleet_options[i];
-        char *name = o->type == OPT_FLAG
-                         ? xasprintf("--%s ", o->name)
-                         : xasprintf("--%s %s", o->name, o->metavar);
-
-        assert_non_null(strstr(text, name));
-        if (o->def != NULL && o->type != OPT_FLAG) {
-            char *def = xasprintf("(default: %s)", o->def);
-
-            assert_non_null(strstr(text, def));
-            free(def);
-        }
-        free(name);
-    }
-    free(text);
+    option_doc_check_help(fleet_options, fleet_noptions, "ringwatch-fleet",
+                          FLEET_SYNOPSIS);
 }
 
 static int parse(struct fleet_config *c, char *why, size_t len, int argc, ...)
