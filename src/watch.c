@@ -207,7 +207,7 @@ static bool watcher_pump_initial(struct watcher *w, size_t high_water)
     struct metrics_resource *m = resource_metrics(w->set->res);
 
     while (stream_pending(w->stream) < high_water) {
-        const struct object *o;
+        struct object *o;
 
         if (w->last == NULL)
             o = store_snap_seek(w->snap, w->prefix, w->prefix_len, true);
@@ -224,8 +224,7 @@ static bool watcher_pump_initial(struct watcher *w, size_t high_water)
         w->last = o;
         if (!watcher_selects(w, o))
             continue;
-        stream_write_frame(w->stream,
-                           object_frame((struct object *)o, EVENT_ADDED));
+        stream_write_frame(w->stream, object_frame(o, EVENT_ADDED));
         m->events_dispatched++;
     }
     return false;
