@@ -46,6 +46,18 @@ noreturn void rw_assert_fail(const char *expr, const char *file, int line);
 /* Bugs, not runtime failures: abort with file and line.  Always on. */
 #define rw_assert(e) ((e) ? (void)0 : rw_assert_fail(#e, __FILE__, __LINE__))
 
+/* Value of hexadecimal digit c, or -1 (for percent and JSON \\u escapes). */
+static inline int rw_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 #define RW_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define RW_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RW_MAX(a, b) ((a) > (b) ? (a) : (b))

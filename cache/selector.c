@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "rw.h"
+#include "sbuf.h"
 
 enum label_op {
     LABEL_IN,    /* =, ==, in: the label exists with one of the values */
@@ -53,44 +54,6 @@ struct selector {
     struct field_req *fields;
     size_t nfields;
 };
-
-/* ==== growable strings for error messages ==== */
-
-struct sbuf {
-    char *data;
-    size_t len;
-    size_t cap;
-};
-
-static void sbuf_addn(struct sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        b->cap = RW_MAX(b->cap * 2, b->len + n + 1);
-        b->data = xrealloc(b->data, b->cap);
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void sbuf_add(struct sbuf *b, const char *s)
-{
-    sbuf_addn(b, s, strlen(s));
-}
-
-__attribute__((format(printf, 2, 3))) static void
-sbuf_addf(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    char *s;
-
-    va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        abort();
-    va_end(ap);
-    sbuf_add(b, s);
-    free(s);
-}
 
 /* Bytes in the UTF-8 sequence at s (n bytes available), 0 if invalid; the
  * rules of Go's utf8.DecodeRune (no overlongs, surrogates or > U+10FFFF). */
@@ -412,14 +375,10 @@ __attribute__((format(printf, 2, 3))) static int
 parse_fail(struct label_parser *p, const char *fmt, ...)
 {
     va_list ap;
-    char *s;
 
     va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        abort();
+    sbuf_vaddf(&p->err, fmt, ap);
     va_end(ap);
-    sbuf_add(&p->err, s);
-    free(s);
     return RW_EINVAL;
 }
 
@@ -612,7 +571,7 @@ static int validate_requirement(struct label_parser *p)
             add_field_error(&all, &nerr, vpath, r->values[i], errs.data);
             free(vpath);
         }
-        free(errs.data);
+        sbuf_fini(&errs);
     }
     if (nerr > 0) {
         if (nerr > 1)
@@ -621,7 +580,7 @@ static int validate_requirement(struct label_parser *p)
         if (nerr > 1)
             sbuf_add(&p->err, "]");
     }
-    free(all.data);
+    sbuf_fini(&all);
     return nerr ? RW_EINVAL : RW_OK;
 }
 
@@ -648,7 +607,7 @@ static int parse_key(struct label_parser *p, bool *done)
         sbuf_add(&p->err, "<nil>: Invalid value: ");
         sbuf_add_quoted(&p->err, t->s, t->len);
         sbuf_addf(&p->err, ": %s", errs.data);
-        free(errs.data);
+        sbuf_fini(&errs);
         return RW_EINVAL;
     }
     p->req.key = xstrndup(t->s, t->len);
@@ -697,7 +656,7 @@ static int parse_label_tokens(struct label_parser *p, struct selector *sel)
 
                 sbuf_add(&why, "unable to parse requirement: ");
                 sbuf_add(&why, p->err.data ? p->err.data : "");
-                free(p->err.data);
+                sbuf_fini(&p->err);
                 p->err = why;
                 return RW_EINVAL;
             }
@@ -746,7 +705,7 @@ static int parse_labels(const char *s, struct selector *sel, struct sbuf *why)
     if (rc != RW_OK)
         sbuf_add(why, p.err.data ? p.err.data : "");
     label_req_fini(&p.req);
-    free(p.err.data);
+    sbuf_fini(&p.err);
     free(p.toks);
     return rc;
 }

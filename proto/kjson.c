@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
+#include "cache/sbuf.h"
 #include "proto/frame.h"
 
 #define MAX_LABELS (UINT16_MAX - 1)
@@ -63,30 +64,18 @@ static void kjson_init(void)
 /* String builder and escaping                                         */
 /* ------------------------------------------------------------------ */
 
-struct jw {
-    char *buf;
-    size_t len;
-    size_t cap;
-};
-
-static void jw_mem(struct jw *w, const void *p, size_t n)
+/* JSON writers over a struct sbuf (cache/sbuf.h). */
+static void jw_mem(struct sbuf *w, const void *p, size_t n)
 {
-    if (w->len + n + 1 > w->cap) {
-        w->cap = RW_MAX(w->cap * 2, w->len + n + 1);
-        w->cap = RW_MAX(w->cap, (size_t)256);
-        w->buf = xrealloc(w->buf, w->cap);
-    }
-    memcpy(w->buf + w->len, p, n);
-    w->len += n;
-    w->buf[w->len] = '\0';
+    sbuf_addn(w, p, n);
 }
 
-static void jw_raw(struct jw *w, const char *s)
+static void jw_raw(struct sbuf *w, const char *s)
 {
     jw_mem(w, s, strlen(s));
 }
 
-static void jw_int(struct jw *w, int64_t v)
+static void jw_int(struct sbuf *w, int64_t v)
 {
     char digits[NUMBER_LEN];
     int n = snprintf(digits, sizeof(digits), "%" PRId64, v);
@@ -150,7 +139,7 @@ static bool utf8_valid(const unsigned char *s, size_t len)
 }
 
 /* Appends s escaped as the inside of a JSON string. */
-static void jw_escaped(struct jw *w, const char *s)
+static void jw_escaped(struct sbuf *w, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t left = strlen(s);
@@ -191,7 +180,7 @@ static void jw_escaped(struct jw *w, const char *s)
 }
 
 /* Appends s as a quoted JSON string; NULL is written as "". */
-static void jw_str(struct jw *w, const char *s)
+static void jw_str(struct sbuf *w, const char *s)
 {
     jw_mem(w, "\"", 1);
     jw_escaped(w, s ? s : "");
@@ -199,7 +188,7 @@ static void jw_str(struct jw *w, const char *s)
 }
 
 /* Appends ,"key":"value" (or without the comma for the first member). */
-static void jw_member_str(struct jw *w, bool first, const char *key,
+static void jw_member_str(struct sbuf *w, bool first, const char *key,
                           const char *value)
 {
     if (!first)
@@ -210,32 +199,32 @@ static void jw_member_str(struct jw *w, bool first, const char *key,
 }
 
 /* Hands the text over as an rbuf and resets the builder. */
-static struct rbuf *jw_rbuf(struct jw *w)
+static struct rbuf *jw_rbuf(struct sbuf *w)
 {
-    struct rbuf *b = rbuf_from(w->buf, w->len);
+    struct rbuf *b = rbuf_from(w->data, w->len);
 
-    free(w->buf);
-    *w = (struct jw){0};
+    free(w->data);
+    *w = (struct sbuf){0};
     return b;
 }
 
 /* Hands the text over as a frame's payload and resets the builder. */
-static struct rbuf *jw_frame(struct jw *w)
+static struct rbuf *jw_frame(struct sbuf *w)
 {
-    struct rbuf *f = frame_from(w->buf, w->len);
+    struct rbuf *f = frame_from(w->data, w->len);
 
-    free(w->buf);
-    *w = (struct jw){0};
+    free(w->data);
+    *w = (struct sbuf){0};
     return f;
 }
 
 char *kjson_escape(const char *s)
 {
-    struct jw w = {0};
+    struct sbuf w = {0};
 
     jw_mem(&w, "", 0);
     jw_escaped(&w, s);
-    return w.buf;
+    return w.data;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1204,7 +1193,7 @@ static void extract_fields(const struct resource_type *rt, struct decoded *d)
 
 /* Appends s[0..n), which starts and ends between tokens, without the
  * whitespace between tokens. */
-static void jw_compact(struct jw *w, const unsigned char *s, size_t n)
+static void jw_compact(struct sbuf *w, const unsigned char *s, size_t n)
 {
     bool in_string = false;
     size_t i = 0, run;
@@ -1231,7 +1220,7 @@ static void jw_compact(struct jw *w, const unsigned char *s, size_t n)
 }
 
 /* Appends "digits" and notes where the digits start. */
-static void jw_rv(struct jw *w, const char *digits, size_t *rv_off,
+static void jw_rv(struct sbuf *w, const char *digits, size_t *rv_off,
                   unsigned *nrv)
 {
     jw_mem(w, "\"", 1);
@@ -1241,8 +1230,9 @@ static void jw_rv(struct jw *w, const char *digits, size_t *rv_off,
     (*nrv)++;
 }
 
-static void jw_edit(struct jw *w, const struct edit *e, const struct decoded *d,
-                    const char *digits, size_t *rv_off, unsigned *nrv)
+static void jw_edit(struct sbuf *w, const struct edit *e,
+                    const struct decoded *d, const char *digits, size_t *rv_off,
+                    unsigned *nrv)
 {
     if (e->comma_before)
         jw_mem(w, ",", 1);
@@ -1295,13 +1285,12 @@ static int splice(struct plan *p, int64_t rv, struct object_init *in,
 {
     size_t cur = p->l.top.open, end = p->l.top.close + 1, rv_off = 0;
     char digits[NUMBER_LEN];
-    struct jw w = {0};
+    struct sbuf w = {0};
     unsigned nrv = 0;
 
     snprintf(digits, sizeof(digits), "%" PRId64, rv);
     sort_edits(p);
-    w.cap = end - cur + 256;
-    w.buf = xmalloc(w.cap);
+    sbuf_reserve(&w, end - cur + 256);
     for (size_t i = 0; i < p->nedits; i++) {
         const struct edit *e = &p->edits[i];
 
@@ -1311,9 +1300,9 @@ static int splice(struct plan *p, int64_t rv, struct object_init *in,
         cur = e->off + e->del;
     }
     jw_compact(&w, p->s + cur, end - cur);
-    rw_assert(nrv == 1 && w.buf[0] == '{' && w.buf[w.len - 1] == '}');
+    rw_assert(nrv == 1 && w.data[0] == '{' && w.data[w.len - 1] == '}');
     if (w.len > UINT32_MAX - 2 * NUMBER_LEN) {
-        free(w.buf);
+        free(w.data);
         *why = "value is too large";
         return RW_EINVAL;
     }
@@ -1438,7 +1427,7 @@ struct rbuf *kjson_watch_frame(enum event_type type, const struct object *obj)
 struct rbuf *kjson_bookmark_frame(const struct resource_type *rt, int64_t rv,
                                   bool initial_events_end)
 {
-    struct jw w = {0};
+    struct sbuf w = {0};
 
     jw_raw(&w, "{\"type\":\"BOOKMARK\",\"object\":{");
     jw_member_str(&w, true, "kind", rt->kind);
@@ -1456,7 +1445,7 @@ struct rbuf *kjson_bookmark_frame(const struct resource_type *rt, int64_t rv,
 /* Status and lists                                                    */
 /* ------------------------------------------------------------------ */
 
-static void jw_status(struct jw *w, int code, const char *reason,
+static void jw_status(struct sbuf *w, int code, const char *reason,
                       const char *message)
 {
     jw_raw(w, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
@@ -1470,7 +1459,7 @@ static void jw_status(struct jw *w, int code, const char *reason,
 
 struct rbuf *kjson_status(int code, const char *reason, const char *message)
 {
-    struct jw w = {0};
+    struct sbuf w = {0};
 
     jw_status(&w, code, reason, message);
     return jw_rbuf(&w);
@@ -1479,7 +1468,7 @@ struct rbuf *kjson_status(int code, const char *reason, const char *message)
 struct rbuf *kjson_error_frame(int code, const char *reason,
                                const char *message)
 {
-    struct jw w = {0};
+    struct sbuf w = {0};
 
     jw_raw(&w, "{\"type\":\"ERROR\",\"object\":");
     jw_status(&w, code, reason, message);
@@ -1490,7 +1479,7 @@ struct rbuf *kjson_error_frame(int code, const char *reason,
 struct rbuf *kjson_list_head(const struct resource_type *rt, int64_t rv,
                              const char *continue_token, int64_t remaining)
 {
-    struct jw w = {0};
+    struct sbuf w = {0};
 
     jw_raw(&w, "{");
     jw_member_str(&w, true, "kind", rt->list_kind);
@@ -1536,7 +1525,7 @@ static void build_date(char *out, size_t size)
 
 struct rbuf *kjson_version(void)
 {
-    struct jw w = {0};
+    struct sbuf w = {0};
     char date[32];
 
     build_date(date, sizeof(date));
@@ -1556,7 +1545,7 @@ struct rbuf *kjson_version(void)
 
 struct rbuf *kjson_api_versions(const char *server_address)
 {
-    struct jw w = {0};
+    struct sbuf w = {0};
 
     jw_raw(&w, "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],"
                "\"serverAddressByClientCIDRs\":[{");
@@ -1567,7 +1556,7 @@ struct rbuf *kjson_api_versions(const char *server_address)
 }
 
 /* {"groupVersion":"G/V","version":"V"} */
-static void jw_group_version(struct jw *w, const struct resource_type *rt)
+static void jw_group_version(struct sbuf *w, const struct resource_type *rt)
 {
     jw_raw(w, "{");
     jw_member_str(w, true, "groupVersion", rt->api_version);
@@ -1589,7 +1578,7 @@ static bool seen_before(const struct resource_type *const *types, size_t i,
 
 /* One APIGroup: its versions in order of first appearance, the first one
  * preferred. */
-static void jw_group(struct jw *w, const struct resource_type *const *types,
+static void jw_group(struct sbuf *w, const struct resource_type *const *types,
                      size_t n, size_t first)
 {
     const char *group = types[first]->group;
@@ -1614,7 +1603,7 @@ static void jw_group(struct jw *w, const struct resource_type *const *types,
 struct rbuf *kjson_api_group_list(const struct resource_type *const *types,
                                   size_t n)
 {
-    struct jw w = {0};
+    struct sbuf w = {0};
     bool comma = false;
 
     jw_raw(&w, "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[");
@@ -1631,7 +1620,7 @@ struct rbuf *kjson_api_group_list(const struct resource_type *const *types,
 }
 
 /* One APIResource entry. */
-static void jw_resource(struct jw *w, const struct resource_type *rt)
+static void jw_resource(struct sbuf *w, const struct resource_type *rt)
 {
     jw_raw(w, "{");
     jw_member_str(w, true, "name", rt->resource);
@@ -1658,7 +1647,7 @@ struct rbuf *kjson_api_resource_list(const char *group, const char *version,
                                      const struct resource_type *const *types,
                                      size_t n)
 {
-    struct jw w = {0};
+    struct sbuf w = {0};
     bool comma = false;
 
     group = group ? group : "";

@@ -50,17 +50,6 @@ static const char *const key_names[QK_COUNT] = {
     [QK_INITIAL_EVENTS] = "sendInitialEvents",
 };
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /*
  * Decodes s[0..len) into dst (room for at least len + 1 bytes).  Returns
  * the decoded length, or -1 on a malformed escape or one that decodes to
@@ -81,8 +70,8 @@ static long unescape_into(char *dst, const char *s, size_t len,
                 return -1;
             dst[n++] = s[i];
         } else {
-            if (len - i < 3 || (hi = hex_value(s[i + 1])) < 0 ||
-                (lo = hex_value(s[i + 2])) < 0 || (hi | lo) == 0)
+            if (len - i < 3 || (hi = rw_hex_digit(s[i + 1])) < 0 ||
+                (lo = rw_hex_digit(s[i + 2])) < 0 || (hi | lo) == 0)
                 return -1;
             dst[n++] = (char)(hi << 4 | lo);
             i += 2;

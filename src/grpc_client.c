@@ -107,24 +107,13 @@ static void grpc_call_fail(struct grpc_call *call, int status,
 
 /* ==== status ==== */
 
-static int hex_value(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 size_t grpc_percent_decode(const char *in, size_t len, char *out)
 {
     size_t o = 0;
 
     for (size_t i = 0; i < len; i++) {
         if (in[i] == '%' && len - i >= 3) {
-            int hi = hex_value(in[i + 1]), lo = hex_value(in[i + 2]);
+            int hi = rw_hex_digit(in[i + 1]), lo = rw_hex_digit(in[i + 2]);
 
             if (hi >= 0 && lo >= 0) {
                 out[o++] = (char)(hi << 4 | lo);

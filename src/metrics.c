@@ -16,40 +16,15 @@
 
 #include "cache/ring.h"
 #include "cache/rw.h"
+#include "cache/sbuf.h"
 #include "cache/store.h"
 #include "cache/watchcache.h"
 #include "resource.h"
 
-struct text {
-    char *data;
-    size_t len, cap;
-};
-
-static void text_printf(struct text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void text_printf(struct text *t, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    for (;;) {
-        va_start(ap, fmt);
-        n = vsnprintf(t->data + t->len, t->cap - t->len, fmt, ap);
-        va_end(ap);
-        rw_assert(n >= 0);
-        if (t->len + (size_t)n < t->cap)
-            break;
-        t->cap = t->cap * 2 + (size_t)n + 1;
-        t->data = xrealloc(t->data, t->cap);
-    }
-    t->len += (size_t)n;
-}
-
-static void family(struct text *t, const char *name, const char *type,
+static void family(struct sbuf *t, const char *name, const char *type,
                    const char *help)
 {
-    text_printf(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+    sbuf_addf(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /* ---- per-resource families ---- */
@@ -201,11 +176,11 @@ static const struct family_def families[] = {
      "1 when the resource's cache holds a complete list (not (re)listing).",
      U64, get_ready},
     {"ringwatch_watch_cache_hits_total", "counter",
-     "WATCH starts with an explicit resourceVersion served from the ring.",
-     U64, get_watch_hits},
+     "WATCH starts with an explicit resourceVersion served from the ring.", U64,
+     get_watch_hits},
     {"ringwatch_watch_cache_misses_total", "counter",
-     "WATCH starts with an explicit resourceVersion answered 410 Expired.",
-     U64, get_watch_misses},
+     "WATCH starts with an explicit resourceVersion answered 410 Expired.", U64,
+     get_watch_misses},
     {"ringwatch_watch_cache_hit_ratio", "gauge",
      "hits / (hits + misses) of WATCH starts (NaN before the first).", RATIO,
      get_watch_ratio},
@@ -225,34 +200,34 @@ static const struct family_def families[] = {
      "Changes received from the upstream and applied to the cache.", U64,
      get_received},
     {"ringwatch_watch_events_dispatched_total", "counter",
-     "Event frames written to watch streams (one per watcher and event).",
-     U64, get_dispatched},
+     "Event frames written to watch streams (one per watcher and event).", U64,
+     get_dispatched},
     {"ringwatch_bookmarks_sent_total", "counter",
      "BOOKMARK events written to watch streams.", U64, get_bookmarks},
     {"ringwatch_upstream_reconnects_total", "counter",
      "Times the resource's upstream watch was re-established.", U64,
      get_reconnects},
     {"ringwatch_relists_total", "counter",
-     "Lists after the first (after compaction past the resume revision).",
-     U64, get_relists},
+     "Lists after the first (after compaction past the resume revision).", U64,
+     get_relists},
     {"ringwatch_undecodable_values_total", "counter",
      "Store values that are not JSON objects (counted, logged, not served).",
      U64, get_undecodable},
 };
 
-static void render_value(struct text *t, double v, enum value_kind kind)
+static void render_value(struct sbuf *t, double v, enum value_kind kind)
 {
     if (kind == RATIO) {
         if (isnan(v))
-            text_printf(t, "NaN\n");
+            sbuf_addf(t, "NaN\n");
         else
-            text_printf(t, "%.6f\n", v);
+            sbuf_addf(t, "%.6f\n", v);
     } else {
-        text_printf(t, "%.0f\n", v);
+        sbuf_addf(t, "%.0f\n", v);
     }
 }
 
-static void render_resources(struct text *t, struct resource *const *res,
+static void render_resources(struct sbuf *t, struct resource *const *res,
                              size_t n)
 {
     for (size_t f = 0; f < RW_ARRAY_LEN(families); f++) {
@@ -263,8 +238,8 @@ static void render_resources(struct text *t, struct resource *const *res,
             double v;
 
             def->get(res[i], &v);
-            text_printf(t, "%s{resource=\"%s\"} ", def->name,
-                        resource_type(res[i])->resource);
+            sbuf_addf(t, "%s{resource=\"%s\"} ", def->name,
+                      resource_type(res[i])->resource);
             render_value(t, v, def->kind);
         }
     }
@@ -275,10 +250,14 @@ static void render_resources(struct text *t, struct resource *const *res,
         const struct metrics_resource *m = resource_metrics(res[i]);
         const char *name = resource_type(res[i])->resource;
 
-        text_printf(t, "ringwatch_watchers{resource=\"%s\",protocol=\"h1\"} "
-                       "%" PRIu64 "\n", name, m->watchers[0]);
-        text_printf(t, "ringwatch_watchers{resource=\"%s\",protocol=\"h2\"} "
-                       "%" PRIu64 "\n", name, m->watchers[1]);
+        sbuf_addf(t,
+                  "ringwatch_watchers{resource=\"%s\",protocol=\"h1\"} "
+                  "%" PRIu64 "\n",
+                  name, m->watchers[0]);
+        sbuf_addf(t,
+                  "ringwatch_watchers{resource=\"%s\",protocol=\"h2\"} "
+                  "%" PRIu64 "\n",
+                  name, m->watchers[1]);
     }
     family(t, "ringwatch_watchers_terminated_total", "counter",
            "Watch streams ended by the server with ERROR 410, by reason.");
@@ -286,18 +265,20 @@ static void render_resources(struct text *t, struct resource *const *res,
         const struct metrics_resource *m = resource_metrics(res[i]);
         const char *name = resource_type(res[i])->resource;
 
-        text_printf(t, "ringwatch_watchers_terminated_total{resource=\"%s\","
-                       "reason=\"lapped\"} %" PRIu64 "\n",
-                    name, m->terminated_expired);
-        text_printf(t, "ringwatch_watchers_terminated_total{resource=\"%s\","
-                       "reason=\"relist\"} %" PRIu64 "\n",
-                    name, m->terminated_relist);
+        sbuf_addf(t,
+                  "ringwatch_watchers_terminated_total{resource=\"%s\","
+                  "reason=\"lapped\"} %" PRIu64 "\n",
+                  name, m->terminated_expired);
+        sbuf_addf(t,
+                  "ringwatch_watchers_terminated_total{resource=\"%s\","
+                  "reason=\"relist\"} %" PRIu64 "\n",
+                  name, m->terminated_relist);
     }
 }
 
 /* ---- process and server ---- */
 
-static void render_process(struct text *t)
+static void render_process(struct sbuf *t)
 {
     struct rusage ru;
     long pages = 0, rss = 0;
@@ -311,49 +292,48 @@ static void render_process(struct text *t)
     getrusage(RUSAGE_SELF, &ru);
     family(t, "process_resident_memory_bytes", "gauge",
            "Resident memory size in bytes.");
-    text_printf(t, "process_resident_memory_bytes %ld\n",
-                rss * sysconf(_SC_PAGESIZE));
+    sbuf_addf(t, "process_resident_memory_bytes %ld\n",
+              rss * sysconf(_SC_PAGESIZE));
     family(t, "process_cpu_seconds_total", "counter",
            "Total user and system CPU time spent in seconds.");
-    text_printf(t, "process_cpu_seconds_total %.3f\n",
-                ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-                    ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    sbuf_addf(t, "process_cpu_seconds_total %.3f\n",
+              ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                  ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
-static void render_global(struct text *t, const struct metrics_global *g)
+static void render_global(struct sbuf *t, const struct metrics_global *g)
 {
     family(t, "ringwatch_connections", "gauge",
            "Current client connections by protocol.");
-    text_printf(t, "ringwatch_connections{protocol=\"h1\"} %" PRIu64 "\n",
-                g->connections[0]);
-    text_printf(t, "ringwatch_connections{protocol=\"h2\"} %" PRIu64 "\n",
-                g->connections[1]);
+    sbuf_addf(t, "ringwatch_connections{protocol=\"h1\"} %" PRIu64 "\n",
+              g->connections[0]);
+    sbuf_addf(t, "ringwatch_connections{protocol=\"h2\"} %" PRIu64 "\n",
+              g->connections[1]);
     family(t, "ringwatch_upstream_connected", "gauge",
            "1 while the connection to the upstream store is up.");
-    text_printf(t, "ringwatch_upstream_connected %d\n",
-                g->upstream_connected ? 1 : 0);
+    sbuf_addf(t, "ringwatch_upstream_connected %d\n",
+              g->upstream_connected ? 1 : 0);
     family(t, "ringwatch_upstream_connects_total", "counter",
            "Connections made to the upstream store after the first.");
-    text_printf(t, "ringwatch_upstream_connects_total %" PRIu64 "\n",
-                g->upstream_reconnects);
+    sbuf_addf(t, "ringwatch_upstream_connects_total %" PRIu64 "\n",
+              g->upstream_reconnects);
     family(t, "ringwatch_build_info", "gauge",
            "Always 1; labels give the version and the upstream's version.");
-    text_printf(t,
-                "ringwatch_build_info{version=\"%s\",upstream_version=\"%s\"} 1\n",
-                PACKAGE_VERSION,
-                g->upstream_version ? g->upstream_version : "");
+    sbuf_addf(
+        t, "ringwatch_build_info{version=\"%s\",upstream_version=\"%s\"} 1\n",
+        PACKAGE_VERSION, g->upstream_version ? g->upstream_version : "");
 }
 
 struct rbuf *metrics_render(struct resource *const *resources, size_t n,
                             const struct metrics_global *global)
 {
-    struct text t = {xmalloc(16384), 0, 16384};
+    struct sbuf t = {0};
     struct rbuf *b;
 
     render_resources(&t, resources, n);
     render_global(&t, global);
     render_process(&t);
     b = rbuf_from(t.data, t.len);
-    free(t.data);
+    sbuf_fini(&t);
     return b;
 }

@@ -36,17 +36,6 @@ static inline const char *skip_ws(const char *p, const char *end)
     return p;
 }
 
-static inline int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* ==== strings, numbers, literals ==== */
 
 /* p at '"': fills *out and returns the byte after the closing quote. */
@@ -79,8 +68,9 @@ static const char *scan_string(const char *p, const char *end,
             q += 2;
             break;
         case 'u':
-            if (end - q < 6 || hex_value(q[2]) < 0 || hex_value(q[3]) < 0 ||
-                hex_value(q[4]) < 0 || hex_value(q[5]) < 0)
+            if (end - q < 6 || rw_hex_digit(q[2]) < 0 ||
+                rw_hex_digit(q[3]) < 0 || rw_hex_digit(q[4]) < 0 ||
+                rw_hex_digit(q[5]) < 0)
                 return NULL;
             q += 6;
             break;
@@ -324,8 +314,8 @@ static size_t put_utf8(char *out, size_t cap, size_t n, uint32_t cp)
 
 static uint32_t hex4(const char *p)
 {
-    return (uint32_t)(hex_value(p[0]) << 12 | hex_value(p[1]) << 8 |
-                      hex_value(p[2]) << 4 | hex_value(p[3]));
+    return (uint32_t)(rw_hex_digit(p[0]) << 12 | rw_hex_digit(p[1]) << 8 |
+                      rw_hex_digit(p[2]) << 4 | rw_hex_digit(p[3]));
 }
 
 /* The code point of the (validated) escape at *pp, before end; moves *pp

@@ -1,0 +1,35 @@
+/*
+ * sbuf.h: a growable byte string, for building small documents and
+ * messages (Status texts, selector errors, discovery JSON, /metrics).  Not
+ * for the event path: events are encoded once into exact-size frames.
+ *
+ * A zeroed struct sbuf is empty; data is NULL until the first add, then
+ * always NUL-terminated (the NUL is not counted in len).
+ */
+#ifndef SBUF_H
+#define SBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct sbuf {
+    char *data;
+    size_t len; /* bytes, without the NUL */
+    size_t cap; /* bytes allocated */
+};
+
+/* Makes room for n more bytes (and the NUL) without appending. */
+void sbuf_reserve(struct sbuf *b, size_t n);
+/* Appends n bytes at p (n may be 0: data is then allocated). */
+void sbuf_addn(struct sbuf *b, const void *p, size_t n);
+/* Appends the NUL-terminated string s. */
+void sbuf_add(struct sbuf *b, const char *s);
+/* Appends printf output. */
+void sbuf_addf(struct sbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The same with a va_list. */
+void sbuf_vaddf(struct sbuf *b, const char *fmt, va_list ap);
+/* Frees the bytes and empties b. */
+void sbuf_fini(struct sbuf *b);
+
+#endif
