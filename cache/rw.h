@@ -46,7 +46,7 @@ noreturn void rw_assert_fail(const char *expr, const char *file, int line);
 /* Bugs, not runtime failures: abort with file and line.  Always on. */
 #define rw_assert(e) ((e) ? (void)0 : rw_assert_fail(#e, __FILE__, __LINE__))
 
-/* Value of hexadecimal digit c, or -1 (for percent and JSON \\u escapes). */
+/* Value of hexadecimal digit c, or -1 (for percent and JSON \u escapes). */
 static inline int rw_hex_digit(char c)
 {
     if (c >= '0' && c <= '9')

@@ -20,6 +20,7 @@
 #include "cache/store.h"
 #include "cache/watchcache.h"
 #include "resource.h"
+#include "watch.h"
 
 static void family(struct sbuf *t, const char *name, const char *type,
                    const char *help)
@@ -247,17 +248,17 @@ static void render_resources(struct sbuf *t, struct resource *const *res,
     family(t, "ringwatch_watchers", "gauge",
            "Current watch streams by client protocol.");
     for (size_t i = 0; i < n; i++) {
-        const struct metrics_resource *m = resource_metrics(res[i]);
+        const struct watch_set *ws = resource_watch_set(res[i]);
         const char *name = resource_type(res[i])->resource;
 
         sbuf_addf(t,
                   "ringwatch_watchers{resource=\"%s\",protocol=\"h1\"} "
-                  "%" PRIu64 "\n",
-                  name, m->watchers[0]);
+                  "%zu\n",
+                  name, watch_set_count(ws, 0));
         sbuf_addf(t,
                   "ringwatch_watchers{resource=\"%s\",protocol=\"h2\"} "
-                  "%" PRIu64 "\n",
-                  name, m->watchers[1]);
+                  "%zu\n",
+                  name, watch_set_count(ws, 1));
     }
     family(t, "ringwatch_watchers_terminated_total", "counter",
            "Watch streams ended by the server with ERROR 410, by reason.");

@@ -35,7 +35,6 @@ struct metrics_resource {
     uint64_t undecodable;       /* store values that are not JSON objects */
     uint64_t terminated_expired; /* watchers lapped by the ring */
     uint64_t terminated_relist;  /* watchers a relist could not carry */
-    uint64_t watchers[2];       /* current watchers: [0] HTTP/1.x, [1] HTTP/2 */
 };
 
 /* What /metrics shows beyond the resources. */

@@ -98,7 +98,6 @@ static void watcher_free(struct watcher *w)
     if (w->next != NULL)
         w->next->prev = w->prev;
     ws->count[w->proto]--;
-    resource_metrics(ws->res)->watchers[w->proto] = ws->count[w->proto];
     if (w->deadline != NULL)
         event_free(w->deadline);
     store_snap_unref(w->snap);
@@ -399,7 +398,6 @@ static struct watcher *watcher_new(struct stream *s, struct resource *r,
         ws->head->prev = w;
     ws->head = w;
     ws->count[w->proto]++;
-    resource_metrics(r)->watchers[w->proto] = ws->count[w->proto];
     stream_set_callbacks(s, watcher_drain_cb, watcher_close_cb, w);
     return w;
 }
