@@ -29,6 +29,8 @@ const char *rw_strerror(int err)
         return "unavailable";
     case RW_ETIMEDOUT:
         return "timed out";
+    case RW_EFUTURE:
+        return "revision from the future";
     case RW_ECLOSED:
         return "closed";
     }

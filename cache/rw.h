@@ -26,6 +26,7 @@ enum rw_err {
     RW_EUNAVAIL = -7,  /* not ready yet (cache initialising, upstream down) */
     RW_ETIMEDOUT = -8, /* a bounded wait ran out */
     RW_ECLOSED = -9,   /* the connection or stream is gone */
+    RW_EFUTURE = -10,  /* revision newer than the cache (or the store) */
 };
 
 /* Returns a static English name for err (0 or an enum rw_err value). */

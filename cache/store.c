@@ -382,6 +382,22 @@ size_t store_snap_count(const struct store_snap *snap)
     return snap->count;
 }
 
+static bool store_bytes_cb(struct object *obj, void *arg)
+{
+    *(size_t *)arg += obj->json->len;
+    return true;
+}
+
+struct store *store_from_snap(const struct store_snap *snap)
+{
+    struct store *s = store_new();
+
+    s->root = node_ref(snap->root);
+    s->count = snap->count;
+    store_snap_scan(snap, NULL, 0, store_bytes_cb, &s->bytes);
+    return s;
+}
+
 struct object *store_snap_get(const struct store_snap *snap, const char *key,
                               size_t len)
 {

@@ -52,6 +52,10 @@ struct store_snap *store_snapshot(const struct store *s);
 struct store_snap *store_snap_ref(struct store_snap *snap);
 void store_snap_unref(struct store_snap *snap);
 size_t store_snap_count(const struct store_snap *snap);
+/* A new store whose contents are snap's (a private version: writes to it
+ * copy only the nodes they touch, and neither snap nor any other holder
+ * sees them).  O(n) for the byte count, O(1) otherwise. */
+struct store *store_from_snap(const struct store_snap *snap);
 struct object *store_snap_get(const struct store_snap *snap, const char *key,
                               size_t len);
 

@@ -10,8 +10,8 @@
  * "nothing was evicted since the last relist" is one comparison).
  *
  * Invariants: every event in the ring has list_rv < event rv <= rv, in
- * non-decreasing order (one transaction's keys share a revision); applying the ring's events to the list at list_rv gives
- * the store; rv never decreases.
+ * non-decreasing order (one transaction's keys share a revision); applying the
+ * ring's events to the list at list_rv gives the store; rv never decreases.
  */
 #include "watchcache.h"
 
@@ -190,5 +190,37 @@ int watchcache_watch_from(const struct watchcache *wc, int64_t rv,
         return RW_EEXPIRED;
     }
     *seq = ring_seq_after(wc->ring, rv);
+    return RW_OK;
+}
+
+int watchcache_snapshot_at(const struct watchcache *wc, int64_t rv,
+                           struct store_snap **out)
+{
+    uint64_t seq, head = ring_head_seq(wc->ring);
+    int64_t limit;
+    struct store_snap *now;
+    struct store *past;
+
+    if (rv > wc->rv)
+        return RW_EFUTURE;
+    if (watchcache_watch_from(wc, rv, &seq, &limit) != RW_OK)
+        return RW_EEXPIRED;
+    now = store_snapshot(wc->store);
+    if (seq == head) {
+        *out = now;
+        return RW_OK;
+    }
+    past = store_from_snap(now);
+    store_snap_unref(now);
+    while (head-- > seq) {
+        const struct event *ev = ring_get(wc->ring, head);
+
+        if (ev->type == EVENT_ADDED)
+            object_unref(store_delete(past, ev->obj->key, ev->obj->key_len));
+        else
+            object_unref(store_put(past, object_ref(ev->prev)));
+    }
+    *out = store_snapshot(past);
+    store_free(past);
     return RW_OK;
 }

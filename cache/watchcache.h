@@ -91,4 +91,16 @@ struct ring *watchcache_ring(const struct watchcache *wc);
 int watchcache_watch_from(const struct watchcache *wc, int64_t rv,
                           uint64_t *seq, int64_t *oldest_minus_one);
 
+/*
+ * The state exactly at revision rv, rebuilt from memory for an Exact read
+ * or a continue token: the current store with every ring event above rv
+ * undone, newest first (ADDED removes the key, MODIFIED and DELETED put
+ * back the previous state).  Returns RW_OK and sets *out (refs 1); or
+ * RW_EEXPIRED when the window does not reach back to rv (as
+ * watchcache_watch_from), or RW_EFUTURE when rv > watchcache_rv().  Costs
+ * O(log n) per event undone.  Asserts initialised and rv > 0.
+ */
+int watchcache_snapshot_at(const struct watchcache *wc, int64_t rv,
+                           struct store_snap **out);
+
 #endif

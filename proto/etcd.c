@@ -139,6 +139,7 @@ static void range_request_fill(Etcdserverpb__RangeRequest *m,
     m->serializable = req->serializable;
     m->keys_only = req->keys_only;
     m->count_only = req->count_only;
+    m->min_mod_revision = req->min_mod_revision;
 }
 
 static void put_request_fill(Etcdserverpb__PutRequest *m,
@@ -228,6 +229,7 @@ static void compare_fill(Etcdserverpb__Compare *m, const struct etcd_compare *c)
     m->result = (Etcdserverpb__Compare__CompareResult)c->result;
     m->target = (Etcdserverpb__Compare__CompareTarget)c->target;
     m->key = bin(c->key, c->key_len);
+    m->range_end = bin(c->range_end, c->range_end_len);
     switch (c->target) {
     case ETCD_TARGET_VERSION:
         m->target_union_case = ETCDSERVERPB__COMPARE__TARGET_UNION_VERSION;

@@ -77,6 +77,9 @@ struct etcd_range_request {
     bool serializable; /* read from the local member (field 7) */
     bool keys_only;    /* no values (field 8) */
     bool count_only;   /* only the count (field 9) */
+    int64_t min_mod_revision; /* only keys modified at or after it; 0 =
+                                 any (field 10).  etcd 3.4 filters the
+                                 keys returned, NOT count */
 };
 struct rbuf *etcd_range_request_encode(const struct etcd_range_request *req);
 
@@ -129,6 +132,9 @@ struct etcd_compare {
     int64_t number;
     const char *value;
     size_t value_len;
+    const char *range_end; /* range_end_len > 0: the compare holds for
+                              every key of [key, range_end) (field 64) */
+    size_t range_end_len;
 };
 
 /* RequestOp / ResponseOp kinds; the values are the oneof field numbers. */

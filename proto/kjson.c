@@ -138,6 +138,11 @@ static bool utf8_valid(const unsigned char *s, size_t len)
     return true;
 }
 
+bool kjson_utf8_valid(const char *s, size_t len)
+{
+    return utf8_valid((const unsigned char *)s, len);
+}
+
 /* Appends s escaped as the inside of a JSON string. */
 static void jw_escaped(struct sbuf *w, const char *s)
 {
@@ -1462,6 +1467,46 @@ struct rbuf *kjson_status(int code, const char *reason, const char *message)
     struct sbuf w = {0};
 
     jw_status(&w, code, reason, message);
+    return jw_rbuf(&w);
+}
+
+struct rbuf *kjson_status_continue(int code, const char *reason,
+                                   const char *message, const char *token)
+{
+    struct sbuf w = {0};
+
+    jw_raw(&w, "{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+               "\"metadata\":{");
+    jw_member_str(&w, true, "continue", token);
+    jw_raw(&w, "},\"status\":\"Failure\"");
+    jw_member_str(&w, false, "message", message);
+    jw_member_str(&w, false, "reason", reason);
+    jw_raw(&w, ",\"code\":");
+    jw_int(&w, code);
+    jw_raw(&w, "}");
+    return jw_rbuf(&w);
+}
+
+struct rbuf *kjson_status_invalid(const char *field, const char *detail)
+{
+    const char *cause = strncmp(detail, "Unsupported value", 17) == 0
+                            ? "FieldValueNotSupported"
+                            : "FieldValueForbidden";
+    char *message = xasprintf("ListOptions.meta.k8s.io \"\" is invalid: "
+                              "%s: %s",
+                              field, detail);
+    struct sbuf w = {0};
+
+    jw_raw(&w, "{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+               "\"metadata\":{},\"status\":\"Failure\"");
+    jw_member_str(&w, false, "message", message);
+    jw_raw(&w, ",\"reason\":\"Invalid\",\"details\":{\"group\":"
+               "\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{");
+    jw_member_str(&w, true, "reason", cause);
+    jw_member_str(&w, false, "message", detail);
+    jw_member_str(&w, false, "field", field);
+    jw_raw(&w, "}]},\"code\":422}");
+    free(message);
     return jw_rbuf(&w);
 }
 

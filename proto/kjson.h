@@ -108,6 +108,19 @@ struct rbuf *kjson_bookmark_frame(const struct resource_type *rt, int64_t rv,
  * "code":code}.  message is JSON-escaped here. */
 struct rbuf *kjson_status(int code, const char *reason, const char *message);
 
+/* A Status whose metadata carries a continue token (a 410 for an
+ * expired one: the token continues on current state). */
+struct rbuf *kjson_status_continue(int code, const char *reason,
+                                   const char *message, const char *token);
+
+/* The 422 Invalid Status for list options that do not go together, as
+ * the apiserver words it: message "ListOptions.meta.k8s.io \"\" is
+ * invalid: <field>: <detail>", details {"group":"meta.k8s.io","kind":
+ * "ListOptions","causes":[{"reason":"FieldValueForbidden" (or
+ * "FieldValueNotSupported" when detail starts "Unsupported value"),
+ * "message":detail,"field":field}]}, code 422 (see query_validate). */
+struct rbuf *kjson_status_invalid(const char *field, const char *detail);
+
 /* The ERROR watch event carrying that Status, as a frame. */
 struct rbuf *kjson_error_frame(int code, const char *reason,
                                const char *message);
@@ -146,5 +159,9 @@ struct rbuf *kjson_api_resource_list(const char *group, const char *version,
  * becomes \ufffd (as Go's encoding/json), so the result is always valid
  * JSON string content. */
 char *kjson_escape(const char *s);
+
+/* Whether s[0..len) is well-formed UTF-8 (no overlongs, surrogates or code
+ * points above U+10FFFF), as the decoder requires of keys and values. */
+bool kjson_utf8_valid(const char *s, size_t len);
 
 #endif

@@ -28,7 +28,9 @@ proto_libproto_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(PROTOBUF_C_CFLAGS)
 proto_libproto_a_SOURCES = \
 	proto/frame.c proto/frame.h \
 	proto/kjson.c proto/kjson.h \
+	proto/ctoken.c proto/ctoken.h \
 	proto/query.c proto/query.h \
+	proto/table.c proto/table.h \
 	proto/grpc.c proto/grpc.h \
 	proto/etcd.c proto/etcd.h
 nodist_proto_libproto_a_SOURCES = proto/kv.pb-c.c proto/rpc.pb-c.c

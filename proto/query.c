@@ -34,6 +34,7 @@ enum query_key {
     QK_TIMEOUT,
     QK_BOOKMARKS,
     QK_INITIAL_EVENTS,
+    QK_INCLUDE_OBJECT,
     QK_COUNT,
 };
 
@@ -48,6 +49,7 @@ static const char *const key_names[QK_COUNT] = {
     [QK_TIMEOUT] = "timeoutSeconds",
     [QK_BOOKMARKS] = "allowWatchBookmarks",
     [QK_INITIAL_EVENTS] = "sendInitialEvents",
+    [QK_INCLUDE_OBJECT] = "includeObject",
 };
 
 /*
@@ -189,6 +191,9 @@ static int apply(struct query *q, enum query_key k, const char *v, char *why,
     case QK_CONTINUE:
         q->continue_token = v;
         return RW_OK;
+    case QK_INCLUDE_OBJECT:
+        q->include_object = v;
+        return RW_OK;
     case QK_COUNT:
         break;
     }
@@ -252,7 +257,8 @@ int query_parse(const char *query, size_t len, struct query *q, char *why,
         .storage = xmalloc(len + 1),
     };
     q->storage[0] = '\0';
-    q->label_selector = q->field_selector = q->continue_token = q->storage;
+    q->label_selector = q->field_selector = q->continue_token =
+        q->include_object = q->storage;
     if (why_len > 0)
         why[0] = '\0';
     while (p < end) {
@@ -270,11 +276,75 @@ int query_parse(const char *query, size_t len, struct query *q, char *why,
     return RW_OK;
 }
 
+static int invalid(const char **field, const char *name, char *why,
+                   size_t why_len, const char *text)
+{
+    *field = name;
+    snprintf(why, why_len, "%s", text);
+    return RW_EINVAL;
+}
+
+static int query_validate_watch(const struct query *q, const char **field,
+                                char *why, size_t why_len)
+{
+    if (q->send_initial_events >= 0) {
+        if (q->rv_match != RV_MATCH_NOT_OLDER_THAN)
+            return invalid(field, "resourceVersionMatch", why, why_len,
+                           "Forbidden: sendInitialEvents requires setting "
+                           "resourceVersionMatch to NotOlderThan");
+        if (!q->allow_bookmarks)
+            return invalid(field, "allowWatchBookmarks", why, why_len,
+                           "Forbidden: sendInitialEvents requires setting "
+                           "allowWatchBookmarks to true");
+    }
+    if (q->rv_match != RV_MATCH_UNSET) {
+        if (q->send_initial_events < 0)
+            return invalid(field, "resourceVersionMatch", why, why_len,
+                           "Forbidden: resourceVersionMatch is forbidden for "
+                           "watch unless sendInitialEvents is provided");
+        if (q->rv_match != RV_MATCH_NOT_OLDER_THAN)
+            return invalid(field, "resourceVersionMatch", why, why_len,
+                           "Unsupported value: \"Exact\": supported values: "
+                           "\"NotOlderThan\"");
+        if (*q->continue_token)
+            return invalid(field, "resourceVersionMatch", why, why_len,
+                           "Forbidden: resourceVersionMatch is forbidden "
+                           "when continue is provided");
+    }
+    return RW_OK;
+}
+
+int query_validate(const struct query *q, bool watch, const char **field,
+                   char *why, size_t why_len)
+{
+    if (watch)
+        return query_validate_watch(q, field, why, why_len);
+    if (q->rv_match != RV_MATCH_UNSET) {
+        if (!q->has_rv)
+            return invalid(field, "resourceVersionMatch", why, why_len,
+                           "Forbidden: resourceVersionMatch is forbidden "
+                           "unless resourceVersion is provided");
+        if (*q->continue_token)
+            return invalid(field, "resourceVersionMatch", why, why_len,
+                           "Forbidden: resourceVersionMatch is forbidden "
+                           "when continue is provided");
+        if (q->rv_match == RV_MATCH_EXACT && q->rv == 0)
+            return invalid(field, "resourceVersionMatch", why, why_len,
+                           "Forbidden: resourceVersionMatch \"exact\" is "
+                           "forbidden for resourceVersion \"0\"");
+    }
+    if (q->send_initial_events >= 0)
+        return invalid(field, "sendInitialEvents", why, why_len,
+                       "Forbidden: sendInitialEvents is forbidden for list");
+    return RW_OK;
+}
+
 void query_fini(struct query *q)
 {
     free(q->storage);
     q->storage = NULL;
-    q->label_selector = q->field_selector = q->continue_token = "";
+    q->label_selector = q->field_selector = q->continue_token =
+        q->include_object = "";
 }
 
 bool query_has(const char *query, const char *name)

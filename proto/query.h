@@ -4,7 +4,7 @@
  *
  * Parameters: watch, resourceVersion, resourceVersionMatch, labelSelector,
  * fieldSelector, limit, continue, timeoutSeconds, allowWatchBookmarks,
- * sendInitialEvents.  Booleans take Go's strconv.ParseBool spellings (1, t,
+ * sendInitialEvents, includeObject (of Table output).  Booleans take Go's strconv.ParseBool spellings (1, t,
  * T, TRUE, true, True and 0, f, F, FALSE, false, False).  Values are
  * percent-decoded ('+' is a space).  Unknown parameters are ignored, as
  * the apiserver does; a repeated parameter takes its first value.
@@ -36,6 +36,7 @@ struct query {
     const char *field_selector; /* decoded; "" when absent */
     int64_t limit;              /* 0 when absent */
     const char *continue_token; /* decoded; "" when absent */
+    const char *include_object; /* decoded; "" when absent */
     int64_t timeout_seconds;    /* -1 when absent; seconds */
     bool allow_bookmarks;
     int send_initial_events; /* -1 absent, 0 false, 1 true */
@@ -59,6 +60,23 @@ struct query {
  */
 int query_parse(const char *query, size_t len, struct query *q, char *why,
                 size_t why_len);
+/*
+ * Checks the combination of options as the apiserver's ValidateListOptions
+ * (apimachinery's meta internalversion validation) does, for a WATCH
+ * (watch) or a LIST.  Returns RW_OK, or RW_EINVAL with the offending field
+ * in *field (static, e.g. "resourceVersionMatch") and the error in why as
+ * the apiserver words it (e.g. "Forbidden: sendInitialEvents requires
+ * setting resourceVersionMatch to NotOlderThan"), for a 422 Invalid.
+ * LIST: resourceVersionMatch needs a resourceVersion, is forbidden with
+ * continue, and Exact is forbidden with resourceVersion "0";
+ * sendInitialEvents is forbidden.  WATCH: sendInitialEvents needs
+ * resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true;
+ * resourceVersionMatch needs sendInitialEvents and can only be
+ * NotOlderThan; neither goes with continue.
+ */
+int query_validate(const struct query *q, bool watch, const char **field,
+                   char *why, size_t why_len);
+
 /* Frees q->storage; the string fields then read "".  For a query that
  * query_parse accepted or refused; idempotent. */
 void query_fini(struct query *q);

@@ -1,10 +1,13 @@
 /*
- * list.c: LIST and GET from memory (see list.h).
+ * list.c: LIST and GET (see list.h).
  *
- * A LIST takes a store snapshot, collects the matching objects in key
- * order, sums their lengths for Content-Length, and writes head, each
- * object's JSON with "," between, and tail.  The body goes out in blocks:
- * runs of small pieces (head, separators, objects under LIST_REF_MIN
+ * A request becomes a struct list_req, which asks src/fresh.c for the
+ * state to serve (a store snapshot at a revision, from memory or read
+ * from the store) and keeps the stream until it comes.  The page is then
+ * collected from the snapshot in key order (seeking past the continue
+ * token's key), its length summed for Content-Length, and written as
+ * head, each object's JSON with "," between, and tail.  The body goes out in
+ * blocks: runs of small pieces (head, separators, objects under LIST_REF_MIN
  * bytes) are copied into blocks of up to LIST_BLOCK bytes, and larger
  * objects are written by reference.  Per queued reference the socket
  * queues cost about 1 KiB of bookkeeping (libevent 2.1), so copying small
@@ -16,10 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "cache/rw.h"
 #include "cache/watchcache.h"
+#include "fresh.h"
 #include "metrics.h"
+#include "proto/ctoken.h"
 #include "proto/kjson.h"
+#include "proto/table.h"
 #include "resource.h"
 #include "status.h"
 
@@ -74,102 +82,374 @@ static void body_add(struct body *b, struct rbuf *buf)
     b->left -= buf->len;
 }
 
-struct collect {
-    const struct selector *sel;
-    const char *ns;
+/* ---- requests ---- */
+
+/* A LIST or GET waiting for its state. */
+struct list_req {
+    struct stream *s;
+    struct resource *r;
+    struct selector *sel;
+    char *prefix; /* the list's key prefix (GET: the object's key) */
+    size_t prefix_len;
+    char *start; /* continue: last key returned, relative to prefix */
+    char *name;  /* GET: the object's name */
+    int64_t limit;
+    bool table;
+    enum table_object include;
+    struct fresh *pending;
+};
+
+static void list_req_free(struct list_req *lr)
+{
+    selector_free(lr->sel);
+    free(lr->prefix);
+    free(lr->start);
+    free(lr->name);
+    free(lr);
+}
+
+static void list_close_cb(struct stream *s, void *arg)
+{
+    struct list_req *lr = arg;
+
+    fresh_cancel(lr->pending);
+    list_req_free(lr);
+}
+
+/* ---- collecting a page ---- */
+
+struct page {
     struct object **items;
     size_t n, cap;
     size_t bytes;
+    char *token;       /* continue token, or NULL */
+    int64_t remaining; /* remainingItemCount, or -1 */
 };
 
-static bool list_collect_cb(struct object *obj, void *arg)
+static bool list_has_prefix(const struct object *o, const struct list_req *lr)
 {
-    struct collect *c = arg;
-
-    if (c->ns != NULL && strcmp(obj->ns, c->ns) != 0)
-        return true;
-    if (!selector_matches(c->sel, obj))
-        return true;
-    if (c->n == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 64;
-        c->items = xrealloc(c->items, c->cap * sizeof(*c->items));
-    }
-    c->items[c->n++] = obj;
-    c->bytes += obj->json->len;
-    return true;
+    return o->key_len >= lr->prefix_len &&
+           memcmp(o->key, lr->prefix, lr->prefix_len) == 0;
 }
 
-void list_collection(struct stream *s, struct resource *r, const char *ns,
-                     const struct selector *sel, const struct query *q)
+/* The first object of the page: after the continue key, or the first
+ * under the prefix. */
+static struct object *list_first(const struct list_req *lr,
+                                 struct store_snap *snap)
 {
-    const struct resource_type *rt = resource_type(r);
-    struct watchcache *wc = resource_cache(r);
-    struct collect c = {.sel = sel, .ns = ns};
-    struct rbuf *head, *tail;
-    struct store_snap *snap;
-    struct body body;
-    char *prefix;
+    struct object *o;
+    char *key;
 
-    if (!resource_ready(r)) {
-        status_respond(s, 429, "TooManyRequests",
-                       "storage is (re)initializing: %s", rt->resource);
-        return;
+    if (lr->start == NULL)
+        return store_snap_seek(snap, lr->prefix, lr->prefix_len, true);
+    key = xasprintf("%s%s", lr->prefix, lr->start);
+    o = store_snap_seek(snap, key, strlen(key), false);
+    free(key);
+    return o;
+}
+
+static void page_add(struct page *pg, struct object *o)
+{
+    if (pg->n == pg->cap) {
+        pg->cap = pg->cap ? pg->cap * 2 : 64;
+        pg->items = xrealloc(pg->items, pg->cap * sizeof(*pg->items));
     }
-    snap = store_snapshot(watchcache_store(wc));
-    prefix = ns ? xasprintf("%s%s/", rt->etcd_prefix, ns)
-                : xstrdup(rt->etcd_prefix);
-    store_snap_scan(snap, prefix, strlen(prefix), list_collect_cb, &c);
-    free(prefix);
+    pg->items[pg->n++] = o;
+    pg->bytes += o->json->len;
+}
 
-    head = kjson_list_head(rt, watchcache_rv(wc), NULL, -1);
-    tail = kjson_list_tail();
-    body = (struct body){
+/* Collects the page of lr from snap (state at rv). */
+static void page_collect(const struct list_req *lr, struct store_snap *snap,
+                         int64_t rv, struct page *pg)
+{
+    struct object *o = list_first(lr, snap), *last = NULL;
+
+    *pg = (struct page){.remaining = -1};
+    for (; o != NULL && list_has_prefix(o, lr);
+         o = store_snap_seek(snap, o->key, o->key_len, false)) {
+        if (!selector_matches(lr->sel, o))
+            continue;
+        if (lr->limit > 0 && pg->n == (size_t)lr->limit)
+            break; /* one more matches: the page ends at last */
+        page_add(pg, o);
+        last = o;
+    }
+    if (o == NULL || !list_has_prefix(o, lr) || last == NULL)
+        return;
+    pg->token = ctoken_encode(rv, last->key + lr->prefix_len,
+                              last->key_len - lr->prefix_len);
+    if (lr->sel != NULL)
+        return; /* as the apiserver: no count under a selector */
+    pg->remaining = 0;
+    for (; o != NULL && list_has_prefix(o, lr);
+         o = store_snap_seek(snap, o->key, o->key_len, false))
+        pg->remaining++;
+}
+
+/* ---- writing ---- */
+
+static void list_write_json(struct stream *s, struct resource *r,
+                            const struct page *pg, int64_t rv)
+{
+    struct rbuf *head =
+        kjson_list_head(resource_type(r), rv, pg->token, pg->remaining);
+    struct rbuf *tail = kjson_list_tail();
+    struct body body = {
         .s = s,
-        .left = head->len + c.bytes + (c.n ? c.n - 1 : 0) + tail->len,
+        .left = head->len + pg->bytes + (pg->n ? pg->n - 1 : 0) + tail->len,
     };
+
     stream_begin(s, 200, "application/json", (int64_t)body.left);
     body_add(&body, head);
-    for (size_t i = 0; i < c.n; i++) {
+    for (size_t i = 0; i < pg->n; i++) {
         if (i > 0)
             body_copy(&body, ",", 1);
-        body_add(&body, c.items[i]->json);
+        body_add(&body, pg->items[i]->json);
     }
     body_add(&body, tail);
     body_flush(&body);
     rw_assert(body.left == 0);
     stream_end(s);
-    resource_metrics(r)->list_hits++;
-
     rbuf_unref(head);
     rbuf_unref(tail);
-    free(c.items);
-    store_snap_unref(snap);
-    (void)q;
 }
 
-void list_object(struct stream *s, struct resource *r, const char *ns,
-                 const char *name)
+static void list_write_table(struct stream *s, struct resource *r,
+                             const struct page *pg, int64_t rv,
+                             enum table_object include)
 {
-    const struct resource_type *rt = resource_type(r);
-    struct object *obj;
-    char *key;
+    struct rbuf *t =
+        table_render(resource_type(r), pg->items, pg->n, rv, pg->token,
+                     pg->remaining, include, time(NULL));
 
-    if (!resource_ready(r)) {
-        status_respond(s, 429, "TooManyRequests",
-                       "storage is (re)initializing: %s", rt->resource);
-        return;
+    stream_respond(s, 200, "application/json", t);
+    rbuf_unref(t);
+}
+
+/* ---- answers ---- */
+
+/* A continue token's snapshot is gone: 410 with a token that continues
+ * on current state, as the apiserver's handleCompactedErrorForPaging. */
+static void list_continue_expired(struct list_req *lr)
+{
+    char *token = ctoken_encode(-1, lr->start, strlen(lr->start));
+    struct rbuf *body = kjson_status_continue(
+        410, "Expired",
+        "The provided continue parameter is too old to display a consistent "
+        "list result. You can start a new list without the continue "
+        "parameter, or use the continue token in this response to retrieve "
+        "the remainder of the results. Continuing with the provided token "
+        "results in an inconsistent list - objects that were created, "
+        "modified, or deleted between the time the first chunk was returned "
+        "and now may show up in the list.",
+        token);
+
+    stream_respond(lr->s, 410, "application/json", body);
+    rbuf_unref(body);
+    free(token);
+}
+
+static void list_error(struct list_req *lr, const struct read_result *res)
+{
+    switch (res->err) {
+    case RW_EFUTURE:
+        status_respond(lr->s, 504, "Timeout", "Timeout: %s", res->why);
+        break;
+    case RW_EEXPIRED:
+        if (lr->start != NULL)
+            list_continue_expired(lr);
+        else
+            status_respond(lr->s, 410, "Expired",
+                           "The resourceVersion for the provided list is "
+                           "too old.");
+        break;
+    default:
+        status_respond(lr->s, 504, "Timeout",
+                       "Timeout: the cache could not be proven fresh and "
+                       "the store could not be read: %s",
+                       *res->why ? res->why : rw_strerror(res->err));
+        break;
     }
-    key = ns ? xasprintf("%s%s/%s", rt->etcd_prefix, ns, name)
-             : xasprintf("%s%s", rt->etcd_prefix, name);
-    obj = store_get(watchcache_store(resource_cache(r)), key, strlen(key));
-    free(key);
-    resource_metrics(r)->gets++;
+}
+
+static void list_get_answer(struct list_req *lr, struct store_snap *snap)
+{
+    const struct resource_type *rt = resource_type(lr->r);
+    struct object *obj = store_snap_get(snap, lr->prefix, lr->prefix_len);
+    struct page pg = {.remaining = -1};
+
     if (obj == NULL) {
         /* As the apiserver: the group-qualified resource, e.g.
          * deployments.apps "web" not found. */
-        status_respond(s, 404, "NotFound", "%s%s%s \"%s\" not found",
-                       rt->resource, *rt->group ? "." : "", rt->group, name);
+        status_respond(lr->s, 404, "NotFound", "%s%s%s \"%s\" not found",
+                       rt->resource, *rt->group ? "." : "", rt->group,
+                       lr->name);
+    } else if (lr->table) {
+        page_add(&pg, obj);
+        list_write_table(lr->s, lr->r, &pg, obj->rv, lr->include);
+        free(pg.items);
+    } else {
+        stream_respond(lr->s, 200, "application/json", obj->json);
+    }
+}
+
+static void list_ready_cb(const struct read_result *res, void *arg)
+{
+    struct list_req *lr = arg;
+    struct metrics_resource *m = resource_metrics(lr->r);
+    struct page pg;
+
+    if (lr->pending != NULL) {
+        lr->pending = NULL;
+        stream_set_callbacks(lr->s, NULL, NULL, NULL);
+    }
+    if (res->err != RW_OK) {
+        list_error(lr, res);
+    } else if (lr->name != NULL) {
+        m->gets++;
+        list_get_answer(lr, res->snap);
+    } else {
+        if (res->upstream)
+            m->list_misses++;
+        else
+            m->list_hits++;
+        page_collect(lr, res->snap, res->rv, &pg);
+        if (lr->table)
+            list_write_table(lr->s, lr->r, &pg, res->rv, lr->include);
+        else
+            list_write_json(lr->s, lr->r, &pg, res->rv);
+        free(pg.items);
+        free(pg.token);
+    }
+    list_req_free(lr);
+}
+
+/* ---- starting ---- */
+
+/* Sets the read mode and revision from q; answers 400 and returns false
+ * for a continue token that is malformed or comes with a revision. */
+static bool list_mode(struct list_req *lr, const struct query *q,
+                      enum read_mode *mode, int64_t *rv)
+{
+    char why[256];
+    int64_t token_rv;
+
+    *rv = q->rv;
+    if (*q->continue_token) {
+        if (q->has_rv && q->rv != 0) {
+            status_respond(lr->s, 400, "BadRequest",
+                           "specifying resource version is not allowed when "
+                           "using continue");
+            return false;
+        }
+        if (ctoken_decode(q->continue_token, &token_rv, &lr->start, why,
+                          sizeof(why)) != RW_OK) {
+            status_respond(lr->s, 400, "BadRequest",
+                           "invalid continue "
+                           "token: %s",
+                           why);
+            return false;
+        }
+        *rv = token_rv;
+        *mode = token_rv > 0 ? READ_EXACT : READ_CONSISTENT;
+    } else if (!q->has_rv) {
+        *mode = READ_CONSISTENT;
+    } else if (q->rv == 0) {
+        *mode = READ_ANY;
+    } else if (q->rv_match == RV_MATCH_EXACT ||
+               (q->rv_match == RV_MATCH_UNSET && q->limit > 0)) {
+        *mode = READ_EXACT;
+    } else {
+        *mode = READ_NOT_OLDER;
+    }
+    return true;
+}
+
+/* Table options from the Accept header and includeObject; false after a
+ * 400 for an unknown includeObject. */
+static bool list_table(struct list_req *lr, const struct query *q)
+{
+    lr->table = table_accepted(stream_request(lr->s)->accept);
+    if (!lr->table ||
+        table_parse_include(q->include_object, &lr->include) == RW_OK)
+        return true;
+    status_respond(lr->s, 400, "BadRequest",
+                   "includeObject: Unsupported value: \"%.64s\": supported "
+                   "values: \"None\", \"Metadata\", \"Object\"",
+                   q->include_object);
+    return false;
+}
+
+static void list_start(struct list_req *lr, enum read_mode mode, int64_t rv)
+{
+    struct fresh *f =
+        fresh_read(lr->r, lr->prefix, mode, rv, list_ready_cb, lr);
+
+    if (f == NULL)
+        return; /* answered, lr freed */
+    lr->pending = f;
+    stream_set_callbacks(lr->s, NULL, list_close_cb, lr);
+}
+
+static bool list_ready(struct stream *s, struct resource *r)
+{
+    if (resource_ready(r))
+        return true;
+    status_respond(s, 429, "TooManyRequests", "storage is (re)initializing: %s",
+                   resource_type(r)->resource);
+    return false;
+}
+
+void list_collection(struct stream *s, struct resource *r, const char *ns,
+                     struct selector *sel, const struct query *q)
+{
+    const struct resource_type *rt = resource_type(r);
+    struct list_req *lr;
+    enum read_mode mode;
+    int64_t rv;
+
+    if (!list_ready(s, r)) {
+        selector_free(sel);
         return;
     }
-    stream_respond(s, 200, "application/json", obj->json);
+    lr = xcalloc(1, sizeof(*lr));
+    lr->s = s;
+    lr->r = r;
+    lr->sel = sel;
+    lr->limit = q->limit;
+    lr->prefix =
+        ns ? xasprintf("%s%s/", rt->etcd_prefix, ns) : xstrdup(rt->etcd_prefix);
+    lr->prefix_len = strlen(lr->prefix);
+    if (!list_table(lr, q) || !list_mode(lr, q, &mode, &rv)) {
+        list_req_free(lr);
+        return;
+    }
+    list_start(lr, mode, rv);
+}
+
+void list_object(struct stream *s, struct resource *r, const char *ns,
+                 const char *name, const struct query *q)
+{
+    const struct resource_type *rt = resource_type(r);
+    struct list_req *lr;
+    enum read_mode mode = READ_NOT_OLDER;
+
+    if (!list_ready(s, r))
+        return;
+    lr = xcalloc(1, sizeof(*lr));
+    lr->s = s;
+    lr->r = r;
+    lr->name = xstrdup(name);
+    lr->prefix = ns ? xasprintf("%s%s/%s", rt->etcd_prefix, ns, name)
+                    : xasprintf("%s%s", rt->etcd_prefix, name);
+    lr->prefix_len = strlen(lr->prefix);
+    if (!list_table(lr, q)) {
+        list_req_free(lr);
+        return;
+    }
+    if (!q->has_rv)
+        mode = READ_CONSISTENT;
+    else if (q->rv == 0)
+        mode = READ_ANY;
+    list_start(lr, mode, q->rv);
 }

@@ -1,14 +1,30 @@
 /*
- * list.h: LIST of a collection and GET of one object, served from the
- * resource's store in memory.
+ * list.h: LIST of a collection and GET of one object, served from memory
+ * whenever the cache can prove the read fresh enough (src/fresh.h), else
+ * from the store at the right revision.
  *
  * LIST (kube-wire.md): 200, application/json, {"kind":"<Kind>List",
- * "apiVersion":...,"metadata":{"resourceVersion":"<cache revision>"},
- * "items":[...]}, items in key order (etcd's), [] when none match.  The
- * body is written as references to each object's JSON: nothing is copied
- * or re-encoded per request.  limit and continue are not implemented yet:
- * limit is ignored and the whole list returned, with no continue token
- * (never a wrong page).
+ * "apiVersion":...,"metadata":{"resourceVersion":"<rv>"[,"continue":T,
+ * "remainingItemCount":n]},"items":[...]}, items in key order (etcd's), []
+ * when none match; or a meta.k8s.io/v1 Table when the Accept header asks
+ * for one (proto/table.h).  resourceVersion semantics as kube-apiserver:
+ *
+ *   unset                       consistent (fresh.h READ_CONSISTENT)
+ *   "0"                         any cached state; limit is honoured
+ *   N (NotOlderThan, no limit)  at least N; 504 Timeout "Too large
+ *                               resource version" after 3 s if N is ahead
+ *   N with limit, or Exact      exactly N: from memory inside the window,
+ *                               else from the store, else 410 Expired
+ *   continue=T                  the next page of T's snapshot (exactly its
+ *                               revision); 410 Expired with a fresh token
+ *                               that continues on current state when it
+ *                               has gone; 400 with a non-zero
+ *                               resourceVersion or a malformed token
+ *
+ * Pages: at most limit items; when more match, metadata.continue (see
+ * proto/ctoken.h) and, without selectors, remainingItemCount.  The body
+ * is written as references to each object's JSON (large ones) or copied
+ * into 64 KiB blocks (small ones): nothing is re-encoded per request.
  */
 #ifndef LIST_H
 #define LIST_H
@@ -19,14 +35,18 @@
 
 struct resource;
 
-/* LIST r in namespace ns (NULL: all) filtered by sel (borrowed, NULL: all).
+/* LIST r in namespace ns (NULL: all) filtered by sel (taken; NULL: all),
+ * options q (read now, not kept).  May answer later: the stream is kept
+ * (and released if the client goes away) while the read is proven fresh.
  * 429 TooManyRequests while the cache is not ready. */
 void list_collection(struct stream *s, struct resource *r, const char *ns,
-                     const struct selector *sel, const struct query *q);
+                     struct selector *sel, const struct query *q);
 
-/* GET the object ns/name (ns NULL for cluster-scoped types): its JSON, or
- * 404 NotFound '<resource> "<name>" not found'. */
+/* GET the object ns/name (ns NULL for cluster-scoped types) with q's
+ * resourceVersion semantics (unset: consistent; "0": any; N: not older
+ * than N): its JSON (or a one-row Table), or 404 NotFound
+ * '<resource> "<name>" not found'. */
 void list_object(struct stream *s, struct resource *r, const char *ns,
-                 const char *name);
+                 const char *name, const struct query *q);
 
 #endif

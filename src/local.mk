@@ -15,6 +15,8 @@ src_libsrc_a_SOURCES = \
 	src/resource.c src/resource.h \
 	src/watch.c src/watch.h \
 	src/list.c src/list.h \
+	src/fresh.c src/fresh.h \
+	src/upstream.h \
 	src/discovery.c src/discovery.h \
 	src/health.c src/health.h \
 	src/router.c src/router.h \

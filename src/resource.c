@@ -39,7 +39,10 @@ struct resource {
     struct watch_set *watches;
     struct event *bookmark_timer;
     struct metrics_resource metrics;
-    char **logged_keys;    /* sorted, for the log-once rule */
+    const struct upstream_reader *reader;
+    int64_t known_rev;         /* see resource_known_rev */
+    struct rv_waiter *waiters; /* resource_wait, unordered */
+    char **logged_keys;        /* sorted, for the log-once rule */
     size_t nlogged;
 };
 
@@ -78,6 +81,7 @@ void resource_free(struct resource *r)
 {
     if (r == NULL)
         return;
+    rw_assert(r->waiters == NULL); /* their streams are gone */
     event_free(r->bookmark_timer);
     watch_set_free(r->watches);
     store_free(r->listing);
@@ -128,6 +132,73 @@ int64_t resource_rv(const struct resource *r)
     return watchcache_initialized(r->wc) ? watchcache_rv(r->wc) : 0;
 }
 
+/* ---- upstream reads and waiters ---- */
+
+void resource_set_reader(struct resource *r, const struct upstream_reader *rd)
+{
+    r->reader = rd;
+}
+
+const struct upstream_reader *resource_reader(const struct resource *r)
+{
+    return r->reader;
+}
+
+int64_t resource_known_rev(const struct resource *r)
+{
+    return RW_MAX(r->known_rev, resource_rv(r));
+}
+
+void resource_note_rev(struct resource *r, int64_t rev)
+{
+    r->known_rev = RW_MAX(r->known_rev, rev);
+}
+
+void resource_wait(struct resource *r, struct rv_waiter *w)
+{
+    rw_assert(!w->waiting);
+    w->waiting = true;
+    w->prev = NULL;
+    w->next = r->waiters;
+    if (r->waiters != NULL)
+        r->waiters->prev = w;
+    r->waiters = w;
+}
+
+void resource_unwait(struct resource *r, struct rv_waiter *w)
+{
+    if (!w->waiting)
+        return;
+    if (w->prev != NULL)
+        w->prev->next = w->next;
+    else
+        r->waiters = w->next;
+    if (w->next != NULL)
+        w->next->prev = w->prev;
+    w->waiting = false;
+}
+
+/* Runs the waiters the cache's revision has reached.  A waiter's fn may
+ * add or remove waiters: restart the walk after each call. */
+static void resource_wake(struct resource *r)
+{
+    int64_t rv = resource_rv(r);
+    struct rv_waiter *w;
+    size_t bound = 0;
+
+    for (w = r->waiters; w != NULL; w = w->next)
+        bound++;
+again:
+    for (w = r->waiters; w != NULL && bound > 0; w = w->next) {
+        if (w->rv <= rv && resource_ready(r)) {
+            resource_unwait(r, w);
+            bound--;
+            w->fn(w, w->arg);
+            goto again;
+        }
+    }
+}
+
 /* ---- decoding ---- */
 
 /* Logs an undecodable value once per key (up to LOGGED_KEYS_MAX keys). */
@@ -155,8 +226,8 @@ static void resource_note_undecodable(struct resource *r, const char *key,
         free(k);
         return;
     }
-    log_warnx("%s: skipping %s: %s (logged once per key)", r->rt->resource,
-              k, why);
+    log_warnx("%s: skipping %s: %s (logged once per key)", r->rt->resource, k,
+              why);
     r->logged_keys =
         xrealloc(r->logged_keys, (r->nlogged + 1) * sizeof(char *));
     memmove(r->logged_keys + lo + 1, r->logged_keys + lo,
@@ -223,6 +294,7 @@ void resource_list_end(struct resource *r, int64_t rev)
                        relist ? resource_relist_diff_cb : NULL, r);
     if (relist)
         watch_set_relist_done(r->watches);
+    resource_wake(r);
 }
 
 void resource_list_abort(struct resource *r)
@@ -266,11 +338,13 @@ void resource_delete(struct resource *r, const char *key, size_t key_len,
 void resource_progress(struct resource *r, int64_t rev)
 {
     watchcache_progress(r->wc, rev);
+    resource_wake(r);
 }
 
 void resource_flush(struct resource *r)
 {
     watch_set_dispatch(r->watches);
+    resource_wake(r);
 }
 
 void resource_upstream_state(struct resource *r, bool watching)

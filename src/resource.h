@@ -23,6 +23,7 @@
 
 struct event_base;
 struct resource;
+struct upstream_reader;
 struct metrics_resource;
 struct watch_set;
 
@@ -47,6 +48,36 @@ struct watch_set *resource_watch_set(const struct resource *r);
 struct metrics_resource *resource_metrics(struct resource *r);
 /* Whether the cache holds a complete list and is not relisting. */
 bool resource_ready(const struct resource *r);
+
+/* ---- upstream reads and waiting for a revision (src/fresh.h) ---- */
+
+/* The upstream's direct reads (borrowed; NULL: none, e.g. at shutdown). */
+void resource_set_reader(struct resource *r, const struct upstream_reader *rd);
+const struct upstream_reader *resource_reader(const struct resource *r);
+
+/* The highest store revision known to exist: the cache's revision, or a
+ * revision a probe of the store returned (resource_note_rev).  A watch
+ * from at most this revision can start without waiting. */
+int64_t resource_known_rev(const struct resource *r);
+void resource_note_rev(struct resource *r, int64_t rev);
+
+/*
+ * A wait for the cache to reach a revision.  The owner fills rv, fn and
+ * arg and keeps the struct alive while it waits.  fn(w, arg) runs once,
+ * from the event loop, after a batch, a progress revision or a list brings
+ * resource_rv() to rv or beyond; w is already removed when it runs.
+ */
+struct rv_waiter {
+    struct rv_waiter *prev, *next; /* private */
+    bool waiting;                  /* private */
+    int64_t rv;
+    void (*fn)(struct rv_waiter *w, void *arg);
+    void *arg;
+};
+/* Starts waiting; fn runs later even if rv is already reached. */
+void resource_wait(struct resource *r, struct rv_waiter *w);
+/* Stops waiting (fn will not run).  A waiter not waiting is a no-op. */
+void resource_unwait(struct resource *r, struct rv_waiter *w);
 
 /* ---- sink: called by the upstream adapter, in revision order ---- */
 

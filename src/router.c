@@ -14,6 +14,7 @@
 #include "discovery.h"
 #include "health.h"
 #include "list.h"
+#include "proto/kjson.h"
 #include "proto/query.h"
 #include "resource.h"
 #include "status.h"
@@ -148,6 +149,8 @@ static void router_serve(struct stream *s, const struct target *t,
     const struct resource_type *rtype = resource_type(t->res);
     struct selector *sel = NULL;
     char why[512], *fields = NULL;
+    const char *field;
+    struct rbuf *body;
     struct query q;
     bool watch;
 
@@ -156,29 +159,32 @@ static void router_serve(struct stream *s, const struct target *t,
         goto out;
     }
     watch = q.watch || t->watch_path;
+    if (query_validate(&q, watch, &field, why, sizeof(why)) != RW_OK) {
+        body = kjson_status_invalid(field, why);
+        stream_respond(s, 422, "application/json", body);
+        rbuf_unref(body);
+        goto out;
+    }
     if (t->name != NULL && !watch) {
-        list_object(s, t->res, t->ns, t->name);
+        list_object(s, t->res, t->ns, t->name, &q);
         goto out;
     }
     /* A watch on one object is a collection watch on its name. */
     if (t->name != NULL)
-        fields = *q.field_selector
-                     ? xasprintf("metadata.name=%s,%s", t->name,
-                                 q.field_selector)
-                     : xasprintf("metadata.name=%s", t->name);
+        fields = *q.field_selector ? xasprintf("metadata.name=%s,%s", t->name,
+                                               q.field_selector)
+                                   : xasprintf("metadata.name=%s", t->name);
     if (selector_parse(q.label_selector, fields ? fields : q.field_selector,
                        rtype, &sel, why, sizeof(why)) != RW_OK) {
         status_respond(s, 400, "BadRequest", "%s", why);
         goto out;
     }
-    if (watch) {
-        watch_start(s, t->res, t->ns, sel, &q); /* takes sel */
-        sel = NULL;
-    } else {
+    /* Both take sel. */
+    if (watch)
+        watch_start(s, t->res, t->ns, sel, &q);
+    else
         list_collection(s, t->res, t->ns, sel, &q);
-    }
 out:
-    selector_free(sel);
     free(fields);
     query_fini(&q);
 }

@@ -68,6 +68,7 @@
 #include "src/h2_client.h"
 #include "src/log.h"
 #include "src/resource.h"
+#include "src/upstream.h"
 
 #define UPSTREAM_DEFAULT_PAGE 500
 #define UPSTREAM_DEFAULT_BACKOFF_MIN 0.1
@@ -120,8 +121,21 @@ struct upstream_res {
     bool retry_list; /* on retry: next page (true) or watch (false) */
 };
 
+/* A read for src/upstream.h: one unary call. */
+struct upstream_read {
+    struct upstream_read *prev, *next;
+    struct upstream_etcd *u;
+    struct grpc_call *call;
+    int64_t rev; /* page: the revision read */
+    upstream_probe_cb probe_cb;
+    upstream_page_cb page_cb;
+    void *arg;
+};
+
 struct upstream_etcd {
     struct event_base *base;
+    struct upstream_reader reader; /* handed to every resource */
+    struct upstream_read *reads;   /* outstanding, for _free */
     char *url, *host, *port;
     struct upstream_etcd_config cfg;
     struct upstream_res *res;
@@ -468,8 +482,8 @@ static bool res_watch_hold(struct upstream_res *res, const uint8_t *msg,
                   res->u->url, res->prefix, UPSTREAM_MAX_FRAGMENT_BYTES);
         return false;
     }
-    res->fragments = xrealloc(res->fragments,
-                              (res->nfragments + 1) * sizeof(struct rbuf *));
+    res->fragments =
+        xrealloc(res->fragments, (res->nfragments + 1) * sizeof(struct rbuf *));
     res->fragments[res->nfragments++] = rbuf_from(msg, len);
     res->fragment_bytes += len;
     return true;
@@ -707,6 +721,211 @@ static void upstream_connect(struct upstream_etcd *u)
 
 /* ==== construction ==== */
 
+/* ==== reads for src/upstream.h ==== */
+
+static struct upstream_read *read_new(struct upstream_etcd *u, void *arg)
+{
+    struct upstream_read *rd = xcalloc(1, sizeof(*rd));
+
+    rd->u = u;
+    rd->arg = arg;
+    rd->next = u->reads;
+    if (u->reads != NULL)
+        u->reads->prev = rd;
+    u->reads = rd;
+    return rd;
+}
+
+static void read_free(struct upstream_read *rd)
+{
+    struct upstream_etcd *u = rd->u;
+
+    if (rd->prev != NULL)
+        rd->prev->next = rd->next;
+    else
+        u->reads = rd->next;
+    if (rd->next != NULL)
+        rd->next->prev = rd->prev;
+    free(rd);
+}
+
+/* Sends the request b (taken) to path; returns rd, or NULL (rd freed)
+ * when the connection cannot start a call. */
+static struct upstream_read *read_send(struct upstream_read *rd,
+                                       const char *path, struct rbuf *b,
+                                       grpc_unary_cb cb)
+{
+    struct upstream_etcd *u = rd->u;
+
+    rd->call = grpc_unary(u->conn, path, b->data, b->len,
+                          u->cfg.request_timeout, cb, rd);
+    rbuf_unref(b);
+    if (rd->call == NULL) {
+        read_free(rd);
+        return NULL;
+    }
+    return rd;
+}
+
+/* A failed call as an rw_err, as upstream.h promises. */
+static int read_error(int status, const char *message)
+{
+    switch (status) {
+    case GRPC_STATUS_OUT_OF_RANGE:
+        /* etcd: "required revision has been compacted" or "... is a
+         * future revision" (mvcc ErrCompacted, ErrFutureRev). */
+        return strstr(message, "future") ? RW_EFUTURE : RW_EEXPIRED;
+    case GRPC_STATUS_DEADLINE_EXCEEDED:
+        return RW_ETIMEDOUT;
+    default:
+        return RW_EUNAVAIL;
+    }
+}
+
+static void read_probe_cb(int status, const char *message, const uint8_t *resp,
+                          size_t resp_len, void *arg)
+{
+    struct upstream_read *rd = arg;
+    struct upstream_probe p = {0};
+    struct etcd_txn_response r;
+    int err = RW_OK;
+
+    rd->call = NULL;
+    if (status != GRPC_STATUS_OK) {
+        err = read_error(status, message);
+    } else if (etcd_txn_response_decode(&r, resp, resp_len) != 0) {
+        err = RW_EPROTO;
+        message = "malformed Txn response";
+    } else {
+        if (r.n_responses != 1 || r.responses[0].type != ETCD_OP_RANGE ||
+            r.header.revision <= 0) {
+            err = RW_EPROTO;
+            message = "unexpected Txn response shape";
+        } else {
+            p.rev = r.header.revision;
+            p.count = r.responses[0].count;
+            p.modified = !r.succeeded;
+        }
+        etcd_txn_response_fini(&r);
+    }
+    rd->probe_cb(err, message, err == RW_OK ? &p : NULL, rd->arg);
+    read_free(rd);
+}
+
+static struct upstream_read *read_probe(void *ctx, const char *prefix,
+                                        size_t prefix_len, int64_t since,
+                                        upstream_probe_cb cb, void *arg)
+{
+    struct upstream_etcd *u = ctx;
+    size_t end_len;
+    char *end = etcd_prefix_end(prefix, prefix_len, &end_len);
+    /* count_only: etcd counts from its in-memory index.  (A min_mod_revision
+     * Range would not do: etcd 3.4 filters the keys it returns after
+     * counting, so count ignores the filter.) */
+    struct etcd_request_op count = {
+        .type = ETCD_OP_RANGE,
+        .range = {.key = prefix,
+                  .key_len = prefix_len,
+                  .range_end = end,
+                  .range_end_len = end_len,
+                  .count_only = true},
+    };
+    struct etcd_compare unchanged = {
+        .result = ETCD_COMPARE_LESS,
+        .target = ETCD_TARGET_MOD,
+        .key = prefix,
+        .key_len = prefix_len,
+        .number = since + 1,
+        .range_end = end,
+        .range_end_len = end_len,
+    };
+    struct etcd_txn_request txn = {
+        .compare = &unchanged,
+        .n_compare = 1,
+        .success = &count,
+        .n_success = 1,
+        .failure = &count,
+        .n_failure = 1,
+    };
+    struct upstream_read *rd;
+    struct rbuf *b;
+
+    if (!upstream_usable(u)) {
+        free(end);
+        return NULL;
+    }
+    b = etcd_txn_request_encode(&txn);
+    free(end);
+    rd = read_new(u, arg);
+    rd->probe_cb = cb;
+    return read_send(rd, ETCD_PATH_TXN, b, read_probe_cb);
+}
+
+static void read_page_cb(int status, const char *message, const uint8_t *resp,
+                         size_t resp_len, void *arg)
+{
+    struct upstream_read *rd = arg;
+    struct upstream_kv *kvs = NULL;
+    struct etcd_range_response r;
+
+    rd->call = NULL;
+    if (status != GRPC_STATUS_OK) {
+        rd->page_cb(read_error(status, message), message, rd->rev, NULL, 0,
+                    false, rd->arg);
+    } else if (etcd_range_response_decode(&r, resp, resp_len) != 0) {
+        rd->page_cb(RW_EPROTO, "malformed Range response", rd->rev, NULL, 0,
+                    false, rd->arg);
+    } else {
+        kvs = xcalloc(r.n_kvs ? r.n_kvs : 1, sizeof(*kvs));
+        for (size_t i = 0; i < r.n_kvs; i++)
+            kvs[i] = (struct upstream_kv){r.kvs[i].key, r.kvs[i].key_len,
+                                          r.kvs[i].value, r.kvs[i].value_len,
+                                          r.kvs[i].mod_revision};
+        rd->page_cb(RW_OK, "", rd->rev, kvs, r.n_kvs, r.more && r.n_kvs > 0,
+                    rd->arg);
+        free(kvs);
+        etcd_range_response_fini(&r);
+    }
+    read_free(rd);
+}
+
+static struct upstream_read *read_page(void *ctx, const char *from,
+                                       size_t from_len, const char *prefix,
+                                       size_t prefix_len, int64_t rev,
+                                       size_t limit, upstream_page_cb cb,
+                                       void *arg)
+{
+    struct upstream_etcd *u = ctx;
+    struct etcd_range_request req = {
+        .key = from,
+        .key_len = from_len,
+        .limit = (int64_t)limit,
+        .revision = rev,
+    };
+    struct upstream_read *rd;
+    struct rbuf *b;
+    char *end;
+
+    if (!upstream_usable(u))
+        return NULL;
+    end = etcd_prefix_end(prefix, prefix_len, &req.range_end_len);
+    req.range_end = end;
+    b = etcd_range_request_encode(&req);
+    free(end);
+    rd = read_new(u, arg);
+    rd->page_cb = cb;
+    rd->rev = rev;
+    return read_send(rd, ETCD_PATH_RANGE, b, read_page_cb);
+}
+
+static void read_cancel(void *ctx, struct upstream_read *rd)
+{
+    if (rd == NULL)
+        return;
+    grpc_call_cancel(rd->call);
+    read_free(rd);
+}
+
 static void upstream_config_defaults(struct upstream_etcd_config *cfg)
 {
     if (cfg->page_size == 0)
@@ -791,10 +1010,13 @@ struct upstream_etcd *upstream_etcd_new(struct event_base *base,
     if (u->rng == 0)
         u->rng = 1;
     u->reconnect = evtimer_new(base, upstream_reconnect_cb, u);
+    u->reader = (struct upstream_reader){u, read_probe, read_page, read_cancel};
     u->n = n;
     u->res = xcalloc(n ? n : 1, sizeof(*u->res));
     for (size_t i = 0; i < n; i++)
         upstream_res_init(u, &u->res[i], resources[i]);
+    for (size_t i = 0; i < n; i++)
+        resource_set_reader(resources[i], &u->reader);
     return u;
 }
 
@@ -814,6 +1036,7 @@ void upstream_etcd_free(struct upstream_etcd *u)
     for (size_t i = 0; i < u->n; i++) {
         struct upstream_res *res = &u->res[i];
 
+        resource_set_reader(res->r, NULL);
         res_list_abort(res);
         if (res->watch_call)
             grpc_call_cancel(res->watch_call);
@@ -823,6 +1046,10 @@ void upstream_etcd_free(struct upstream_etcd *u)
         free(res->end);
         free(res->next_key);
     }
+    /* None remain once the listener (their streams) is gone: main.c
+     * frees it first.  Cancel any stragglers all the same. */
+    while (u->reads != NULL)
+        read_cancel(u, u->reads);
     grpc_call_cancel(u->status_call);
     h2c_free(u->conn);
     event_free(u->reconnect);

@@ -27,6 +27,7 @@
 
 #include "cache/rw.h"
 #include "cache/watchcache.h"
+#include "fresh.h"
 #include "metrics.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
@@ -38,18 +39,19 @@ struct watcher {
     struct watch_set *set;
     struct stream *stream;
     struct selector *sel;
-    char *ns;                 /* NULL: every namespace */
-    char *prefix;             /* store key prefix of ns (initial events) */
+    char *ns;     /* NULL: every namespace */
+    char *prefix; /* store key prefix of ns (initial events) */
     size_t prefix_len;
-    struct store_snap *snap;  /* initial events still to send, or NULL */
+    struct store_snap *snap;   /* initial events still to send, or NULL */
     const struct object *last; /* last snapshot object looked at */
-    uint64_t cursor;          /* ring seq of the next event to look at */
-    int64_t min_rv;           /* events at or below it are not sent */
-    int64_t seen_rv;          /* revision the watcher has been brought to */
+    uint64_t cursor;           /* ring seq of the next event to look at */
+    int64_t min_rv;            /* events at or below it are not sent */
+    int64_t seen_rv;           /* revision the watcher has been brought to */
     struct event *deadline;
-    uint8_t proto;            /* 0: HTTP/1.x, 1: HTTP/2 */
+    uint8_t proto; /* 0: HTTP/1.x, 1: HTTP/2 */
     bool bookmarks;
-    bool ending;              /* stream_end called; waiting for on_close */
+    bool initial_end; /* BOOKMARK initial-events-end after snap */
+    bool ending;      /* stream_end called; waiting for on_close */
     bool relist_marked;
 };
 
@@ -127,8 +129,8 @@ static void watcher_expire(struct watcher *w, int64_t rv, int64_t oldest)
     char msg[128];
     struct rbuf *frame;
 
-    snprintf(msg, sizeof(msg), "too old resource version: %" PRId64
-             " (%" PRId64 ")", rv, oldest);
+    snprintf(msg, sizeof(msg),
+             "too old resource version: %" PRId64 " (%" PRId64 ")", rv, oldest);
     frame = kjson_error_frame(410, "Expired", msg);
     stream_write_frame(w->stream, frame);
     rbuf_unref(frame);
@@ -200,6 +202,19 @@ static struct object *watcher_view(const struct watcher *w, struct event *ev,
 
 /* ---- the pull ---- */
 
+/* The watch-list end marker: a BOOKMARK at the initial state's revision
+ * annotated k8s.io/initial-events-end (KEP-3157), sent once. */
+static void watcher_initial_end(struct watcher *w)
+{
+    struct rbuf *frame =
+        kjson_bookmark_frame(resource_type(w->set->res), w->min_rv, true);
+
+    w->initial_end = false;
+    stream_write_frame(w->stream, frame);
+    rbuf_unref(frame);
+    resource_metrics(w->set->res)->bookmarks_sent++;
+}
+
 /* Sends initial ADDED events; returns false when the stream is full. */
 static bool watcher_pump_initial(struct watcher *w, size_t high_water)
 {
@@ -211,13 +226,14 @@ static bool watcher_pump_initial(struct watcher *w, size_t high_water)
         if (w->last == NULL)
             o = store_snap_seek(w->snap, w->prefix, w->prefix_len, true);
         else
-            o = store_snap_seek(w->snap, w->last->key, w->last->key_len,
-                                false);
+            o = store_snap_seek(w->snap, w->last->key, w->last->key_len, false);
         if (o == NULL || o->key_len < w->prefix_len ||
             memcmp(o->key, w->prefix, w->prefix_len) != 0) {
             store_snap_unref(w->snap);
             w->snap = NULL;
             w->last = NULL;
+            if (w->initial_end)
+                watcher_initial_end(w);
             return true;
         }
         w->last = o;
@@ -310,14 +326,14 @@ static void watcher_deadline_cb(evutil_socket_t fd, short what, void *arg)
     watcher_end(arg);
 }
 
-static void watcher_arm_deadline(struct watcher *w, const struct query *q)
+static void watcher_arm_deadline(struct watcher *w, int64_t timeout_seconds)
 {
     struct event_base *base = resource_base(w->set->res);
     double seconds, t = w->set->limits.min_request_timeout;
     struct timeval tv;
 
-    if (q->timeout_seconds > 0)
-        seconds = (double)q->timeout_seconds;
+    if (timeout_seconds > 0)
+        seconds = (double)timeout_seconds;
     else /* as the apiserver: random in [T, 2T) spreads re-watches */
         seconds = t + t * ((double)random() / ((double)RAND_MAX + 1));
     tv.tv_sec = (time_t)seconds;
@@ -372,22 +388,51 @@ void watch_set_relist_done(struct watch_set *ws)
 
 /* ---- start ---- */
 
-static struct watcher *watcher_new(struct stream *s, struct resource *r,
-                                   const char *ns, struct selector *sel,
-                                   const struct query *q)
+/* A WATCH waiting for its starting state (src/fresh.h). */
+struct watch_req {
+    struct stream *s;
+    struct resource *r;
+    char *ns;
+    struct selector *sel;
+    bool bookmarks;
+    int64_t timeout_seconds;
+    bool initial;     /* synthetic ADDED for the state first */
+    bool initial_end; /* then the initial-events-end BOOKMARK */
+    bool counted;     /* an explicit resourceVersion: a hit or a miss */
+    int64_t rv;       /* the requested revision (0: unset or "0") */
+    struct fresh *pending;
+};
+
+static void watch_req_free(struct watch_req *wr)
 {
-    struct watch_set *ws = resource_watch_set(r);
-    const struct resource_type *rt = resource_type(r);
+    selector_free(wr->sel);
+    free(wr->ns);
+    free(wr);
+}
+
+static void watch_req_close_cb(struct stream *s, void *arg)
+{
+    struct watch_req *wr = arg;
+
+    fresh_cancel(wr->pending);
+    watch_req_free(wr);
+}
+
+static struct watcher *watcher_new(struct watch_req *wr)
+{
+    struct watch_set *ws = resource_watch_set(wr->r);
+    const struct resource_type *rt = resource_type(wr->r);
     struct watcher *w = xcalloc(1, sizeof(*w));
 
     w->set = ws;
-    w->stream = s;
-    w->sel = sel;
-    w->bookmarks = q->allow_bookmarks;
-    w->proto = stream_protocol(s) == 2 ? 1 : 0;
-    if (ns != NULL) {
-        w->ns = xstrdup(ns);
-        w->prefix = xasprintf("%s%s/", rt->etcd_prefix, ns);
+    w->stream = wr->s;
+    w->sel = wr->sel;
+    wr->sel = NULL;
+    w->bookmarks = wr->bookmarks;
+    w->proto = stream_protocol(wr->s) == 2 ? 1 : 0;
+    if (wr->ns != NULL) {
+        w->ns = xstrdup(wr->ns);
+        w->prefix = xasprintf("%s%s/", rt->etcd_prefix, wr->ns);
     } else {
         w->prefix = xstrdup(rt->etcd_prefix);
     }
@@ -398,18 +443,79 @@ static struct watcher *watcher_new(struct stream *s, struct resource *r,
         ws->head->prev = w;
     ws->head = w;
     ws->count[w->proto]++;
-    stream_set_callbacks(s, watcher_drain_cb, watcher_close_cb, w);
+    stream_set_callbacks(wr->s, watcher_drain_cb, watcher_close_cb, w);
     return w;
+}
+
+/*
+ * Starts the watcher of wr at revision rv: it is sent the state snap
+ * (when not NULL) as ADDED events, then every change above rv.  A start
+ * revision that left the window gets ERROR 410.
+ */
+static void watch_begin(struct watch_req *wr, struct store_snap *snap,
+                        int64_t rv)
+{
+    struct watchcache *wc = resource_cache(wr->r);
+    struct metrics_resource *m = resource_metrics(wr->r);
+    uint64_t seq = ring_head_seq(watchcache_ring(wc));
+    int64_t oldest = 0;
+    struct watcher *w;
+    int err = RW_OK;
+
+    /* Ahead of the cache (proven to exist): every change comes later. */
+    if (rv > 0 && rv <= watchcache_rv(wc))
+        err = watchcache_watch_from(wc, rv, &seq, &oldest);
+    if (wr->counted) {
+        if (err == RW_OK)
+            m->watch_hits++;
+        else
+            m->watch_misses++;
+    }
+    stream_begin(wr->s, 200, "application/json", -1);
+    w = watcher_new(wr);
+    if (err != RW_OK) {
+        m->terminated_expired++;
+        watcher_expire(w, rv, oldest);
+        return;
+    }
+    w->cursor = seq;
+    w->min_rv = rv;
+    w->seen_rv = rv;
+    w->snap = store_snap_ref(snap);
+    w->initial_end = wr->initial_end;
+    watcher_arm_deadline(w, wr->timeout_seconds);
+    watcher_pump(w);
+}
+
+static void watch_ready_cb(const struct read_result *res, void *arg)
+{
+    struct watch_req *wr = arg;
+
+    if (wr->pending != NULL) {
+        wr->pending = NULL;
+        stream_set_callbacks(wr->s, NULL, NULL, NULL);
+    }
+    if (res->err == RW_EFUTURE)
+        status_respond(wr->s, 504, "Timeout", "Timeout: %s", res->why);
+    else if (res->err != RW_OK)
+        status_respond(wr->s, 504, "Timeout",
+                       "Timeout: the cache could not be proven fresh and the "
+                       "store could not be read: %s",
+                       *res->why ? res->why : rw_strerror(res->err));
+    else if (wr->initial)
+        watch_begin(wr, res->snap, res->rv);
+    else
+        watch_begin(wr, NULL, wr->rv);
+    watch_req_free(wr);
 }
 
 void watch_start(struct stream *s, struct resource *r, const char *ns,
                  struct selector *sel, const struct query *q)
 {
-    struct watchcache *wc = resource_cache(r);
-    struct metrics_resource *m = resource_metrics(r);
-    uint64_t seq = 0;
-    int64_t oldest = 0;
-    struct watcher *w;
+    struct watch_req *wr;
+    enum read_mode mode;
+    struct fresh *f;
+    char *prefix;
 
     if (!resource_ready(r)) {
         selector_free(sel);
@@ -418,28 +524,41 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
                        resource_type(r)->resource);
         return;
     }
-    m->watch_starts++;
-    if (q->has_rv && q->rv > 0) {
-        if (watchcache_watch_from(wc, q->rv, &seq, &oldest) == RW_EEXPIRED) {
-            m->watch_misses++;
-            stream_begin(s, 200, "application/json", -1);
-            w = watcher_new(s, r, ns, sel, q);
-            watcher_expire(w, q->rv, oldest);
-            return;
-        }
-        m->watch_hits++;
-    }
-    stream_begin(s, 200, "application/json", -1);
-    w = watcher_new(s, r, ns, sel, q);
-    if (q->has_rv && q->rv > 0) {
-        w->cursor = seq;
-        w->min_rv = q->rv;
-        w->seen_rv = q->rv;
+    resource_metrics(r)->watch_starts++;
+    wr = xcalloc(1, sizeof(*wr));
+    wr->s = s;
+    wr->r = r;
+    wr->ns = ns ? xstrdup(ns) : NULL;
+    wr->sel = sel;
+    wr->bookmarks = q->allow_bookmarks;
+    wr->timeout_seconds = q->timeout_seconds;
+    wr->rv = q->has_rv ? q->rv : 0;
+    wr->counted = wr->rv > 0;
+    /* sendInitialEvents (validated by the router): the state as of the
+     * resourceVersion's LIST semantics, then the end marker. */
+    wr->initial_end = q->send_initial_events == 1;
+    wr->initial =
+        wr->initial_end || (q->send_initial_events < 0 && wr->rv == 0);
+    if (wr->initial) {
+        mode = !q->has_rv    ? READ_CONSISTENT
+               : wr->rv == 0 ? READ_ANY
+                             : READ_NOT_OLDER;
+        wr->counted = false;
+    } else if (wr->rv == 0) {
+        /* sendInitialEvents=false from "now": only later changes. */
+        wr->rv = watchcache_rv(resource_cache(r));
+        watch_begin(wr, NULL, wr->rv);
+        watch_req_free(wr);
+        return;
     } else {
-        w->snap = store_snapshot(watchcache_store(wc));
-        w->cursor = ring_head_seq(watchcache_ring(wc));
-        w->seen_rv = watchcache_rv(wc);
+        mode = READ_WATCH_FROM;
     }
-    watcher_arm_deadline(w, q);
-    watcher_pump(w);
+    prefix = ns ? xasprintf("%s%s/", resource_type(r)->etcd_prefix, ns)
+                : xstrdup(resource_type(r)->etcd_prefix);
+    f = fresh_read(r, prefix, mode, wr->rv, watch_ready_cb, wr);
+    free(prefix);
+    if (f == NULL)
+        return; /* answered, wr freed */
+    wr->pending = f;
+    stream_set_callbacks(s, NULL, watch_req_close_cb, wr);
 }

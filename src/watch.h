@@ -11,11 +11,22 @@
  * ERROR 410 event and its stream ends, and its informer relists.
  *
  * Semantics are kube-apiserver's cacher (kube-wire.md):
- * - resourceVersion unset or 0: a synthetic ADDED per current object (from
- *   a store snapshot), then every later change;
+ * - resourceVersion unset: a synthetic ADDED per object of a consistent
+ *   state (src/fresh.h), then every later change; "0": the same from the
+ *   cache's state, at once;
  * - resourceVersion N: exactly the changes with RV > N, in order, each once;
  *   N older than the window: HTTP 200, one ERROR event (Status 410 Expired
- *   "too old resource version: N (M)"), end of stream;
+ *   "too old resource version: N (M)"), end of stream; N newer than the
+ *   cache: starts once the store has been seen to reach N (at once when a
+ *   probe of the store proves it), else 504 Timeout "Too large resource
+ *   version" after 3 s;
+ * - sendInitialEvents=true (with resourceVersionMatch=NotOlderThan and
+ *   allowWatchBookmarks, checked by query_validate): ADDED for the state
+ *   the resourceVersion names under LIST semantics (unset: consistent, 0:
+ *   any, N: not older than N), then at once a BOOKMARK at that state's
+ *   revision annotated {"k8s.io/initial-events-end":"true"}, then the
+ *   changes; sendInitialEvents=false: only the changes after N (unset:
+ *   after now);
  * - selector transitions: old and new match MODIFIED, only new ADDED, only
  *   old DELETED (old content at the event's RV), neither nothing;
  * - BOOKMARK on the resource's timer to watchers that allowed them, at the
@@ -52,8 +63,10 @@ void watch_set_free(struct watch_set *ws);
 /*
  * Starts a WATCH on stream s for resource r: namespace ns (NULL: all),
  * selector sel (taken, may be NULL), options from q (resourceVersion,
- * allowWatchBookmarks, timeoutSeconds).  Answers at once when the start
- * revision is too old (ERROR 410) or the cache is not ready (429).
+ * allowWatchBookmarks, timeoutSeconds, sendInitialEvents; read now, not
+ * kept).  Answers at once when the start revision is too old (ERROR 410)
+ * or the cache is not ready (429); otherwise may keep the stream until the
+ * start is proven (see above), releasing it if the client goes away.
  */
 void watch_start(struct stream *s, struct resource *r, const char *ns,
                  struct selector *sel, const struct query *q);

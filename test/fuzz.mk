@@ -42,3 +42,8 @@ FUZZ_TESTS += test/fuzz/fleet_scan_fuzz
 test_fuzz_fleet_scan_fuzz_SOURCES = test/fuzz/fleet_scan_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_fleet_scan_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_fleet_scan_fuzz_LDADD = src/fleet/libfleet.a $(TEST_LIBS)
+
+FUZZ_TESTS += test/fuzz/ctoken_fuzz
+test_fuzz_ctoken_fuzz_SOURCES = test/fuzz/ctoken_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_ctoken_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_ctoken_fuzz_LDADD = $(TEST_LIBS)

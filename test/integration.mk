@@ -6,9 +6,12 @@ INTEGRATION_TESTS = \
 	test/integration/c03_window_edge.py \
 	test/integration/c04_delete_rv.py \
 	test/integration/c05_selector_transitions.py \
+	test/integration/c06_list_rv.py \
 	test/integration/c07_empty_lists.py \
 	test/integration/c08_field_selectors.py \
 	test/integration/c09_bookmarks_filtered.py \
+	test/integration/c10_watch_list.py \
+	test/integration/rv_semantics_test.py \
 	test/integration/kubectl_test.py \
 	test/integration/routes_test.py \
 	test/integration/metrics_test.py \
@@ -16,6 +19,10 @@ INTEGRATION_TESTS = \
 	test/integration/relist_test.py \
 	test/integration/relist_lagging_test.py \
 	test/integration/undecodable_test.py \
-	test/integration/txn_test.py
+	test/integration/txn_test.py \
+	test/integration/python_client_test.py \
+	test/integration/js_informer_test.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py
+EXTRA_DIST += test/integration/js/informer.mjs test/integration/js/package.json \
+	test/integration/js/package-lock.json

@@ -14,3 +14,13 @@ UNIT_TESTS += test/query_test
 test_query_test_SOURCES = test/query_test.c
 test_query_test_CFLAGS = $(TEST_CFLAGS)
 test_query_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/ctoken_test
+test_ctoken_test_SOURCES = test/ctoken_test.c
+test_ctoken_test_CFLAGS = $(TEST_CFLAGS)
+test_ctoken_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/table_test
+test_table_test_SOURCES = test/table_test.c
+test_table_test_CFLAGS = $(TEST_CFLAGS)
+test_table_test_LDADD = $(TEST_LIBS)

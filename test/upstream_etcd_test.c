@@ -39,6 +39,7 @@
 #include "src/log.h"
 #include "src/resource.h"
 #include "src/upstream_etcd.h"
+#include "src/upstream.h"
 
 /* ==== the recorder sink ==== */
 
@@ -80,6 +81,8 @@ struct resource {
     int violations;
     /* called after each list item (the test's writes between pages) */
     void (*item_hook)(struct resource *r);
+    const struct upstream_reader *reader; /* resource_set_reader */
+    void *item_hook_arg;                  /* test_reads' outcome */
 };
 
 static void violation(struct resource *r, const char *what, int64_t a,
@@ -247,6 +250,11 @@ void resource_upstream_state(struct resource *r, bool watching)
 void resource_note_reconnect(struct resource *r)
 {
     r->reconnects++;
+}
+
+void resource_set_reader(struct resource *r, const struct upstream_reader *rd)
+{
+    r->reader = rd;
 }
 
 /* ==== a TCP relay between the adapter and etcd ==== */
@@ -792,6 +800,126 @@ static void test_compacted_while_paging(void **state)
     fixture_stop(&f);
 }
 
+/* ==== direct reads (src/upstream.h) ==== */
+
+struct read_outcome {
+    bool done;
+    int err;
+    struct upstream_probe probe;
+    char keys[256]; /* page: "key=value@rev " ... */
+    bool more;
+};
+
+static bool read_done(struct fixture *f)
+{
+    return ((struct read_outcome *)f->res.item_hook_arg)->done;
+}
+
+static void probe_cb(int err, const char *why, const struct upstream_probe *p,
+                     void *arg)
+{
+    struct read_outcome *o = arg;
+
+    o->done = true;
+    o->err = err;
+    if (p != NULL)
+        o->probe = *p;
+}
+
+static void page_cb(int err, const char *why, int64_t rev,
+                    const struct upstream_kv *kvs, size_t n, bool more,
+                    void *arg)
+{
+    struct read_outcome *o = arg;
+    size_t at = 0;
+
+    o->done = true;
+    o->err = err;
+    o->more = more;
+    o->keys[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        at += snprintf(o->keys + at, sizeof(o->keys) - at, "%.*s=%.*s@%lld ",
+                       (int)kvs[i].key_len, kvs[i].key, (int)kvs[i].value_len,
+                       (const char *)kvs[i].value, (long long)kvs[i].mod_rev);
+}
+
+static void do_probe(struct fixture *f, int64_t since, struct read_outcome *o)
+{
+    const struct upstream_reader *rd = f->res.reader;
+
+    memset(o, 0, sizeof(*o));
+    f->res.item_hook_arg = o;
+    assert_non_null(rd->probe(rd->ctx, "/t9/", 4, since, probe_cb, o));
+    assert_false(o->done); /* never before returning */
+    assert_true(wait_for(f, read_done, ETEST_TIMEOUT));
+}
+
+static void do_page(struct fixture *f, const char *from, int64_t rev,
+                    size_t limit, struct read_outcome *o)
+{
+    const struct upstream_reader *rd = f->res.reader;
+
+    memset(o, 0, sizeof(*o));
+    f->res.item_hook_arg = o;
+    assert_non_null(rd->page(rd->ctx, from, strlen(from), "/t9/", 4, rev, limit,
+                             page_cb, o));
+    assert_true(wait_for(f, read_done, ETEST_TIMEOUT));
+}
+
+/* The probe tells "nothing under the prefix changed after s" exactly; the
+ * page reads the past; compacted and future revisions are told apart. */
+static void test_reads(void **state)
+{
+    struct fixture f;
+    struct read_outcome o;
+    int64_t r1, r2, r3, r4;
+    char want[256];
+
+    fixture_start(&f, "/t9/", 0, false);
+    r1 = etcd_sync_put(&f.writer, "/t9/a", "1");
+    r2 = etcd_sync_put(&f.writer, "/t9/b", "2");
+    upstream_etcd_start(f.u);
+    assert_non_null(f.res.reader);
+    assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
+
+    do_probe(&f, r2, &o);
+    assert_int_equal(o.err, RW_OK);
+    assert_false(o.probe.modified);
+    assert_int_equal(o.probe.count, 2);
+    assert_true(o.probe.rev >= r2);
+    /* Writes elsewhere move the revision, not the verdict. */
+    r3 = etcd_sync_put(&f.writer, "/t9x/elsewhere", "x");
+    do_probe(&f, r2, &o);
+    assert_false(o.probe.modified);
+    assert_int_equal(o.probe.rev, r3);
+    do_probe(&f, r1, &o);
+    assert_true(o.probe.modified); /* b at r2 > r1 */
+    r4 = etcd_sync_delete(&f.writer, "/t9/a");
+    do_probe(&f, r3, &o);
+    assert_false(o.probe.modified); /* a delete shows only in the count */
+    assert_int_equal(o.probe.count, 1);
+    assert_int_equal(o.probe.rev, r4);
+
+    /* The past, in pages. */
+    do_page(&f, "/t9/", r2, 1, &o);
+    assert_int_equal(o.err, RW_OK);
+    snprintf(want, sizeof(want), "/t9/a=1@%lld ", (long long)r1);
+    assert_string_equal(o.keys, want);
+    assert_true(o.more);
+    do_page(&f, "/t9/a", r2, 0, &o);
+    snprintf(want, sizeof(want), "/t9/a=1@%lld /t9/b=2@%lld ", (long long)r1,
+             (long long)r2);
+    assert_string_equal(o.keys, want);
+    assert_false(o.more);
+    do_page(&f, "/t9/", r4 + 100, 0, &o);
+    assert_int_equal(o.err, RW_EFUTURE);
+    assert_int_equal(etcd_sync_compact(&f.writer, r4), 0);
+    do_page(&f, "/t9/", r2, 0, &o);
+    assert_int_equal(o.err, RW_EEXPIRED);
+    fixture_stop(&f);
+    assert_int_equal(f.res.violations, 0);
+}
+
 static void test_bad_url(void **state)
 {
     struct event_base *base = event_base_new();
@@ -817,6 +945,7 @@ int main(void)
         cmocka_unit_test(test_large_catch_up),
         cmocka_unit_test(test_relist_after_compaction),
         cmocka_unit_test(test_compacted_while_paging),
+        cmocka_unit_test(test_reads),
     };
 
     log_init(LOG_INFO, "upstream_etcd_test");

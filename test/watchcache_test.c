@@ -194,10 +194,8 @@ static void test_transaction_revision(void **state)
     assert_int_equal(watchcache_put(wc, mk("a", 101)), RW_OK);
     assert_int_equal(watchcache_put(wc, mk("b", 101)), RW_OK);
     assert_int_equal(watchcache_put(wc, mk("c", 101)), RW_OK);
-    assert_int_equal(watchcache_delete(wc, KEY("a"), KEYLEN("a"), 102),
-                     RW_OK);
-    assert_int_equal(watchcache_delete(wc, KEY("b"), KEYLEN("b"), 102),
-                     RW_OK);
+    assert_int_equal(watchcache_delete(wc, KEY("a"), KEYLEN("a"), 102), RW_OK);
+    assert_int_equal(watchcache_delete(wc, KEY("b"), KEYLEN("b"), 102), RW_OK);
     assert_int_equal(ring_len(r), 5);
     assert_int_equal(watchcache_rv(wc), 102);
     /* Replays of both. */
@@ -426,6 +424,63 @@ static void test_window_with_gaps(void **state)
     check_and_release_objects();
 }
 
+/* The names (and rvs) a snapshot holds, as "a@20 b@30". */
+static void snap_text(struct store_snap *snap, char *out, size_t len)
+{
+    struct object *o = NULL;
+    size_t at = 0;
+
+    out[0] = '\0';
+    while ((o = o ? store_snap_seek(snap, o->key, o->key_len, false)
+                  : store_snap_seek(snap, NULL, 0, true)) != NULL)
+        at += snprintf(out + at, len - at, "%s%s@%lld", at ? " " : "", o->name,
+                       (long long)o->rv);
+}
+
+/* An Exact read rebuilds the state at any revision inside the window. */
+static void test_snapshot_at(void **state)
+{
+    struct watchcache *wc = cache_at(7, 10);
+    struct store_snap *snap;
+    char text[256];
+
+    assert_int_equal(watchcache_put(wc, mk("a", 20)), RW_OK);
+    assert_int_equal(watchcache_put(wc, mk("b", 30)), RW_OK);
+    assert_int_equal(watchcache_put(wc, mkobj("a", 40, "w")), RW_OK);
+    assert_int_equal(watchcache_delete(wc, KEY("b"), KEYLEN("b"), 50), RW_OK);
+    assert_int_equal(watchcache_put(wc, mk("c", 60)), RW_OK);
+
+    static const struct {
+        int64_t rv;
+        const char *want;
+    } at[] = {
+        {10, ""},          {20, "a@20"}, {35, "a@20 b@30"},
+        {40, "a@40 b@30"}, {50, "a@40"}, {60, "a@40 c@60"},
+    };
+    for (size_t i = 0; i < RW_ARRAY_LEN(at); i++) {
+        assert_int_equal(watchcache_snapshot_at(wc, at[i].rv, &snap), RW_OK);
+        snap_text(snap, text, sizeof(text));
+        assert_string_equal(text, at[i].want);
+        store_snap_unref(snap);
+    }
+    /* The live store is untouched by the rebuilds. */
+    assert_int_equal(store_count(watchcache_store(wc)), 2);
+    assert_int_equal(watchcache_snapshot_at(wc, 61, &snap), RW_EFUTURE);
+    assert_int_equal(watchcache_snapshot_at(wc, 9, &snap), RW_EEXPIRED);
+    /* Evict 20 and 30 (capacity 7): 35 is now outside the window. */
+    assert_int_equal(watchcache_put(wc, mk("d", 70)), RW_OK);
+    assert_int_equal(watchcache_put(wc, mk("e", 80)), RW_OK);
+    assert_int_equal(watchcache_put(wc, mk("f", 90)), RW_OK);
+    assert_int_equal(watchcache_put(wc, mk("g", 100)), RW_OK);
+    assert_int_equal(watchcache_snapshot_at(wc, 35, &snap), RW_EEXPIRED);
+    assert_int_equal(watchcache_snapshot_at(wc, 40, &snap), RW_OK);
+    snap_text(snap, text, sizeof(text));
+    assert_string_equal(text, "a@40 b@30");
+    store_snap_unref(snap);
+    watchcache_free(wc);
+    check_and_release_objects();
+}
+
 /* Evictions for bytes count like evictions for events. */
 static void test_window_bytes(void **state)
 {
@@ -458,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_c03_window_edge),
         cmocka_unit_test(test_window_with_gaps),
         cmocka_unit_test(test_window_bytes),
+        cmocka_unit_test(test_snapshot_at),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

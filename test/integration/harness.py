@@ -151,7 +151,8 @@ def cm_key(ns, name):
 class Ringwatch:
     """ringwatch in front of etcd, on a free loopback port."""
 
-    def __init__(self, etcd, *args, resources="pods,configmaps", etcd_url=None):
+    def __init__(self, etcd, *args, resources="pods,configmaps", etcd_url=None,
+                 wait=True):
         self.port = free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
         cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % self.port,
@@ -159,7 +160,8 @@ class Ringwatch:
                "--resources", resources] + list(args)
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
         _cleanups.append(self.stop)
-        self.wait_ready()
+        if wait:
+            self.wait_ready()
 
     def wait_ready(self, timeout=20):
         deadline = time.time() + timeout
@@ -219,9 +221,11 @@ class Ringwatch:
         return Watch(self.port, path, timeout)
 
     def wait_rv(self, rv, path="/api/v1/configmaps", timeout=10):
-        """Waits until a LIST of path reflects revision rv (the cache has
-        applied every write up to it); returns the list."""
+        """Waits until a LIST of path from the cache (resourceVersion=0)
+        reflects revision rv (the cache has applied every write up to it);
+        returns the list."""
         deadline = time.time() + timeout
+        path += ("&" if "?" in path else "?") + "resourceVersion=0"
         while True:
             status, _, body = self.get(path)
             if status == 429:  # (re)listing: not ready yet
@@ -363,7 +367,14 @@ class Relay:
         import threading
         ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        ls.bind(("127.0.0.1", self.port))
+        for attempt in range(50):  # the old listener may still be closing
+            try:
+                ls.bind(("127.0.0.1", self.port))
+                break
+            except OSError:
+                if attempt == 49:
+                    raise
+                time.sleep(0.05)
         ls.listen(64)
         self.listener = ls
         threading.Thread(target=self._accept, args=(ls,), daemon=True).start()
@@ -373,6 +384,10 @@ class Relay:
             ls, self.listener = self.listener, None
             conns, self.conns = self.conns, []
         if ls is not None:
+            try:
+                ls.shutdown(socket.SHUT_RDWR)  # wakes the accept thread
+            except OSError:
+                pass
             ls.close()
         for c in conns:
             try:

@@ -62,6 +62,8 @@ def main():
     eq(sorted(l.split()[0] for l in lines), sorted(n for s, n in pods if s == ns), "get pods -n")
     obj = json.loads(kubectl("get", "pod", name, "-n", ns, "-o", "json"))
     eq((obj["metadata"]["name"], rv_of(obj)), (name, pods[(ns, name)]), "get pod NAME")
+    yaml = kubectl("get", "pod", name, "-n", ns, "-o", "yaml")
+    check('resourceVersion: "%d"' % pods[(ns, name)] in yaml, "get pod NAME -o yaml")
     app = obj["metadata"]["labels"]["app"]
     lst = json.loads(kubectl("get", "pods", "-A", "-l", "app=" + app, "-o", "json"))
     eq(len(lst["items"]), 3, "pods with -l app=" + app)

@@ -1,0 +1,80 @@
+/*
+ * fresh.h: the state a read is to be served from, with proof that it is
+ * as fresh as the request's resourceVersion semantics demand (kube-wire.md
+ * "resourceVersion semantics"; kube-apiserver's cacher and its
+ * waitUntilFreshAndBlock):
+ *
+ *   READ_ANY        RV=0: whatever the cache holds, now.
+ *   READ_CONSISTENT RV unset: every write acknowledged before the request.
+ *   READ_NOT_OLDER  RV=N: a state at N or newer.
+ *   READ_EXACT      RV=N with resourceVersionMatch=Exact, with a limit, or
+ *                   a continue token: the state exactly at N.
+ *   READ_WATCH_FROM a WATCH from N: only that N is a revision the store
+ *                   has reached (no state).
+ *
+ * How freshness is proven without etcd's WatchProgressRequest (unsafe on
+ * etcd < 3.4.25, etcd issue 15220): one linearizable probe (upstream.h)
+ * returns the store's revision R, the number of keys under the prefix at
+ * R, and whether any of them was modified after the cache's revision s.
+ * If none was and the counts agree, nothing under the prefix changed in
+ * (s, R], so the cache's snapshot at s IS the state at every revision up
+ * to R (a key modified or created after s would be counted; a key deleted
+ * after s would make the counts differ).  Otherwise changes are on their
+ * way: wait for the cache to reach the revision (FRESH_WAIT seconds at
+ * most), and failing that read the state from the store at that revision.
+ */
+#ifndef FRESH_H
+#define FRESH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cache/store.h"
+
+struct resource;
+struct fresh;
+
+/* Seconds a read waits for the cache, as the apiserver's 3 s. */
+#define FRESH_WAIT 3.0
+
+enum read_mode {
+    READ_ANY,
+    READ_CONSISTENT,
+    READ_NOT_OLDER,
+    READ_EXACT,
+    READ_WATCH_FROM,
+};
+
+struct read_result {
+    /* RW_OK; RW_EFUTURE: N is newer than the store and the cache did not
+     * reach it in time (504 "Too large resource version"); RW_EEXPIRED: the
+     * state at N left both the window and the store (410); RW_EUNAVAIL /
+     * RW_ETIMEDOUT / RW_EPROTO: the store could not be asked (504). */
+    int err;
+    struct store_snap *snap; /* the state (borrowed: ref it to keep); NULL
+                                for READ_WATCH_FROM and on error */
+    int64_t rv;              /* the revision the state is at */
+    int64_t cache_rv;        /* the cache's revision, for messages */
+    bool upstream;           /* read from the store, not from memory */
+    const char *why;         /* on error, in words */
+};
+
+typedef void (*fresh_cb)(const struct read_result *res, void *arg);
+
+/*
+ * Finds the state of the keys under prefix (a resource's or a namespace's
+ * key prefix, copied) of resource r for a read in mode with revision rv
+ * (ignored for ANY and CONSISTENT), and calls cb once with it.  When the
+ * cache can answer at once, cb runs before fresh_read returns and NULL is
+ * returned; otherwise the pending read is returned, to be canceled with
+ * fresh_cancel if the caller goes away first.  Counts nothing: the caller
+ * knows whether it was a hit (res->upstream false).
+ */
+struct fresh *fresh_read(struct resource *r, const char *prefix,
+                         enum read_mode mode, int64_t rv, fresh_cb cb,
+                         void *arg);
+
+/* Cancels a pending read: cb will not run.  NULL is a no-op. */
+void fresh_cancel(struct fresh *f);
+
+#endif

@@ -1,0 +1,261 @@
+"""The JavaScript client's informer (@kubernetes/client-node 1.4.0 on
+Node, test/integration/js/informer.mjs) through ringwatch against real
+etcd.  After every step the informer's cache (list(): name ->
+resourceVersion) must converge to what etcd holds in the namespace:
+
+1. start: the informer lists and watches;
+2. creates, updates and deletes: the watch delivers them;
+3. ringwatch ends watches cleanly (--min-request-timeout 1): the informer
+   re-watches from its last RV, without relisting and without errors;
+4. ringwatch is restarted on the same port while writes happen: the
+   informer's watch breaks (its "error" handler restarts it), its RV
+   predates the new cache, the new ringwatch answers 410 and it relists;
+5. etcd compacts past ringwatch's revision while ringwatch is cut off
+   from it: ringwatch relists, the informer's watch gets ERROR 410 and
+   the informer relists.
+
+The npm package is installed by `npm ci` into test/integration/js/
+node_modules (.gitignored) from the committed package-lock.json the first
+time; without node or the npm registry the test fails, saying why."""
+import fcntl
+import threading
+
+from harness import *
+
+JSDIR = os.path.join(TOP, "test", "integration", "js")
+NODE = shutil.which("node") or "/usr/bin/node"
+NPM = shutil.which("npm") or "/usr/bin/npm"
+NS = "ns"
+WAIT = 20  # seconds any convergence may take
+
+
+def ensure_modules():
+    """Runs `npm ci` in JSDIR unless node_modules holds what the lock file
+    asks for; fails with npm's output when that is impossible."""
+    if not os.access(NODE, os.X_OK) or not os.access(NPM, os.X_OK):
+        raise Failure("node or npm not found: scripts/install-deps installs nodejs and npm")
+    version = subprocess.run([NODE, "--version"], capture_output=True, text=True,
+                             timeout=10).stdout.strip()
+    major, minor = (int(x) for x in version.lstrip("v").split(".")[:2])
+    # client-node 1.4's Watch calls AbortSignal.any (Node 20.3).
+    check((major, minor) >= (20, 3), "node %s is too old for @kubernetes/client-node 1.4 "
+          "(needs >= 20.3)", version)
+    marker = os.path.join(JSDIR, "node_modules", ".package-lock.json")
+    lock = os.path.join(JSDIR, "package-lock.json")
+    with open(os.path.join(tempfile.gettempdir(), "ringwatch-npm-ci.lock"), "w") as lf:
+        fcntl.flock(lf, fcntl.LOCK_EX)
+        if os.path.exists(marker) and os.path.getmtime(marker) >= os.path.getmtime(lock):
+            return
+        print("npm ci in %s" % JSDIR)
+        try:
+            p = subprocess.run([NPM, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                               cwd=JSDIR, capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            raise Failure("npm ci timed out after 300 s: is the npm registry reachable?")
+        if p.returncode != 0:
+            raise Failure("npm ci failed (exit %d): cannot install @kubernetes/client-node "
+                          "(is the npm registry reachable?):\n%s"
+                          % (p.returncode, (p.stdout + p.stderr)[-3000:]))
+    with open(os.path.join(JSDIR, "node_modules", "@kubernetes", "client-node",
+                           "package.json")) as f:
+        eq(json.load(f)["version"], "1.4.0", "installed @kubernetes/client-node version")
+
+
+class PortRingwatch(Ringwatch):
+    """A Ringwatch on a given port (to restart one where its clients
+    expect it)."""
+
+    def __init__(self, etcd, port, *args, etcd_url=None):
+        self.port = port
+        self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
+        cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % port, "--etcd", etcd_url or etcd.url,
+               "--resources", "configmaps"] + list(args)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+        defer(self.stop)
+        self.wait_ready()
+
+
+class Informer:
+    """node informer.mjs; a thread collects its JSON lines."""
+
+    def __init__(self, url):
+        self.err = tempfile.NamedTemporaryFile(prefix="rw-node-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen([NODE, os.path.join(JSDIR, "informer.mjs"), url, NS],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err, text=True, bufsize=1)
+        self.lines = []
+        self.cond = threading.Condition()
+        self.ids = 0
+        threading.Thread(target=self._read, daemon=True).start()
+        defer(self.stop)
+
+    def _read(self):
+        for line in self.proc.stdout:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                obj = {"ev": "raw", "line": line.rstrip()}
+            with self.cond:
+                self.lines.append(obj)
+                self.cond.notify_all()
+
+    def count(self, ev):
+        with self.cond:
+            return sum(1 for l in self.lines if l.get("ev") == ev)
+
+    def since(self, n):
+        with self.cond:
+            return list(self.lines[n:])
+
+    def mark(self):
+        with self.cond:
+            return len(self.lines)
+
+    def state(self, timeout=5):
+        """The informer's cache now: (latestResourceVersion, {name: rv})."""
+        check(self.proc.poll() is None, "node exited %s:\n%s", self.proc.returncode,
+              self.diagnostics())
+        self.ids += 1
+        want = str(self.ids)
+        self.proc.stdin.write("state %s\n" % want)
+        self.proc.stdin.flush()
+        deadline = time.time() + timeout
+        with self.cond:
+            while True:
+                for l in reversed(self.lines):
+                    if l.get("ev") == "state" and l.get("id") == want:
+                        return l["rv"], l["items"]
+                left = deadline - time.time()
+                check(left > 0, "no state from the informer in %ds:\n%s", timeout,
+                      self.diagnostics())
+                self.cond.wait(left)
+
+    def diagnostics(self):
+        with self.cond:
+            tail = [json.dumps(l) for l in self.lines if l.get("ev") != "state"][-40:]
+        with open(self.err.name, errors="replace") as f:
+            err = f.read()[-3000:]
+        return "informer output (last 40, states omitted):\n  %s\nnode stderr:\n%s" % (
+            "\n  ".join(tail), err)
+
+    def stop(self):
+        if self.proc is None:
+            return
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait(5)
+        self.proc = None
+        os.unlink(self.err.name)
+
+
+def etcd_state(etcd):
+    """name -> ModRevision (as a string) of every ConfigMap in NS."""
+    prefix = cm_key(NS, "")
+    r = etcd.call("/v3/kv/range", {"key": b64(prefix), "range_end": b64(prefix[:-1] + "0")})
+    return {base64.b64decode(kv["key"]).decode()[len(prefix):]: kv["mod_revision"]
+            for kv in r.get("kvs", [])}
+
+
+def converge(etcd, inf, rw, what):
+    """Waits until the informer's cache equals etcd's NS; returns it."""
+    deadline = time.time() + WAIT
+    while True:
+        want = etcd_state(etcd)
+        rv, got = inf.state()
+        if got == want:
+            top = max([int(v) for v in want.values()] or [0])
+            check(rv and int(rv) >= top, "%s: informer RV %r below its newest item %d",
+                  what, rv, top)
+            print("%s: converged on %d objects (informer RV %s)" % (what, len(got), rv))
+            return got
+        if time.time() > deadline:
+            raise Failure("%s: the informer did not converge in %ds\n want %r\n got  %r\n%s\n"
+                          "ringwatch log:\n%s" % (what, WAIT, want, got, inf.diagnostics(),
+                                                  rw.logtext() if rw.proc else "(stopped)"))
+        time.sleep(0.2)
+
+
+def put(etcd, name, data=None, ns=NS):
+    return etcd.put(cm_key(ns, name), configmap(ns, name, data or {"k": name}))
+
+
+def main():
+    ensure_modules()
+    etcd = Etcd()
+    relay = Relay(etcd.port)
+    for name in "abcde":
+        put(etcd, name)
+    put(etcd, "x", ns="other")
+    port = free_port()
+    rw = PortRingwatch(etcd, port, "--min-request-timeout", "1", etcd_url=relay.url)
+
+    # 1. list and watch.
+    inf = Informer(rw.url)
+    converge(etcd, inf, rw, "initial list")
+    eq(inf.count("list"), 1, "lists after the start")
+
+    # 2. changes through the watch.
+    m = inf.mark()
+    put(etcd, "f")
+    put(etcd, "a", {"v": "2"})
+    etcd.delete(cm_key(NS, "b"))
+    put(etcd, "g")
+    etcd.delete(cm_key(NS, "g"))
+    put(etcd, "y", ns="other")
+    converge(etcd, inf, rw, "after writes")
+    seen = [(l["ev"], l["name"]) for l in inf.since(m) if l["ev"] in ("add", "update", "delete")]
+    eq(seen, [("add", "f"), ("update", "a"), ("delete", "b"), ("add", "g"), ("delete", "g")],
+       "informer events for the writes")
+    eq(inf.count("list"), 1, "lists after the writes")
+
+    # 3. watches end cleanly every 1-2 s: re-watch from the last RV.
+    m, connects = inf.mark(), inf.count("connect")
+    time.sleep(4.5)
+    put(etcd, "c", {"v": "2"})
+    converge(etcd, inf, rw, "after clean watch ends")
+    check(inf.count("connect") >= connects + 2, "the informer did not re-watch (%d connects "
+          "before, %d after):\n%s", connects, inf.count("connect"), inf.diagnostics())
+    errors = [l for l in inf.since(m) if l["ev"] in ("error", "restart")]
+    eq(errors, [], "informer errors when watches end cleanly")
+    eq(inf.count("list"), 1, "lists after clean watch ends (re-watch, no relist)")
+
+    # 4. ringwatch restarts on the same port; writes while it is away.
+    m, lists = inf.mark(), inf.count("list")
+    rw.stop()
+    put(etcd, "h")
+    put(etcd, "c", {"v": "3"})
+    etcd.delete(cm_key(NS, "d"))
+    rw = PortRingwatch(etcd, port, "--ring-capacity", "4", etcd_url=relay.url)
+    converge(etcd, inf, rw, "after the restart")
+    check(inf.count("list") > lists, "the informer converged without relisting:\n%s",
+          inf.diagnostics())
+    for i in range(8):  # more than the ring holds
+        put(etcd, "r%d" % i)
+    etcd.delete(cm_key(NS, "r0"))
+    converge(etcd, inf, rw, "after writes past the ring's capacity")
+    print("restart: %s" % [l for l in inf.since(m) if l["ev"] in ("list", "error", "restart")])
+
+    # 5. compaction past ringwatch's revision while it is cut off: it
+    # relists, and so must the informer.
+    m, lists = inf.mark(), inf.count("list")
+    relay.cut()
+    put(etcd, "a", {"v": "3"})
+    put(etcd, "i")
+    etcd.delete(cm_key(NS, "e"))
+    last = put(etcd, "z", ns="other")
+    etcd.compact(last)
+    time.sleep(1)
+    relay.restore()
+    converge(etcd, inf, rw, "after ringwatch's relist")
+    eq(rw.metric("ringwatch_relists_total", resource="configmaps"), 1.0, "ringwatch relists")
+    check(inf.count("list") > lists, "the informer converged without relisting:\n%s",
+          inf.diagnostics())
+    put(etcd, "j")
+    converge(etcd, inf, rw, "after the relists")
+    print("relist: %s" % [l for l in inf.since(m) if l["ev"] in ("list", "error", "restart")])
+
+
+run(main)

@@ -1,0 +1,180 @@
+"""Every row of kube-wire.md's resourceVersion table that the C cases do
+not already cover, against real etcd:
+
+- LIST, RV unset: consistent.  Served from memory when a probe of etcd
+  proves the cache fresh (even though etcd's revision moved on through
+  other resources), and never from memory when etcd cannot be asked: with
+  the upstream cut, a write the cache has not seen must not be hidden: 504
+  (RV=0 still answers from the cache).
+- LIST, RV=N newer than etcd: 504 Timeout "Too large resource version"
+  with Retry-After after ~3 s.  A WATCH from it: the same.  A WATCH from an
+  RV newer than the cache but reached by etcd starts at once.
+- LIST with limit/continue: pages of one snapshot, remainingItemCount,
+  opaque tokens; continue with a non-zero RV -> 400; a malformed token ->
+  400; an expired token -> 410 with a fresh token that continues on
+  current state.
+- GET of one object: RV unset (consistent), 0, N; 404 NotFound.
+- Readiness: while the cache cannot list (upstream unreachable), LIST and
+  WATCH get 429 with Retry-After and /readyz names the resource.
+- Table output when the Accept header asks for one.
+"""
+from harness import *
+
+CM = "/api/v1/namespaces/ns/configmaps"
+
+
+def names(lst):
+    return [i["metadata"]["name"] for i in lst["items"]]
+
+
+def consistent_reads(etcd, rw, relay):
+    ra = etcd.put(cm_key("ns", "a"), configmap("ns", "a"))
+    rw.wait_rv(ra)
+    # etcd moves on through another prefix; the cache has nothing to apply.
+    other = etcd.put("/registry/secrets/ns/s", "{}")
+    t0 = time.time()
+    lst = rw.get_json(CM)
+    check(time.time() - t0 < 1.0, "consistent LIST of a quiet resource waited %.1f s",
+          time.time() - t0)
+    check(int(lst["metadata"]["resourceVersion"]) >= other,
+          "consistent LIST RV %s below etcd's %d", lst["metadata"]["resourceVersion"], other)
+    eq(names(lst), ["a"], "consistent LIST items")
+    hits = rw.metric("ringwatch_list_cache_hits_total", resource="configmaps")
+    check(hits >= 1, "proven-fresh LIST counted as a hit")
+    # A watch from that (newer than the cache) RV starts at once.
+    w = rw.watch(CM + "?watch=1&resourceVersion=%s" % lst["metadata"]["resourceVersion"])
+    eq(w.status, 200, "watch from the list RV")
+    rb = etcd.put(cm_key("ns", "b"), configmap("ns", "b"))
+    events, _ = w.events_for(1.5)
+    eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
+       [("ADDED", "b", rb)], "watch from a proven RV")
+    w.close()
+    # GET of one object: unset, 0, N; and 404.
+    eq(rw.get_json(CM + "/a")["metadata"]["name"], "a", "GET a")
+    eq(rw.get_json(CM + "/a?resourceVersion=0")["metadata"]["name"], "a", "GET a RV=0")
+    eq(rv_of(rw.get_json(CM + "/b?resourceVersion=%d" % rb)), rb, "GET b RV=rb")
+    st = rw.get_json(CM + "/zz", want_status=404)
+    eq((st["reason"], st["message"]), ("NotFound", 'configmaps "zz" not found'), "GET zz")
+
+    # Cut the upstream and write behind the cache's back.
+    relay.cut()
+    rc = etcd.put(cm_key("ns", "c"), configmap("ns", "c"))
+    status, hdrs, body = rw.get(CM)
+    eq(status, 504, "consistent LIST without etcd (body %r)" % body[:200])
+    eq(hdrs.get("retry-after"), "1", "Retry-After")
+    eq(json.loads(body)["reason"], "Timeout", "reason")
+    status, _, body = rw.get(CM + "/a")
+    eq(status, 504, "consistent GET without etcd")
+    lst = rw.get_json(CM + "?resourceVersion=0")
+    eq(names(lst), ["a", "b"], "RV=0 LIST from the cache")
+    relay.restore()
+    rw.wait_rv(rc)
+    eq(names(rw.get_json(CM)), ["a", "b", "c"], "consistent LIST after restore")
+
+
+def too_large(etcd, rw):
+    future = etcd.revision() + 1000
+    t0 = time.time()
+    status, hdrs, body = rw.get(CM + "?resourceVersion=%d" % future)
+    took = time.time() - t0
+    eq(status, 504, "LIST from the future")
+    st = json.loads(body)
+    eq(st["reason"], "Timeout", "reason")
+    check(st["message"].startswith("Timeout: Too large resource version: %d, current: " % future),
+          "message %r", st["message"])
+    eq(hdrs.get("retry-after"), "1", "Retry-After")
+    check(2.5 <= took <= 6, "waited %.1f s, not ~3 s", took)
+    w = rw.watch(CM + "?watch=1&resourceVersion=%d" % future)
+    eq(w.status, 504, "WATCH from the future")
+
+
+def pagination(etcd, rw):
+    last = 0
+    for i in range(7):
+        last = etcd.put(cm_key("pg", "o%d" % i), configmap("pg", "o%d" % i))
+    rw.wait_rv(last)
+    P = "/api/v1/namespaces/pg/configmaps"
+    seen, token, rvs = [], None, set()
+    for page in range(10):
+        lst = rw.get_json(P + "?limit=3" + ("&continue=" + token if token else ""))
+        seen += names(lst)
+        rvs.add(lst["metadata"]["resourceVersion"])
+        token = lst["metadata"].get("continue")
+        if page == 0:
+            eq(lst["metadata"].get("remainingItemCount"), 4, "remainingItemCount")
+            # A write between pages does not show: one snapshot.
+            etcd.put(cm_key("pg", "o0z"), configmap("pg", "o0z"))
+        if not token:
+            break
+    eq(seen, ["o%d" % i for i in range(7)], "pages")
+    eq(len(rvs), 1, "every page at one RV")
+    # Label selector pages carry no remainingItemCount.
+    lst = rw.get_json(P + "?limit=2&labelSelector=!nope")
+    check("remainingItemCount" not in lst["metadata"], "no count under a selector")
+    check("continue" in lst["metadata"], "token under a selector")
+
+    lst = rw.get_json(P + "?limit=2")
+    tok = lst["metadata"]["continue"]
+    status, _, body = rw.get(P + "?limit=2&resourceVersion=5&continue=" + tok)
+    eq(status, 400, "continue with a resourceVersion")
+    status, _, body = rw.get(P + "?limit=2&continue=bm90LWEtdG9rZW4")
+    eq(status, 400, "malformed token")
+    check(b"continue key is not valid" in body, "malformed token message %r", body[:200])
+
+    # Expire the token: many writes evict its revision from the ring, then
+    # compact etcd past it.
+    for i in range(20):
+        last = etcd.put(cm_key("pg", "o1"), configmap("pg", "o1", {"i": str(i)}))
+    rw.wait_rv(last)
+    etcd.compact(last)
+    status, _, body = rw.get(P + "?limit=2&continue=" + tok)
+    eq(status, 410, "expired token (body %r)" % body[:300])
+    st = json.loads(body)
+    eq(st["reason"], "Expired", "expired token reason")
+    fresh = st["metadata"]["continue"]
+    lst = rw.get_json(P + "?limit=100&continue=" + fresh)
+    eq(names(lst), ["o1", "o2", "o3", "o4", "o5", "o6"], "inconsistent continue")
+
+
+def table(rw):
+    status, _, body = rw.get("/api/v1/namespaces/pg/configmaps?limit=2", headers={
+        "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,"
+                  "application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"})
+    eq(status, 200, "Table status")
+    t = json.loads(body)
+    eq((t["kind"], t["apiVersion"]), ("Table", "meta.k8s.io/v1"), "Table kind")
+    eq([c["name"] for c in t["columnDefinitions"]][:1], ["Name"], "Table columns")
+    eq(len(t["rows"]), 2, "Table rows")
+    check("continue" in t["metadata"], "Table continue token")
+    eq(t["rows"][0]["cells"][0], "o0", "first cell")
+
+
+def readiness(etcd):
+    relay = Relay(etcd.port)
+    relay.cut()
+    rw = Ringwatch(etcd, resources="configmaps", etcd_url=relay.url, wait=False)
+    time.sleep(0.5)
+    for path in (CM, CM + "?watch=1"):
+        status, hdrs, body = rw.get(path)
+        eq(status, 429, "%s before the first list" % path)
+        eq(hdrs.get("retry-after"), "1", "Retry-After")
+    status, _, body = rw.get("/readyz?verbose")
+    eq(status, 500, "/readyz before the first list (%r)" % body[:300])
+    check(b"[-]cache/configmaps" in body, "readyz names the resource: %r", body[:300])
+    relay.restore()
+    rw.wait_ready()
+    eq(rw.get(CM)[0], 200, "LIST once ready")
+
+
+def main():
+    etcd = Etcd()
+    relay = Relay(etcd.port)
+    rw = Ringwatch(etcd, "--ring-capacity", "8", resources="configmaps", etcd_url=relay.url)
+    consistent_reads(etcd, rw, relay)
+    too_large(etcd, rw)
+    pagination(etcd, rw)
+    table(rw)
+    readiness(etcd)
+
+
+run(main)
