@@ -25,8 +25,8 @@ const struct option_spec ringwatch_options[] = {
      "EVENTS", "events kept per resource ring"},
     {"ring-bytes", OPT_BYTES, OFF(ring_bytes), 1024, 1e12, "64Mi", "BYTES",
      "bytes of object JSON kept per resource ring"},
-    {"bookmark-interval", OPT_SECONDS, OFF(bookmark_interval), 0.1, 86400,
-     "60", "SECONDS", "seconds between BOOKMARK events to watchers that allow them"},
+    {"bookmark-interval", OPT_SECONDS, OFF(bookmark_interval), 0.1, 86400, "60",
+     "SECONDS", "seconds between BOOKMARK events to watchers that allow them"},
     {"min-request-timeout", OPT_SECONDS, OFF(min_request_timeout), 1, 86400,
      "1800", "SECONDS",
      "a watch without timeoutSeconds ends after a random time in [T, 2T)"},
@@ -44,10 +44,13 @@ const struct option_spec ringwatch_options[] = {
      "SECONDS",
      "a client must send a whole request within this (0: no limit), as "
      "the apiserver's ReadHeaderTimeout"},
-    {"idle-timeout", OPT_SECONDS, OFF(idle_timeout), 0, 86400, "90",
-     "SECONDS",
+    {"idle-timeout", OPT_SECONDS, OFF(idle_timeout), 0, 86400, "90", "SECONDS",
      "a connection with no request or response in progress is closed "
      "after this (0: never)"},
+    {"shutdown-grace", OPT_SECONDS, OFF(shutdown_grace), 0, 3600, "10",
+     "SECONDS",
+     "on SIGTERM or SIGINT, every watch ends cleanly and responses get "
+     "this long to drain before the connections close"},
     {"log-level", OPT_STRING, OFF(log_level), 0, 0, "info", "LEVEL",
      "debug, info, warn or error"},
 };
@@ -87,10 +90,9 @@ static int parse_scaled(const char *text, const char *const units[][2],
 }
 
 static const char *const byte_units[][2] = {
-    {"K", "1e3"},          {"M", "1e6"},          {"G", "1e9"},
-    {"Ki", "1024"},        {"Mi", "1048576"},     {"Gi", "1073741824"},
-    {"k", "1e3"},          {"KiB", "1024"},       {"MiB", "1048576"},
-    {"GiB", "1073741824"}, {NULL, NULL},
+    {"K", "1e3"},       {"M", "1e6"},          {"G", "1e9"}, {"Ki", "1024"},
+    {"Mi", "1048576"},  {"Gi", "1073741824"},  {"k", "1e3"}, {"KiB", "1024"},
+    {"MiB", "1048576"}, {"GiB", "1073741824"}, {NULL, NULL},
 };
 static const char *const second_units[][2] = {
     {"s", "1"}, {"ms", "1e-3"}, {"m", "60"}, {"h", "3600"}, {NULL, NULL},
@@ -129,8 +131,8 @@ int config_parse_value(const struct option_spec *spec, const char *text,
         rw_assert(!"unknown option type");
     }
     if (v < spec->min || v > spec->max) {
-        snprintf(why, why_len, "--%s: %s is outside [%g, %g]", spec->name,
-                 text, spec->min, spec->max);
+        snprintf(why, why_len, "--%s: %s is outside [%g, %g]", spec->name, text,
+                 spec->min, spec->max);
         return RW_EINVAL;
     }
     if (spec->type == OPT_SECONDS)
@@ -142,8 +144,8 @@ int config_parse_value(const struct option_spec *spec, const char *text,
 
 /* ---- argv ---- */
 
-static const struct option_spec *find(const struct option_spec *specs,
-                                      size_t n, const char *name, size_t len)
+static const struct option_spec *find(const struct option_spec *specs, size_t n,
+                                      const char *name, size_t len)
 {
     for (size_t i = 0; i < n; i++)
         if (strlen(specs[i].name) == len &&
@@ -152,8 +154,8 @@ static const struct option_spec *find(const struct option_spec *specs,
     return NULL;
 }
 
-static int apply_defaults(const struct option_spec *specs, size_t n,
-                          void *base, char *why, size_t why_len)
+static int apply_defaults(const struct option_spec *specs, size_t n, void *base,
+                          char *why, size_t why_len)
 {
     for (size_t i = 0; i < n; i++) {
         void *dst = (char *)base + specs[i].offset;

@@ -71,6 +71,7 @@ struct config {
     uint64_t sndbuf;            /* SO_SNDBUF bytes, 0 = kernel default */
     double header_timeout;      /* seconds to send a request's headers */
     double idle_timeout;        /* seconds a connection may sit idle */
+    double shutdown_grace;      /* seconds to drain at shutdown */
     const char *log_level;
 };
 

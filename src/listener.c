@@ -54,6 +54,7 @@
 struct listener {
     struct event_base *base;
     struct evconnlistener *evl;
+    bool stopped;         /* listener_stop_accepting */
     struct event *resume; /* re-enables accepting after EMFILE */
     struct event *work;   /* serves and shuts down queued connections */
     struct front_config cfg;
@@ -382,7 +383,15 @@ static void listener_resume_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct listener *l = arg;
 
-    evconnlistener_enable(l->evl);
+    if (!l->stopped)
+        evconnlistener_enable(l->evl);
+}
+
+void listener_stop_accepting(struct listener *l)
+{
+    event_del(l->resume);
+    evconnlistener_disable(l->evl);
+    l->stopped = true;
 }
 
 static void listener_error_cb(struct evconnlistener *evl, void *arg)

@@ -83,6 +83,10 @@ struct listener *listener_new(struct event_base *base, const char *address,
  * callback or the request handler.  NULL is a no-op. */
 void listener_free(struct listener *l);
 
+/* Stops accepting connections, for a graceful shutdown: the open ones
+ * carry on until listener_free. */
+void listener_stop_accepting(struct listener *l);
+
 /* The bound port (useful after port 0), host byte order. */
 int listener_port(const struct listener *l);
 

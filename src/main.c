@@ -8,6 +8,7 @@
  * aborted into their resources), then the resources.
  */
 #include <event2/event.h>
+#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -26,6 +27,7 @@
 #include "resource.h"
 #include "router.h"
 #include "upstream_etcd.h"
+#include "watch.h"
 
 struct daemon {
     struct config cfg;
@@ -38,6 +40,8 @@ struct daemon {
     struct router *router;
     struct listener *listener;
     struct event *signals[2];
+    struct event *drain; /* graceful shutdown: polls for drained streams */
+    struct event *grace; /* graceful shutdown: its end */
 };
 
 /* Resolves --resources into types; exits with a clear message on an
@@ -56,7 +60,8 @@ static void daemon_resolve_types(struct daemon *d)
             continue;
         if ((rt = resource_type_find(tok)) == NULL)
             log_fatalx("--resources: unknown resource type \"%s\" (see "
-                       "ringwatch(8) for the known types)", tok);
+                       "ringwatch(8) for the known types)",
+                       tok);
         for (size_t i = 0; i < d->n; i++)
             if (d->types[i] == rt)
                 log_fatalx("--resources: \"%s\" given twice", tok);
@@ -77,15 +82,15 @@ static void daemon_raise_nofile(uint64_t connections)
 
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
         return;
-    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want
-                      ? want
-                      : rl.rlim_max;
+    rl.rlim_cur =
+        rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
     if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
         log_warn("setrlimit(RLIMIT_NOFILE, %llu)",
                  (unsigned long long)rl.rlim_cur);
     if (rl.rlim_cur < want)
         log_warnx("descriptor limit %llu allows fewer than --max-connections "
-                  "%llu connections", (unsigned long long)rl.rlim_cur,
+                  "%llu connections",
+                  (unsigned long long)rl.rlim_cur,
                   (unsigned long long)connections);
 }
 
@@ -104,12 +109,55 @@ static void daemon_stats_cb(struct metrics_global *g, void *arg)
     g->upstream_reconnects = us.reconnects;
 }
 
+/* Graceful shutdown: done when every stream has finished or the grace
+ * period is over. */
+static void daemon_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct daemon *d = arg;
+    struct listener_stats ls;
+
+    listener_stats(d->listener, &ls);
+    if (ls.streams_h1 + ls.streams_h2 == 0) {
+        log_info("shutdown: every response finished");
+        event_base_loopbreak(d->base);
+    }
+}
+
+static void daemon_grace_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct daemon *d = arg;
+    struct listener_stats ls;
+
+    listener_stats(d->listener, &ls);
+    log_info("shutdown: grace period over with %" PRIu64
+             " responses unfinished",
+             ls.streams_h1 + ls.streams_h2);
+    event_base_loopbreak(d->base);
+}
+
 static void daemon_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
     struct daemon *d = arg;
+    struct timeval tick = {0, 20000};
+    double g = d->cfg.shutdown_grace;
+    struct timeval grace = {(time_t)g,
+                            (suseconds_t)((g - (double)(time_t)g) * 1e6)};
 
-    log_info("%s: shutting down", strsignal((int)sig));
-    event_base_loopbreak(d->base);
+    if (d->drain != NULL) {
+        log_info("%s: closing every connection now", strsignal((int)sig));
+        event_base_loopbreak(d->base);
+        return;
+    }
+    log_info("%s: shutting down: ending every watch, %.0f s to drain",
+             strsignal((int)sig), d->cfg.shutdown_grace);
+    listener_stop_accepting(d->listener);
+    router_shutting_down(d->router);
+    for (size_t i = 0; i < d->n; i++)
+        watch_set_end_all(resource_watch_set(d->resources[i]));
+    d->drain = event_new(d->base, -1, EV_PERSIST, daemon_drain_cb, d);
+    event_add(d->drain, &tick);
+    d->grace = evtimer_new(d->base, daemon_grace_cb, d);
+    evtimer_add(d->grace, &grace);
 }
 
 static void daemon_start(struct daemon *d)
@@ -133,7 +181,8 @@ static void daemon_start(struct daemon *d)
         log_fatalx("--etcd: \"%s\" is not an http://HOST:PORT URL",
                    d->cfg.etcd);
     d->discovery = discovery_new(d->types, d->n, d->cfg.listen);
-    d->router = router_new(d->resources, d->n, d->discovery, daemon_stats_cb, d);
+    d->router =
+        router_new(d->resources, d->n, d->discovery, daemon_stats_cb, d);
 
     listener_config_defaults(&fc);
     fc.max_connections = (unsigned)d->cfg.max_connections;
@@ -141,8 +190,8 @@ static void daemon_start(struct daemon *d)
     fc.sndbuf = (int)d->cfg.sndbuf;
     fc.header_timeout = (unsigned)ceil(d->cfg.header_timeout);
     fc.idle_timeout = (unsigned)ceil(d->cfg.idle_timeout);
-    d->listener = listener_new(d->base, d->cfg.listen, &fc, router_handle,
-                               d->router);
+    d->listener =
+        listener_new(d->base, d->cfg.listen, &fc, router_handle, d->router);
     if (d->listener == NULL)
         log_fatalx("--listen: cannot serve on %s", d->cfg.listen);
     log_info("serving %zu resource types on %s (port %d), upstream %s", d->n,
@@ -160,6 +209,10 @@ static void daemon_stop(struct daemon *d)
         resource_free(d->resources[i]);
     for (size_t i = 0; i < RW_ARRAY_LEN(d->signals); i++)
         event_free(d->signals[i]);
+    if (d->drain != NULL) {
+        event_free(d->drain);
+        event_free(d->grace);
+    }
     event_base_free(d->base);
     free(d->resources);
     free(d->types);
@@ -171,8 +224,8 @@ int main(int argc, char **argv)
     char why[256];
     int rc, level;
 
-    rc = config_parse(ringwatch_options, ringwatch_noptions, &d.cfg, argc,
-                      argv, "ringwatch " PACKAGE_VERSION, why, sizeof(why));
+    rc = config_parse(ringwatch_options, ringwatch_noptions, &d.cfg, argc, argv,
+                      "ringwatch " PACKAGE_VERSION, why, sizeof(why));
     if (rc == 1) {
         if (strcmp(argv[argc - 1], "--version") != 0)
             config_usage(stdout, "ringwatch", "[options]", ringwatch_options,

@@ -28,6 +28,7 @@ struct router {
     struct discovery *discovery;
     router_stats_fn stats;
     void *stats_arg;
+    bool shutting_down;
 };
 
 struct router *router_new(struct resource *const *resources, size_t n,
@@ -47,6 +48,11 @@ struct router *router_new(struct resource *const *resources, size_t n,
 void router_free(struct router *rt)
 {
     free(rt);
+}
+
+void router_shutting_down(struct router *rt)
+{
+    rt->shutting_down = true;
 }
 
 /* What an API path names. */
@@ -245,7 +251,11 @@ void router_handle(struct stream *s, void *arg)
         found = router_resolve(rt, "", p.seg[1], p.seg + 2, p.n - 2, &t);
     else if (p.n >= 3 && strcmp(p.seg[0], "apis") == 0)
         found = router_resolve(rt, p.seg[1], p.seg[2], p.seg + 3, p.n - 3, &t);
-    if (found)
+    if (found && rt->shutting_down)
+        status_respond(s, 429, "TooManyRequests",
+                       "The apiserver is shutting down, please try again "
+                       "later.");
+    else if (found)
         router_serve(s, &t, req);
     else
         router_not_found(s);

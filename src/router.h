@@ -32,6 +32,13 @@ struct router *router_new(struct resource *const *resources, size_t n,
                           router_stats_fn stats, void *stats_arg);
 void router_free(struct router *rt);
 
+/* A graceful shutdown began: from now on LIST, GET and WATCH requests
+ * (on connections still open) get 429 TooManyRequests "The apiserver is
+ * shutting down, please try again later." with Retry-After, as the
+ * apiserver answers while it terminates; /healthz, /readyz and /metrics
+ * still answer. */
+void router_shutting_down(struct router *rt);
+
 /* The request_handler_fn given to the listener; arg is the router. */
 void router_handle(struct stream *s, void *arg);
 

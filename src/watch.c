@@ -153,6 +153,16 @@ void watch_set_free(struct watch_set *ws)
     free(ws);
 }
 
+void watch_set_end_all(struct watch_set *ws)
+{
+    struct watcher *w, *next;
+
+    for (w = ws->head; w != NULL; w = next) {
+        next = w->next;
+        watcher_end(w);
+    }
+}
+
 /* ---- filtering ---- */
 
 static bool watcher_selects(const struct watcher *w, const struct object *o)

@@ -71,6 +71,12 @@ void watch_set_free(struct watch_set *ws);
 void watch_start(struct stream *s, struct resource *r, const char *ns,
                  struct selector *sel, const struct query *q);
 
+/* Ends every watch cleanly, for a graceful shutdown: each stream ends
+ * after the events already queued (the terminating chunk, END_STREAM), as
+ * when timeoutSeconds runs out, so informers re-watch from their last RV
+ * elsewhere instead of seeing a broken connection. */
+void watch_set_end_all(struct watch_set *ws);
+
 /* New events are in the ring: let every watcher pull what concerns it. */
 void watch_set_dispatch(struct watch_set *ws);
 

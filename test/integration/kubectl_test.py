@@ -46,9 +46,12 @@ def main():
     pods = etcd_objects(etcd, "/registry/pods/")
     check(len(pods) == 18, "seeded %d pods", len(pods))
 
-    # get pods -A: a header and one line per pod.
+    # get pods -A: a header and one line per pod, from the server-side Table.
     lines = kubectl("get", "pods", "-A").strip().splitlines()
-    check(lines[0].split()[:2] == ["NAMESPACE", "NAME"], "header: %r", lines[0])
+    eq(lines[0].split(), ["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+       "server-side Table header")
+    wide = kubectl("get", "pods", "-A", "-o", "wide").strip().splitlines()
+    check("NODE" in wide[0].split(), "-o wide header: %r", wide[0])
     eq(sorted(tuple(l.split()[:2]) for l in lines[1:]), sorted(pods), "get pods -A")
 
     # -o json: every item with its etcd ModRevision.
