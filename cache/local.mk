@@ -8,5 +8,6 @@ cache_libcache_a_SOURCES = \
 	cache/object.c cache/object.h \
 	cache/store.c cache/store.h \
 	cache/ring.c cache/ring.h \
+	cache/dindex.c cache/dindex.h \
 	cache/watchcache.c cache/watchcache.h \
 	cache/selector.c cache/selector.h

@@ -32,8 +32,10 @@ const struct option_spec ringwatch_options[] = {
      "a watch without timeoutSeconds ends after a random time in [T, 2T)"},
     {"list-page-size", OPT_UINT, OFF(list_page_size), 1, 100000, "500", "KEYS",
      "keys per etcd Range page when listing"},
-    {"watch-high-water", OPT_BYTES, OFF(watch_high_water), 4096, 1e9, "256Ki",
-     "BYTES", "bytes queued per watch stream before it stops pulling events"},
+    {"watch-high-water", OPT_BYTES, OFF(watch_high_water), 32768, 1e9, "256Ki",
+     "BYTES",
+     "bytes queued per watch stream before it stops taking events (at "
+     "least 32Ki: twice the 16 KiB mark at which it resumes)"},
     {"max-connections", OPT_UINT, OFF(max_connections), 1, 10000000, "100000",
      "N", "client connections served at once"},
     {"h2-max-streams", OPT_UINT, OFF(h2_max_streams), 1, 100000, "1000", "N",

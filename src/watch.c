@@ -1,18 +1,38 @@
 /*
  * watch.c: WATCH streams and the dispatcher (see watch.h).
  *
- * Data: a watch_set per resource holds its watchers in a doubly linked
- * list.  A watcher is either sending initial events (snap != NULL: it walks
- * a store snapshot in key order, resuming after `last`) or following the
- * ring (cursor = seq of the next event to look at).  Both walks are pulls
- * bounded by the stream's high-water mark, so the work done for a watcher
- * is proportional to what it is sent, plus one look per event.
+ * Data: a watch_set per resource holds every watcher in a doubly linked
+ * list, and its live watchers in a dispatch index (cache/dindex.h).  A
+ * watcher is in one of two modes:
+ *
+ *   lagging  it pulls: first its initial events (snap != NULL: a store
+ *            snapshot walked in key order, resuming after `last`), then the
+ *            ring from `cursor` (the seq of the next event to look at) up
+ *            to what has been dispatched, while its stream is below the
+ *            high-water mark.  Caught up, it turns live.
+ *   live     it is pushed to: it sits in the index under one key -- "N" +
+ *            the metadata.name its field selector pins, else "F" + the
+ *            value it pins the resource's indexed field to (pods:
+ *            spec.nodeName), else "S" + its namespace, else "*" (no filter
+ *            at all) or "?" (filtered by something no index covers).  For
+ *            each new event the dispatcher visits "*", "?" and the keys of
+ *            the event's new AND old object (a pod leaving a node reaches
+ *            that node's watchers as DELETED), so the work per event is
+ *            proportional to the watchers it may concern.  A live watcher
+ *            whose stream is above the high-water mark when an event
+ *            concerns it turns lagging with its cursor at that event.
+ *
+ * Events are encoded once per object and event type (object_frame) and
+ * every watcher writes a reference to the same frame.
  *
  * Ordering: a watcher's events leave in ring order, which is revision
- * order; initial events all precede ring events, and the snapshot is taken
- * at the same instant as the cursor, so nothing is missed or sent twice.
- * A bookmark is sent only when the cursor is at the ring head, so its
- * revision (the cache's) is at least that of every event already sent.
+ * order: the dispatcher walks new events in order, and a lagging watcher
+ * turns live only when its cursor reaches the dispatched seq, so every
+ * event reaches it exactly once, by pull or by push.  Initial events all
+ * precede ring events, and the snapshot is taken at the same instant as
+ * the cursor.  A bookmark is sent only to a watcher that has been given
+ * every event in the ring, so its revision (the cache's) is at least that
+ * of every event already sent.
  *
  * Lifetime: a watcher ends by stream_end (never by freeing); it is freed
  * in its stream's on_close, which may run before stream_end returns, so no
@@ -25,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/dindex.h"
 #include "cache/rw.h"
 #include "cache/watchcache.h"
 #include "fresh.h"
@@ -35,6 +56,7 @@
 #include "status.h"
 
 struct watcher {
+    struct dindex_entry live; /* first: filed in set->index while live */
     struct watcher *prev, *next;
     struct watch_set *set;
     struct stream *stream;
@@ -47,6 +69,7 @@ struct watcher {
     uint64_t cursor;           /* ring seq of the next event to look at */
     int64_t min_rv;            /* events at or below it are not sent */
     int64_t seen_rv;           /* revision the watcher has been brought to */
+    uint64_t stamp;            /* 1 + seq of the last event dispatched */
     struct event *deadline;
     uint8_t proto; /* 0: HTTP/1.x, 1: HTTP/2 */
     bool bookmarks;
@@ -60,6 +83,10 @@ struct watch_set {
     struct watch_limits limits;
     struct watcher *head;
     size_t count[2];
+    struct dindex *index; /* live watchers by key (see above) */
+    uint64_t dispatched;  /* ring seq of the next event to dispatch */
+    int indexed_field;    /* object->fields[] index of the type's indexed
+                             field, or -1 */
 };
 
 struct watch_set *watch_set_new(struct resource *r,
@@ -69,6 +96,9 @@ struct watch_set *watch_set_new(struct resource *r,
 
     ws->res = r;
     ws->limits = *limits;
+    ws->index = dindex_new();
+    ws->dispatched = ring_head_seq(watchcache_ring(resource_cache(r)));
+    ws->indexed_field = resource_type(r)->indexed_field;
     return ws;
 }
 
@@ -100,6 +130,7 @@ static void watcher_free(struct watcher *w)
     if (w->next != NULL)
         w->next->prev = w->prev;
     ws->count[w->proto]--;
+    dindex_remove(ws->index, &w->live);
     if (w->deadline != NULL)
         event_free(w->deadline);
     store_snap_unref(w->snap);
@@ -150,6 +181,7 @@ void watch_set_free(struct watch_set *ws)
             stream_end(w->stream);
         watcher_free(w);
     }
+    dindex_free(ws->index);
     free(ws);
 }
 
@@ -255,9 +287,63 @@ static bool watcher_pump_initial(struct watcher *w, size_t high_water)
     return false;
 }
 
+/* ---- live and lagging ---- */
+
+#define WATCH_KEY_MAX 512
+
+static bool watcher_is_live(const struct watcher *w)
+{
+    return w->live.bucket != NULL;
+}
+
+/* w's index key into buf (WATCH_KEY_MAX bytes); returns its length. */
+static size_t watcher_key(const struct watcher *w, char *buf)
+{
+    const struct watch_set *ws = w->set;
+    const char *v = NULL;
+    char kind = '?';
+
+    if ((v = selector_field_value(w->sel, FIELD_NAME)) != NULL)
+        kind = 'N';
+    else if (ws->indexed_field >= 0 &&
+             (v = selector_field_value(w->sel,
+                                       FIELD_EXTRA + ws->indexed_field)))
+        kind = 'F';
+    else if ((v = w->ns) != NULL ||
+             (v = selector_field_value(w->sel, FIELD_NAMESPACE)) != NULL)
+        kind = 'S';
+    else if (w->sel == NULL)
+        kind = '*';
+    if (v == NULL || strlen(v) >= WATCH_KEY_MAX - 1) {
+        buf[0] = kind == '*' ? '*' : '?';
+        return 1;
+    }
+    buf[0] = kind;
+    memcpy(buf + 1, v, strlen(v));
+    return 1 + strlen(v);
+}
+
+/* w has been given every dispatched event: from now on it is pushed to. */
+static void watcher_go_live(struct watcher *w)
+{
+    char key[WATCH_KEY_MAX];
+
+    dindex_add(w->set->index, key, watcher_key(w, key), &w->live);
+}
+
+/* w cannot take the event at seq now: it will pull from there. */
+static void watcher_go_lagging(struct watcher *w, uint64_t seq)
+{
+    dindex_remove(w->set->index, &w->live);
+    w->cursor = seq;
+}
+
+/* ---- the pull (lagging watchers) ---- */
+
 /*
- * Moves w along the ring while its stream has room.  May end w (lapped):
- * the caller must not touch w afterwards.
+ * Moves w along the ring while its stream has room, up to the dispatched
+ * seq, where it turns live.  May end w (lapped): the caller must not touch
+ * w afterwards.
  */
 static void watcher_pump(struct watcher *w)
 {
@@ -266,7 +352,7 @@ static void watcher_pump(struct watcher *w)
     struct metrics_resource *m = resource_metrics(ws->res);
     size_t high_water = ws->limits.high_water;
 
-    if (w->ending)
+    if (w->ending || watcher_is_live(w))
         return;
     if (w->snap != NULL && !watcher_pump_initial(w, high_water))
         return;
@@ -280,9 +366,11 @@ static void watcher_pump(struct watcher *w)
             watcher_expire(w, w->seen_rv, ring_oldest_rv(ring) - 1);
             return;
         }
-        if ((ev = ring_get(ring, w->cursor)) == NULL)
-            return; /* caught up */
-        w->cursor++;
+        if (w->cursor >= ws->dispatched) {
+            watcher_go_live(w);
+            return;
+        }
+        ev = ring_get(ring, w->cursor++);
         if (ev->rv <= w->min_rv)
             continue;
         w->seen_rv = ev->rv;
@@ -298,14 +386,108 @@ static void watcher_drain_cb(struct stream *s, void *arg)
     watcher_pump(arg);
 }
 
-void watch_set_dispatch(struct watch_set *ws)
+/* ---- the push (live watchers) ---- */
+
+/* Event ev at seq for live watcher w, which has room or turns lagging. */
+static void watcher_push(struct watcher *w, struct event *ev, uint64_t seq)
+{
+    struct object *obj;
+    enum event_type type;
+
+    w->stamp = seq + 1;
+    if (ev->rv <= w->min_rv)
+        return;
+    if ((obj = watcher_view(w, ev, &type)) == NULL)
+        return;
+    if (stream_pending(w->stream) >= w->set->limits.high_water) {
+        watcher_go_lagging(w, seq);
+        return;
+    }
+    w->seen_rv = ev->rv;
+    stream_write_frame(w->stream, object_frame(obj, type));
+    resource_metrics(w->set->res)->events_dispatched++;
+}
+
+/* Pushes ev to the live watchers filed under key kind + value. */
+static void watch_push_key(struct watch_set *ws, char kind, const char *value,
+                           struct event *ev, uint64_t seq)
+{
+    char key[WATCH_KEY_MAX];
+    size_t len = 1;
+    struct dindex_entry *e, *next;
+
+    key[0] = kind;
+    if (value != NULL) {
+        len = strlen(value);
+        if (len >= WATCH_KEY_MAX - 1)
+            return; /* no watcher is filed under so long a key */
+        memcpy(key + 1, value, len++);
+    }
+    for (e = dindex_first(ws->index, key, len); e != NULL; e = next) {
+        struct watcher *w = (struct watcher *)e;
+
+        next = e->next;
+        if (w->stamp != seq + 1)
+            watcher_push(w, ev, seq);
+    }
+}
+
+/* The keys of one state of the event's object. */
+static void watch_push_object(struct watch_set *ws, const struct object *o,
+                              struct event *ev, uint64_t seq)
+{
+    watch_push_key(ws, 'N', o->name, ev, seq);
+    if (ws->indexed_field >= 0 && ws->indexed_field < o->nfields)
+        watch_push_key(ws, 'F', o->fields[ws->indexed_field], ev, seq);
+    watch_push_key(ws, 'S', o->ns, ev, seq);
+}
+
+static void watch_dispatch_event(struct watch_set *ws, struct event *ev,
+                                 uint64_t seq)
+{
+    watch_push_key(ws, '*', NULL, ev, seq);
+    watch_push_key(ws, '?', NULL, ev, seq);
+    watch_push_object(ws, ev->obj, ev, seq);
+    if (ev->prev != NULL)
+        watch_push_object(ws, ev->prev, ev, seq);
+}
+
+/* A batch outran the ring before it could be dispatched: every live
+ * watcher missed events and is lapped (rare: a batch larger than the
+ * ring).  They turn lagging at the first lost event and expire. */
+static void watch_set_lap_live(struct watch_set *ws)
 {
     struct watcher *w, *next;
 
     for (w = ws->head; w != NULL; w = next) {
         next = w->next;
-        watcher_pump(w);
+        if (watcher_is_live(w)) {
+            watcher_go_lagging(w, ws->dispatched);
+            watcher_pump(w);
+        }
     }
+}
+
+void watch_set_dispatch(struct watch_set *ws)
+{
+    struct ring *ring = watchcache_ring(resource_cache(ws->res));
+    uint64_t head = ring_head_seq(ring);
+
+    if (ws->dispatched < ring_tail_seq(ring)) {
+        watch_set_lap_live(ws);
+        ws->dispatched = ring_tail_seq(ring);
+    }
+    for (; ws->dispatched < head; ws->dispatched++)
+        watch_dispatch_event(ws, ring_get(ring, ws->dispatched),
+                             ws->dispatched);
+}
+
+/* Whether w has been given (or shown) every event in the ring. */
+static bool watcher_caught_up(const struct watcher *w, uint64_t head)
+{
+    if (watcher_is_live(w))
+        return w->set->dispatched == head;
+    return w->snap == NULL && w->cursor == head;
 }
 
 /* ---- bookmarks and deadlines ---- */
@@ -318,8 +500,8 @@ void watch_set_bookmark(struct watch_set *ws)
     struct rbuf *frame = NULL;
 
     for (struct watcher *w = ws->head; w != NULL; w = w->next) {
-        if (!w->bookmarks || w->ending || w->snap != NULL ||
-            w->cursor != head || rv < w->min_rv ||
+        if (!w->bookmarks || w->ending || !watcher_caught_up(w, head) ||
+            rv < w->min_rv ||
             stream_pending(w->stream) >= ws->limits.high_water)
             continue;
         if (frame == NULL)
@@ -359,7 +541,7 @@ void watch_set_relist_begin(struct watch_set *ws)
     uint64_t head = ring_head_seq(watchcache_ring(resource_cache(ws->res)));
 
     for (struct watcher *w = ws->head; w != NULL; w = w->next)
-        w->relist_marked = !w->ending && w->cursor != head;
+        w->relist_marked = !w->ending && !watcher_caught_up(w, head);
 }
 
 void watch_set_relist_note(struct watch_set *ws, const struct object *old,
@@ -390,7 +572,8 @@ void watch_set_relist_done(struct watch_set *ws)
             continue;
         }
         /* Nothing it could see changed in the gap: carry it across. */
-        w->cursor = head;
+        if (!watcher_is_live(w))
+            w->cursor = head;
         if (w->seen_rv < watchcache_list_rv(wc) && w->snap == NULL)
             w->seen_rv = watchcache_list_rv(wc);
     }
@@ -484,7 +667,6 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     stream_begin(wr->s, 200, "application/json", -1);
     w = watcher_new(wr);
     if (err != RW_OK) {
-        m->terminated_expired++;
         watcher_expire(w, rv, oldest);
         return;
     }

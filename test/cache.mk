@@ -32,3 +32,8 @@ UNIT_TESTS += test/resource_type_test
 test_resource_type_test_SOURCES = test/resource_type_test.c
 test_resource_type_test_CFLAGS = $(TEST_CFLAGS)
 test_resource_type_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/dindex_test
+test_dindex_test_SOURCES = test/dindex_test.c
+test_dindex_test_CFLAGS = $(TEST_CFLAGS)
+test_dindex_test_LDADD = $(CACHE_TEST_LIBS)

@@ -13,6 +13,7 @@ INTEGRATION_TESTS = \
 	test/integration/c10_watch_list.py \
 	test/integration/rv_semantics_test.py \
 	test/integration/shutdown_test.py \
+	test/integration/dispatch_test.py \
 	test/integration/kubectl_test.py \
 	test/integration/routes_test.py \
 	test/integration/metrics_test.py \
