@@ -9,5 +9,6 @@ cache_libcache_a_SOURCES = \
 	cache/store.c cache/store.h \
 	cache/ring.c cache/ring.h \
 	cache/dindex.c cache/dindex.h \
+	cache/deadline.c cache/deadline.h \
 	cache/watchcache.c cache/watchcache.h \
 	cache/selector.c cache/selector.h

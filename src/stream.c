@@ -87,6 +87,14 @@ void stream_set_request(struct stream *s, int http_version, const char *method,
     s->head = s->req.method == HTTP_HEAD;
 }
 
+void stream_forget_request(struct stream *s)
+{
+    free(s->req_block);
+    s->req_block = NULL;
+    s->req.method_name = s->req.path = s->req.query = "";
+    s->req.accept = s->req.user_agent = "";
+}
+
 const struct request *stream_request(const struct stream *s)
 {
     return &s->req;

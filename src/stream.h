@@ -57,6 +57,11 @@ struct stream;
 typedef void (*stream_cb)(struct stream *s, void *arg);
 
 const struct request *stream_request(const struct stream *s);
+/* Releases the request's strings (path, query, Accept, User-Agent: they
+ * then read ""), keeping its method and HTTP version: for long-lived
+ * streams (watches) that no longer need them, so that ten thousand idle
+ * watches do not keep ten thousand copies of their query strings. */
+void stream_forget_request(struct stream *s);
 /* 1 for HTTP/1.x, 2 for HTTP/2. */
 int stream_protocol(const struct stream *s);
 

@@ -44,7 +44,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "cache/deadline.h"
 #include "cache/dindex.h"
 #include "cache/rw.h"
 #include "cache/watchcache.h"
@@ -55,23 +57,52 @@
 #include "resource.h"
 #include "status.h"
 
+/* A watcher's initial events still to send: a snapshot walked in key
+ * order under the watcher's namespace prefix. */
+struct initial {
+    struct store_snap *snap;
+    const struct object *last; /* last object looked at, or NULL */
+    size_t prefix_len;
+    char prefix[]; /* store key prefix of the namespace, NUL-terminated */
+};
+
+static struct initial *initial_new(struct store_snap *snap,
+                                   const struct resource_type *rt,
+                                   const char *ns)
+{
+    size_t len = strlen(rt->etcd_prefix) + (ns ? strlen(ns) + 1 : 0);
+    struct initial *in = xcalloc(1, sizeof(*in) + len + 1);
+
+    in->snap = store_snap_ref(snap);
+    in->prefix_len = len;
+    if (ns != NULL)
+        snprintf(in->prefix, len + 1, "%s%s/", rt->etcd_prefix, ns);
+    else
+        memcpy(in->prefix, rt->etcd_prefix, len);
+    return in;
+}
+
+static void initial_free(struct initial *in)
+{
+    if (in != NULL)
+        store_snap_unref(in->snap);
+    free(in);
+}
+
 struct watcher {
     struct dindex_entry live; /* first: filed in set->index while live */
     struct watcher *prev, *next;
     struct watch_set *set;
     struct stream *stream;
     struct selector *sel;
-    char *ns;     /* NULL: every namespace */
-    char *prefix; /* store key prefix of ns (initial events) */
-    size_t prefix_len;
-    struct store_snap *snap;   /* initial events still to send, or NULL */
-    const struct object *last; /* last snapshot object looked at */
-    uint64_t cursor;           /* ring seq of the next event to look at */
-    int64_t min_rv;            /* events at or below it are not sent */
-    int64_t seen_rv;           /* revision the watcher has been brought to */
-    uint64_t stamp;            /* 1 + seq of the last event dispatched */
-    struct event *deadline;
-    uint8_t proto; /* 0: HTTP/1.x, 1: HTTP/2 */
+    char *ns;                /* NULL: every namespace */
+    struct initial *initial; /* initial events still to send, or NULL */
+    uint64_t cursor;         /* ring seq of the next event to look at */
+    int64_t min_rv;          /* events at or below it are not sent */
+    int64_t seen_rv;         /* revision the watcher has been brought to */
+    uint64_t stamp;          /* 1 + seq of the last event dispatched */
+    struct deadline_item deadline; /* in set->deadlines */
+    uint8_t proto;                 /* 0: HTTP/1.x, 1: HTTP/2 */
     bool bookmarks;
     bool initial_end; /* BOOKMARK initial-events-end after snap */
     bool ending;      /* stream_end called; waiting for on_close */
@@ -87,7 +118,11 @@ struct watch_set {
     uint64_t dispatched;  /* ring seq of the next event to dispatch */
     int indexed_field;    /* object->fields[] index of the type's indexed
                              field, or -1 */
+    struct deadline_heap deadlines; /* when each watch ends (ms) */
+    struct event *deadline_timer;   /* armed for the first of them */
 };
+
+static void watch_set_deadline_cb(evutil_socket_t fd, short what, void *arg);
 
 struct watch_set *watch_set_new(struct resource *r,
                                 const struct watch_limits *limits)
@@ -99,6 +134,8 @@ struct watch_set *watch_set_new(struct resource *r,
     ws->index = dindex_new();
     ws->dispatched = ring_head_seq(watchcache_ring(resource_cache(r)));
     ws->indexed_field = resource_type(r)->indexed_field;
+    ws->deadline_timer =
+        evtimer_new(resource_base(r), watch_set_deadline_cb, ws);
     return ws;
 }
 
@@ -131,12 +168,10 @@ static void watcher_free(struct watcher *w)
         w->next->prev = w->prev;
     ws->count[w->proto]--;
     dindex_remove(ws->index, &w->live);
-    if (w->deadline != NULL)
-        event_free(w->deadline);
-    store_snap_unref(w->snap);
+    deadline_remove(&ws->deadlines, &w->deadline);
+    initial_free(w->initial);
     selector_free(w->sel);
     free(w->ns);
-    free(w->prefix);
     free(w);
 }
 
@@ -182,6 +217,8 @@ void watch_set_free(struct watch_set *ws)
         watcher_free(w);
     }
     dindex_free(ws->index);
+    deadline_fini(&ws->deadlines);
+    event_free(ws->deadline_timer);
     free(ws);
 }
 
@@ -261,24 +298,25 @@ static void watcher_initial_end(struct watcher *w)
 static bool watcher_pump_initial(struct watcher *w, size_t high_water)
 {
     struct metrics_resource *m = resource_metrics(w->set->res);
+    struct initial *in = w->initial;
 
     while (stream_pending(w->stream) < high_water) {
         struct object *o;
 
-        if (w->last == NULL)
-            o = store_snap_seek(w->snap, w->prefix, w->prefix_len, true);
+        if (in->last == NULL)
+            o = store_snap_seek(in->snap, in->prefix, in->prefix_len, true);
         else
-            o = store_snap_seek(w->snap, w->last->key, w->last->key_len, false);
-        if (o == NULL || o->key_len < w->prefix_len ||
-            memcmp(o->key, w->prefix, w->prefix_len) != 0) {
-            store_snap_unref(w->snap);
-            w->snap = NULL;
-            w->last = NULL;
+            o = store_snap_seek(in->snap, in->last->key, in->last->key_len,
+                                false);
+        if (o == NULL || o->key_len < in->prefix_len ||
+            memcmp(o->key, in->prefix, in->prefix_len) != 0) {
+            initial_free(in);
+            w->initial = NULL;
             if (w->initial_end)
                 watcher_initial_end(w);
             return true;
         }
-        w->last = o;
+        in->last = o;
         if (!watcher_selects(w, o))
             continue;
         stream_write_frame(w->stream, object_frame(o, EVENT_ADDED));
@@ -354,7 +392,7 @@ static void watcher_pump(struct watcher *w)
 
     if (w->ending || watcher_is_live(w))
         return;
-    if (w->snap != NULL && !watcher_pump_initial(w, high_water))
+    if (w->initial != NULL && !watcher_pump_initial(w, high_water))
         return;
     while (stream_pending(w->stream) < high_water) {
         struct event *ev;
@@ -487,7 +525,7 @@ static bool watcher_caught_up(const struct watcher *w, uint64_t head)
 {
     if (watcher_is_live(w))
         return w->set->dispatched == head;
-    return w->snap == NULL && w->cursor == head;
+    return w->initial == NULL && w->cursor == head;
 }
 
 /* ---- bookmarks and deadlines ---- */
@@ -513,25 +551,64 @@ void watch_set_bookmark(struct watch_set *ws)
     rbuf_unref(frame);
 }
 
-static void watcher_deadline_cb(evutil_socket_t fd, short what, void *arg)
+static uint64_t watch_now_ms(void)
 {
-    watcher_end(arg);
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Arms the set's timer for its first deadline. */
+static void watch_set_arm(struct watch_set *ws)
+{
+    struct deadline_item *first = deadline_first(&ws->deadlines);
+    uint64_t now = watch_now_ms(), left;
+    struct timeval tv;
+
+    if (first == NULL) {
+        event_del(ws->deadline_timer);
+        return;
+    }
+    left = first->at > now ? first->at - now : 0;
+    tv.tv_sec = (time_t)(left / 1000);
+    tv.tv_usec = (suseconds_t)(left % 1000) * 1000;
+    evtimer_add(ws->deadline_timer, &tv);
+}
+
+/* Ends every watch whose time is up (timeoutSeconds, or the random end
+ * without one). */
+static void watch_set_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct watch_set *ws = arg;
+    uint64_t now = watch_now_ms();
+    struct deadline_item *d;
+
+    while ((d = deadline_first(&ws->deadlines)) != NULL && d->at <= now) {
+        struct watcher *w =
+            (struct watcher *)((char *)d - offsetof(struct watcher, deadline));
+
+        deadline_remove(&ws->deadlines, d);
+        watcher_end(w); /* may free w */
+    }
+    watch_set_arm(ws);
 }
 
 static void watcher_arm_deadline(struct watcher *w, int64_t timeout_seconds)
 {
-    struct event_base *base = resource_base(w->set->res);
-    double seconds, t = w->set->limits.min_request_timeout;
-    struct timeval tv;
+    struct watch_set *ws = w->set;
+    double seconds, t = ws->limits.min_request_timeout;
+    struct deadline_item *first = deadline_first(&ws->deadlines);
+    uint64_t at;
 
     if (timeout_seconds > 0)
         seconds = (double)timeout_seconds;
     else /* as the apiserver: random in [T, 2T) spreads re-watches */
         seconds = t + t * ((double)random() / ((double)RAND_MAX + 1));
-    tv.tv_sec = (time_t)seconds;
-    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
-    w->deadline = evtimer_new(base, watcher_deadline_cb, w);
-    evtimer_add(w->deadline, &tv);
+    at = watch_now_ms() + (uint64_t)(seconds * 1000.0);
+    deadline_add(&ws->deadlines, &w->deadline, at);
+    if (first == NULL || at < first->at)
+        watch_set_arm(ws);
 }
 
 /* ---- relists ---- */
@@ -574,7 +651,7 @@ void watch_set_relist_done(struct watch_set *ws)
         /* Nothing it could see changed in the gap: carry it across. */
         if (!watcher_is_live(w))
             w->cursor = head;
-        if (w->seen_rv < watchcache_list_rv(wc) && w->snap == NULL)
+        if (w->seen_rv < watchcache_list_rv(wc) && w->initial == NULL)
             w->seen_rv = watchcache_list_rv(wc);
     }
 }
@@ -614,7 +691,6 @@ static void watch_req_close_cb(struct stream *s, void *arg)
 static struct watcher *watcher_new(struct watch_req *wr)
 {
     struct watch_set *ws = resource_watch_set(wr->r);
-    const struct resource_type *rt = resource_type(wr->r);
     struct watcher *w = xcalloc(1, sizeof(*w));
 
     w->set = ws;
@@ -623,13 +699,9 @@ static struct watcher *watcher_new(struct watch_req *wr)
     wr->sel = NULL;
     w->bookmarks = wr->bookmarks;
     w->proto = stream_protocol(wr->s) == 2 ? 1 : 0;
-    if (wr->ns != NULL) {
+    w->deadline.index = SIZE_MAX;
+    if (wr->ns != NULL)
         w->ns = xstrdup(wr->ns);
-        w->prefix = xasprintf("%s%s/", rt->etcd_prefix, wr->ns);
-    } else {
-        w->prefix = xstrdup(rt->etcd_prefix);
-    }
-    w->prefix_len = strlen(w->prefix);
 
     w->next = ws->head;
     if (ws->head != NULL)
@@ -648,6 +720,7 @@ static struct watcher *watcher_new(struct watch_req *wr)
 static void watch_begin(struct watch_req *wr, struct store_snap *snap,
                         int64_t rv)
 {
+    const struct resource_type *rt = resource_type(wr->r);
     struct watchcache *wc = resource_cache(wr->r);
     struct metrics_resource *m = resource_metrics(wr->r);
     uint64_t seq = ring_head_seq(watchcache_ring(wc));
@@ -665,6 +738,7 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
             m->watch_misses++;
     }
     stream_begin(wr->s, 200, "application/json", -1);
+    stream_forget_request(wr->s);
     w = watcher_new(wr);
     if (err != RW_OK) {
         watcher_expire(w, rv, oldest);
@@ -673,7 +747,8 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     w->cursor = seq;
     w->min_rv = rv;
     w->seen_rv = rv;
-    w->snap = store_snap_ref(snap);
+    if (snap != NULL)
+        w->initial = initial_new(snap, rt, wr->ns);
     w->initial_end = wr->initial_end;
     watcher_arm_deadline(w, wr->timeout_seconds);
     watcher_pump(w);

@@ -37,3 +37,8 @@ UNIT_TESTS += test/dindex_test
 test_dindex_test_SOURCES = test/dindex_test.c
 test_dindex_test_CFLAGS = $(TEST_CFLAGS)
 test_dindex_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/deadline_test
+test_deadline_test_SOURCES = test/deadline_test.c
+test_deadline_test_CFLAGS = $(TEST_CFLAGS)
+test_deadline_test_LDADD = $(CACHE_TEST_LIBS)
