@@ -37,8 +37,10 @@ struct resource_type {
     const char *etcd_prefix; /* "/registry/pods/", always ends in '/' */
     const char *short_names[4];             /* NULL-terminated */
     const char *fields[RESOURCE_TYPE_MAX_FIELDS]; /* NULL-terminated paths */
-    /* The field whose value the dispatcher indexes watchers by, as an index
-     * into fields[], or -1 for none (pods: spec.nodeName, as kubelets watch). */
+    /* The field watchers of this type are most often pinned to, as an
+     * index into fields[], or -1 for none (pods: spec.nodeName, as kubelets
+     * watch): what ringwatch --index-fields indexes by default and what the
+     * fleet's kubelet profile selects on. */
     int indexed_field;
 };
 

@@ -32,6 +32,11 @@ const struct option_spec ringwatch_options[] = {
      "a watch without timeoutSeconds ends after a random time in [T, 2T)"},
     {"list-page-size", OPT_UINT, OFF(list_page_size), 1, 100000, "500", "KEYS",
      "keys per etcd Range page when listing"},
+    {"index-fields", OPT_STRING, OFF(index_fields), 0, 0, "pods=spec.nodeName",
+     "LIST",
+     "RESOURCE=FIELD,...: per resource, the field selector field the "
+     "dispatcher indexes watchers by, besides name and namespace (\"\": "
+     "none)"},
     {"watch-high-water", OPT_BYTES, OFF(watch_high_water), 32768, 1e9, "256Ki",
      "BYTES",
      "bytes queued per watch stream before it stops taking events (at "

@@ -160,6 +160,40 @@ static void daemon_signal_cb(evutil_socket_t sig, short what, void *arg)
     evtimer_add(d->grace, &grace);
 }
 
+/* The --index-fields entry for type rt: an index into its fields[], or -1
+ * when the list names none for it.  Exits with a clear message on a
+ * malformed entry or a field the type has no selector for. */
+static int daemon_index_field(const struct daemon *d,
+                              const struct resource_type *rt)
+{
+    char *list = xstrdup(d->cfg.index_fields), *save = NULL;
+    int found = -1;
+
+    for (char *tok = strtok_r(list, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        const struct resource_type *t;
+        int id;
+
+        if (eq == NULL)
+            log_fatalx("--index-fields: \"%s\" is not RESOURCE=FIELD", tok);
+        *eq = '\0';
+        if ((t = resource_type_find(tok)) == NULL)
+            log_fatalx("--index-fields: unknown resource type \"%s\"", tok);
+        if (t != rt)
+            continue;
+        id = resource_type_field_id(rt, eq + 1);
+        if (id < FIELD_EXTRA)
+            log_fatalx("--index-fields: %s has no field selector \"%s\" to "
+                       "index (metadata.name and metadata.namespace are "
+                       "always indexed)",
+                       rt->resource, eq + 1);
+        found = id - FIELD_EXTRA;
+    }
+    free(list);
+    return found;
+}
+
 static void daemon_start(struct daemon *d)
 {
     struct resource_config rc = {
@@ -173,8 +207,10 @@ static void daemon_start(struct daemon *d)
     struct front_config fc;
 
     d->resources = xcalloc(d->n, sizeof(*d->resources));
-    for (size_t i = 0; i < d->n; i++)
+    for (size_t i = 0; i < d->n; i++) {
+        rc.indexed_field = daemon_index_field(d, d->types[i]);
         d->resources[i] = resource_new(d->base, d->types[i], &rc);
+    }
     d->upstream =
         upstream_etcd_new(d->base, d->cfg.etcd, d->resources, d->n, &uc);
     if (d->upstream == NULL)

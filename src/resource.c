@@ -61,6 +61,7 @@ struct resource *resource_new(struct event_base *base,
     struct watch_limits limits = {
         .high_water = cfg->watch_high_water,
         .min_request_timeout = cfg->min_request_timeout,
+        .indexed_field = cfg->indexed_field,
     };
     double secs = cfg->bookmark_interval;
     struct timeval tv = {(time_t)secs,

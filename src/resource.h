@@ -33,6 +33,7 @@ struct resource_config {
     double bookmark_interval;   /* seconds between BOOKMARK rounds */
     size_t watch_high_water;    /* bytes queued per watch stream */
     double min_request_timeout; /* seconds; see watch.h */
+    int indexed_field;          /* see watch.h struct watch_limits */
 };
 
 struct resource *resource_new(struct event_base *base,

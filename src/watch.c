@@ -116,8 +116,8 @@ struct watch_set {
     size_t count[2];
     struct dindex *index; /* live watchers by key (see above) */
     uint64_t dispatched;  /* ring seq of the next event to dispatch */
-    int indexed_field;    /* object->fields[] index of the type's indexed
-                             field, or -1 */
+    int indexed_field;    /* object->fields[] index of the indexed field,
+                             or -1 (watch_limits) */
     struct deadline_heap deadlines; /* when each watch ends (ms) */
     struct event *deadline_timer;   /* armed for the first of them */
 };
@@ -133,7 +133,7 @@ struct watch_set *watch_set_new(struct resource *r,
     ws->limits = *limits;
     ws->index = dindex_new();
     ws->dispatched = ring_head_seq(watchcache_ring(resource_cache(r)));
-    ws->indexed_field = resource_type(r)->indexed_field;
+    ws->indexed_field = limits->indexed_field;
     ws->deadline_timer =
         evtimer_new(resource_base(r), watch_set_deadline_cb, ws);
     return ws;

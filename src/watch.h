@@ -52,6 +52,9 @@ struct watch_set;
 struct watch_limits {
     size_t high_water;          /* bytes queued per stream before pausing */
     double min_request_timeout; /* seconds */
+    int indexed_field; /* the dispatcher indexes watchers by this extra
+                          field (index into resource_type fields[]) as well
+                          as by name and namespace; -1: none */
 };
 
 /* The watchers of one resource.  Created and freed by the resource. */

@@ -5,7 +5,8 @@
    reaches node-1's watcher as DELETED (old content, the move's RV) and
    node-2's as ADDED; namespace and name watchers likewise; an unfiltered
    watcher gets everything.  ringwatch_watch_events_dispatched_total
-   counts what was written, not watchers x events.
+   counts what was written, not watchers x events.  The same again with
+   --index-fields "" (node watchers are then scanned, not indexed).
 2. A lapped watcher gets ERROR 410 and its stream ends, while a fast
    watcher of the same resource keeps receiving every event in order:
    ring of 40 events, high-water mark 32 KiB and 4 KiB socket buffers; the
@@ -132,6 +133,10 @@ def main():
     etcd = Etcd()
     rw = Ringwatch(etcd, resources="pods,configmaps")
     indexed(etcd, rw)
+    rw.stop()
+    # The same through the unindexed path: node watchers are scanned.
+    etcd2 = Etcd()
+    indexed(etcd2, Ringwatch(etcd2, "--index-fields", "", resources="pods"))
     lapped(etcd)
 
 
