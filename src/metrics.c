@@ -131,6 +131,10 @@ static void get_dispatched(struct resource *r, double *v)
 {
     *v = (double)M(r)->events_dispatched;
 }
+static void get_visits(struct resource *r, double *v)
+{
+    *v = (double)M(r)->dispatch_visits;
+}
 static void get_bookmarks(struct resource *r, double *v)
 {
     *v = (double)M(r)->bookmarks_sent;
@@ -203,6 +207,10 @@ static const struct family_def families[] = {
     {"ringwatch_watch_events_dispatched_total", "counter",
      "Event frames written to watch streams (one per watcher and event).", U64,
      get_dispatched},
+    {"ringwatch_dispatch_visits_total", "counter",
+     "(event, watcher) pairs examined to dispatch events; per received "
+     "event it counts the watchers an event may concern, not all watchers.",
+     U64, get_visits},
     {"ringwatch_bookmarks_sent_total", "counter",
      "BOOKMARK events written to watch streams.", U64, get_bookmarks},
     {"ringwatch_upstream_reconnects_total", "counter",

@@ -29,6 +29,8 @@ struct metrics_resource {
     uint64_t gets;              /* GETs of one object */
     uint64_t events_received;   /* changes applied from the upstream */
     uint64_t events_dispatched; /* event frames written to watch streams */
+    uint64_t dispatch_visits;   /* (event, watcher) pairs the dispatcher or a
+                                   watcher's pull looked at */
     uint64_t bookmarks_sent;    /* BOOKMARK frames written */
     uint64_t reconnects;        /* upstream watch re-establishments */
     uint64_t relists;           /* lists after the first */

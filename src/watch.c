@@ -409,6 +409,7 @@ static void watcher_pump(struct watcher *w)
             return;
         }
         ev = ring_get(ring, w->cursor++);
+        m->dispatch_visits++;
         if (ev->rv <= w->min_rv)
             continue;
         w->seen_rv = ev->rv;
@@ -433,6 +434,7 @@ static void watcher_push(struct watcher *w, struct event *ev, uint64_t seq)
     enum event_type type;
 
     w->stamp = seq + 1;
+    resource_metrics(w->set->res)->dispatch_visits++;
     if (ev->rv <= w->min_rv)
         return;
     if ((obj = watcher_view(w, ev, &type)) == NULL)
