@@ -167,11 +167,17 @@ int ctoken_decode(const char *token, int64_t *rv, char **key, char *why,
     else if (!ctoken_key_clean(start->valuestring))
         snprintf(why, why_len, "continue key is not valid: %.128s",
                  start->valuestring);
-    else if (r->valuedouble < -1 || r->valuedouble > 9007199254740992.0 ||
+    else if (r->valuedouble < -9007199254740992.0 ||
+             r->valuedouble > 9007199254740992.0 ||
              r->valuedouble != (double)(int64_t)r->valuedouble)
         snprintf(why, why_len, "continue key is not valid: bad revision");
+    else if (r->valuedouble == 0)
+        snprintf(why, why_len,
+                 "continue key is not valid: incorrect encoded "
+                 "start resourceVersion (version meta.k8s.io/v1)");
     else {
-        *rv = (int64_t)r->valuedouble;
+        /* Any negative revision continues on current state, as -1. */
+        *rv = r->valuedouble < 0 ? -1 : (int64_t)r->valuedouble;
         *key = xstrdup(start->valuestring);
         err = RW_OK;
     }

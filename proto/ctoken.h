@@ -26,7 +26,8 @@ char *ctoken_encode(int64_t rv, const char *key, size_t len);
  * relative to the list prefix; free() it).  Returns RW_OK, or RW_EINVAL
  * with the reason in why (why_len bytes), as the apiserver words it:
  * "continue key is not valid: <detail>" -- not base64url, not the JSON
- * above, version not "meta.k8s.io/v1", an empty start key, a key that is
+ * above, version not "meta.k8s.io/v1", revision 0 ("incorrect encoded
+ * start resourceVersion"; any negative one reads as -1), an empty start key, a key that is
  * not UTF-8 (kube keys are), or a key that a path clean would change (".", ".."
  * or empty segments, which could reach outside the list's prefix).
  */

@@ -164,16 +164,20 @@ static int apply(struct query *q, enum query_key k, const char *v, char *why,
         q->has_rv = true;
         return RW_OK;
     case QK_RV_MATCH:
+        q->rv_match_value = v;
         if (strcmp(v, "NotOlderThan") == 0)
             q->rv_match = RV_MATCH_NOT_OLDER_THAN;
         else if (strcmp(v, "Exact") == 0)
             q->rv_match = RV_MATCH_EXACT;
-        else if (*v != '\0') {
-            snprintf(why, why_len, "invalid resourceVersionMatch: \"%s\"", v);
-            return RW_EINVAL;
-        }
+        else if (*v != '\0')
+            q->rv_match = RV_MATCH_OTHER; /* a 422, as the apiserver */
         return RW_OK;
     case QK_LIMIT:
+        if (*v == '-' && parse_count(v + 1, false, &q->limit)) {
+            q->limit = 0; /* as the apiserver: no limit */
+            return RW_OK;
+        }
+        /* fall through */
     case QK_TIMEOUT:
         if (!parse_count(v, true,
                          k == QK_LIMIT ? &q->limit : &q->timeout_seconds)) {
@@ -258,7 +262,7 @@ int query_parse(const char *query, size_t len, struct query *q, char *why,
     };
     q->storage[0] = '\0';
     q->label_selector = q->field_selector = q->continue_token =
-        q->include_object = q->storage;
+        q->include_object = q->rv_match_value = q->storage;
     if (why_len > 0)
         why[0] = '\0';
     while (p < end) {
@@ -287,6 +291,14 @@ static int invalid(const char **field, const char *name, char *why,
 static int query_validate_watch(const struct query *q, const char **field,
                                 char *why, size_t why_len)
 {
+    if (q->rv_match == RV_MATCH_OTHER) {
+        *field = "resourceVersionMatch";
+        snprintf(why, why_len,
+                 "Unsupported value: \"%.64s\": supported "
+                 "values: \"NotOlderThan\"",
+                 q->rv_match_value);
+        return RW_EINVAL;
+    }
     if (q->send_initial_events >= 0) {
         if (q->rv_match != RV_MATCH_NOT_OLDER_THAN)
             return invalid(field, "resourceVersionMatch", why, why_len,
@@ -319,6 +331,14 @@ int query_validate(const struct query *q, bool watch, const char **field,
 {
     if (watch)
         return query_validate_watch(q, field, why, why_len);
+    if (q->rv_match == RV_MATCH_OTHER) {
+        *field = "resourceVersionMatch";
+        snprintf(why, why_len,
+                 "Unsupported value: \"%.64s\": supported "
+                 "values: \"Exact\", \"NotOlderThan\", \"\"",
+                 q->rv_match_value);
+        return RW_EINVAL;
+    }
     if (q->rv_match != RV_MATCH_UNSET) {
         if (!q->has_rv)
             return invalid(field, "resourceVersionMatch", why, why_len,
@@ -344,7 +364,7 @@ void query_fini(struct query *q)
     free(q->storage);
     q->storage = NULL;
     q->label_selector = q->field_selector = q->continue_token =
-        q->include_object = "";
+        q->include_object = q->rv_match_value = "";
 }
 
 bool query_has(const char *query, const char *name)

@@ -25,6 +25,7 @@ enum rv_match {
     RV_MATCH_UNSET = 0,
     RV_MATCH_NOT_OLDER_THAN, /* "NotOlderThan" */
     RV_MATCH_EXACT,          /* "Exact" */
+    RV_MATCH_OTHER,          /* any other value: query_validate's 422 */
 };
 
 struct query {
@@ -32,9 +33,11 @@ struct query {
     bool has_rv; /* resourceVersion present and non-empty */
     int64_t rv;  /* its value (>= 0) when has_rv */
     enum rv_match rv_match;
+    const char *rv_match_value; /* decoded; "" when absent */
     const char *label_selector; /* decoded; "" when absent */
     const char *field_selector; /* decoded; "" when absent */
-    int64_t limit;              /* 0 when absent */
+    int64_t limit; /* 0 when absent; a negative limit is no limit (0), as
+                      the apiserver reads it */
     const char *continue_token; /* decoded; "" when absent */
     const char *include_object; /* decoded; "" when absent */
     int64_t timeout_seconds;    /* -1 when absent; seconds */

@@ -3,14 +3,23 @@
  *
  * A pending read moves through at most these steps, each asynchronous:
  *
- *   PROBE  the linearizable probe is in flight (store revision R, counts);
- *   WAIT   waiting for the cache to reach the target revision (a
- *          resource waiter), bounded by the deadline armed at the start;
- *   READ   paging the state at the target revision out of the store into
- *          a private store, whose snapshot is then served.
+ *   PROBE  it waits for a probe of its prefix (store revision R, counts);
+ *   WAIT   it waits for the cache to reach the target revision (a resource
+ *          waiter), bounded by the deadline armed at the start;
+ *   READ   it pages the state at the target revision out of the store into
+ *          a private store, whose snapshot is then served (bounded by
+ *          FRESH_READ_LIMIT);
+ *   FAIL   it could not start a step (no connection): the answer is
+ *          deferred to the event loop, never given inside fresh_read;
+ *   READY  the cache already holds the target: likewise deferred.
  *
- * The cache snapshot for the proof is taken when the read starts, at the
- * cache's revision s, so the probe's "modified after s" count refers to
+ * Probes are shared: at most one probe per (resource, prefix) is in
+ * flight.  Reads that arrive while it is in flight cannot use it (etcd may
+ * have read its state before they arrived), so they wait for the next one,
+ * which is sent as soon as the current one returns and serves all of them:
+ * a burst of consistent LISTs costs etcd two probes, not one each.  The
+ * cache snapshot for the proof is taken when a probe is sent, at the
+ * cache's revision s, so the probe's "modified after s" verdict refers to
  * exactly the state that would be served.
  */
 #include "fresh.h"
@@ -23,6 +32,7 @@
 
 #include "cache/rw.h"
 #include "cache/watchcache.h"
+#include "metrics.h"
 #include "proto/kjson.h"
 #include "resource.h"
 #include "upstream.h"
@@ -30,7 +40,9 @@
 /* Keys per Range page when reading the state from the store. */
 #define FRESH_PAGE 500
 
-enum fresh_step { STEP_PROBE, STEP_WAIT, STEP_READ };
+enum fresh_step { STEP_PROBE, STEP_WAIT, STEP_READY, STEP_READ, STEP_FAIL };
+
+struct probe;
 
 struct fresh {
     struct resource *r;
@@ -44,29 +56,53 @@ struct fresh {
     fresh_cb cb;
     void *arg;
     enum fresh_step step;
-    struct store_snap *snap; /* the cache at snap_rv, for the proof */
-    int64_t snap_rv;
-    size_t snap_count; /* its keys under prefix */
-    struct upstream_read *read;
+    struct probe *probe;      /* PROBE: the probe it belongs to */
+    struct fresh *probe_next; /* in that probe's list */
+    int fail_err;             /* FAIL: the answer */
+    const char *fail_why;
     struct rv_waiter waiter;
-    struct event *deadline;
-    struct store *building; /* READ: the state read so far */
-    char *next_key;         /* READ: where the next page starts */
+    struct event *deadline;     /* FRESH_WAIT, FRESH_READ_LIMIT; FAIL */
+    struct upstream_read *read; /* READ: the page in flight */
+    struct store *building;     /* READ: the state read so far */
+    char *next_key;             /* READ: where the next page starts */
     size_t next_len;
 };
 
+/* One probe of a prefix, in flight, and the reads it will answer. */
+struct probe {
+    struct probe *next; /* in `probes` */
+    struct resource *r;
+    char *prefix;
+    size_t prefix_len;
+    struct upstream_read *read;
+    struct store_snap *snap; /* the cache when the probe was sent */
+    size_t snap_count;       /* keys under prefix then, decodable or not */
+    struct fresh *members;   /* answered by this probe */
+    struct fresh *later;     /* arrived while it was in flight */
+    bool answering;          /* probe_cb is answering the members */
+};
+
+/* Every probe in flight (few: one per prefix being read consistently). */
+static struct probe *probes;
+
+static void fresh_probe_result(struct fresh *f, int err, const char *why,
+                               const struct upstream_probe *p,
+                               struct store_snap *snap, size_t snap_count);
+
 /* ---- answers ---- */
+
+static void fresh_leave_probe(struct fresh *f);
 
 static void fresh_free(struct fresh *f)
 {
     const struct upstream_reader *rd = resource_reader(f->r);
 
+    fresh_leave_probe(f);
     if (f->read != NULL && rd != NULL)
         rd->cancel(rd->ctx, f->read);
     resource_unwait(f->r, &f->waiter);
     if (f->deadline != NULL)
         event_free(f->deadline);
-    store_snap_unref(f->snap);
     store_free(f->building);
     free(f->next_key);
     free(f->prefix);
@@ -94,6 +130,24 @@ static void fresh_answer(struct fresh *f, int err, struct store_snap *snap,
     f->cb(&res, f->arg);
     store_snap_unref(snap);
     fresh_free(f);
+}
+
+/* Answers err from the event loop, not from the caller's stack. */
+static void fresh_fail_later(struct fresh *f, int err, const char *why)
+{
+    f->step = STEP_FAIL;
+    f->fail_err = err;
+    f->fail_why = why;
+    event_active(f->deadline, EV_TIMEOUT, 1);
+}
+
+static void fresh_arm(struct fresh *f, double seconds)
+{
+    struct timeval tv = {
+        (time_t)seconds,
+        (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6)};
+
+    evtimer_add(f->deadline, &tv);
 }
 
 /* ---- reading the state from the store ---- */
@@ -148,17 +202,15 @@ static void fresh_read_page(struct fresh *f)
             rd->page(rd->ctx, f->next_key, f->next_len, f->prefix,
                      f->prefix_len, f->target, FRESH_PAGE, fresh_page_cb, f);
     if (f->read == NULL)
-        fresh_answer(f, RW_EUNAVAIL, NULL, f->target, true,
-                     "no connection to the store");
+        fresh_fail_later(f, RW_EUNAVAIL, "no connection to the store");
 }
 
-/* Reads the state at f->target from the store. */
+/* Reads the state at f->target from the store, within FRESH_READ_LIMIT. */
 static void fresh_read_store(struct fresh *f)
 {
     f->step = STEP_READ;
     resource_unwait(f->r, &f->waiter);
-    if (f->deadline != NULL)
-        event_del(f->deadline); /* the Range calls have their own */
+    fresh_arm(f, FRESH_READ_LIMIT);
     f->building = store_new();
     f->next_key = xmemdup(f->prefix, f->prefix_len + 1);
     f->next_len = f->prefix_len;
@@ -190,10 +242,17 @@ static void fresh_waiter_cb(struct rv_waiter *w, void *arg)
     fresh_from_cache(arg);
 }
 
+/* Waits for the cache to reach f->target (answers from the event loop
+ * even when it already has). */
 static void fresh_wait(struct fresh *f)
 {
     f->step = STEP_WAIT;
     f->waiter.rv = f->target;
+    if (resource_rv(f->r) >= f->target) {
+        f->step = STEP_READY;
+        event_active(f->deadline, EV_TIMEOUT, 1);
+        return;
+    }
     resource_wait(f->r, &f->waiter);
 }
 
@@ -202,33 +261,172 @@ static void fresh_deadline_cb(evutil_socket_t fd, short what, void *arg)
     struct fresh *f = arg;
     char why[160];
 
-    if (f->step == STEP_PROBE && f->read == NULL) {
-        fresh_answer(f, RW_EUNAVAIL, NULL, f->rv, false,
-                     "no connection to the store");
-    } else if (f->step == STEP_PROBE) {
+    switch (f->step) {
+    case STEP_READY:
+        fresh_from_cache(f);
+        break;
+    case STEP_FAIL:
+        fresh_answer(f, f->fail_err, NULL, f->rv, false, f->fail_why);
+        break;
+    case STEP_PROBE:
         fresh_answer(f, RW_ETIMEDOUT, NULL, f->rv, false,
                      "the store did not answer in time");
-    } else if (f->future || f->store_rev == 0) {
-        snprintf(why, sizeof(why),
-                 "Too large resource version: %" PRId64 ", current: %" PRId64,
-                 f->target, resource_rv(f->r));
-        fresh_answer(f, RW_EFUTURE, NULL, f->target, false, why);
-    } else {
-        fresh_read_store(f); /* the cache is stuck behind the store */
+        break;
+    case STEP_READ:
+        fresh_answer(f, RW_ETIMEDOUT, NULL, f->target, true,
+                     "the store did not send the state in time");
+        break;
+    case STEP_WAIT:
+        if (f->future || f->store_rev == 0) {
+            snprintf(why, sizeof(why),
+                     "Too large resource version: %" PRId64
+                     ", current: %" PRId64,
+                     f->target, resource_rv(f->r));
+            fresh_answer(f, RW_EFUTURE, NULL, f->target, false, why);
+        } else {
+            fresh_read_store(f); /* the cache is stuck behind the store */
+        }
+        break;
     }
 }
 
-/* ---- the probe ---- */
+/* ---- probes ---- */
 
-static void fresh_probe_cb(int err, const char *why,
-                           const struct upstream_probe *p, void *arg)
+static void probe_send(struct probe *pr);
+
+static void probe_free(struct probe *pr)
 {
-    struct fresh *f = arg;
+    const struct upstream_reader *rd = resource_reader(pr->r);
+    struct probe **link;
 
-    f->read = NULL;
+    for (link = &probes; *link != pr; link = &(*link)->next)
+        ;
+    *link = pr->next;
+    if (pr->read != NULL && rd != NULL)
+        rd->cancel(rd->ctx, pr->read);
+    store_snap_unref(pr->snap);
+    free(pr->prefix);
+    free(pr);
+}
+
+static void fresh_leave_probe(struct fresh *f)
+{
+    struct probe *pr = f->probe;
+    struct fresh **link;
+
+    if (pr == NULL)
+        return;
+    for (link = &pr->members; *link != NULL && *link != f;
+         link = &(*link)->probe_next)
+        ;
+    if (*link == NULL)
+        for (link = &pr->later; *link != f; link = &(*link)->probe_next)
+            ;
+    *link = f->probe_next;
+    f->probe = NULL;
+    if (pr->members == NULL && pr->later == NULL && !pr->answering)
+        probe_free(pr);
+}
+
+static void probe_cb(int err, const char *why, const struct upstream_probe *p,
+                     void *arg)
+{
+    struct probe *pr = arg;
+    struct store_snap *snap = store_snap_ref(pr->snap);
+    size_t count = pr->snap_count;
+    struct fresh *f;
+
+    pr->read = NULL;
+    /* Answer the members (detached first); reads that start meanwhile
+     * join `later`, and no read leaving can free pr while answering. */
+    pr->answering = true;
+    while ((f = pr->members) != NULL) {
+        pr->members = f->probe_next;
+        f->probe = NULL;
+        fresh_probe_result(f, err, why, p, snap, count);
+    }
+    pr->answering = false;
+    store_snap_unref(snap);
+    if (pr->later == NULL) {
+        probe_free(pr);
+        return;
+    }
+    pr->members = pr->later;
+    pr->later = NULL;
+    probe_send(pr);
+}
+
+/* Sends pr for its members, with the cache as it is now. */
+static void probe_send(struct probe *pr)
+{
+    struct watchcache *wc = resource_cache(pr->r);
+    const struct upstream_reader *rd = resource_reader(pr->r);
+    struct fresh *f;
+
+    store_snap_unref(pr->snap);
+    pr->snap = store_snapshot(watchcache_store(wc));
+    pr->snap_count =
+        resource_undecodable_under(pr->r, pr->prefix, pr->prefix_len);
+    store_snap_scan(pr->snap, pr->prefix, pr->prefix_len, fresh_count_cb,
+                    &pr->snap_count);
+    if (rd != NULL)
+        pr->read = rd->probe(rd->ctx, pr->prefix, pr->prefix_len,
+                             watchcache_rv(wc), probe_cb, pr);
+    if (pr->read != NULL) {
+        resource_metrics(pr->r)->probes++;
+        return;
+    }
+    /* No store to ask: each read decides what that means for it (never an
+     * answer from here: fresh_probe_result defers them). */
+    pr->answering = true;
+    while ((f = pr->members) != NULL || (f = pr->later) != NULL) {
+        if (f == pr->members)
+            pr->members = f->probe_next;
+        else
+            pr->later = f->probe_next;
+        f->probe = NULL;
+        fresh_probe_result(f, RW_EUNAVAIL, "no connection to the store", NULL,
+                           NULL, 0);
+    }
+    probe_free(pr);
+}
+
+/* Puts f on the next probe of its prefix. */
+static void fresh_join_probe(struct fresh *f)
+{
+    struct probe *pr;
+
+    f->step = STEP_PROBE;
+    for (pr = probes; pr != NULL; pr = pr->next)
+        if (pr->r == f->r && pr->prefix_len == f->prefix_len &&
+            memcmp(pr->prefix, f->prefix, f->prefix_len) == 0)
+            break;
+    if (pr != NULL) {
+        f->probe = pr;
+        f->probe_next = pr->later;
+        pr->later = f;
+        return;
+    }
+    pr = xcalloc(1, sizeof(*pr));
+    pr->r = f->r;
+    pr->prefix = xstrdup(f->prefix);
+    pr->prefix_len = f->prefix_len;
+    pr->next = probes;
+    probes = pr;
+    f->probe = pr;
+    pr->members = f;
+    probe_send(pr);
+}
+
+/* What the probe p (state snap of snap_count keys at its send time) means
+ * for f.  f may be answered (and freed) here, or wait. */
+static void fresh_probe_result(struct fresh *f, int err, const char *why,
+                               const struct upstream_probe *p,
+                               struct store_snap *snap, size_t snap_count)
+{
     if (err != RW_OK) {
         if (f->mode == READ_CONSISTENT) {
-            fresh_answer(f, err, NULL, 0, false, why);
+            fresh_fail_later(f, err, why);
             return;
         }
         f->target = f->rv; /* the cache may still get there */
@@ -243,13 +441,10 @@ static void fresh_probe_cb(int err, const char *why,
         fresh_wait(f);
     } else if (f->mode == READ_WATCH_FROM || resource_rv(f->r) >= f->target) {
         fresh_from_cache(f);
-    } else if (!p->modified && (size_t)p->count == f->snap_count) {
-        /* Nothing under the prefix changed in (snap_rv, R]. */
-        struct store_snap *snap = f->snap;
-
-        f->snap = NULL;
-        fresh_answer(f, RW_OK, snap, f->mode == READ_EXACT ? f->target : p->rev,
-                     false, NULL);
+    } else if (!p->modified && (size_t)p->count == snap_count) {
+        /* Nothing under the prefix changed in (snapshot, R]. */
+        fresh_answer(f, RW_OK, store_snap_ref(snap),
+                     f->mode == READ_EXACT ? f->target : p->rev, false, NULL);
     } else {
         fresh_wait(f);
     }
@@ -262,9 +457,6 @@ static struct fresh *fresh_new(struct resource *r, const char *prefix,
                                void *arg)
 {
     struct fresh *f = xcalloc(1, sizeof(*f));
-    struct timeval tv = {
-        (time_t)FRESH_WAIT,
-        (suseconds_t)((FRESH_WAIT - (time_t)FRESH_WAIT) * 1e6)};
 
     f->r = r;
     f->prefix = xstrdup(prefix);
@@ -276,7 +468,7 @@ static struct fresh *fresh_new(struct resource *r, const char *prefix,
     f->waiter.fn = fresh_waiter_cb;
     f->waiter.arg = f;
     f->deadline = evtimer_new(resource_base(r), fresh_deadline_cb, f);
-    evtimer_add(f->deadline, &tv);
+    fresh_arm(f, FRESH_WAIT);
     return f;
 }
 
@@ -321,37 +513,18 @@ struct fresh *fresh_read(struct resource *r, const char *prefix,
                          enum read_mode mode, int64_t rv, fresh_cb cb,
                          void *arg)
 {
-    struct watchcache *wc = resource_cache(r);
-    const struct upstream_reader *rd = resource_reader(r);
     struct fresh *f;
 
     if (fresh_now(r, mode, rv, cb, arg))
         return NULL;
     f = fresh_new(r, prefix, mode, rv, cb, arg);
-    if (mode == READ_EXACT && rv <= watchcache_rv(wc)) {
+    if (mode == READ_EXACT && rv <= watchcache_rv(resource_cache(r))) {
         /* Inside the cache's past but outside its window. */
         f->target = rv;
         f->store_rev = rv;
         fresh_read_store(f);
-        return f;
-    }
-    f->snap = store_snapshot(watchcache_store(wc));
-    f->snap_rv = watchcache_rv(wc);
-    store_snap_scan(f->snap, f->prefix, f->prefix_len, fresh_count_cb,
-                    &f->snap_count);
-    f->step = STEP_PROBE;
-    if (rd != NULL)
-        f->read = rd->probe(rd->ctx, f->prefix, f->prefix_len, f->snap_rv,
-                            fresh_probe_cb, f);
-    if (f->read == NULL) {
-        /* No store to ask: a later revision can only come to the cache. */
-        if (mode == READ_CONSISTENT) {
-            /* Never answered from inside fresh_read: defer. */
-            event_active(f->deadline, EV_TIMEOUT, 1);
-            return f;
-        }
-        f->target = rv;
-        fresh_wait(f);
+    } else {
+        fresh_join_probe(f);
     }
     return f;
 }

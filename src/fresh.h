@@ -21,7 +21,11 @@
  * to R (a key modified or created after s would be counted; a key deleted
  * after s would make the counts differ).  Otherwise changes are on their
  * way: wait for the cache to reach the revision (FRESH_WAIT seconds at
- * most), and failing that read the state from the store at that revision.
+ * most), and failing that read the state from the store at that revision
+ * (FRESH_READ_LIMIT seconds at most).  The store count includes the keys
+ * whose values the cache could not decode (resource_undecodable_under),
+ * so they do not defeat the proof.  Concurrent reads of one prefix share
+ * probes (fresh.c).
  */
 #ifndef FRESH_H
 #define FRESH_H
@@ -36,6 +40,8 @@ struct fresh;
 
 /* Seconds a read waits for the cache, as the apiserver's 3 s. */
 #define FRESH_WAIT 3.0
+/* Seconds a read of the state from the store may take, all pages. */
+#define FRESH_READ_LIMIT 10.0
 
 enum read_mode {
     READ_ANY,

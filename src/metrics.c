@@ -131,6 +131,10 @@ static void get_dispatched(struct resource *r, double *v)
 {
     *v = (double)M(r)->events_dispatched;
 }
+static void get_probes(struct resource *r, double *v)
+{
+    *v = (double)M(r)->probes;
+}
 static void get_visits(struct resource *r, double *v)
 {
     *v = (double)M(r)->dispatch_visits;
@@ -207,6 +211,10 @@ static const struct family_def families[] = {
     {"ringwatch_watch_events_dispatched_total", "counter",
      "Event frames written to watch streams (one per watcher and event).", U64,
      get_dispatched},
+    {"ringwatch_freshness_probes_total", "counter",
+     "Linearizable reads sent to the store to prove a consistent read fresh "
+     "(shared by the reads of one prefix that wait at the same time).",
+     U64, get_probes},
     {"ringwatch_dispatch_visits_total", "counter",
      "(event, watcher) pairs examined to dispatch events; per received "
      "event it counts the watchers an event may concern, not all watchers.",

@@ -27,6 +27,7 @@ struct metrics_resource {
     uint64_t list_hits;         /* LISTs served from memory */
     uint64_t list_misses;       /* LISTs delegated upstream */
     uint64_t gets;              /* GETs of one object */
+    uint64_t probes;            /* freshness probes sent to the store */
     uint64_t events_received;   /* changes applied from the upstream */
     uint64_t events_dispatched; /* event frames written to watch streams */
     uint64_t dispatch_visits;   /* (event, watcher) pairs the dispatcher or a

@@ -29,6 +29,83 @@
 /* Keys whose undecodable values have been logged, bounded. */
 #define LOGGED_KEYS_MAX 4096
 
+/* A sorted set of keys (few: undecodable values are rare). */
+struct keyset {
+    char **keys;
+    size_t n;
+};
+
+/* Where key is, or would be inserted; *found says which. */
+static size_t keyset_find(const struct keyset *ks, const char *key, size_t len,
+                          bool *found)
+{
+    size_t lo = 0, hi = ks->n;
+
+    *found = false;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        size_t klen = strlen(ks->keys[mid]);
+        int c = memcmp(ks->keys[mid], key, RW_MIN(klen, len));
+
+        if (c == 0 && klen == len) {
+            *found = true;
+            return mid;
+        }
+        if (c < 0 || (c == 0 && klen < len))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void keyset_add(struct keyset *ks, const char *key, size_t len)
+{
+    bool found;
+    size_t at = keyset_find(ks, key, len, &found);
+
+    if (found)
+        return;
+    ks->keys = xrealloc(ks->keys, (ks->n + 1) * sizeof(char *));
+    memmove(ks->keys + at + 1, ks->keys + at, (ks->n - at) * sizeof(char *));
+    ks->keys[at] = xstrndup(key, len);
+    ks->n++;
+}
+
+static void keyset_remove(struct keyset *ks, const char *key, size_t len)
+{
+    bool found;
+    size_t at = keyset_find(ks, key, len, &found);
+
+    if (!found)
+        return;
+    free(ks->keys[at]);
+    memmove(ks->keys + at, ks->keys + at + 1,
+            (ks->n - at - 1) * sizeof(char *));
+    ks->n--;
+}
+
+/* Keys starting with prefix. */
+static size_t keyset_count_prefix(const struct keyset *ks, const char *prefix,
+                                  size_t len)
+{
+    bool found;
+    size_t at = keyset_find(ks, prefix, len, &found), n = 0;
+
+    while (at + n < ks->n && strncmp(ks->keys[at + n], prefix, len) == 0)
+        n++;
+    return n;
+}
+
+static void keyset_clear(struct keyset *ks)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        free(ks->keys[i]);
+    free(ks->keys);
+    ks->keys = NULL;
+    ks->n = 0;
+}
+
 struct resource {
     struct event_base *base;
     const struct resource_type *rt;
@@ -40,6 +117,8 @@ struct resource {
     struct event *bookmark_timer;
     struct metrics_resource metrics;
     const struct upstream_reader *reader;
+    struct keyset bad;         /* keys whose stored value is undecodable */
+    struct keyset listing_bad; /* the same, of the list being received */
     int64_t known_rev;         /* see resource_known_rev */
     struct rv_waiter *waiters; /* resource_wait, unordered */
     char **logged_keys;        /* sorted, for the log-once rule */
@@ -83,6 +162,8 @@ void resource_free(struct resource *r)
     if (r == NULL)
         return;
     rw_assert(r->waiters == NULL); /* their streams are gone */
+    keyset_clear(&r->bad);
+    keyset_clear(&r->listing_bad);
     event_free(r->bookmark_timer);
     watch_set_free(r->watches);
     store_free(r->listing);
@@ -148,6 +229,12 @@ const struct upstream_reader *resource_reader(const struct resource *r)
 int64_t resource_known_rev(const struct resource *r)
 {
     return RW_MAX(r->known_rev, resource_rv(r));
+}
+
+size_t resource_undecodable_under(const struct resource *r, const char *prefix,
+                                  size_t len)
+{
+    return keyset_count_prefix(&r->bad, prefix, len);
 }
 
 void resource_note_rev(struct resource *r, int64_t rev)
@@ -258,6 +345,7 @@ void resource_list_begin(struct resource *r)
 {
     store_free(r->listing);
     r->listing = store_new();
+    keyset_clear(&r->listing_bad);
 }
 
 void resource_list_item(struct resource *r, const char *key, size_t key_len,
@@ -268,6 +356,8 @@ void resource_list_item(struct resource *r, const char *key, size_t key_len,
     rw_assert(r->listing != NULL);
     if ((obj = resource_decode(r, key, key_len, value, value_len, mod_rev)))
         object_unref(store_put(r->listing, obj));
+    else
+        keyset_add(&r->listing_bad, key, key_len);
 }
 
 static void resource_relist_diff_cb(struct object *old, struct object *new_obj,
@@ -285,6 +375,9 @@ void resource_list_end(struct resource *r, int64_t rev)
 
     rw_assert(fresh != NULL);
     r->listing = NULL;
+    keyset_clear(&r->bad);
+    r->bad = r->listing_bad;
+    r->listing_bad = (struct keyset){0};
     if (relist)
         r->metrics.relists++;
     log_info("%s: %s at revision %" PRId64 ": %zu objects", r->rt->resource,
@@ -302,6 +395,7 @@ void resource_list_abort(struct resource *r)
 {
     store_free(r->listing);
     r->listing = NULL;
+    keyset_clear(&r->listing_bad);
 }
 
 /* ---- changes ---- */
@@ -316,7 +410,10 @@ void resource_put(struct resource *r, const char *key, size_t key_len,
         return;
     r->metrics.events_received++;
     obj = resource_decode(r, key, key_len, value, value_len, mod_rev);
+    if (obj != NULL)
+        keyset_remove(&r->bad, key, key_len);
     if (obj == NULL) {
+        keyset_add(&r->bad, key, key_len);
         /* Never keep serving a state the store has replaced. */
         if (store_get(watchcache_store(r->wc), key, key_len) != NULL)
             watchcache_delete(r->wc, key, key_len, mod_rev);
@@ -333,6 +430,7 @@ void resource_delete(struct resource *r, const char *key, size_t key_len,
     if (mod_rev < watchcache_rv(r->wc))
         return;
     r->metrics.events_received++;
+    keyset_remove(&r->bad, key, key_len);
     watchcache_delete(r->wc, key, key_len, mod_rev);
 }
 

@@ -60,6 +60,12 @@ const struct upstream_reader *resource_reader(const struct resource *r);
  * revision a probe of the store returned (resource_note_rev).  A watch
  * from at most this revision can start without waiting. */
 int64_t resource_known_rev(const struct resource *r);
+
+/* Keys under prefix (len bytes) whose stored value the cache could not
+ * decode (and so does not hold), as of resource_rv(): with the store's
+ * objects under prefix, the number of keys etcd has there. */
+size_t resource_undecodable_under(const struct resource *r,
+                                  const char *prefix, size_t len);
 void resource_note_rev(struct resource *r, int64_t rev);
 
 /*

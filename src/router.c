@@ -165,7 +165,9 @@ static void router_serve(struct stream *s, const struct target *t,
         goto out;
     }
     watch = q.watch || t->watch_path;
-    if (query_validate(&q, watch, &field, why, sizeof(why)) != RW_OK) {
+    /* As the apiserver: a GET of one object ignores list options. */
+    if ((watch || t->name == NULL) &&
+        query_validate(&q, watch, &field, why, sizeof(why)) != RW_OK) {
         body = kjson_status_invalid(field, why);
         stream_respond(s, 422, "application/json", body);
         rbuf_unref(body);

@@ -88,6 +88,27 @@ static void test_refusals(void **state)
     /* {"v":"meta.k8s.io/v1","rv":1.5,"start":"a"} */
     refused("eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MS41LCJzdGFydCI6ImEifQ",
             "continue key is not valid: bad revision");
+    /* {"v":"meta.k8s.io/v1","rv":0,"start":"a"} */
+    refused("eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MCwic3RhcnQiOiJhIn0",
+            "continue key is not valid: incorrect encoded start "
+            "resourceVersion (version meta.k8s.io/v1)");
+}
+
+/* Any negative revision continues on current state, as the apiserver. */
+static void test_negative_rv(void **state)
+{
+    char *key, why[128];
+    int64_t rv;
+
+    /* {"v":"meta.k8s.io/v1","rv":-5,"start":"a"} */
+    assert_int_equal(
+        ctoken_decode(
+            "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTUsInN0YXJ0IjoiYSJ9", &rv,
+            &key, why, sizeof(why)),
+        RW_OK);
+    assert_int_equal(rv, -1);
+    assert_string_equal(key, "a");
+    free(key);
 }
 
 int main(void)
@@ -96,6 +117,7 @@ int main(void)
         cmocka_unit_test(test_apiserver_format),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_negative_rv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t rv, rv2;
 
     if (ctoken_decode(token, &rv, &key, why, sizeof(why)) == RW_OK) {
-        rw_assert(*key != '\0' && key[0] != '/' && rv >= -1);
+        rw_assert(*key != '\0' && key[0] != '/' && rv != 0 && rv >= -1);
         again = ctoken_encode(rv, key, strlen(key));
         rw_assert(ctoken_decode(again, &rv2, &key2, why, sizeof(why)) == RW_OK);
         rw_assert(rv2 == rv && strcmp(key, key2) == 0);

@@ -72,9 +72,10 @@ def main():
     for method in ("POST", "PUT", "PATCH", "DELETE"):
         status_of(rw, "/api/v1/namespaces/ns/configmaps", 405, "MethodNotAllowed", method)
     for q in ("watch=maybe", "resourceVersion=abc", "timeoutSeconds=-1", "limit=x",
-              "labelSelector=a%3D%3D%3Db", "fieldSelector=nofield", "labelSelector=a+in+(",
-              "resourceVersionMatch=Newest"):
+              "labelSelector=a%3D%3D%3Db", "fieldSelector=nofield", "labelSelector=a+in+("):
         status_of(rw, "/api/v1/configmaps?" + q, 400, "BadRequest")
+    # Options that do not go together, or an unknown match: 422 Invalid.
+    status_of(rw, "/api/v1/configmaps?resourceVersionMatch=Newest&resourceVersion=1", 422, "Invalid")
 
     # HEAD: headers only.
     conn = http.client.HTTPConnection("127.0.0.1", rw.port, timeout=10)
