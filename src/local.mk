@@ -41,12 +41,15 @@ src_fleet_libfleet_a_SOURCES = \
 	src/fleet/keys.c src/fleet/keys.h \
 	src/fleet/view.c src/fleet/view.h \
 	src/fleet/filter.c src/fleet/filter.h \
+	src/fleet/profile.c src/fleet/profile.h \
+	src/fleet/churn.c src/fleet/churn.h \
 	src/fleet/range.c src/fleet/range.h \
 	src/fleet/oracle.c src/fleet/oracle.h \
 	src/fleet/writer.c src/fleet/writer.h \
 	src/fleet/watcher.c src/fleet/watcher.h \
 	src/fleet/watch_h2.c src/fleet/watch_h2.h \
 	src/fleet/watch_h1.c src/fleet/watch_h1.h \
+	src/fleet/watch_etcd.c src/fleet/watch_etcd.h \
 	src/fleet/report.c src/fleet/report.h
 FLEET_LIBS = src/fleet/libfleet.a $(RW_LIBS)
 

@@ -41,3 +41,13 @@ test_fleet_watcher_test_LDADD = $(FLEET_TEST_LIBS)
 FLEET_INTEGRATION_TESTS = test/integration/fleet_smoke.py
 TESTS += $(FLEET_INTEGRATION_TESTS)
 EXTRA_DIST += $(FLEET_INTEGRATION_TESTS)
+
+UNIT_TESTS += test/fleet_churn_test
+test_fleet_churn_test_SOURCES = test/fleet_churn_test.c
+test_fleet_churn_test_CFLAGS = $(TEST_CFLAGS)
+test_fleet_churn_test_LDADD = $(FLEET_TEST_LIBS)
+
+UNIT_TESTS += test/fleet_profile_test
+test_fleet_profile_test_SOURCES = test/fleet_profile_test.c
+test_fleet_profile_test_CFLAGS = $(TEST_CFLAGS)
+test_fleet_profile_test_LDADD = $(FLEET_TEST_LIBS)

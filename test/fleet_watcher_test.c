@@ -165,7 +165,7 @@ static void start_two(struct fixture *fx, struct watcher **w0,
     *w0 = watcher_set_add(fx->ws, fx->f);
     *w1 = watcher_set_add(fx->ws, fx->f);
     assert_int_equal(next(*w0, path), WATCHER_GET);
-    assert_string_equal(path, "/api/v1/pods?");
+    assert_string_equal(path, "/api/v1/pods?resourceVersion=0");
     assert_int_equal(next(*w1, path), WATCHER_IDLE);
     watcher_begin(*w0, 200);
     feed(*w0, LIST_AB);

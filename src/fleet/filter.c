@@ -1,5 +1,8 @@
 /*
  * filter.c: a shared selection and its expectations (see filter.h).
+ *
+ * The index keeps node filters sorted by node name (binary search, no
+ * per-entry allocation) and the unindexed ones in an array.
  */
 #include "filter.h"
 
@@ -77,6 +80,7 @@ void filter_free(struct filter *f)
     free(f->label_selector);
     free(f->field_selector);
     free(f->query);
+    free(f->node);
     view_fini(&f->s0);
     view_fini(&f->final);
     free(f->expected);
@@ -107,4 +111,107 @@ void filter_expect(struct filter *f, uint32_t entry, enum event_type type)
             xrealloc(f->expected, f->cap_expected * sizeof(*f->expected));
     }
     f->expected[f->n_expected++] = entry << 2 | (uint32_t)type;
+}
+
+struct filter *filter_new_node(uint32_t id, const struct resource_type *rt,
+                               const char *node)
+{
+    char *field = xasprintf("spec.nodeName=%s", node);
+    char why[256];
+    struct filter *f = filter_new(id, rt, NULL, field, why, sizeof(why));
+
+    free(field);
+    if (f != NULL)
+        f->node = xstrdup(node);
+    return f;
+}
+
+/* ==== index ==== */
+
+struct filter_index {
+    int node_field;          /* object_field id of spec.nodeName; -1 */
+    struct filter **generic; /* unindexed */
+    size_t ngeneric;
+    struct filter **nodes; /* sorted by node name */
+    size_t nnodes;
+};
+
+static int filter_node_cmp(const void *a, const void *b)
+{
+    const struct filter *x = *(struct filter *const *)a;
+    const struct filter *y = *(struct filter *const *)b;
+
+    return strcmp(x->node, y->node);
+}
+
+struct filter_index *filter_index_new(const struct resource_type *rt,
+                                      struct filter *const *filters, size_t n)
+{
+    struct filter_index *ix = xcalloc(1, sizeof(*ix));
+
+    ix->node_field = resource_type_field_id(rt, "spec.nodeName");
+    ix->generic = xcalloc(n ? n : 1, sizeof(*ix->generic));
+    ix->nodes = xcalloc(n ? n : 1, sizeof(*ix->nodes));
+    for (size_t i = 0; i < n; i++) {
+        if (filters[i]->node != NULL && ix->node_field >= 0)
+            ix->nodes[ix->nnodes++] = filters[i];
+        else
+            ix->generic[ix->ngeneric++] = filters[i];
+    }
+    qsort(ix->nodes, ix->nnodes, sizeof(*ix->nodes), filter_node_cmp);
+    return ix;
+}
+
+void filter_index_free(struct filter_index *ix)
+{
+    if (ix == NULL)
+        return;
+    free(ix->generic);
+    free(ix->nodes);
+    free(ix);
+}
+
+size_t filter_index_max(const struct filter_index *ix)
+{
+    return ix->ngeneric + 2;
+}
+
+static struct filter *filter_index_node(const struct filter_index *ix,
+                                        const struct object *obj)
+{
+    const char *node;
+    size_t lo = 0, hi = ix->nnodes;
+
+    if (obj == NULL || ix->nnodes == 0)
+        return NULL;
+    node = object_field(obj, ix->node_field);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(ix->nodes[mid]->node, node);
+
+        if (c == 0)
+            return ix->nodes[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+size_t filter_index_candidates(const struct filter_index *ix,
+                               const struct object *old,
+                               const struct object *new_obj,
+                               struct filter **out)
+{
+    struct filter *a = filter_index_node(ix, old);
+    struct filter *b = filter_index_node(ix, new_obj);
+    size_t n = ix->ngeneric;
+
+    memcpy(out, ix->generic, n * sizeof(*out));
+    if (a != NULL)
+        out[n++] = a;
+    if (b != NULL && b != a)
+        out[n++] = b;
+    return n;
 }

@@ -4,9 +4,12 @@
  * the initial LIST (S0 at R0), the events the oracle says its watchers
  * must receive, and etcd's final state filtered by it.
  *
- * Today every watcher shares one filter.  Profiles will add more (a
- * kubelet's fieldSelector=spec.nodeName=NODE per node); everything per
- * selection lives here so that adding filters changes no other module.
+ * Watchers with the same selection share one filter: the controllers'
+ * (the selectors given) and one per watched node for kubelets
+ * (fieldSelector=spec.nodeName=NODE, filter_new_node).  A filter_index
+ * finds, for one change, the few filters it may concern (the unindexed
+ * ones plus the node filters of the old and new spec.nodeName), so the
+ * oracle's work per change does not grow with the number of nodes.
  *
  * Expected events: the oracle appends, in revision order, each change
  * whose old or new state the selector matches, with the event type a
@@ -33,6 +36,7 @@ struct filter {
     char *field_selector;   /* NULL: none */
     struct selector *sel;   /* NULL matches everything */
     char *query;            /* "&labelSelector=..." URL-encoded, or "" */
+    char *node;             /* filter_new_node's node, else NULL */
     struct watcher *leader; /* the watcher that LISTs S0 */
     size_t watchers;        /* watchers using this filter */
     bool ready;             /* S0 and R0 are known */
@@ -54,6 +58,11 @@ struct filter *filter_new(uint32_t id, const struct resource_type *rt,
                           const char *field_selector, char *why,
                           size_t why_len);
 void filter_free(struct filter *f);
+
+/* A kubelet's filter: fieldSelector spec.nodeName=node (rt must have
+ * that field, as pods do; NULL otherwise). */
+struct filter *filter_new_node(uint32_t id, const struct resource_type *rt,
+                               const char *node);
 
 /* Whether obj (a decoded object; NULL reads as "no object") is in f's
  * selection. */
@@ -80,6 +89,31 @@ static inline enum event_type filter_expected_type(const struct filter *f,
 {
     return (enum event_type)(f->expected[i] & 3u);
 }
+
+/* ---- index ---- */
+
+struct filter_index;
+
+/* An index of the n filters (borrowed; they must outlive it): node
+ * filters by node name, the others in a list.  Without a spec.nodeName
+ * field in rt every filter is unindexed. */
+struct filter_index *filter_index_new(const struct resource_type *rt,
+                                      struct filter *const *filters, size_t n);
+void filter_index_free(struct filter_index *ix);
+
+/* Most filters filter_index_candidates can return. */
+size_t filter_index_max(const struct filter_index *ix);
+
+/*
+ * The filters a change from old to new_obj (either NULL) may concern:
+ * every unindexed filter and the node filters of old's and new_obj's
+ * spec.nodeName (once each), into out (room for filter_index_max).
+ * Returns how many.  Any other filter's transition is "nothing".
+ */
+size_t filter_index_candidates(const struct filter_index *ix,
+                               const struct object *old,
+                               const struct object *new_obj,
+                               struct filter **out);
 
 /* Percent-encodes s for a query string value into a new string. */
 char *filter_url_encode(const char *s);

@@ -2,7 +2,11 @@
  * main.c: ringwatch-fleet, the load generator and verifier.  Parses the
  * options, builds the modules and runs the phases on one event loop:
  *
- *   LIST   each filter's leader LISTs S0 at R0 (bounded: 30 s)
+ *   SETUP  with --churn: the writer adopts an earlier run's pods and
+ *          creates the initial set (bounded: 120 s)
+ *   LIST   each filter's leader LISTs S0 at R0 (bounded: 30 s); with
+ *          --target etcd one etcd Range of the prefix gives every
+ *          filter's S0 at R0 instead
  *   RUN    the oracle watches etcd from R0 + 1, the writer loads its
  *          objects at R0 and writes for --duration, the watchers WATCH
  *          from R0 (after --watch-delay); a progress line every second
@@ -14,8 +18,14 @@
  *
  * Phases only move forward; SIGINT or SIGTERM jumps to DONE (the run
  * then fails as interrupted).  Everything is freed after the loop, in
- * reverse order of dependency: transports, range, writer, oracle,
- * watchers, filters, keys.
+ * reverse order of dependency: transports, ranges, writer, oracle,
+ * watchers, filter index, filters, keys.
+ *
+ * Filters (--profile): filters[0] is the controllers' selection when
+ * there are controllers; then one filter per node that has a kubelet
+ * (nodes 0 .. min(kubelets, nodes) - 1, in order), so watcher i's filter
+ * is found by arithmetic and the filter index (filter.h) finds a
+ * change's filters without scanning them all.
  */
 #include <event2/event.h>
 #include <inttypes.h>
@@ -33,21 +43,25 @@
 #include "keys.h"
 #include "options.h"
 #include "oracle.h"
+#include "profile.h"
 #include "proto/kjson.h"
 #include "range.h"
 #include "report.h"
 #include "src/log.h"
 #include "watch_h1.h"
+#include "watch_etcd.h"
 #include "watch_h2.h"
 #include "watcher.h"
 #include "writer.h"
 
-#define FLEET_LIST_TIMEOUT 30.0  /* seconds for every initial LIST */
-#define FLEET_FINAL_TIMEOUT 60.0 /* seconds to read the final state */
-#define FLEET_DRAIN_TICK 0.05    /* seconds between drain checks */
+#define FLEET_LIST_TIMEOUT 30.0   /* seconds for every initial LIST */
+#define FLEET_FINAL_TIMEOUT 60.0  /* seconds to read the final state */
+#define FLEET_DRAIN_TICK 0.05     /* seconds between drain checks */
+#define FLEET_SETUP_TIMEOUT 120.0 /* seconds to create --churn's pods */
 #define FLEET_WATCHERS_PER_CONN 100
 
 enum fleet_phase {
+    PHASE_SETUP,
     PHASE_LIST,
     PHASE_RUN,
     PHASE_DRAIN,
@@ -63,15 +77,23 @@ struct fleet {
     char *collection;
     uint64_t connections;
     struct keys *keys;
+    struct profile profile;
+    bool target_etcd;
+    double move_fraction;
+    char *field_selector_shown; /* for the report */
     struct filter **filters;
     size_t nfilters, nready;
+    size_t controller_filters; /* 1 when filters[0] is the controllers' */
+    struct filter_index *ix;
+    struct filter **candidates; /* scratch: filter_index_max entries */
     struct histogram latency;
     struct oracle *oracle;
     struct writer *writer;
     struct watcher_set *ws;
     struct watch_h2 *h2;
     struct watch_h1 *h1;
-    struct range *final;
+    struct watch_etcd *etcd_t;
+    struct range *final, *snapshot;
     enum fleet_phase phase;
     double t_run, t_load_end, t_end; /* monotonic seconds */
     int64_t target;                  /* revision the drain waits for */
@@ -109,10 +131,14 @@ static void fleet_kick(struct fleet *f)
         watch_h2_kick(f->h2);
     if (f->h1)
         watch_h1_kick(f->h1);
+    if (f->etcd_t)
+        watch_etcd_kick(f->etcd_t);
 }
 
 static size_t fleet_connections_open(const struct fleet *f)
 {
+    if (f->etcd_t)
+        return watch_etcd_connections_open(f->etcd_t);
     return f->h2 ? watch_h2_connections_open(f->h2)
                  : watch_h1_connections_open(f->h1);
 }
@@ -130,12 +156,13 @@ static void fleet_progress_cb(evutil_socket_t fd, short what, void *arg)
         writer_stats(f->writer, &st);
     fprintf(stderr,
             "[%6.1fs] watching %llu/%llu, conns %zu, delivered %llu "
-            "(%llu/s), p99 %.2f ms, writes %llu, 410s %llu, bookmarks %llu, "
-            "lost %llu\n",
+            "(%llu/s, relevant %llu), p99 %.2f ms, writes %llu, 410s %llu, "
+            "bookmarks %llu, lost %llu\n",
             f->t_run > 0 ? fleet_now() - f->t_run : 0.0,
             (unsigned long long)t.watching, (unsigned long long)f->cfg.watchers,
             fleet_connections_open(f), (unsigned long long)t.delivered,
             (unsigned long long)(t.delivered - f->last_delivered),
+            (unsigned long long)t.relevant,
             (double)histogram_quantile(&f->latency, 0.99) / 1e6,
             (unsigned long long)st.ok, (unsigned long long)t.expired_410,
             (unsigned long long)t.bookmarks, (unsigned long long)t.lost);
@@ -166,10 +193,16 @@ static int64_t fleet_send_time_cb(int64_t rv, void *arg)
     return f->writer ? writer_send_time(f->writer, rv) : -1;
 }
 
+static void fleet_start_list(struct fleet *f);
+
 static void fleet_writer_ready_cb(size_t objects, void *arg)
 {
     struct fleet *f = arg;
 
+    if (f->phase == PHASE_SETUP) {
+        fleet_start_list(f);
+        return;
+    }
     if (objects == 0) {
         log_warnx("writer: no %s to update: nothing will be written",
                   f->rt->resource);
@@ -181,7 +214,13 @@ static void fleet_writer_ready_cb(size_t objects, void *arg)
 
 static void fleet_writer_error_cb(const char *why, void *arg)
 {
+    struct fleet *f = arg;
+
     log_warnx("writer: %s", why);
+    if (f->phase == PHASE_SETUP) {
+        f->exit_code = 1;
+        fleet_done(f);
+    }
 }
 
 /* ==== phases ==== */
@@ -213,7 +252,9 @@ static void fleet_run(struct fleet *f)
         oracle_start(f->oracle, r0 + 1);
         watcher_set_advance(f->ws);
     }
-    if (f->writer)
+    if (f->writer && f->cfg.churn)
+        writer_start(f->writer);
+    else if (f->writer)
         writer_load(f->writer, r0);
     event_del(f->phase_timer);
     event_assign(f->phase_timer, f->base, -1, 0, fleet_load_end_cb, f);
@@ -236,10 +277,79 @@ static void fleet_list_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct fleet *f = arg;
 
-    log_warnx("the initial LIST did not complete in %.0f s",
-              FLEET_LIST_TIMEOUT);
+    if (f->phase == PHASE_SETUP)
+        log_warnx("creating the initial pods took over %.0f s",
+                  FLEET_SETUP_TIMEOUT);
+    else
+        log_warnx("the initial LIST did not complete in %.0f s",
+                  FLEET_LIST_TIMEOUT);
     f->exit_code = 1;
     fleet_done(f);
+}
+
+/* Puts a decoded etcd value into the view `which` of every filter that
+ * selects it (the S0 of --target etcd, or the final state). */
+static void fleet_add_kv(struct fleet *f, const struct etcd_kv *kv, bool final)
+{
+    size_t plen = strlen(f->rt->etcd_prefix), n;
+    struct object *obj = NULL;
+    const char *why;
+    uint32_t key;
+
+    if (kv->key_len <= plen ||
+        kjson_decode_object(f->rt, kv->key, kv->key_len, kv->value,
+                            kv->value_len, kv->mod_revision, &obj,
+                            &why) != RW_OK)
+        return; /* not served by the daemon either */
+    key = keys_intern(f->keys, "", 0, kv->key + plen, kv->key_len - plen);
+    n = filter_index_candidates(f->ix, NULL, obj, f->candidates);
+    for (size_t i = 0; i < n; i++)
+        if (filter_matches(f->candidates[i], obj))
+            view_put(final ? &f->candidates[i]->final : &f->candidates[i]->s0,
+                     key, kv->mod_revision);
+    object_unref(obj);
+}
+
+static void fleet_snapshot_kv_cb(const struct etcd_kv *kv, void *arg)
+{
+    fleet_add_kv(arg, kv, false);
+}
+
+static void fleet_snapshot_done_cb(int err, const char *why, int64_t revision,
+                                   void *arg)
+{
+    struct fleet *f = arg;
+
+    if (f->phase != PHASE_LIST)
+        return;
+    if (err != 0) {
+        log_warnx("the initial etcd Range failed: %s", why);
+        f->exit_code = 1;
+        fleet_done(f);
+        return;
+    }
+    for (size_t i = 0; i < f->nfilters; i++) {
+        f->filters[i]->r0 = revision;
+        f->filters[i]->ready = true;
+    }
+    f->nready = f->nfilters;
+    fleet_run(f);
+    fleet_kick(f);
+}
+
+/* The initial LIST: by the filters' leaders, or one etcd Range. */
+static void fleet_start_list(struct fleet *f)
+{
+    f->phase = PHASE_LIST;
+    event_del(f->phase_timer);
+    event_assign(f->phase_timer, f->base, -1, 0, fleet_list_timeout_cb, f);
+    fleet_timer(f->phase_timer, FLEET_LIST_TIMEOUT);
+    if (f->target_etcd)
+        f->snapshot = range_new(
+            f->base, f->server_host, f->server_port, f->rt->etcd_prefix, 0, 0,
+            0, fleet_snapshot_kv_cb, fleet_snapshot_done_cb, f);
+    else
+        fleet_kick(f);
 }
 
 /* The revision the drain waits for: the last write, else the last change
@@ -301,22 +411,7 @@ static void fleet_load_end_cb(evutil_socket_t fd, short what, void *arg)
 
 static void fleet_final_kv_cb(const struct etcd_kv *kv, void *arg)
 {
-    struct fleet *f = arg;
-    size_t plen = strlen(f->rt->etcd_prefix);
-    struct object *obj = NULL;
-    const char *why;
-    uint32_t key;
-
-    if (kv->key_len <= plen ||
-        kjson_decode_object(f->rt, kv->key, kv->key_len, kv->value,
-                            kv->value_len, kv->mod_revision, &obj,
-                            &why) != RW_OK)
-        return; /* not served by the daemon either */
-    key = keys_intern(f->keys, "", 0, kv->key + plen, kv->key_len - plen);
-    for (size_t i = 0; i < f->nfilters; i++)
-        if (filter_matches(f->filters[i], obj))
-            view_put(&f->filters[i]->final, key, kv->mod_revision);
-    object_unref(obj);
+    fleet_add_kv(arg, kv, true);
 }
 
 static void fleet_final_done_cb(int err, const char *why, int64_t revision,
@@ -376,8 +471,21 @@ static void fleet_fill_report(struct fleet *f, struct report *r)
     r->connections = f->connections;
     r->protocol = f->cfg.http1 ? "http1" : "h2";
     r->resource = f->cfg.resource;
-    r->label_selector = f->filters[0]->label_selector;
-    r->field_selector = f->filters[0]->field_selector;
+    r->label_selector =
+        f->profile.controllers > 0 ? f->filters[0]->label_selector : NULL;
+    r->field_selector = f->field_selector_shown;
+    r->profile = profile_name(f->profile.kind);
+    r->target = f->target_etcd ? "etcd" : "ringwatch";
+    r->controllers = f->profile.controllers;
+    r->kubelets = f->profile.kubelets;
+    r->nodes = f->profile.nodes;
+    r->churn = f->cfg.churn;
+    r->creates = st.creates;
+    r->updates = st.updates;
+    r->moves = st.moves;
+    r->deletes = st.deletes;
+    r->initial_pods = st.initial;
+    r->live_pods = f->cfg.churn ? st.live : st.objects;
     r->duration_s = f->cfg.duration;
     r->elapsed_s = f->t_run > 0 ? f->t_end - f->t_run : 0;
     r->writes = st.ok;
@@ -392,7 +500,8 @@ static void fleet_fill_report(struct fleet *f, struct report *r)
     r->oracle_failed = f->oracle_failed;
     r->final_state_failed = f->final_failed;
     report_proc_sample(0, &r->fleet);
-    r->watcher_bytes = watcher_set_footprint(f->ws);
+    r->watcher_bytes = watcher_set_footprint(f->ws) +
+                       (f->etcd_t ? watch_etcd_footprint(f->etcd_t) : 0);
     if (f->cfg.server_pid > 0) {
         r->has_server = true;
         r->server_pid = (long)f->cfg.server_pid;
@@ -469,6 +578,38 @@ static bool fleet_parse_url(const char *url, char **host, char **port)
     return true;
 }
 
+/* The checks after --resource, --server, --profile and --target. */
+static const char *fleet_check_more(struct fleet *f)
+{
+    struct fleet_config *c = &f->cfg;
+    char *end = NULL;
+
+    f->target_etcd = strcmp(c->target, "etcd") == 0;
+    if (f->target_etcd && c->etcd == NULL)
+        c->etcd = c->server; /* the oracle and the writer use it too */
+    if (c->etcd && !fleet_parse_url(c->etcd, &f->etcd_host, &f->etcd_port))
+        return "--etcd: want http://HOST:PORT";
+    if (c->write_rate > 0 && c->etcd == NULL)
+        return "--write-rate needs --etcd";
+    if (f->target_etcd && c->http1)
+        return "--http1: etcd speaks gRPC over HTTP/2 only";
+    if (f->profile.kind != PROFILE_CONTROLLER &&
+        resource_type_field_id(f->rt, "spec.nodeName") < 0)
+        return "--profile kubelet and mix need a resource with spec.nodeName "
+               "(pods)";
+    f->move_fraction = strtod(c->move_fraction, &end);
+    if (end == c->move_fraction || *end != '\0' || !(f->move_fraction >= 0) ||
+        f->move_fraction > 1)
+        return "--move-fraction: want a number from 0 to 1";
+    if (c->churn && (strcmp(f->rt->resource, "pods") != 0 || c->etcd == NULL ||
+                     c->write_rate == 0))
+        return "--churn needs --resource pods, --etcd and --write-rate";
+    if (profile_init(&f->profile, f->profile.kind, c->watchers,
+                     c->mix_controllers, c->nodes) != RW_OK)
+        return "--nodes: too many";
+    return NULL;
+}
+
 /* Checks the options; exits 2 with a message when they do not fit. */
 static void fleet_check_options(struct fleet *f)
 {
@@ -479,10 +620,13 @@ static void fleet_check_options(struct fleet *f)
         problem = "--resource: unknown resource type";
     else if (!fleet_parse_url(c->server, &f->server_host, &f->server_port))
         problem = "--server: want http://HOST:PORT";
-    else if (c->etcd && !fleet_parse_url(c->etcd, &f->etcd_host, &f->etcd_port))
-        problem = "--etcd: want http://HOST:PORT";
-    else if (c->write_rate > 0 && c->etcd == NULL)
-        problem = "--write-rate needs --etcd";
+    else if (profile_parse(c->profile, &f->profile.kind) != RW_OK)
+        problem = "--profile: want controller, kubelet or mix";
+    else if (c->target == NULL || (strcmp(c->target, "ringwatch") != 0 &&
+                                   strcmp(c->target, "etcd") != 0))
+        problem = "--target: want ringwatch or etcd";
+    else
+        problem = fleet_check_more(f);
     if (problem != NULL) {
         fprintf(stderr, "ringwatch-fleet: %s (see ringwatch-fleet --help)\n",
                 problem);
@@ -503,6 +647,69 @@ static void fleet_check_options(struct fleet *f)
             xasprintf("/api/%s/%s", f->rt->version, f->rt->resource);
 }
 
+/* filters[]: the controllers' selection, then one per watched node. */
+static void fleet_build_filters(struct fleet *f)
+{
+    const struct profile *p = &f->profile;
+    size_t node_filters = (size_t)RW_MIN(p->kubelets, (uint64_t)p->nodes);
+    char why[256], node[32];
+
+    f->controller_filters = p->controllers > 0;
+    f->nfilters = f->controller_filters + node_filters;
+    f->filters = xcalloc(f->nfilters, sizeof(*f->filters));
+    if (f->controller_filters) {
+        f->filters[0] = filter_new(0, f->rt, f->cfg.label_selector,
+                                   f->cfg.field_selector, why, sizeof(why));
+        if (f->filters[0] == NULL) {
+            fprintf(stderr, "ringwatch-fleet: selector: %s\n", why);
+            exit(2);
+        }
+    }
+    for (size_t j = 0; j < node_filters; j++) {
+        profile_node_name((uint32_t)j, node, sizeof(node));
+        f->filters[f->controller_filters + j] =
+            filter_new_node((uint32_t)(f->controller_filters + j), f->rt, node);
+        rw_assert(f->filters[f->controller_filters + j] != NULL);
+    }
+    if (node_filters == 0)
+        f->field_selector_shown = f->filters[0]->field_selector
+                                      ? xstrdup(f->filters[0]->field_selector)
+                                      : NULL;
+    else
+        f->field_selector_shown = xasprintf(
+            "%s%sspec.nodeName=NODE (kubelets, %zu nodes watched)",
+            f->controller_filters && f->filters[0]->field_selector
+                ? f->filters[0]->field_selector
+                : "",
+            f->controller_filters && f->filters[0]->field_selector ? "; " : "",
+            node_filters);
+    f->ix = filter_index_new(f->rt, f->filters, f->nfilters);
+    f->candidates = xcalloc(filter_index_max(f->ix), sizeof(*f->candidates));
+}
+
+static struct filter *fleet_watcher_filter(struct fleet *f, uint64_t i)
+{
+    uint32_t node;
+
+    if (profile_kubelet(&f->profile, i, &node))
+        return f->filters[f->controller_filters + node];
+    return f->filters[0];
+}
+
+static void fleet_build_transport(struct fleet *f)
+{
+    if (f->target_etcd)
+        f->etcd_t = watch_etcd_new(f->base, f->server_host, f->server_port,
+                                   f->rt, f->keys, f->ws, f->connections);
+    else if (f->cfg.http1)
+        f->h1 = watch_h1_new(f->base, f->server_host, f->server_port, f->ws);
+    else
+        f->h2 = watch_h2_new(f->base, f->server_host, f->server_port, f->ws,
+                             f->connections);
+    if (f->cfg.http1 && f->h1 == NULL)
+        exit(2);
+}
+
 static void fleet_build(struct fleet *f)
 {
     static const struct oracle_callbacks ocbs = {
@@ -514,24 +721,23 @@ static void fleet_build(struct fleet *f)
         .on_error = fleet_writer_error_cb,
     };
     struct watcher_set_config wc = {0};
-    char why[256];
+    struct churn_config churn = {
+        .pods = f->cfg.pods,
+        .nodes = f->profile.nodes,
+        .move_fraction = f->move_fraction,
+        .seed = f->cfg.seed,
+    };
 
     f->keys = keys_new();
     histogram_init(&f->latency);
-    f->nfilters = 1; /* profiles will add one per selection */
-    f->filters = xcalloc(f->nfilters, sizeof(*f->filters));
-    f->filters[0] = filter_new(0, f->rt, f->cfg.label_selector,
-                               f->cfg.field_selector, why, sizeof(why));
-    if (f->filters[0] == NULL) {
-        fprintf(stderr, "ringwatch-fleet: selector: %s\n", why);
-        exit(2);
-    }
+    fleet_build_filters(f);
     if (f->cfg.etcd)
         f->oracle = oracle_new(f->base, f->etcd_host, f->etcd_port, f->rt,
-                               f->keys, f->filters, f->nfilters, &ocbs, f);
+                               f->keys, f->ix, &ocbs, f);
     if (f->cfg.write_rate > 0)
         f->writer = writer_new(f->base, f->etcd_host, f->etcd_port, f->rt,
-                               f->keys, f->cfg.write_rate, &wcbs, f);
+                               f->keys, f->cfg.write_rate,
+                               f->cfg.churn ? &churn : NULL, &wcbs, f);
     wc.rt = f->rt;
     wc.collection = f->collection;
     wc.keys = f->keys;
@@ -542,14 +748,8 @@ static void fleet_build(struct fleet *f)
     wc.arg = f;
     f->ws = watcher_set_new(&wc, f->cfg.watchers);
     for (uint64_t i = 0; i < f->cfg.watchers; i++)
-        watcher_set_add(f->ws, f->filters[i % f->nfilters]);
-    if (f->cfg.http1)
-        f->h1 = watch_h1_new(f->base, f->server_host, f->server_port, f->ws);
-    else
-        f->h2 = watch_h2_new(f->base, f->server_host, f->server_port, f->ws,
-                             f->connections);
-    if (f->cfg.http1 && f->h1 == NULL)
-        exit(2);
+        watcher_set_add(f->ws, fleet_watcher_filter(f, i));
+    fleet_build_transport(f);
 }
 
 static void fleet_events(struct fleet *f)
@@ -574,13 +774,18 @@ static void fleet_free(struct fleet *f)
 {
     watch_h2_free(f->h2);
     watch_h1_free(f->h1);
+    watch_etcd_free(f->etcd_t);
     range_free(f->final);
+    range_free(f->snapshot);
     writer_free(f->writer);
     oracle_free(f->oracle);
     watcher_set_free(f->ws);
     for (size_t i = 0; i < f->nfilters; i++)
         filter_free(f->filters[i]);
+    filter_index_free(f->ix);
+    free(f->candidates);
     free(f->filters);
+    free(f->field_selector_shown);
     keys_free(f->keys);
     event_free(f->progress);
     event_free(f->phase_timer);
@@ -626,8 +831,13 @@ int main(int argc, char **argv)
     fleet_events(&f);
     fleet_build(&f);
 
-    fleet_timer(f.phase_timer, FLEET_LIST_TIMEOUT);
-    fleet_kick(&f);
+    if (f.cfg.churn) {
+        f.phase = PHASE_SETUP;
+        fleet_timer(f.phase_timer, FLEET_SETUP_TIMEOUT);
+        writer_load(f.writer, 0);
+    } else {
+        fleet_start_list(&f);
+    }
     event_base_dispatch(f.base);
     if (f.phase != PHASE_DONE) /* the loop ran dry: should not happen */
         fleet_done(&f);

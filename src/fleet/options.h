@@ -33,6 +33,14 @@ struct fleet_config {
     uint64_t write_rate;        /* writes per second; 0: no writer */
     uint64_t server_pid;        /* ringwatch's pid for CPU and RSS; 0: none */
     const char *report;         /* JSON report path; NULL: none */
+    const char *profile;        /* controller, kubelet or mix */
+    uint64_t nodes;             /* kubelet nodes; 0: one per kubelet */
+    uint64_t mix_controllers;   /* controllers of --profile mix */
+    bool churn;                 /* create/update/move/delete pods */
+    uint64_t pods;              /* live pods --churn keeps */
+    const char *move_fraction;  /* of churn updates, in [0, 1] (text) */
+    uint64_t seed;              /* churn's random seed */
+    const char *target;         /* ringwatch or etcd */
     const char *log_level;
 };
 

@@ -28,8 +28,8 @@ struct oracle {
     struct event_base *base;
     const struct resource_type *rt;
     struct keys *keys;
-    struct filter *const *filters;
-    size_t nfilters;
+    const struct filter_index *ix;
+    struct filter **candidates; /* scratch: filter_index_max entries */
     struct oracle_callbacks cbs;
     void *arg;
     struct h2c *conn;
@@ -84,6 +84,7 @@ static void oracle_append(struct oracle *o, const struct etcd_event *ev)
     struct object *new_obj = NULL, *old = NULL;
     struct scan_object meta;
     uint32_t index;
+    size_t n;
 
     if (ev->kv.key_len <= o->prefix_len)
         return;
@@ -104,11 +105,12 @@ static void oracle_append(struct oracle *o, const struct etcd_event *ev)
     }
     if (ev->has_prev_kv)
         old = oracle_decode(o, &ev->prev_kv);
-    for (size_t i = 0; i < o->nfilters; i++) {
-        int type = filter_transition(o->filters[i], old, new_obj);
+    n = filter_index_candidates(o->ix, old, new_obj, o->candidates);
+    for (size_t i = 0; i < n; i++) {
+        int type = filter_transition(o->candidates[i], old, new_obj);
 
         if (type >= 0)
-            filter_expect(o->filters[i], index, (enum event_type)type);
+            filter_expect(o->candidates[i], index, (enum event_type)type);
     }
     object_unref(new_obj);
     object_unref(old);
@@ -200,9 +202,8 @@ void oracle_start(struct oracle *o, int64_t start_rev)
 
 struct oracle *oracle_new(struct event_base *base, const char *host,
                           const char *port, const struct resource_type *rt,
-                          struct keys *keys, struct filter *const *filters,
-                          size_t n, const struct oracle_callbacks *cbs,
-                          void *arg)
+                          struct keys *keys, const struct filter_index *ix,
+                          const struct oracle_callbacks *cbs, void *arg)
 {
     static const struct h2c_callbacks conn_cbs = {
         .on_close = oracle_conn_close_cb,
@@ -213,8 +214,8 @@ struct oracle *oracle_new(struct event_base *base, const char *host,
     o->base = base;
     o->rt = rt;
     o->keys = keys;
-    o->filters = filters;
-    o->nfilters = n;
+    o->ix = ix;
+    o->candidates = xcalloc(filter_index_max(ix), sizeof(*o->candidates));
     o->cbs = *cbs;
     o->arg = arg;
     o->prefix = xstrdup(rt->etcd_prefix);
@@ -234,6 +235,7 @@ void oracle_free(struct oracle *o)
     free(o->prefix);
     free(o->end);
     free(o->entries);
+    free(o->candidates);
     free(o);
 }
 

@@ -9,7 +9,8 @@
  * one multi-key transaction share a revision, in etcd's order).  New and
  * previous values are decoded with kjson_decode_object, as the daemon
  * decodes them (a value that does not decode is "no object"), and each
- * filter is told the event its watchers must see (filter_transition).
+ * filter the change may concern (filter_index_candidates) is told the
+ * event its watchers must see (filter_transition).
  *
  * known_rv: every change with revision <= known_rv is in the log.  It
  * starts at start - 1 and advances with each response's last event and
@@ -48,14 +49,14 @@ struct oracle_callbacks {
 
 /*
  * An oracle for resource type rt at etcd host:port, interning keys in
- * keys and feeding the n filters (borrowed; all must outlive it).  It
- * connects at once and watches when oracle_start is called.
+ * keys and feeding the filters of ix (borrowed; it and its filters must
+ * outlive the oracle).  It connects at once and watches when
+ * oracle_start is called.
  */
 struct oracle *oracle_new(struct event_base *base, const char *host,
                           const char *port, const struct resource_type *rt,
-                          struct keys *keys, struct filter *const *filters,
-                          size_t n, const struct oracle_callbacks *cbs,
-                          void *arg);
+                          struct keys *keys, const struct filter_index *ix,
+                          const struct oracle_callbacks *cbs, void *arg);
 void oracle_free(struct oracle *o);
 
 /* Watches from start_rev (> 0): known_rv becomes start_rev - 1. */

@@ -105,6 +105,11 @@ static double report_rate(const struct report *r)
     return r->elapsed_s > 0 ? (double)r->t.delivered / r->elapsed_s : 0;
 }
 
+static double report_relevant_rate(const struct report *r)
+{
+    return r->elapsed_s > 0 ? (double)r->t.relevant / r->elapsed_s : 0;
+}
+
 /* ==== summary ==== */
 
 /* The setup, writes, deliveries and latency lines. */
@@ -122,13 +127,28 @@ static void report_summary_load(FILE *out, const struct report *r)
             r->label_selector ? r->label_selector : "",
             r->field_selector ? ", fieldSelector " : "",
             r->field_selector ? r->field_selector : "", r->elapsed_s);
+    fprintf(out,
+            "  profile     %s (%llu controllers, %llu kubelets, %llu nodes), "
+            "target %s\n",
+            r->profile ? r->profile : "controller",
+            (unsigned long long)r->controllers, (unsigned long long)r->kubelets,
+            (unsigned long long)r->nodes, r->target ? r->target : "ringwatch");
     fprintf(out, "  writes      %llu acknowledged, %llu failed\n",
             (unsigned long long)r->writes,
             (unsigned long long)r->writes_failed);
+    if (r->churn)
+        fprintf(
+            out,
+            "  churn       %llu creates (%llu initial), %llu updates, "
+            "%llu moves, %llu deletes; %llu pods live\n",
+            (unsigned long long)r->creates, (unsigned long long)r->initial_pods,
+            (unsigned long long)r->updates, (unsigned long long)r->moves,
+            (unsigned long long)r->deletes, (unsigned long long)r->live_pods);
     fprintf(out,
-            "  delivered   %llu events (%.0f/s): ADDED %llu, MODIFIED "
-            "%llu, DELETED %llu; expected %llu\n",
+            "  delivered   %llu events (%.0f/s), relevant %llu (%.0f/s): "
+            "ADDED %llu, MODIFIED %llu, DELETED %llu; expected %llu\n",
             (unsigned long long)t->delivered, report_rate(r),
+            (unsigned long long)t->relevant, report_relevant_rate(r),
             (unsigned long long)t->events[0], (unsigned long long)t->events[1],
             (unsigned long long)t->events[2], (unsigned long long)r->expected);
     fprintf(out,
@@ -154,15 +174,18 @@ void report_summary(FILE *out, const struct report *r)
             r->verified ? "" : " (not verified against etcd)");
     fprintf(out,
             "  watch       410s %llu, relists %llu, re-watches %llu, "
-            "bookmarks %llu, unverified %llu\n",
+            "bookmarks %llu, unverified %llu, failed streams %llu, "
+            "terminated %llu\n",
             (unsigned long long)t->expired_410, (unsigned long long)t->relists,
             (unsigned long long)t->rewatches, (unsigned long long)t->bookmarks,
-            (unsigned long long)t->unverified);
+            (unsigned long long)t->unverified,
+            (unsigned long long)t->watch_failures,
+            (unsigned long long)t->terminated);
     if (r->fleet.ok)
         fprintf(out,
-                "  fleet       RSS %.1f MiB (peak %.1f MiB), %.0f "
+                "  fleet       CPU %.2f s, RSS %.1f MiB (peak %.1f MiB), %.0f "
                 "bytes of state per watcher\n",
-                (double)r->fleet.rss_bytes / 1048576,
+                r->fleet.cpu_s, (double)r->fleet.rss_bytes / 1048576,
                 (double)r->fleet.rss_peak_bytes / 1048576,
                 r->watchers ? (double)r->watcher_bytes / (double)r->watchers
                             : 0);
@@ -208,8 +231,10 @@ static void json_counts(FILE *f, const struct report *r)
             U(r->writes), U(r->writes_failed));
     fprintf(f,
             "  \"delivered\": %llu,\n  \"deliveries_per_s\": %.1f,\n"
+            "  \"relevant\": %llu,\n  \"relevant_per_s\": %.1f,\n"
             "  \"expected\": %llu,\n",
-            U(t->delivered), report_rate(r), U(r->expected));
+            U(t->delivered), report_rate(r), U(t->relevant),
+            report_relevant_rate(r), U(r->expected));
     fprintf(f,
             "  \"events\": {\"ADDED\": %llu, \"MODIFIED\": %llu, "
             "\"DELETED\": %llu},\n",
@@ -236,8 +261,10 @@ static void json_counts(FILE *f, const struct report *r)
             r->verified && !r->drained);
     fprintf(f,
             "  \"relists\": %llu,\n  \"rewatches\": %llu,\n"
-            "  \"unverified\": %llu,\n",
-            U(t->relists), U(t->rewatches), U(t->unverified));
+            "  \"unverified\": %llu,\n  \"watch_failures\": %llu,\n"
+            "  \"terminated\": %llu,\n",
+            U(t->relists), U(t->rewatches), U(t->unverified),
+            U(t->watch_failures), U(t->terminated));
 }
 
 static void json_latency(FILE *f, const struct histogram *h)
@@ -269,6 +296,20 @@ int report_write_json(const char *path, const struct report *r)
     json_string(f, r->label_selector);
     fputs(",\n  \"field_selector\": ", f);
     json_string(f, r->field_selector);
+    fputs(",\n  \"profile\": ", f);
+    json_string(f, r->profile ? r->profile : "controller");
+    fputs(",\n  \"target\": ", f);
+    json_string(f, r->target ? r->target : "ringwatch");
+    fprintf(f,
+            ",\n  \"controllers\": %llu,\n  \"kubelets\": %llu,\n"
+            "  \"nodes\": %llu",
+            U(r->controllers), U(r->kubelets), U(r->nodes));
+    fprintf(f,
+            ",\n  \"churn\": {\"enabled\": %s, \"initial_pods\": %llu, "
+            "\"live_pods\": %llu, \"creates\": %llu, \"updates\": %llu, "
+            "\"moves\": %llu, \"deletes\": %llu}",
+            r->churn ? "true" : "false", U(r->initial_pods), U(r->live_pods),
+            U(r->creates), U(r->updates), U(r->moves), U(r->deletes));
     fprintf(f, ",\n  \"duration_s\": %.3f,\n  \"elapsed_s\": %.3f,\n",
             r->duration_s, r->elapsed_s);
     json_counts(f, r);
@@ -280,9 +321,9 @@ int report_write_json(const char *path, const struct report *r)
             r->interrupted ? "true" : "false",
             report_passed(r) ? "true" : "false");
     fprintf(f,
-            "  \"fleet\": {\"rss_bytes\": %llu, \"rss_peak_bytes\": %llu, "
-            "\"watcher_bytes\": %llu}",
-            U(r->fleet.rss_bytes), U(r->fleet.rss_peak_bytes),
+            "  \"fleet\": {\"cpu_s\": %.3f, \"rss_bytes\": %llu, "
+            "\"rss_peak_bytes\": %llu, \"watcher_bytes\": %llu}",
+            r->fleet.cpu_s, U(r->fleet.rss_bytes), U(r->fleet.rss_peak_bytes),
             U(r->watcher_bytes));
     if (r->has_server)
         fprintf(f,

@@ -13,8 +13,16 @@
  *   duplicated, out_of_order, mismatched_views, expired_410, bookmarks,
  *   errors (sum of error_detail), error_detail {...}, verified (an
  *   oracle and etcd's final state were available), drained, relists,
- *   unverified, fleet {rss_bytes, rss_peak_bytes, watcher_bytes}, and
+ *   unverified, fleet {cpu_s (the whole process), rss_bytes, rss_peak_bytes,
+ *   watcher_bytes}, and
  *   server {pid, cpu_s, rss_bytes, rss_peak_bytes} with --server-pid.
+ * Profiles, targets and churn add: profile ("controller", "kubelet",
+ *   "mix"), target ("ringwatch", "etcd"), controllers, kubelets, nodes,
+ *   relevant (delivered events in the watcher's selection: with --target
+ *   etcd fewer than delivered, which counts every event on the wire),
+ *   relevant_per_s, watch_failures (WATCH streams that ended with an
+ *   error), terminated (watchers stopped for good), and churn {enabled,
+ *   initial_pods, live_pods, creates, updates, moves, deletes}.
  */
 #ifndef FLEET_REPORT_H
 #define FLEET_REPORT_H
@@ -45,6 +53,11 @@ struct report {
     const char *resource;
     const char *label_selector; /* NULL: none */
     const char *field_selector;
+    const char *profile;
+    const char *target;
+    uint64_t controllers, kubelets, nodes;
+    bool churn;
+    uint64_t creates, updates, moves, deletes, initial_pods, live_pods;
     double duration_s;
     double elapsed_s;
     uint64_t writes; /* acknowledged */

@@ -43,6 +43,7 @@ enum watcher_state {
     WATCHER_READY,    /* view at last_rv: next, WATCH from it */
     WATCHER_WATCHING, /* a WATCH is in flight */
     WATCHER_RELIST,   /* must LIST again */
+    WATCHER_DEAD,     /* terminated: nothing more */
 };
 
 /* Kinds of pending checks beyond enum event_type. */
@@ -435,18 +436,34 @@ void watcher_deliver(struct watcher *w, enum event_type type, uint32_t key,
     watcher_verify(w, (uint8_t)type, key, rv, now_ns);
 }
 
+void watcher_wire_events(struct watcher *w, uint64_t n)
+{
+    w->set->t.delivered += n;
+}
+
+void watcher_relevant_event(struct watcher *w, enum event_type type,
+                            uint32_t key, int64_t rv, int64_t written_at,
+                            int64_t now_ns)
+{
+    w->set->t.events[type]++;
+    w->set->t.relevant++;
+    watcher_deliver(w, type, key, rv, written_at, now_ns);
+}
+
 static void watcher_event(struct watcher *w, enum event_type type,
                           const struct scan_object *o, int64_t now_ns)
 {
     struct watcher_set *ws = w->set;
 
-    ws->t.events[type]++;
     ws->t.delivered++;
     if (o->name.p == NULL || o->rv <= 0) {
+        ws->t.events[type]++;
+        ws->t.relevant++;
         ws->t.parse_errors++;
         return;
     }
-    watcher_deliver(w, type, watcher_key(ws, o), o->rv, o->written_at, now_ns);
+    watcher_relevant_event(w, type, watcher_key(ws, o), o->rv, o->written_at,
+                           now_ns);
 }
 
 static void watcher_bookmark(struct watcher *w, const struct scan_object *o,
@@ -467,6 +484,38 @@ static void watcher_bookmark(struct watcher *w, const struct scan_object *o,
     w->last_key = KEYS_NONE;
     w->bookmark_rv = o->rv;
     watcher_verify(w, PENDING_BOOKMARK, KEYS_NONE, o->rv, now_ns);
+}
+
+void watcher_error(struct watcher *w, int code)
+{
+    if (code == 410)
+        w->set->t.expired_410++;
+    else
+        w->set->t.error_events++;
+    w->relist = true;
+}
+
+void watcher_terminate(struct watcher *w)
+{
+    if (w->state == WATCHER_DEAD)
+        return;
+    w->state = WATCHER_DEAD;
+    w->set->t.terminated++;
+}
+
+int64_t watcher_last_rv(const struct watcher *w)
+{
+    return w->last_rv;
+}
+
+struct filter *watcher_filter(const struct watcher *w)
+{
+    return w->filter;
+}
+
+bool watcher_is_listing(const struct watcher *w)
+{
+    return w->state == WATCHER_LISTING;
 }
 
 static void watcher_error_event(struct watcher *w, const struct scan_object *o)
@@ -592,7 +641,9 @@ enum watcher_next watcher_next(struct watcher *w, char *path, size_t cap,
         *delay = ws->cfg.retry_delay;
         return WATCHER_BACKOFF;
     }
-    if (w->state == WATCHER_NEW && w != f->leader) {
+    if (w->state == WATCHER_DEAD)
+        return WATCHER_IDLE;
+    if (w->state == WATCHER_NEW && (w != f->leader || f->ready)) {
         if (!f->ready)
             return WATCHER_IDLE;
         view_copy(&w->view, &f->s0);
@@ -601,6 +652,14 @@ enum watcher_next watcher_next(struct watcher *w, char *path, size_t cap,
     }
     switch (w->state) {
     case WATCHER_NEW:
+        /* As client-go's reflector: the first LIST is served from the
+         * watch cache (resourceVersion=0), not a consistent read, so ten
+         * thousand kubelets starting at once do not each cost a read of
+         * the store. */
+        snprintf(path, cap, "%s?resourceVersion=0%s", ws->cfg.collection,
+                 f->query);
+        w->state = WATCHER_LISTING;
+        break;
     case WATCHER_RELIST:
         snprintf(path, cap, "%s?%s", ws->cfg.collection,
                  f->query[0] ? f->query + 1 : "");
@@ -704,6 +763,8 @@ static void watcher_watch_done(struct watcher *w, bool clean)
 
     if (w->status == 200) {
         ws->t.watching--;
+        if ((w->relist || !clean) && !ws->stopping)
+            ws->t.watch_failures++;
         if (w->relist) {
             w->state = WATCHER_RELIST;
             return;
@@ -739,6 +800,8 @@ void watcher_end(struct watcher *w, bool clean)
         }
     } else if (w->state == WATCHER_WATCHING) {
         watcher_watch_done(w, clean);
+    } else if (w->state == WATCHER_DEAD) {
+        return;
     }
     watcher_buf_reset(w);
     w->status = 0;
@@ -751,7 +814,7 @@ static bool watcher_caught_up(const struct watcher *w, int64_t target)
     const struct watcher_set *ws = w->set;
     const struct filter *f = w->filter;
 
-    if (ws->cfg.oracle == NULL || target <= 0)
+    if (ws->cfg.oracle == NULL || target <= 0 || w->state == WATCHER_DEAD)
         return true;
     if (w->pending > 0)
         return false;

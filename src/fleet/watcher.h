@@ -4,8 +4,11 @@
  * etcd-native transport fits the same interface), and the set of all of
  * them with the fleet-wide counters.
  *
- * A watcher behaves as a client-go reflector: it starts from a LIST (its
- * filter's leader LISTs S0 at R0 for everyone sharing the filter), then
+ * A watcher behaves as a client-go reflector: it starts from a LIST with
+ * resourceVersion=0, served from the server's cache (its
+ * filter's leader LISTs S0 at R0 for everyone sharing the filter; or the
+ * fleet fills S0 and R0 itself before the first request, as it does from
+ * one etcd Range for --target etcd), then
  * WATCHes from the last resourceVersion it saw with allowWatchBookmarks;
  * on ERROR 410 (or HTTP 410) it LISTs again and re-watches from the LIST's
  * RV; a stream that ends cleanly is re-watched from the last RV.  The
@@ -70,8 +73,12 @@ struct watcher_set_config {
 
 /* Fleet-wide counters (also what the report prints). */
 struct watcher_totals {
-    uint64_t events[3]; /* ADDED, MODIFIED, DELETED received */
-    uint64_t delivered; /* their sum */
+    uint64_t events[3]; /* relevant ADDED, MODIFIED, DELETED received */
+    uint64_t delivered; /* events received over the wire (--target etcd:
+                           every change of the prefix, before the
+                           client-side selector; else every event) */
+    uint64_t relevant;  /* of which in the watcher's selection (sum of
+                           events[]) */
     uint64_t bookmarks;
     uint64_t matched; /* events the oracle expected, received */
     uint64_t lost;
@@ -92,7 +99,12 @@ struct watcher_totals {
     uint64_t rewatches;            /* watches resumed after a clean end */
     uint64_t unverified;           /* oracle checks left pending at the end */
     uint64_t mismatched_views;
-    uint64_t watching; /* watchers with a 200 WATCH open now */
+    uint64_t watching;       /* watchers with a 200 WATCH open now */
+    uint64_t watch_failures; /* WATCH streams that ended with an error:
+                                an ERROR event (410 included), a reset,
+                                a lost connection, an etcd cancel */
+    uint64_t terminated;     /* watchers stopped for good (an etcd watch
+                                compacted: no LIST to recover with) */
 };
 
 /* What watcher_next asks the transport to do. */
@@ -146,6 +158,32 @@ void watcher_end(struct watcher *w, bool clean);
  */
 void watcher_deliver(struct watcher *w, enum event_type type, uint32_t key,
                      int64_t rv, int64_t written_at, int64_t now_ns);
+
+/*
+ * For transports that filter client-side (--target etcd):
+ * watcher_wire_events counts n events received over the wire as
+ * delivered; watcher_relevant_event counts one that is in w's selection
+ * (by type, and as relevant) and checks it (watcher_deliver).
+ */
+void watcher_wire_events(struct watcher *w, uint64_t n);
+void watcher_relevant_event(struct watcher *w, enum event_type type,
+                            uint32_t key, int64_t rv, int64_t written_at,
+                            int64_t now_ns);
+/* The open WATCH failed in-band: code 410 (resourceVersion compacted;
+ * counted as a 410) or another; w LISTs again once the stream ends, as
+ * after an ERROR event. */
+void watcher_error(struct watcher *w, int code);
+/* w can go no further (its transport cannot LIST): counted as
+ * terminated; w issues nothing more and counts as caught up (what it
+ * misses shows as lost). */
+void watcher_terminate(struct watcher *w);
+
+/* The RV w has passed (the last event, bookmark or LIST's). */
+int64_t watcher_last_rv(const struct watcher *w);
+struct filter *watcher_filter(const struct watcher *w);
+/* Whether the request watcher_next just returned is a LIST (not a
+ * WATCH). */
+bool watcher_is_listing(const struct watcher *w);
 
 /* ---- oracle side and the end ---- */
 

@@ -24,6 +24,8 @@
 #include "cache/rw.h"
 #include "proto/etcd.h"
 #include "proto/grpc.h"
+#include "proto/kjson.h"
+#include "profile.h"
 #include "range.h"
 #include "scan.h"
 #include "src/grpc_client.h"
@@ -33,10 +35,6 @@
 #define WRITER_TICK 0.01      /* seconds between pacing ticks */
 #define WRITER_PUT_TIMEOUT 10 /* seconds per Put */
 #define WRITER_LOG_FAILURES 5 /* failed Puts logged, then counted only */
-
-enum writer_op {
-    WRITER_UPDATE, /* creates and deletes (churn) go here */
-};
 
 struct writer_object {
     char *etcd_key;
@@ -55,6 +53,9 @@ struct writer_record {
 struct writer_put {
     struct writer *w;
     int64_t sent_ns;
+    bool churn;
+    bool initial;
+    struct churn_op op;
 };
 
 struct writer {
@@ -70,7 +71,8 @@ struct writer {
     struct writer_object *objects;
     size_t n, cap, next;
     struct event *tick;
-    double started; /* monotonic seconds */
+    double started;         /* monotonic seconds */
+    uint64_t sent_at_start; /* st.sent when writer_start ran */
     bool running;
     bool closing; /* writer_free: Put callbacks only free */
     struct writer_record *log;
@@ -78,6 +80,9 @@ struct writer {
     char *value; /* scratch for one value */
     size_t value_cap;
     struct writer_stats st;
+    struct churn *churn; /* NULL: updates of the loaded objects */
+    bool populating;     /* creating the initial set */
+    int node_field;      /* object_field id of spec.nodeName */
 };
 
 static double writer_monotonic(void)
@@ -252,9 +257,21 @@ static void writer_load_done_cb(int err, const char *why, int64_t revision,
         w->cbs.on_ready(w->n, w->arg);
 }
 
+static void writer_adopt_kv_cb(const struct etcd_kv *kv, void *arg);
+static void writer_adopt_done_cb(int err, const char *why, int64_t revision,
+                                 void *arg);
+
 void writer_load(struct writer *w, int64_t revision)
 {
     rw_assert(w->load == NULL);
+    if (w->churn != NULL) {
+        char *prefix = xasprintf("%s" CHURN_NAMESPACE "/", w->rt->etcd_prefix);
+
+        w->load = range_new(w->base, w->host, w->port, prefix, 0, 0, 0,
+                            writer_adopt_kv_cb, writer_adopt_done_cb, w);
+        free(prefix);
+        return;
+    }
     w->load = range_new(w->base, w->host, w->port, w->rt->etcd_prefix, revision,
                         0, 0, writer_load_kv_cb, writer_load_done_cb, w);
 }
@@ -277,6 +294,54 @@ static void writer_record(struct writer *w, int64_t rev, int64_t sent_ns)
     w->nlog++;
 }
 
+/* An acknowledged write at revision rev. */
+static void writer_acked(struct writer *w, const struct writer_put *put,
+                         int64_t rev)
+{
+    writer_record(w, rev, put->sent_ns);
+    if (w->st.first_rev == 0 || rev < w->st.first_rev)
+        w->st.first_rev = rev;
+    if (rev > w->st.last_rev)
+        w->st.last_rev = rev;
+    w->st.ok++;
+    if (!put->churn)
+        return;
+    switch (put->op.kind) {
+    case CHURN_CREATE:
+        w->st.creates++;
+        w->st.initial += put->initial;
+        break;
+    case CHURN_UPDATE:
+        w->st.updates++;
+        break;
+    case CHURN_MOVE:
+        w->st.moves++;
+        break;
+    case CHURN_DELETE:
+        w->st.deletes++;
+        break;
+    }
+}
+
+static void writer_populate(struct writer *w);
+
+/* A write's callback ran (whatever the outcome). */
+static void writer_put_end(struct writer *w, struct writer_put *put)
+{
+    if (put->churn)
+        churn_done(w->churn, &put->op);
+    free(put);
+    if (w->populating)
+        writer_populate(w);
+}
+
+static void writer_failed(struct writer *w, int status, const char *message)
+{
+    if (w->st.failed++ < WRITER_LOG_FAILURES)
+        log_warnx("writer: write failed: %s: %s", grpc_status_name(status),
+                  message);
+}
+
 static void writer_put_cb(int status, const char *message, const uint8_t *resp,
                           size_t resp_len, void *arg)
 {
@@ -291,33 +356,76 @@ static void writer_put_cb(int status, const char *message, const uint8_t *resp,
     }
     if (status == GRPC_STATUS_OK &&
         etcd_put_response_decode(&r, resp, resp_len) == 0) {
-        writer_record(w, r.header.revision, put->sent_ns);
-        if (w->st.first_rev == 0 || r.header.revision < w->st.first_rev)
-            w->st.first_rev = r.header.revision;
-        if (r.header.revision > w->st.last_rev)
-            w->st.last_rev = r.header.revision;
-        w->st.ok++;
+        writer_acked(w, put, r.header.revision);
         etcd_put_response_fini(&r);
     } else {
-        if (w->st.failed++ < WRITER_LOG_FAILURES)
-            log_warnx("writer: Put failed: %s: %s", grpc_status_name(status),
-                      message);
+        writer_failed(w, status, message);
     }
-    free(put);
+    writer_put_end(w, put);
 }
 
-/* The next operation; updates only for now. */
-static enum writer_op writer_op(struct writer *w)
+static void writer_delete_cb(int status, const char *message,
+                             const uint8_t *resp, size_t resp_len, void *arg)
 {
-    return WRITER_UPDATE;
+    struct writer_put *put = arg;
+    struct writer *w = put->w;
+    struct etcd_delete_range_response r;
+
+    w->st.inflight--;
+    if (w->closing) {
+        free(put);
+        return;
+    }
+    if (status == GRPC_STATUS_OK &&
+        etcd_delete_range_response_decode(&r, resp, resp_len) == 0) {
+        if (r.deleted > 0)
+            writer_acked(w, put, r.header.revision);
+        etcd_delete_range_response_fini(&r);
+    } else {
+        writer_failed(w, status, message);
+    }
+    writer_put_end(w, put);
+}
+
+/* Sends a Put of value (or a DeleteRange when value is NULL) for key. */
+static void writer_send(struct writer *w, struct writer_put *put,
+                        const char *key, size_t key_len, const char *value,
+                        size_t value_len)
+{
+    struct rbuf *b;
+    struct grpc_call *call;
+
+    if (value != NULL) {
+        struct etcd_put_request req = {.key = key,
+                                       .key_len = key_len,
+                                       .value = value,
+                                       .value_len = value_len};
+
+        b = etcd_put_request_encode(&req);
+    } else {
+        struct etcd_delete_range_request req = {.key = key, .key_len = key_len};
+
+        b = etcd_delete_range_request_encode(&req);
+    }
+    w->st.sent++;
+    w->st.inflight++;
+    call = grpc_unary(w->conn, value ? ETCD_PATH_PUT : ETCD_PATH_DELETE_RANGE,
+                      b->data, b->len, WRITER_PUT_TIMEOUT,
+                      value ? writer_put_cb : writer_delete_cb, put);
+    rbuf_unref(b);
+    if (call == NULL) {
+        w->st.inflight--;
+        w->st.failed++;
+        if (put->churn)
+            churn_done(w->churn, &put->op);
+        free(put);
+    }
 }
 
 static void writer_update(struct writer *w)
 {
     struct writer_object *o = &w->objects[w->next];
-    struct writer_put *put = xmalloc(sizeof(*put));
-    struct etcd_put_request req;
-    struct rbuf *b;
+    struct writer_put *put = xcalloc(1, sizeof(*put));
     char stamp[128];
     int n;
 
@@ -334,22 +442,114 @@ static void writer_update(struct writer *w)
     memcpy(w->value, o->head, o->head_len);
     memcpy(w->value + o->head_len, stamp, (size_t)n);
     memcpy(w->value + o->head_len + n, o->tail, o->tail_len);
-    req = (struct etcd_put_request){
-        .key = o->etcd_key,
-        .key_len = o->etcd_key_len,
-        .value = w->value,
-        .value_len = o->head_len + (size_t)n + o->tail_len,
-    };
-    b = etcd_put_request_encode(&req);
-    w->st.sent++;
-    w->st.inflight++;
-    if (grpc_unary(w->conn, ETCD_PATH_PUT, b->data, b->len, WRITER_PUT_TIMEOUT,
-                   writer_put_cb, put) == NULL) {
-        w->st.inflight--;
-        w->st.failed++;
+    writer_send(w, put, o->etcd_key, o->etcd_key_len, w->value,
+                o->head_len + (size_t)n + o->tail_len);
+}
+
+/* ==== churn ==== */
+
+/* Issues the generator's next write; false when there is none now. */
+static bool writer_churn_write(struct writer *w, bool initial)
+{
+    struct writer_put *put = xcalloc(1, sizeof(*put));
+    char key[256], name[32];
+    size_t need, key_len;
+
+    if (!churn_next(w->churn, initial, &put->op)) {
         free(put);
+        return false;
     }
-    rbuf_unref(b);
+    put->w = w;
+    put->churn = true;
+    put->initial = initial;
+    put->sent_ns = writer_wallclock_ns();
+    churn_name(put->op.pod, name, sizeof(name));
+    key_len = (size_t)snprintf(key, sizeof(key), "%s" CHURN_NAMESPACE "/%s",
+                               w->rt->etcd_prefix, name);
+    w->st.live = churn_live(w->churn);
+    if (put->op.kind == CHURN_DELETE) {
+        writer_send(w, put, key, key_len, NULL, 0);
+        return true;
+    }
+    while ((need = churn_render(w->churn, put->op.pod, put->sent_ns,
+                                put->sent_ns / 1000000000, w->value,
+                                w->value_cap)) >= w->value_cap) {
+        w->value_cap = need + 1;
+        w->value = xrealloc(w->value, w->value_cap);
+    }
+    writer_send(w, put, key, key_len, w->value, need);
+    return true;
+}
+
+/* Creates pods until the initial set is complete, then reports ready. */
+static void writer_populate(struct writer *w)
+{
+    while (w->populating && w->st.inflight < WRITER_MAX_INFLIGHT &&
+           !w->closing) {
+        if (!writer_churn_write(w, true))
+            break;
+    }
+    if (w->populating && w->st.inflight == 0) {
+        w->populating = false;
+        w->st.objects = churn_live(w->churn);
+        log_info("writer: %zu pods live in namespace " CHURN_NAMESPACE
+                 " (%llu created)",
+                 w->st.objects, (unsigned long long)w->st.initial);
+        if (w->cbs.on_ready)
+            w->cbs.on_ready(w->st.objects, w->arg);
+    }
+}
+
+/* A pod an earlier run left: adopted. */
+static void writer_adopt_kv_cb(const struct etcd_kv *kv, void *arg)
+{
+    struct writer *w = arg;
+    size_t plen = strlen(w->rt->etcd_prefix) + strlen(CHURN_NAMESPACE) + 1;
+    struct object *obj = NULL;
+    const char *why, *node;
+    uint32_t serial;
+    int64_t index;
+
+    if (kv->key_len <= plen ||
+        !churn_parse_name(kv->key + plen, kv->key_len - plen, &serial) ||
+        kjson_decode_object(w->rt, kv->key, kv->key_len, kv->value,
+                            kv->value_len, kv->mod_revision, &obj,
+                            &why) != RW_OK)
+        return;
+    node = w->node_field >= 0 ? object_field(obj, w->node_field) : "";
+    index = profile_node_index(node, strlen(node));
+    churn_adopt(w->churn, serial, index >= 0 ? (uint32_t)index : UINT32_MAX);
+    object_unref(obj);
+}
+
+static void writer_adopt_done_cb(int err, const char *why, int64_t revision,
+                                 void *arg)
+{
+    struct writer *w = arg;
+
+    range_free(w->load);
+    w->load = NULL;
+    if (err != 0) {
+        char msg[320];
+
+        snprintf(msg, sizeof(msg), "reading the churn namespace: %s", why);
+        if (w->cbs.on_error)
+            w->cbs.on_error(msg, w->arg);
+        return;
+    }
+    log_info("writer: %zu pods of an earlier run adopted",
+             churn_live(w->churn));
+    w->populating = true;
+    writer_populate(w);
+}
+
+/* The next operation of a tick; false when none can be issued now. */
+static bool writer_op(struct writer *w)
+{
+    if (w->churn != NULL)
+        return writer_churn_write(w, false);
+    writer_update(w);
+    return true;
 }
 
 static void writer_tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -357,17 +557,15 @@ static void writer_tick_cb(evutil_socket_t fd, short what, void *arg)
     struct writer *w = arg;
     uint64_t due;
 
-    if (!w->running || w->n == 0)
+    if (!w->running || (w->churn == NULL && w->n == 0))
         return;
     due = (uint64_t)((writer_monotonic() - w->started) * (double)w->rate) + 1;
     if (w->st.sent < due && w->st.inflight >= WRITER_MAX_INFLIGHT)
         w->st.behind++;
-    while (w->st.sent < due && w->st.inflight < WRITER_MAX_INFLIGHT) {
-        switch (writer_op(w)) {
-        case WRITER_UPDATE:
-            writer_update(w);
+    while (w->st.sent < due + w->sent_at_start &&
+           w->st.inflight < WRITER_MAX_INFLIGHT) {
+        if (!writer_op(w))
             break;
-        }
     }
 }
 
@@ -379,6 +577,7 @@ void writer_start(struct writer *w)
         return;
     w->running = true;
     w->started = writer_monotonic();
+    w->sent_at_start = w->st.sent;
     event_add(w->tick, &tv);
     writer_tick_cb(-1, 0, w);
 }
@@ -428,6 +627,7 @@ static void writer_conn_close_cb(struct h2c *c, int err, void *arg)
 struct writer *writer_new(struct event_base *base, const char *host,
                           const char *port, const struct resource_type *rt,
                           struct keys *keys, uint64_t rate,
+                          const struct churn_config *churn,
                           const struct writer_callbacks *cbs, void *arg)
 {
     static const struct h2c_callbacks conn_cbs = {
@@ -446,6 +646,10 @@ struct writer *writer_new(struct event_base *base, const char *host,
     w->arg = arg;
     w->conn = h2c_new(base, host, port, NULL, &conn_cbs, w);
     w->tick = event_new(base, -1, EV_PERSIST, writer_tick_cb, w);
+    if (churn != NULL) {
+        w->churn = churn_new(churn);
+        w->node_field = resource_type_field_id(rt, "spec.nodeName");
+    }
     return w;
 }
 
@@ -463,6 +667,7 @@ void writer_free(struct writer *w)
         free(w->objects[i].tail);
     }
     free(w->objects);
+    churn_free(w->churn);
     free(w->log);
     free(w->value);
     free(w->host);

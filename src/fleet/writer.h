@@ -18,8 +18,14 @@
  * completed Put records its revision (PutResponse header.revision) and
  * send time.
  *
- * The operation is chosen per write (writer_op); updates are the only
- * kind today, creates and deletes (churn) fit in the same place.
+ * With churn (writer_new's churn config, --churn) the writer owns the
+ * pods of namespace CHURN_NAMESPACE instead (churn.h): writer_load reads
+ * the ones an earlier run left (adopting them), then creates pods until
+ * `pods` are live, as fast as WRITER_MAX_INFLIGHT allows, and only then
+ * reports on_ready; the main loop LISTs after that.  Once started, each
+ * write is the generator's next operation: a create or update is a Put
+ * of the whole Pod JSON (stamped as above), a delete a DeleteRange, whose
+ * revision and send time are logged like a Put's (DELETED latency).
  */
 #ifndef FLEET_WRITER_H
 #define FLEET_WRITER_H
@@ -29,6 +35,7 @@
 #include <stdint.h>
 
 #include "cache/resource_type.h"
+#include "churn.h"
 #include "keys.h"
 
 #define WRITER_MAX_INFLIGHT 512
@@ -53,21 +60,31 @@ struct writer_stats {
     size_t inflight;   /* Puts outstanding */
     int64_t first_rev; /* revision of the first acknowledged Put; 0 */
     int64_t last_rev;  /* highest acknowledged revision; 0 */
+    /* Churn: acknowledged writes by kind (creates include the initial
+     * set's), and the pods live when the last write was issued. */
+    uint64_t creates, updates, moves, deletes;
+    uint64_t initial; /* creates of the initial set */
+    size_t live;
 };
 
 /*
  * A writer of resource type rt at etcd host:port, rate writes per second
- * (> 0), interning keys in keys.  Connects at once; writes nothing until
- * writer_load then writer_start.
+ * (> 0), interning keys in keys; churn NULL updates the existing objects,
+ * else the pods churn (copied; rt must be pods).  Connects at once;
+ * writes nothing until writer_load (churn: creates the initial set) then
+ * writer_start.
  */
 struct writer *writer_new(struct event_base *base, const char *host,
                           const char *port, const struct resource_type *rt,
                           struct keys *keys, uint64_t rate,
+                          const struct churn_config *churn,
                           const struct writer_callbacks *cbs, void *arg);
 void writer_free(struct writer *w);
 
 /* Reads the resource's values at revision (R0) and builds the templates;
- * on_ready or on_error follows from the loop. */
+ * with churn, reads the churn namespace at the current revision (the
+ * revision argument is ignored) and creates the initial set.  on_ready or
+ * on_error follows from the loop. */
 void writer_load(struct writer *w, int64_t revision);
 
 /* Starts writing at the configured rate (after on_ready). */

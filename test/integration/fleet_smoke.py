@@ -14,6 +14,15 @@ ringwatch starts.  Then, each run checked from the JSON report:
    initial LIST while 20 writes/s go on, so every WATCH from R0 is
    answered ERROR 410: each watcher relists, and everything after the
    relist still verifies.
+5. --profile kubelet: 200 watchers on 20 nodes while --churn writes 100
+   pods/s (creates, status updates, moves, deletes) for 5 s: every
+   kubelet sees exactly its node's pods, moves arrive as DELETED on the
+   old node and ADDED on the new one.
+6. --profile mix over HTTP/1.1: 10 controllers (all pods) and 90 kubelets.
+7. --target etcd: the kubelet run as native etcd Watch streams on etcd
+   itself: every watcher receives every change over the wire (delivered)
+   and filters it; the relevant ones verify as through ringwatch.
+8. The same through an etcd grpc-proxy (skipped when it does not start).
 """
 import json
 import subprocess
@@ -24,12 +33,14 @@ FLEET = os.environ.get("RINGWATCH_FLEET", os.path.join(TOP, "build", "ringwatch-
 SEED = os.path.join(TOP, "scripts", "seed-cluster")
 
 
-def fleet(rw, etcd, *args, duration=6, timeout=90):
-    """Runs the fleet against rw; returns its JSON report."""
+def fleet(rw, etcd, *args, duration=6, timeout=90, server=None, pid=None):
+    """Runs the fleet against rw (or server, whose pid is pid); returns
+    its JSON report."""
     report = tempfile.NamedTemporaryFile(prefix="rw-fleet-", suffix=".json", delete=False)
     report.close()
-    cmd = [FLEET, "--server", rw.url, "--resource", "pods", "--duration", str(duration),
-           "--etcd", etcd.url, "--server-pid", str(rw.proc.pid),
+    cmd = [FLEET, "--server", server or rw.url, "--resource", "pods",
+           "--duration", str(duration), "--etcd", etcd.url,
+           "--server-pid", str(pid or rw.proc.pid),
            "--report", report.name] + [str(a) for a in args]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -99,6 +110,104 @@ def main():
     check(r["relists"] >= 30, "410: only %d relists", r["relists"])
     check(r["delivered"] > 0 and r["delivered"] == r["expected"],
           "410: delivered %d, expected %d", r["delivered"], r["expected"])
+
+    churn_runs(etcd)
+
+
+def churned(r, what, watchers):
+    """The checks of a --churn run."""
+    verified(r, what)
+    c = r["churn"]
+    check(c["enabled"] and c["creates"] > 0 and c["updates"] > 0 and c["deletes"] > 0
+          and c["moves"] > 0, "%s: churn %r", what, c)
+    check(abs(c["live_pods"] - 500) <= 25, "%s: %d pods live", what, c["live_pods"])
+    eq(r["relevant"], r["expected"], "%s: relevant = expected" % what)
+    ev = r["events"]
+    check(ev["ADDED"] > 0 and ev["DELETED"] > 0 and ev["MODIFIED"] > 0,
+          "%s: events %r", what, ev)
+    eq(r["watchers"], watchers, "%s: watchers" % what)
+    eq((r["watch_failures"], r["terminated"], r["expired_410"]), (0, 0, 0),
+       "%s: failed or terminated streams" % what)
+
+
+def churn_runs(etcd):
+    rw = Ringwatch(etcd, resources="pods")
+    r = fleet(rw, etcd, "--profile", "kubelet", "--watchers", 200, "--nodes", 20,
+              "--connections", 4, "--churn", "--pods", 500, "--write-rate", 100,
+              duration=5)
+    churned(r, "kubelet", 200)
+    eq((r["profile"], r["target"], r["kubelets"], r["nodes"]), ("kubelet", "ringwatch", 200, 20),
+       "kubelet setup")
+    eq(r["delivered"], r["relevant"], "kubelet: ringwatch sends only relevant events")
+    # Each pod is on one node, seen by its 10 kubelets: far fewer
+    # deliveries than 200 watchers x writes.
+    check(r["delivered"] < r["writes"] * 200 / 5, "kubelet: %d delivered for %d writes",
+          r["delivered"], r["writes"])
+
+    r = fleet(rw, etcd, "--profile", "mix", "--watchers", 100, "--nodes", 20, "--http1",
+              "--churn", "--pods", 500, "--write-rate", 100, duration=4)
+    churned(r, "mix", 100)
+    eq((r["profile"], r["controllers"], r["kubelets"], r["protocol"]),
+       ("mix", 10, 90, "http1"), "mix setup")
+    rw.stop()
+
+    r = fleet(None, etcd, "--target", "etcd", "--profile", "kubelet", "--watchers", 100,
+              "--nodes", 20, "--connections", 2, "--churn", "--pods", 500,
+              "--write-rate", 50, duration=4, server=etcd.url, pid=etcd_pid(etcd))
+    churned(r, "etcd", 100)
+    eq(r["target"], "etcd", "etcd setup")
+    check(r["delivered"] > r["relevant"] * 3,
+          "etcd: every watcher gets every change (%d delivered, %d relevant)",
+          r["delivered"], r["relevant"])
+
+    proxy = grpc_proxy(etcd)
+    if proxy is None:
+        print("etcd grpc-proxy did not start: proxy run skipped")
+        return
+    r = fleet(None, etcd, "--target", "etcd", "--profile", "kubelet", "--watchers", 100,
+              "--nodes", 20, "--connections", 2, "--churn", "--pods", 500,
+              "--write-rate", 50, duration=4, server=proxy[0], pid=proxy[1].pid)
+    churned(r, "grpc-proxy", 100)
+
+
+def etcd_pid(etcd):
+    with open(os.path.join(etcd.dir, "pid")) as f:
+        return int(f.read().strip())
+
+
+def grpc_proxy(etcd):
+    """An etcd grpc-proxy in front of etcd: (url, Popen), or None."""
+    port = free_port()
+    data = tempfile.mkdtemp(prefix="rw-proxy-")
+    log = open(os.path.join(data, "log"), "w")
+    proc = subprocess.Popen(["etcd", "grpc-proxy", "start",
+                             "--endpoints=127.0.0.1:%d" % etcd.port,
+                             "--listen-addr=127.0.0.1:%d" % port,
+                             "--advertise-client-url=127.0.0.1:%d" % port,
+                             "--data-dir=" + data], stdout=log, stderr=subprocess.STDOUT)
+
+    def stop():
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+        log.close()
+        shutil.rmtree(data, ignore_errors=True)
+
+    defer(stop)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            return None
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return ("http://127.0.0.1:%d" % port, proc)
+        except OSError:
+            time.sleep(0.1)
+    return None
 
 
 run(main)
