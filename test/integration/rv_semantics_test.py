@@ -1,6 +1,7 @@
 """Every row of kube-wire.md's resourceVersion table that the C cases do
 not already cover, against real etcd:
 
+- WATCH, RV unset or 0: synthetic ADDED for the state, then changes.
 - LIST, RV unset: consistent.  Served from memory when a probe of etcd
   proves the cache fresh (even though etcd's revision moved on through
   other resources), and never from memory when etcd cannot be asked: with
@@ -59,6 +60,19 @@ def consistent_reads(etcd, rw, relay):
     eq(rv_of(rw.get_json(CM + "/b?resourceVersion=%d" % rb)), rb, "GET b RV=rb")
     st = rw.get_json(CM + "/zz", want_status=404)
     eq((st["reason"], st["message"]), ("NotFound", 'configmaps "zz" not found'), "GET zz")
+
+    # WATCH with RV unset (a consistent state) and RV=0 (the cache's):
+    # synthetic ADDED for every object, then the changes.
+    for q in ("watch=1", "watch=1&resourceVersion=0"):
+        w = rw.watch(CM + "?" + q)
+        events, _ = w.events_for(1.0)
+        eq([(e["type"], e["object"]["metadata"]["name"]) for e in events],
+           [("ADDED", "a"), ("ADDED", "b")], "initial events of ?%s" % q)
+        rm = etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"m": q}))
+        events, _ = w.events_for(1.5)
+        eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
+           [("MODIFIED", "a", rm)], "changes after the initial events of ?%s" % q)
+        w.close()
 
     # Cut the upstream and write behind the cache's back.
     relay.cut()
