@@ -1,7 +1,8 @@
 /*
  * fleet_view_test.c: views (key index -> resourceVersion): puts, removes
  * with tombstones and their compaction, copies and equality, against a
- * plain array model with random operations.
+ * plain array model with random operations (with right, stale and
+ * out-of-range position hints).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,6 +46,7 @@ static void test_random_against_model(void **state)
 {
     enum { KEYS = 300 };
     int64_t model[KEYS] = {0};
+    uint32_t hints[KEYS] = {0};
     uint64_t rng = 12345;
     struct view v, copy;
 
@@ -55,11 +57,22 @@ static void test_random_against_model(void **state)
 
         rng = rng * 6364136223846793005ull + 1442695040888963407ull;
         k = (uint32_t)((rng >> 33) % KEYS);
+        /* Half the time with a hint: right (the key's last position),
+         * stale, or out of range; the result never depends on it. */
+        uint32_t hint = (rng >> 40) % 2 ? hints[k] : (uint32_t)(rng >> 45);
+
         if ((rng >> 20) % 3 == 0) {
-            assert_int_equal(view_remove(&v, k), model[k]);
+            assert_int_equal((rng >> 10) % 2 ? view_remove(&v, k)
+                                             : view_remove_hint(&v, k, &hint),
+                             model[k]);
             model[k] = 0;
-        } else {
+        } else if ((rng >> 10) % 2) {
             assert_int_equal(view_put(&v, k, i + 1), model[k]);
+            model[k] = i + 1;
+        } else {
+            assert_int_equal(view_put_hint(&v, k, i + 1, &hint), model[k]);
+            assert_true(hint < v.n && v.keys[hint] == k); /* its place */
+            hints[k] = hint;
             model[k] = i + 1;
         }
         if (i % 997 == 0) {

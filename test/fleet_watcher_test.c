@@ -6,7 +6,8 @@
  * (leader LIST, release, WATCH from R0, relist after ERROR 410), every
  * counter (lost, duplicated, out of order, unexpected, wrong type,
  * bookmark regressions, view anomalies, parse and HTTP errors), checks
- * that wait for a lagging oracle, and the final view comparison.
+ * that wait for a lagging oracle, the final view comparison, and the line
+ * cache (one scan per distinct line, eviction).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -405,6 +406,63 @@ static void test_without_oracle(void **state)
     assert_true(watcher_set_footprint(fx->ws) > 0);
 }
 
+/* Each distinct line is scanned once for all watchers; every watcher's
+ * checks still run on what it received; evicted lines are scanned again
+ * with the same result. */
+static void test_line_cache(void **state)
+{
+    struct fixture *fx = *state;
+    struct watcher *w0, *w1;
+    struct watcher_totals t;
+    uint64_t scanned;
+    enum { MANY = LINES_SETS * LINES_WAYS * 2 };
+
+    start_two(fx, &w0, &w1);
+    change(fx, 11, "ns/a", EVENT_MODIFIED);
+    change(fx, 12, "ns/b", EVENT_DELETED);
+    fx->o.known = 12;
+    watcher_set_advance(fx->ws);
+    watcher_set_totals(fx->ws, &t);
+    scanned = t.lines_scanned;
+    feed_event(w0, "MODIFIED", "a", 11);
+    feed_event(w1, "MODIFIED", "a", 11);
+    feed_event(w1, "MODIFIED", "a", 11); /* same bytes: duplicated */
+    feed_event(w0, "DELETED", "b", 12);
+    feed_event(w1, "ADDED", "b", 12); /* other bytes: wrong type */
+    watcher_set_totals(fx->ws, &t);
+    assert_int_equal(t.lines_scanned - scanned, 3);
+    assert_int_equal(t.matched, 4);
+    assert_int_equal(t.duplicated, 1);
+    assert_int_equal(t.wrong_type, 1);
+    assert_int_equal(t.view_anomalies, 1); /* ADDED of a present key */
+    assert_int_equal(view_get(&w0->view, keys_find(fx->keys, "ns", 2, "b", 1)),
+                     0);
+    /* More distinct lines than the cache holds, to both watchers in
+     * turn (without an oracle: views and order only). */
+    fx->ws->cfg.oracle = NULL;
+    for (int i = 0; i < 2 * MANY; i++) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "k%d", i % MANY);
+        feed_event(i < MANY ? w0 : w1, i % MANY ? "MODIFIED" : "ADDED", name,
+                   100 + i % MANY);
+    }
+    watcher_set_totals(fx->ws, &t);
+    assert_true(t.lines_scanned - scanned > 3 + MANY);
+    assert_int_equal(t.duplicated, 1);
+    assert_int_equal(t.out_of_order, 0);
+    assert_int_equal(t.view_anomalies, 1 + 2 * (MANY - 1));
+    /* Both saw the same lines since; w1 still has "b" (its ADDED). */
+    assert_int_equal(view_count(&w0->view), 1 + MANY);
+    assert_int_equal(view_count(&w1->view), 2 + MANY);
+    view_remove(&w1->view, keys_find(fx->keys, "ns", 2, "b", 1));
+    assert_true(view_equal(&w0->view, &w1->view));
+    assert_int_equal(view_get(&w1->view, keys_find(fx->keys, "ns", 2, "k7", 2)),
+                     107);
+    assert_true(watcher_set_footprint(fx->ws) >
+                LINES_SETS * LINES_WAYS * sizeof(struct line_slot));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +474,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_long_lines_and_anomalies, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_without_oracle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_line_cache, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -262,9 +262,9 @@ static void json_counts(FILE *f, const struct report *r)
     fprintf(f,
             "  \"relists\": %llu,\n  \"rewatches\": %llu,\n"
             "  \"unverified\": %llu,\n  \"watch_failures\": %llu,\n"
-            "  \"terminated\": %llu,\n",
+            "  \"terminated\": %llu,\n  \"lines_scanned\": %llu,\n",
             U(t->relists), U(t->rewatches), U(t->unverified),
-            U(t->watch_failures), U(t->terminated));
+            U(t->watch_failures), U(t->terminated), U(t->lines_scanned));
 }
 
 static void json_latency(FILE *f, const struct histogram *h)

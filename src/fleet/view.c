@@ -2,7 +2,9 @@
  * view.c: key index -> resourceVersion maps (see view.h).
  *
  * Invariants: keys[0..n) strictly increasing; live = number of rvs[i] > 0;
- * tombstones (rv 0) are never more than live + 16 for long.
+ * tombstones (rv 0) are never more than live + 16 for long.  A hint is
+ * only ever a guess: it is checked (index in range, key equal) before
+ * use.
  */
 #include "view.h"
 
@@ -29,11 +31,14 @@ void view_clear(struct view *v)
     v->live = 0;
 }
 
-/* Position of key, or where it would be inserted. */
-static uint32_t view_find(const struct view *v, uint32_t key)
+/* Position of key, or where it would be inserted; hint is tried first
+ * (UINT32_MAX: none). */
+static uint32_t view_find(const struct view *v, uint32_t key, uint32_t hint)
 {
     uint32_t lo = 0, hi = v->n;
 
+    if (hint < v->n && v->keys[hint] == key)
+        return hint;
     if (v->n > 0 && v->keys[v->n - 1] < key)
         return v->n; /* the common append */
     while (lo < hi) {
@@ -49,7 +54,7 @@ static uint32_t view_find(const struct view *v, uint32_t key)
 
 int64_t view_get(const struct view *v, uint32_t key)
 {
-    uint32_t i = view_find(v, key);
+    uint32_t i = view_find(v, key, UINT32_MAX);
 
     return i < v->n && v->keys[i] == key ? v->rvs[i] : 0;
 }
@@ -65,10 +70,18 @@ static void view_reserve(struct view *v, uint32_t need)
 
 int64_t view_put(struct view *v, uint32_t key, int64_t rv)
 {
-    uint32_t i = view_find(v, key);
+    uint32_t hint = UINT32_MAX;
+
+    return view_put_hint(v, key, rv, &hint);
+}
+
+int64_t view_put_hint(struct view *v, uint32_t key, int64_t rv, uint32_t *hint)
+{
+    uint32_t i = view_find(v, key, *hint);
     int64_t old;
 
     rw_assert(rv > 0);
+    *hint = i;
     if (i < v->n && v->keys[i] == key) {
         old = v->rvs[i];
         v->rvs[i] = rv;
@@ -104,9 +117,17 @@ static void view_compact(struct view *v)
 
 int64_t view_remove(struct view *v, uint32_t key)
 {
-    uint32_t i = view_find(v, key);
+    uint32_t hint = UINT32_MAX;
+
+    return view_remove_hint(v, key, &hint);
+}
+
+int64_t view_remove_hint(struct view *v, uint32_t key, uint32_t *hint)
+{
+    uint32_t i = view_find(v, key, *hint);
     int64_t old;
 
+    *hint = i;
     if (i >= v->n || v->keys[i] != key || v->rvs[i] == 0)
         return 0;
     old = v->rvs[i];

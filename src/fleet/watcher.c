@@ -8,6 +8,22 @@
  * oracle position is `cursor`, an index into its filter's expected list:
  * every expected event before it has been received or counted lost.
  *
+ * The line cache: every watcher of a selection receives the same bytes
+ * for one change (the server encodes each event once), so each distinct
+ * watch event line is scanned once for the whole set, not once per
+ * watcher.  A set-associative table (LINES_SETS sets of LINES_WAYS
+ * entries, the least recently used replaced) holds copies of recent
+ * lines with what each says (struct line_info: type, key index, RV,
+ * written-at, Status code) and a hint of where the key sits in the
+ * receivers' views.  Entries are chained by succession (the line a
+ * watcher received after this one), so a watcher usually finds its next
+ * line by comparing it with the successor of its previous one; else with
+ * the entry found last, else by a hash of all its bytes.  A hit is
+ * always confirmed by comparing all the bytes.  A watcher's work per
+ * event is then that compare, its checks and one view update.  Every check
+ * still runs per watcher on what that watcher received: equal bytes scan to
+ * equal results.
+ *
  * Invariants:
  *  - last_rv never decreases except at a LIST (it becomes the LIST's RV);
  *  - a watcher's checks run in the order its events arrived: while any of
@@ -16,7 +32,11 @@
  *    known_rv, so the expected list is complete up to it (a LIST's or a
  *    BOOKMARK's does not wait: see pending_ready);
  *  - the FIFO is run from its head only, and stops at the first check
- *    that must still wait.
+ *    that must still wait;
+ *  - a line cache entry's info is line_scan of exactly its bytes (a key
+ *    index, once interned, never changes); its view_hint, its next and a
+ *    watcher's last_line are only guesses, checked before use (entries
+ *    are replaced under them).
  */
 #include "watcher.h"
 
@@ -36,6 +56,9 @@
 #define WATCHER_KEEP_BUFFER 16384    /* buffer capacity kept when idle */
 #define WATCHER_LOG_MISMATCHES 5
 #define WATCHER_LOG_FAILURES 5
+#define LINES_SETS 1024     /* line cache sets (a power of two) */
+#define LINES_WAYS 4        /* entries per set */
+#define LINES_MAX_LEN 65536 /* longer lines are scanned, not cached */
 
 enum watcher_state {
     WATCHER_NEW,      /* the leader LISTs; others wait for the filter's S0 */
@@ -67,6 +90,8 @@ struct watcher {
     uint32_t pending;    /* checks of this watcher in the FIFO */
     size_t cursor;       /* index into filter->expected */
     int64_t from_rv;     /* the verified range starts after this RV */
+    uint32_t last_line;  /* index + 1 of the line cache entry of the last
+                            line received; 0: none */
     struct view view;
     char *buf; /* partial line, LIST body or error body */
     uint32_t buf_len, buf_cap;
@@ -80,6 +105,31 @@ struct pending {
     uint8_t kind; /* enum event_type, PENDING_BOOKMARK, PENDING_RESYNC */
 };
 
+/* What one watch event line says, as watcher_line acts on it. */
+struct line_info {
+    enum scan_event_type type; /* SCAN_UNKNOWN also when the line did not
+                                  scan or had no object */
+    uint32_t key;       /* an event's object key index, when it has a name
+                           and an RV > 0; else KEYS_NONE */
+    uint32_t view_hint; /* where the last watcher found key in its view
+                           (view_put_hint); UINT32_MAX: none */
+    int64_t rv;         /* metadata.resourceVersion; -1 absent, invalid */
+    int64_t written_at; /* unix ns; -1 absent, invalid */
+    int64_t code;       /* ERROR: the Status's code */
+};
+
+/* One line cache entry: a line's bytes and what they say. */
+struct line_slot {
+    uint64_t hash; /* line_hash of the bytes */
+    uint64_t used; /* lines_clock at the last lookup that found it; 0:
+                      empty */
+    char *bytes;
+    uint32_t len, cap;
+    uint32_t next; /* index + 1 of the entry a watcher received after
+                      this one, last time; 0: none */
+    struct line_info info;
+};
+
 struct watcher_set {
     struct watcher_set_config cfg;
     struct watcher *watchers;
@@ -89,6 +139,9 @@ struct watcher_set {
     size_t q_head, q_len, q_cap;
     struct watcher_totals t;
     unsigned mismatches_logged;
+    struct line_slot *lines;     /* LINES_SETS * LINES_WAYS; NULL until used */
+    uint64_t lines_clock;        /* line lookups so far */
+    struct line_slot *line_last; /* the entry found or filled last */
 };
 
 /* ==== set ==== */
@@ -114,6 +167,10 @@ void watcher_set_free(struct watcher_set *ws)
         view_fini(&ws->watchers[i].view);
         free(ws->watchers[i].buf);
     }
+    if (ws->lines != NULL)
+        for (size_t i = 0; i < LINES_SETS * LINES_WAYS; i++)
+            free(ws->lines[i].bytes);
+    free(ws->lines);
     free(ws->watchers);
     free(ws->queue);
     free(ws);
@@ -176,6 +233,11 @@ size_t watcher_set_footprint(const struct watcher_set *ws)
     for (size_t i = 0; i < ws->n; i++)
         bytes +=
             view_footprint(&ws->watchers[i].view) + ws->watchers[i].buf_cap;
+    if (ws->lines != NULL) {
+        bytes += LINES_SETS * LINES_WAYS * sizeof(*ws->lines);
+        for (size_t i = 0; i < LINES_SETS * LINES_WAYS; i++)
+            bytes += ws->lines[i].cap;
+    }
     return bytes;
 }
 
@@ -396,25 +458,176 @@ static uint32_t watcher_key(struct watcher_set *ws, const struct scan_object *o)
                        RW_MIN(name_len, sizeof(name) - 1));
 }
 
-/* Applies an event to the view; counts what cannot happen. */
-static void watcher_apply(struct watcher *w, enum event_type type, uint32_t key,
-                          int64_t rv)
+/* Scans one event line into *li, interning an event's object key. */
+static void line_scan(struct watcher_set *ws, const char *line, size_t len,
+                      struct line_info *li)
 {
+    struct scan_event ev;
+    const struct scan_object *o = &ev.object;
+
+    memset(li, 0, sizeof(*li));
+    li->type = SCAN_UNKNOWN;
+    li->key = KEYS_NONE;
+    li->rv = li->written_at = -1;
+    li->view_hint = UINT32_MAX;
+    ws->t.lines_scanned++;
+    if (scan_event(line, len, SCAN_FAST, &ev) != 0 || !ev.has_object)
+        return;
+    li->type = ev.type;
+    li->rv = o->rv;
+    li->written_at = o->written_at;
+    li->code = o->code;
+    if ((ev.type == SCAN_ADDED || ev.type == SCAN_MODIFIED ||
+         ev.type == SCAN_DELETED) &&
+        o->name.p != NULL && o->rv > 0)
+        li->key = watcher_key(ws, o);
+}
+
+static inline uint64_t line_rotl(uint64_t x, unsigned r)
+{
+    return x << r | x >> (64 - r);
+}
+
+static uint64_t line_word(const char *p)
+{
+    uint64_t w;
+
+    memcpy(&w, p, sizeof(w));
+    return w;
+}
+
+#define LINE_MIX(lane, word)                                                   \
+    ((lane) = line_rotl(((lane) ^ (word)) * 0x9e3779b97f4a7c15ull, 29))
+
+/*
+ * A 64-bit hash of all len bytes: four independent multiply-rotate lanes
+ * over 8-byte words (about a word per cycle), then the tail, the length
+ * and a final avalanche.  Only picks the cache set and filters
+ * candidates: a hit is always confirmed by comparing the bytes.
+ */
+static uint64_t line_hash(const char *p, size_t len)
+{
+    uint64_t a = 0x243f6a8885a308d3ull, b = 0x13198a2e03707344ull;
+    uint64_t c = 0xa4093822299f31d0ull, d = 0x082efa98ec4e6c89ull;
+    uint64_t h = len, tail = 0;
+    size_t i = 0;
+
+    for (; i + 32 <= len; i += 32) {
+        LINE_MIX(a, line_word(p + i));
+        LINE_MIX(b, line_word(p + i + 8));
+        LINE_MIX(c, line_word(p + i + 16));
+        LINE_MIX(d, line_word(p + i + 24));
+    }
+    for (; i + 8 <= len; i += 8)
+        LINE_MIX(a, line_word(p + i));
+    memcpy(&tail, p + i, len - i);
+    LINE_MIX(b, tail);
+    LINE_MIX(h, a);
+    LINE_MIX(h, b);
+    LINE_MIX(h, c);
+    LINE_MIX(h, d);
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    return h ^ (h >> 32);
+}
+
+static bool line_is(const struct line_slot *s, const char *line, size_t len)
+{
+    return s->used != 0 && s->len == len && memcmp(s->bytes, line, len) == 0;
+}
+
+/* The entry holding line (len <= LINES_MAX_LEN bytes), found by its hash
+ * or, on a miss, made by scanning it into the least recently used entry
+ * of its set. */
+static struct line_slot *line_lookup(struct watcher_set *ws, const char *line,
+                                     size_t len)
+{
+    uint64_t h = line_hash(line, len);
+    struct line_slot *set = &ws->lines[(h & (LINES_SETS - 1)) * LINES_WAYS];
+    struct line_slot *victim = set;
+
+    for (size_t i = 0; i < LINES_WAYS; i++) {
+        if (set[i].hash == h && line_is(&set[i], line, len))
+            return &set[i];
+        if (set[i].used < victim->used)
+            victim = &set[i];
+    }
+    line_scan(ws, line, len, &victim->info);
+    if (victim->cap < len) {
+        free(victim->bytes);
+        victim->cap = (uint32_t)RW_MAX(len, 256);
+        victim->bytes = xmalloc(victim->cap);
+    }
+    memcpy(victim->bytes, line, len);
+    victim->len = (uint32_t)len;
+    victim->hash = h;
+    victim->next = 0;
+    return victim;
+}
+
+/*
+ * What the line w received says, valid until the next call: from the
+ * cache (lines over LINES_MAX_LEN bytes are scanned into tmp instead).
+ * Watchers of one selection receive the same lines in the same order, so
+ * the line that followed w's previous line for an earlier watcher is
+ * tried first, then the entry found last (the watchers sharing a
+ * connection often get one change back to back), then the hash: a
+ * compare is cheaper than hashing.
+ */
+static struct line_info *line_get(struct watcher *w, const char *line,
+                                  size_t len, struct line_info *tmp)
+{
+    struct watcher_set *ws = w->set;
+    struct line_slot *prev = NULL, *s = NULL;
+
+    if (len > LINES_MAX_LEN) {
+        line_scan(ws, line, len, tmp);
+        return tmp;
+    }
+    if (ws->lines == NULL)
+        ws->lines = xcalloc(LINES_SETS * LINES_WAYS, sizeof(*ws->lines));
+    if (w->last_line != 0) {
+        prev = &ws->lines[w->last_line - 1];
+        if (prev->next != 0 && line_is(&ws->lines[prev->next - 1], line, len))
+            s = &ws->lines[prev->next - 1];
+    }
+    if (s == NULL && ws->line_last != NULL && line_is(ws->line_last, line, len))
+        s = ws->line_last;
+    if (s == NULL)
+        s = line_lookup(ws, line, len);
+    s->used = ++ws->lines_clock;
+    ws->line_last = s;
+    w->last_line = (uint32_t)(s - ws->lines) + 1;
+    if (prev != NULL)
+        prev->next = w->last_line;
+    return &s->info;
+}
+
+/* Applies an event to the view (hint: view_put_hint's, or NULL); counts
+ * what cannot happen. */
+static void watcher_apply(struct watcher *w, enum event_type type, uint32_t key,
+                          int64_t rv, uint32_t *hint)
+{
+    uint32_t none = UINT32_MAX;
     int64_t old;
 
+    if (hint == NULL)
+        hint = &none;
     if (type == EVENT_DELETED) {
-        old = view_remove(&w->view, key);
+        old = view_remove_hint(&w->view, key, hint);
         if (old == 0)
             w->set->t.view_anomalies++;
         return;
     }
-    old = view_put(&w->view, key, rv);
+    old = view_put_hint(&w->view, key, rv, hint);
     if ((type == EVENT_ADDED) != (old == 0))
         w->set->t.view_anomalies++;
 }
 
-void watcher_deliver(struct watcher *w, enum event_type type, uint32_t key,
-                     int64_t rv, int64_t written_at, int64_t now_ns)
+/* watcher_deliver with the view's position hint (or NULL). */
+static void watcher_take(struct watcher *w, enum event_type type, uint32_t key,
+                         int64_t rv, int64_t written_at, int64_t now_ns,
+                         uint32_t *hint)
 {
     struct watcher_set *ws = w->set;
 
@@ -428,12 +641,18 @@ void watcher_deliver(struct watcher *w, enum event_type type, uint32_t key,
     }
     w->last_rv = rv;
     w->last_key = key;
-    watcher_apply(w, type, key, rv);
+    watcher_apply(w, type, key, rv, hint);
     if (type != EVENT_DELETED && written_at > 0 && ws->cfg.latency)
         histogram_record(ws->cfg.latency, now_ns > written_at
                                               ? (uint64_t)(now_ns - written_at)
                                               : 0);
     watcher_verify(w, (uint8_t)type, key, rv, now_ns);
+}
+
+void watcher_deliver(struct watcher *w, enum event_type type, uint32_t key,
+                     int64_t rv, int64_t written_at, int64_t now_ns)
+{
+    watcher_take(w, type, key, rv, written_at, now_ns, NULL);
 }
 
 void watcher_wire_events(struct watcher *w, uint64_t n)
@@ -451,39 +670,38 @@ void watcher_relevant_event(struct watcher *w, enum event_type type,
 }
 
 static void watcher_event(struct watcher *w, enum event_type type,
-                          const struct scan_object *o, int64_t now_ns)
+                          struct line_info *li, int64_t now_ns)
 {
     struct watcher_set *ws = w->set;
 
     ws->t.delivered++;
-    if (o->name.p == NULL || o->rv <= 0) {
-        ws->t.events[type]++;
-        ws->t.relevant++;
+    ws->t.events[type]++;
+    ws->t.relevant++;
+    if (li->key == KEYS_NONE || li->rv <= 0) {
         ws->t.parse_errors++;
         return;
     }
-    watcher_relevant_event(w, type, watcher_key(ws, o), o->rv, o->written_at,
-                           now_ns);
+    watcher_take(w, type, li->key, li->rv, li->written_at, now_ns,
+                 &li->view_hint);
 }
 
-static void watcher_bookmark(struct watcher *w, const struct scan_object *o,
-                             int64_t now_ns)
+static void watcher_bookmark(struct watcher *w, int64_t rv, int64_t now_ns)
 {
     struct watcher_set *ws = w->set;
 
     ws->t.bookmarks++;
-    if (o->rv <= 0) {
+    if (rv <= 0) {
         ws->t.parse_errors++;
         return;
     }
-    if (o->rv < w->last_rv) {
+    if (rv < w->last_rv) {
         ws->t.bookmark_regressions++;
         return;
     }
-    w->last_rv = o->rv;
+    w->last_rv = rv;
     w->last_key = KEYS_NONE;
-    w->bookmark_rv = o->rv;
-    watcher_verify(w, PENDING_BOOKMARK, KEYS_NONE, o->rv, now_ns);
+    w->bookmark_rv = rv;
+    watcher_verify(w, PENDING_BOOKMARK, KEYS_NONE, rv, now_ns);
 }
 
 void watcher_error(struct watcher *w, int code)
@@ -518,17 +736,21 @@ bool watcher_is_listing(const struct watcher *w)
     return w->state == WATCHER_LISTING;
 }
 
-static void watcher_error_event(struct watcher *w, const struct scan_object *o)
+/* An ERROR event of the line (code 410: expired); the Status message is
+ * scanned again for the log (rare). */
+static void watcher_error_event(struct watcher *w, int64_t code,
+                                const char *line, size_t len)
 {
-    char msg[256];
+    struct scan_event ev;
+    char msg[256] = "";
 
-    if (o->code == 410) {
+    if (code == 410) {
         w->set->t.expired_410++;
     } else {
         w->set->t.error_events++;
-        scan_str_decode(&o->message, msg, sizeof(msg));
-        log_debug("watcher %u: ERROR event %" PRId64 ": %s", w->id, o->code,
-                  msg);
+        if (scan_event(line, len, SCAN_FAST, &ev) == 0)
+            scan_str_decode(&ev.object.message, msg, sizeof(msg));
+        log_debug("watcher %u: ERROR event %" PRId64 ": %s", w->id, code, msg);
     }
     w->relist = true; /* as an informer: LIST again once the stream ends */
 }
@@ -536,31 +758,28 @@ static void watcher_error_event(struct watcher *w, const struct scan_object *o)
 static void watcher_line(struct watcher *w, const char *line, size_t len,
                          int64_t now_ns)
 {
-    struct scan_event ev;
+    struct line_info tmp, *li;
 
     if (w->relist)
         return; /* nothing may follow an ERROR */
-    if (scan_event(line, len, SCAN_FAST, &ev) != 0 || !ev.has_object) {
-        w->set->t.parse_errors++;
-        return;
-    }
-    switch (ev.type) {
+    li = line_get(w, line, len, &tmp);
+    switch (li->type) {
     case SCAN_ADDED:
-        watcher_event(w, EVENT_ADDED, &ev.object, now_ns);
+        watcher_event(w, EVENT_ADDED, li, now_ns);
         break;
     case SCAN_MODIFIED:
-        watcher_event(w, EVENT_MODIFIED, &ev.object, now_ns);
+        watcher_event(w, EVENT_MODIFIED, li, now_ns);
         break;
     case SCAN_DELETED:
-        watcher_event(w, EVENT_DELETED, &ev.object, now_ns);
+        watcher_event(w, EVENT_DELETED, li, now_ns);
         break;
     case SCAN_BOOKMARK:
-        watcher_bookmark(w, &ev.object, now_ns);
+        watcher_bookmark(w, li->rv, now_ns);
         break;
     case SCAN_ERROR:
-        watcher_error_event(w, &ev.object);
+        watcher_error_event(w, li->code, line, len);
         break;
-    default:
+    default: /* did not scan, no object, or an unknown type */
         w->set->t.parse_errors++;
         break;
     }

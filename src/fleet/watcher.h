@@ -37,7 +37,9 @@
  *
  * Memory per watcher: the struct (about 120 bytes), its view (12 bytes
  * per object it sees) and, only while a line spans two reads or a LIST
- * is arriving, a buffer for those bytes.  Event bytes are never kept.
+ * is arriving, a buffer for those bytes.  Event bytes are not kept per
+ * watcher; the set keeps the last few thousand distinct event lines
+ * (each scanned once for all watchers: watcher.c's line cache).
  */
 #ifndef FLEET_WATCHER_H
 #define FLEET_WATCHER_H
@@ -105,6 +107,8 @@ struct watcher_totals {
                                 a lost connection, an etcd cancel */
     uint64_t terminated;     /* watchers stopped for good (an etcd watch
                                 compacted: no LIST to recover with) */
+    uint64_t lines_scanned;  /* watch event lines actually scanned (the
+                                rest came from the line cache) */
 };
 
 /* What watcher_next asks the transport to do. */
