@@ -340,6 +340,12 @@ static void fleet_snapshot_done_cb(int err, const char *why, int64_t revision,
 /* The initial LIST: by the filters' leaders, or one etcd Range. */
 static void fleet_start_list(struct fleet *f)
 {
+    struct writer_stats st = {0};
+
+    if (f->writer != NULL)
+        writer_stats(f->writer, &st);
+    if (st.last_rev > 0)
+        watcher_set_list_from(f->ws, st.last_rev);
     f->phase = PHASE_LIST;
     event_del(f->phase_timer);
     event_assign(f->phase_timer, f->base, -1, 0, fleet_list_timeout_cb, f);

@@ -135,6 +135,7 @@ struct watcher_set {
     struct watcher *watchers;
     size_t n, capacity;
     bool released, stopping;
+    int64_t list_rv;       /* resourceVersion of the initial LISTs */
     struct pending *queue; /* ring buffer */
     size_t q_head, q_len, q_cap;
     struct watcher_totals t;
@@ -213,6 +214,11 @@ uint32_t watcher_id(const struct watcher *w)
 void watcher_set_release(struct watcher_set *ws)
 {
     ws->released = true;
+}
+
+void watcher_set_list_from(struct watcher_set *ws, int64_t rv)
+{
+    ws->list_rv = rv;
 }
 
 void watcher_set_stop(struct watcher_set *ws)
@@ -872,11 +878,12 @@ enum watcher_next watcher_next(struct watcher *w, char *path, size_t cap,
     switch (w->state) {
     case WATCHER_NEW:
         /* As client-go's reflector: the first LIST is served from the
-         * watch cache (resourceVersion=0), not a consistent read, so ten
-         * thousand kubelets starting at once do not each cost a read of
-         * the store. */
-        snprintf(path, cap, "%s?resourceVersion=0%s", ws->cfg.collection,
-                 f->query);
+         * watch cache (resourceVersion=0), not a consistent read; when the
+         * fleet wrote the initial objects itself, not older than its last
+         * write (watcher_set_list_from), so that they are in the list and
+         * not delivered as ADDED events stamped before the watch. */
+        snprintf(path, cap, "%s?resourceVersion=%" PRId64 "%s",
+                 ws->cfg.collection, ws->list_rv, f->query);
         w->state = WATCHER_LISTING;
         break;
     case WATCHER_RELIST:

@@ -132,6 +132,11 @@ uint32_t watcher_id(const struct watcher *w);
 /* Lets watchers WATCH (after every initial LIST and --watch-delay); the
  * caller then kicks the transport. */
 void watcher_set_release(struct watcher_set *ws);
+
+/* The initial LISTs ask for resourceVersion=rv (not older than rv: the
+ * server's cache has applied the fleet's own setup writes) instead of
+ * resourceVersion=0 (whatever the cache holds).  Call before the LISTs. */
+void watcher_set_list_from(struct watcher_set *ws, int64_t rv);
 /* No request is started from now on (watcher_next says IDLE), and
  * failures are no longer counted. */
 void watcher_set_stop(struct watcher_set *ws);
