@@ -9,11 +9,17 @@
 
 #include <string.h>
 
-#define CORE(res, sing, kind, ns, prefix, ...)                                \
-    {res, sing, kind, kind "List", "", "v1", "v1", ns, prefix, __VA_ARGS__}
-#define GROUP(grp, ver, res, sing, kind, ns, prefix, ...)                     \
-    {res, sing, kind, kind "List", grp, ver, grp "/" ver, ns, prefix,        \
-     __VA_ARGS__}
+#include "rw.h"
+
+#define CORE(res, sing, kind, ns, prefix, ...)                                 \
+    {                                                                          \
+        res, sing, kind, kind "List", "", "v1", "v1", ns, prefix, __VA_ARGS__  \
+    }
+#define GROUP(grp, ver, res, sing, kind, ns, prefix, ...)                      \
+    {                                                                          \
+        res, sing, kind, kind "List", grp, ver, grp "/" ver, ns, prefix,       \
+            __VA_ARGS__                                                        \
+    }
 
 static const struct resource_type types[] = {
     CORE("pods", "pod", "Pod", true, "/registry/pods/", {"po", NULL},
@@ -38,8 +44,8 @@ static const struct resource_type types[] = {
          -1),
     CORE("nodes", "node", "Node", false, "/registry/minions/", {"no", NULL},
          {"spec.unschedulable", NULL}, -1),
-    CORE("namespaces", "namespace", "Namespace", false,
-         "/registry/namespaces/", {"ns", NULL}, {"status.phase", NULL}, -1),
+    CORE("namespaces", "namespace", "Namespace", false, "/registry/namespaces/",
+         {"ns", NULL}, {"status.phase", NULL}, -1),
     CORE("persistentvolumes", "persistentvolume", "PersistentVolume", false,
          "/registry/persistentvolumes/", {"pv", NULL}, {NULL}, -1),
     CORE("persistentvolumeclaims", "persistentvolumeclaim",
@@ -53,8 +59,8 @@ static const struct resource_type types[] = {
           "/registry/statefulsets/", {"sts", NULL}, {NULL}, -1),
     GROUP("apps", "v1", "daemonsets", "daemonset", "DaemonSet", true,
           "/registry/daemonsets/", {"ds", NULL}, {NULL}, -1),
-    GROUP("batch", "v1", "jobs", "job", "Job", true, "/registry/jobs/",
-          {NULL}, {NULL}, -1),
+    GROUP("batch", "v1", "jobs", "job", "Job", true, "/registry/jobs/", {NULL},
+          {NULL}, -1),
     GROUP("coordination.k8s.io", "v1", "leases", "lease", "Lease", true,
           "/registry/leases/", {NULL}, {NULL}, -1),
 };
@@ -108,6 +114,12 @@ int resource_type_field_id(const struct resource_type *rt, const char *path)
         if (strcmp(path, rt->fields[i]) == 0)
             return FIELD_EXTRA + i;
     return -1;
+}
+
+char *resource_type_ns_prefix(const struct resource_type *rt, const char *ns)
+{
+    return ns ? xasprintf("%s%s/", rt->etcd_prefix, ns)
+              : xstrdup(rt->etcd_prefix);
 }
 
 size_t resource_type_nfields(const struct resource_type *rt)

@@ -61,6 +61,10 @@ const struct resource_type *resource_type_all(size_t *n);
  */
 int resource_type_field_id(const struct resource_type *rt, const char *path);
 
+/* The store key prefix of namespace ns of rt, e.g. "/registry/pods/ns/",
+ * or rt->etcd_prefix when ns is NULL: a new string (free()). */
+char *resource_type_ns_prefix(const struct resource_type *rt, const char *ns);
+
 /* Number of extra fields (entries of fields[]). */
 size_t resource_type_nfields(const struct resource_type *rt);
 

@@ -35,6 +35,7 @@
 #include "metrics.h"
 #include "proto/kjson.h"
 #include "resource.h"
+#include "status.h"
 #include "upstream.h"
 
 /* Keys per Range page when reading the state from the store. */
@@ -527,4 +528,16 @@ struct fresh *fresh_read(struct resource *r, const char *prefix,
         fresh_join_probe(f);
     }
     return f;
+}
+
+void fresh_respond_error(struct stream *s, const struct read_result *res)
+{
+    rw_assert(res->err != RW_OK && res->err != RW_EEXPIRED);
+    if (res->err == RW_EFUTURE)
+        status_respond(s, 504, "Timeout", "Timeout: %s", res->why);
+    else
+        status_respond(s, 504, "Timeout",
+                       "Timeout: the cache could not be proven fresh and the "
+                       "store could not be read: %s",
+                       *res->why ? res->why : rw_strerror(res->err));
 }

@@ -83,4 +83,13 @@ struct fresh *fresh_read(struct resource *r, const char *prefix,
 /* Cancels a pending read: cb will not run.  NULL is a no-op. */
 void fresh_cancel(struct fresh *f);
 
+struct stream;
+
+/* Answers a failed read on s as the apiserver would (RW_EEXPIRED aside,
+ * which the caller words): 504 Timeout with Retry-After 1, "Timeout: Too
+ * large resource version: N, current: M" for RW_EFUTURE, else "Timeout:
+ * the cache could not be proven fresh and the store could not be read:
+ * <why>". */
+void fresh_respond_error(struct stream *s, const struct read_result *res);
+
 #endif

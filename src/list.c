@@ -252,9 +252,6 @@ static void list_continue_expired(struct list_req *lr)
 static void list_error(struct list_req *lr, const struct read_result *res)
 {
     switch (res->err) {
-    case RW_EFUTURE:
-        status_respond(lr->s, 504, "Timeout", "Timeout: %s", res->why);
-        break;
     case RW_EEXPIRED:
         if (lr->start != NULL)
             list_continue_expired(lr);
@@ -264,10 +261,7 @@ static void list_error(struct list_req *lr, const struct read_result *res)
                            "too old.");
         break;
     default:
-        status_respond(lr->s, 504, "Timeout",
-                       "Timeout: the cache could not be proven fresh and "
-                       "the store could not be read: %s",
-                       *res->why ? res->why : rw_strerror(res->err));
+        fresh_respond_error(lr->s, res);
         break;
     }
 }
@@ -417,8 +411,7 @@ void list_collection(struct stream *s, struct resource *r, const char *ns,
     lr->r = r;
     lr->sel = sel;
     lr->limit = q->limit;
-    lr->prefix =
-        ns ? xasprintf("%s%s/", rt->etcd_prefix, ns) : xstrdup(rt->etcd_prefix);
+    lr->prefix = resource_type_ns_prefix(rt, ns);
     lr->prefix_len = strlen(lr->prefix);
     if (!list_table(lr, q) || !list_mode(lr, q, &mode, &rv)) {
         list_req_free(lr);

@@ -62,30 +62,28 @@
 struct initial {
     struct store_snap *snap;
     const struct object *last; /* last object looked at, or NULL */
+    char *prefix;              /* store key prefix of the namespace */
     size_t prefix_len;
-    char prefix[]; /* store key prefix of the namespace, NUL-terminated */
 };
 
 static struct initial *initial_new(struct store_snap *snap,
                                    const struct resource_type *rt,
                                    const char *ns)
 {
-    size_t len = strlen(rt->etcd_prefix) + (ns ? strlen(ns) + 1 : 0);
-    struct initial *in = xcalloc(1, sizeof(*in) + len + 1);
+    struct initial *in = xcalloc(1, sizeof(*in));
 
     in->snap = store_snap_ref(snap);
-    in->prefix_len = len;
-    if (ns != NULL)
-        snprintf(in->prefix, len + 1, "%s%s/", rt->etcd_prefix, ns);
-    else
-        memcpy(in->prefix, rt->etcd_prefix, len);
+    in->prefix = resource_type_ns_prefix(rt, ns);
+    in->prefix_len = strlen(in->prefix);
     return in;
 }
 
 static void initial_free(struct initial *in)
 {
-    if (in != NULL)
+    if (in != NULL) {
         store_snap_unref(in->snap);
+        free(in->prefix);
+    }
     free(in);
 }
 
@@ -764,13 +762,8 @@ static void watch_ready_cb(const struct read_result *res, void *arg)
         wr->pending = NULL;
         stream_set_callbacks(wr->s, NULL, NULL, NULL);
     }
-    if (res->err == RW_EFUTURE)
-        status_respond(wr->s, 504, "Timeout", "Timeout: %s", res->why);
-    else if (res->err != RW_OK)
-        status_respond(wr->s, 504, "Timeout",
-                       "Timeout: the cache could not be proven fresh and the "
-                       "store could not be read: %s",
-                       *res->why ? res->why : rw_strerror(res->err));
+    if (res->err != RW_OK)
+        fresh_respond_error(wr->s, res);
     else if (wr->initial)
         watch_begin(wr, res->snap, res->rv);
     else
@@ -822,8 +815,7 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
     } else {
         mode = READ_WATCH_FROM;
     }
-    prefix = ns ? xasprintf("%s%s/", resource_type(r)->etcd_prefix, ns)
-                : xstrdup(resource_type(r)->etcd_prefix);
+    prefix = resource_type_ns_prefix(resource_type(r), ns);
     f = fresh_read(r, prefix, mode, wr->rv, watch_ready_cb, wr);
     free(prefix);
     if (f == NULL)
