@@ -16,19 +16,45 @@
  * No-copy output: the data source read callback offers nghttp2 up to the
  * frame length it asks for, possibly spanning several segments, with
  * NGHTTP2_DATA_FLAG_NO_COPY (or NGHTTP2_ERR_DEFERRED when the queue is
- * empty; the next write resumes it); the send_data callback writes the
- * 9-byte frame header and then the segments' bytes, by reference
- * (released with rbuf_unref once written) or, pieces under
- * LISTENER_COPY_BELOW, copied, which costs less memory than libevent's
- * 1 KiB chain per reference (listener_out_add).  Frames contribute only
- * their payload.  stream_pending() is the stream's queued bytes not yet
- * handed to the output buffer.
+ * empty; the next write resumes it).  Frames go into the connection's own
+ * output queue (struct h2_out), not into libevent's evbuffer, which would
+ * give each reference its own chain (a malloc) and the header copied after
+ * it another: two mallocs and frees per DATA frame at fan-out.  The queue
+ * is a ring of iovecs with, in parallel, what each holds on to: a payload
+ * reference (the segment's own rbuf reference, handed over when the
+ * segment is taken whole; released with rbuf_unref once written), a copy
+ * in the arena, or constant bytes (padding).  The arena is a FIFO byte
+ * ring for the 9-byte DATA frame headers and for the frames nghttp2's
+ * send callback serializes (SETTINGS, HEADERS, WINDOW_UPDATE, GOAWAY...);
+ * a copy that follows the previous one in the arena extends its iovec.  A
+ * copy that does not fit grows the arena (doubling, the queued copies
+ * moved and their iovecs re-pointed).  Nothing is allocated per frame:
+ * the rings only grow, and an empty queue keeps its memory while the
+ * connection has live streams (unless it grew past H2_OUT_KEEP pieces or
+ * H2_ARENA_KEEP bytes); without one it is freed.  Every payload reaches
+ * the socket by reference: sendmsg (writev with MSG_NOSIGNAL) of up to
+ * H2_IOV_MAX pieces straight from the ring, from h2_service after
+ * nghttp2_session_send, until the kernel takes no more; only then an
+ * EV_WRITE event of the connection's own waits for the socket (one event,
+ * freed with event_free at once: listener_free still needs no loop run).
+ * With a configured send buffer (front_config.sndbuf) a write is at most
+ * that buffer's size (h2_write_max).  The bufferevent only reads (and
+ * keeps the read deadline); a connection without a socket (a bufferevent
+ * pair, in tests) has its queue copied into the bufferevent's output
+ * instead, where its watermark and timeouts work as before.
+ * stream_pending() is the stream's queued bytes not yet handed to the
+ * output queue.
  *
- * Back-pressure: nghttp2_session_send runs only while the output buffer
- * is below the configured high-water mark (the send callbacks stop it
- * there); the bufferevent's write callback, at half the mark, resumes it.
- * Flow-control windows hold data in the segment queues, where handlers see
- * it as pending.
+ * Back-pressure: nghttp2_session_send runs only while the output not yet
+ * taken by the kernel is below the configured high-water mark (the send
+ * callbacks stop it there, with NGHTTP2_ERR_WOULDBLOCK or _PAUSE, and mark
+ * the connection dirty); h2_service then writes and, if the kernel took
+ * enough, sends again (H2_SERVICE_ROUNDS at most, then rescheduled); if
+ * not, the write event resumes it.  Flow-control windows hold data in the
+ * segment queues, where handlers see it as pending.  The write timeout of
+ * the bufferevent is mirrored on the write event (h2_write_timeout): no
+ * progress for idle_timeout without a live stream, or flush_seconds once
+ * closing, closes the connection; it counts from the last progress.
  *
  * Timeouts, on the bufferevent's two timers only (h2_timeouts).  A
  * connection with a live stream (dispatched, not yet closed: a WATCH) has
@@ -58,8 +84,12 @@
  */
 #include "src/conn_h2.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -78,6 +108,15 @@
 #define H2_FRAME_HEAD_LEN 9
 #define H2_PREFACE_LEN 24
 #define H2_STACK_NV 16
+#define H2_OUT_MIN 16       /* output pieces: first size */
+#define H2_OUT_KEEP 1024    /* kept while streams are live, at most */
+#define H2_ARENA_MIN 256    /* copy arena bytes: first size */
+#define H2_ARENA_KEEP 16384 /* kept while streams are live, at most */
+#if defined(IOV_MAX) && IOV_MAX < 1024
+#define H2_IOV_MAX IOV_MAX
+#else
+#define H2_IOV_MAX 1024 /* pieces per sendmsg (Linux UIO_MAXIOV) */
+#endif
 
 enum h2_header {
     H2_HDR_METHOD,
@@ -102,6 +141,31 @@ struct h2_seg {
     size_t off, len;
 };
 
+enum h2_piece_kind {
+    H2_PIECE_REF,    /* bytes of an rbuf: one reference, released */
+    H2_PIECE_ARENA,  /* bytes copied into the arena */
+    H2_PIECE_STATIC, /* constant bytes (padding) */
+};
+
+/* What a queued iovec holds on to; parallel to h2_out.iov. */
+struct h2_piece {
+    struct rbuf *ref;   /* H2_PIECE_REF */
+    uint32_t arena_end; /* H2_PIECE_ARENA: arena offset past its bytes */
+    uint8_t kind;
+};
+
+/* The connection's output queue (see the header comment). */
+struct h2_out {
+    struct iovec *iov;      /* ring of cap: bytes of each piece left */
+    struct h2_piece *piece; /* ring of cap, parallel to iov */
+    uint32_t head, count, cap;
+    size_t bytes;   /* left to write, all pieces */
+    bool fresh;     /* pieces queued since the last write attempt */
+    uint8_t *arena; /* FIFO byte ring of arena_cap for copies */
+    uint32_t arena_cap, arena_head, arena_tail;
+    uint32_t arena_pieces; /* H2_PIECE_ARENA pieces queued */
+};
+
 struct h2_stream {
     struct stream base; /* first: struct stream * converts */
     struct conn_h2 *conn;
@@ -123,6 +187,11 @@ struct h2_stream {
 struct conn_h2 {
     struct front_conn base; /* first: struct front_conn * converts */
     struct bufferevent *bev;
+    evutil_socket_t fd; /* the socket; -1: output through bev (pairs) */
+    struct event *wev;  /* EV_WRITE on fd while the kernel is full */
+    struct h2_out out;
+    size_t write_max;       /* bytes per sendmsg at most; 0: no limit */
+    unsigned flush_seconds; /* closing: write timeout */
     nghttp2_session *session;
     struct h2_stream *streams;
     struct h2_stream *work_head, **work_tail;
@@ -140,7 +209,6 @@ struct conn_h2 {
     uint8_t scan_type, scan_flags; /* of the frame being received */
     bool in_block;                 /* inside a header block */
     /* output and service */
-    bool tail_ref;   /* output's last piece is a reference */
     bool in_service; /* inside h2_service: no scheduling needed */
     bool dirty;      /* something for nghttp2_session_send */
     bool closing;    /* answering no more: flushing, then closing */
@@ -157,6 +225,13 @@ static size_t h2_high_water(const struct conn_h2 *c)
 static struct evbuffer *h2_output(const struct conn_h2 *c)
 {
     return bufferevent_get_output(c->bev);
+}
+
+/* Output bytes not yet taken by the kernel (or, for a bufferevent pair,
+ * by its other end). */
+static size_t h2_out_len(const struct conn_h2 *c)
+{
+    return c->out.bytes + (c->fd < 0 ? evbuffer_get_length(h2_output(c)) : 0);
 }
 
 /* ---- scheduling, work FIFO ---- */
@@ -192,6 +267,224 @@ static struct h2_stream *work_pop(struct conn_h2 *c)
     st->in_work = false;
     st->work_next = NULL;
     return st;
+}
+
+/* ---- output queue ---- */
+
+static void out_grow(struct h2_out *o)
+{
+    uint32_t cap = o->cap ? o->cap * 2 : H2_OUT_MIN;
+    struct iovec *iov = xmalloc(cap * sizeof(*iov));
+    struct h2_piece *piece = xmalloc(cap * sizeof(*piece));
+
+    for (uint32_t i = 0; i < o->count; i++) {
+        iov[i] = o->iov[(o->head + i) & (o->cap - 1)];
+        piece[i] = o->piece[(o->head + i) & (o->cap - 1)];
+    }
+    free(o->iov);
+    free(o->piece);
+    o->iov = iov;
+    o->piece = piece;
+    o->cap = cap;
+    o->head = 0;
+}
+
+/* Appends a piece of len (> 0) bytes at p; returns it to be filled in. */
+static struct h2_piece *out_push(struct h2_out *o, const void *p, size_t len)
+{
+    uint32_t i;
+
+    if (o->count == o->cap)
+        out_grow(o);
+    i = (o->head + o->count) & (o->cap - 1);
+    o->iov[i].iov_base = (void *)p;
+    o->iov[i].iov_len = len;
+    o->count++;
+    o->bytes += len;
+    o->fresh = true;
+    return &o->piece[i];
+}
+
+/* The index of the last piece (count > 0). */
+static uint32_t out_last(const struct h2_out *o)
+{
+    return (o->head + o->count - 1) & (o->cap - 1);
+}
+
+/* Where len contiguous arena bytes fit (live bytes run from arena_head
+ * to arena_tail, wrapping; head == tail with pieces: full); false if
+ * they do not. */
+static bool out_arena_fit(const struct h2_out *o, size_t len, uint32_t *off)
+{
+    uint32_t head = o->arena_head, tail = o->arena_tail, cap = o->arena_cap;
+
+    if (o->arena_pieces == 0) {
+        *off = 0;
+        return len <= cap;
+    }
+    if (tail > head) {
+        *off = cap - tail >= len ? tail : 0;
+        return cap - tail >= len || len <= head;
+    }
+    *off = tail;
+    return tail < head && head - tail >= len;
+}
+
+/* Moves the queued copies into a new arena with room for len more bytes
+ * (their iovecs follow); amortized over the doublings. */
+static void out_arena_grow(struct h2_out *o, size_t len)
+{
+    size_t live = 0, cap = o->arena_cap ? o->arena_cap * 2 : H2_ARENA_MIN;
+    uint8_t *arena;
+    uint32_t pos = 0;
+
+    for (uint32_t n = 0; n < o->count; n++) {
+        uint32_t i = (o->head + n) & (o->cap - 1);
+
+        if (o->piece[i].kind == H2_PIECE_ARENA)
+            live += o->iov[i].iov_len;
+    }
+    while (cap < live + len)
+        cap *= 2;
+    rw_assert(cap <= UINT32_MAX);
+    arena = xmalloc(cap);
+    for (uint32_t n = 0; n < o->count; n++) {
+        uint32_t i = (o->head + n) & (o->cap - 1);
+
+        if (o->piece[i].kind != H2_PIECE_ARENA)
+            continue;
+        memcpy(arena + pos, o->iov[i].iov_base, o->iov[i].iov_len);
+        o->iov[i].iov_base = arena + pos;
+        pos += (uint32_t)o->iov[i].iov_len;
+        o->piece[i].arena_end = pos;
+    }
+    free(o->arena);
+    o->arena = arena;
+    o->arena_cap = (uint32_t)cap;
+    o->arena_head = 0;
+    o->arena_tail = pos;
+}
+
+/* Appends a copy of len bytes at p, in the last piece when it is the
+ * arena's and the bytes follow it. */
+static void out_copy(struct h2_out *o, const void *p, size_t len)
+{
+    struct h2_piece *pc;
+    uint32_t off, last;
+
+    if (len == 0)
+        return;
+    if (!out_arena_fit(o, len, &off)) {
+        out_arena_grow(o, len);
+        off = o->arena_tail;
+    }
+    memcpy(o->arena + off, p, len);
+    o->arena_tail = off + (uint32_t)len;
+    if (o->count > 0) {
+        last = out_last(o);
+        if (o->piece[last].kind == H2_PIECE_ARENA &&
+            (uint8_t *)o->iov[last].iov_base + o->iov[last].iov_len ==
+                o->arena + off) {
+            o->iov[last].iov_len += len;
+            o->piece[last].arena_end = o->arena_tail;
+            o->bytes += len;
+            o->fresh = true;
+            return;
+        }
+    }
+    pc = out_push(o, o->arena + off, len);
+    pc->kind = H2_PIECE_ARENA;
+    pc->arena_end = o->arena_tail;
+    pc->ref = NULL;
+    o->arena_pieces++;
+}
+
+/* Appends len bytes of b at off by reference; takes over the caller's
+ * reference if give, else takes one. */
+static void out_ref(struct h2_out *o, struct rbuf *b, size_t off, size_t len,
+                    bool give)
+{
+    struct h2_piece *pc;
+
+    if (len == 0) {
+        if (give)
+            rbuf_unref(b);
+        return;
+    }
+    pc = out_push(o, b->data + off, len);
+    pc->kind = H2_PIECE_REF;
+    pc->ref = give ? b : rbuf_ref(b);
+}
+
+/* Appends len constant bytes at p (they outlive the connection). */
+static void out_static(struct h2_out *o, const void *p, size_t len)
+{
+    struct h2_piece *pc;
+
+    if (len == 0)
+        return;
+    pc = out_push(o, p, len);
+    pc->kind = H2_PIECE_STATIC;
+    pc->ref = NULL;
+}
+
+/* Drops the first piece, written or not. */
+static void out_pop(struct h2_out *o)
+{
+    struct h2_piece *pc = &o->piece[o->head];
+
+    o->bytes -= o->iov[o->head].iov_len;
+    if (pc->kind == H2_PIECE_REF) {
+        rbuf_unref(pc->ref);
+    } else if (pc->kind == H2_PIECE_ARENA) {
+        o->arena_head = pc->arena_end;
+        if (--o->arena_pieces == 0)
+            o->arena_head = o->arena_tail = 0;
+    }
+    o->head = (o->head + 1) & (o->cap - 1);
+    o->count--;
+}
+
+/* n bytes of the queue's front were written; returns the pieces done. */
+static uint32_t out_consume(struct h2_out *o, size_t n)
+{
+    uint32_t done = 0;
+
+    while (n > 0) {
+        struct iovec *v = &o->iov[o->head];
+
+        rw_assert(o->count > 0);
+        if (n < v->iov_len) {
+            v->iov_base = (uint8_t *)v->iov_base + n;
+            v->iov_len -= n;
+            o->bytes -= n;
+            break;
+        }
+        n -= v->iov_len;
+        out_pop(o);
+        done++;
+    }
+    return done;
+}
+
+/* Releases every piece and the queue's memory. */
+static void out_clear(struct h2_out *o)
+{
+    while (o->count > 0)
+        out_pop(o);
+    free(o->iov);
+    free(o->piece);
+    free(o->arena);
+    memset(o, 0, sizeof(*o));
+}
+
+/* An empty queue keeps its memory while streams are live, unless it
+ * grew past the KEEP sizes (reallocated small on the next output). */
+static void out_trim(struct h2_out *o, bool live)
+{
+    if (o->count == 0 &&
+        (!live || o->cap > H2_OUT_KEEP || o->arena_cap > H2_ARENA_KEEP))
+        out_clear(o);
 }
 
 /* ---- segment queue ---- */
@@ -245,23 +538,19 @@ static void segs_clear(struct h2_stream *st)
     st->queued = 0;
 }
 
-/* Moves length bytes from the head of the queue into out (by reference,
- * or copied when small: listener_out_add).  Returns 0, or -1 if libevent
- * could not queue them. */
-static int segs_emit(struct h2_stream *st, struct evbuffer *out, bool *tail_ref,
-                     size_t length)
+/* Moves length bytes from the head of the queue into out, by reference
+ * (a segment taken whole hands its reference over). */
+static void segs_emit(struct h2_stream *st, struct h2_out *out, size_t length)
 {
     while (length > 0) {
         struct h2_seg *seg = &st->segs[st->seg_head];
         size_t take = RW_MIN(seg->len, length);
 
         rw_assert(st->seg_count > 0);
-        if (listener_out_add(out, tail_ref, seg->buf, seg->off, take) < 0)
-            return -1;
+        out_ref(out, seg->buf, seg->off, take, take == seg->len);
         length -= take;
         st->queued -= take;
         if (take == seg->len) {
-            rbuf_unref(seg->buf);
             st->seg_head = (st->seg_head + 1) & (st->seg_cap - 1);
             st->seg_count--;
         } else {
@@ -270,7 +559,6 @@ static int segs_emit(struct h2_stream *st, struct evbuffer *out, bool *tail_ref,
         }
     }
     segs_shrink(st);
-    return 0;
 }
 
 /* ---- streams ---- */
@@ -387,12 +675,12 @@ static ssize_t conn_h2_send_cb(nghttp2_session *session, const uint8_t *data,
                                size_t length, int flags, void *user_data)
 {
     struct conn_h2 *c = user_data;
-    struct evbuffer *out = h2_output(c);
 
-    if (evbuffer_get_length(out) >= h2_high_water(c))
+    if (h2_out_len(c) >= h2_high_water(c)) {
+        c->dirty = true; /* h2_service writes, then sends again */
         return NGHTTP2_ERR_WOULDBLOCK;
-    if (listener_out_copy(out, &c->tail_ref, data, length) < 0)
-        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    out_copy(&c->out, data, length);
     return (ssize_t)length;
 }
 
@@ -403,20 +691,21 @@ static int conn_h2_send_data_cb(nghttp2_session *session, nghttp2_frame *frame,
     static const uint8_t zeros[256];
     struct conn_h2 *c = user_data;
     struct h2_stream *st = source->ptr;
-    struct evbuffer *out = h2_output(c);
     size_t padlen = frame->data.padlen;
     uint8_t padbyte = (uint8_t)(padlen > 0 ? padlen - 1 : 0);
 
-    if (listener_out_copy(out, &c->tail_ref, framehd, H2_FRAME_HEAD_LEN) < 0 ||
-        (padlen > 0 && listener_out_copy(out, &c->tail_ref, &padbyte, 1) < 0) ||
-        segs_emit(st, out, &c->tail_ref, length) < 0 ||
-        (padlen > 1 &&
-         listener_out_copy(out, &c->tail_ref, zeros, padlen - 1) < 0))
-        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    out_copy(&c->out, framehd, H2_FRAME_HEAD_LEN);
+    if (padlen > 0)
+        out_copy(&c->out, &padbyte, 1);
+    segs_emit(st, &c->out, length);
+    if (padlen > 1)
+        out_static(&c->out, zeros, padlen - 1);
     if (st->base.above_low && st->queued <= STREAM_LOW_WATER)
         work_push(c, st);
-    if (evbuffer_get_length(out) >= h2_high_water(c))
+    if (h2_out_len(c) >= h2_high_water(c)) {
+        c->dirty = true; /* h2_service writes, then sends again */
         return NGHTTP2_ERR_PAUSE;
+    }
     return 0;
 }
 
@@ -687,6 +976,128 @@ static const struct stream_ops h2_ops = {
 
 /* ---- connection ---- */
 
+/* Seconds the kernel may take no output before the connection closes:
+ * closing, flush_seconds; without a live stream, idle_timeout (the client
+ * must keep reading); else 0, none (back-pressure holds the streams). */
+static unsigned h2_write_timeout(const struct conn_h2 *c)
+{
+    if (c->closing)
+        return c->flush_seconds;
+    return c->write_armed ? listener_config(c->base.listener)->idle_timeout : 0;
+}
+
+/* Waits for the socket to take more: (re)adds the write event with the
+ * write timeout when there was progress or it is not pending, so that
+ * the timeout counts from the last progress; deletes it when the queue
+ * is empty. */
+static void h2_write_arm(struct conn_h2 *c, bool progress)
+{
+    unsigned secs = h2_write_timeout(c);
+    struct timeval tv = {.tv_sec = secs, .tv_usec = 0};
+
+    if (c->wev == NULL)
+        return;
+    if (c->out.count == 0) {
+        event_del(c->wev);
+        return;
+    }
+    if (progress || !event_pending(c->wev, EV_WRITE, NULL))
+        event_add(c->wev, secs > 0 ? &tv : NULL);
+}
+
+/* The write timeout changed: a pending write event takes it. */
+static void h2_write_rearm(struct conn_h2 *c)
+{
+    if (c->wev != NULL && event_pending(c->wev, EV_WRITE, NULL))
+        h2_write_arm(c, true);
+}
+
+/* A bufferevent pair (tests, no socket): the bytes are copied into its
+ * output, whose watermark and timeouts then apply as for HTTP/1.x. */
+static int h2_flush_bev(struct conn_h2 *c)
+{
+    struct evbuffer *out = h2_output(c);
+    struct h2_out *o = &c->out;
+
+    while (o->count > 0) {
+        struct iovec *v = &o->iov[o->head];
+
+        if (evbuffer_add(out, v->iov_base, v->iov_len) < 0)
+            return -1;
+        out_pop(o);
+    }
+    return 0;
+}
+
+/* The pieces for one sendmsg from the head: contiguous in the ring, at
+ * most H2_IOV_MAX and, when write_max is set, write_max bytes (the last
+ * piece then cut short by *cut bytes, restored after the call). */
+static void h2_flush_span(struct conn_h2 *c, struct msghdr *m, size_t *cut)
+{
+    const struct h2_out *o = &c->out;
+    uint32_t n =
+        RW_MIN(RW_MIN(o->count, o->cap - o->head), (uint32_t)H2_IOV_MAX);
+    size_t sum = 0;
+
+    m->msg_iovlen = n;
+    if (c->write_max == 0)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        sum += m->msg_iov[i].iov_len;
+        if (sum >= c->write_max) {
+            m->msg_iovlen = i + 1;
+            *cut = sum - c->write_max;
+            m->msg_iov[i].iov_len -= *cut;
+            return;
+        }
+    }
+}
+
+/* Writes the output queue to the socket, H2_IOV_MAX pieces per sendmsg,
+ * until it is empty or the kernel takes no more (then the write event
+ * waits).  Returns 0, or -1 on a socket error (the connection must
+ * die). */
+static int h2_flush(struct conn_h2 *c)
+{
+    struct h2_out *o = &c->out;
+    bool progress = false;
+    int rv = 0;
+
+    o->fresh = false;
+    if (c->fd < 0)
+        rv = h2_flush_bev(c);
+    while (c->fd >= 0 && o->count > 0) {
+        struct msghdr m = {.msg_iov = &o->iov[o->head]};
+        size_t cut = 0;
+        ssize_t w;
+
+        h2_flush_span(c, &m, &cut);
+        w = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (cut > 0)
+            m.msg_iov[m.msg_iovlen - 1].iov_len += cut;
+        if (w < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                log_debug("conn_h2: write: %s", strerror(errno));
+                rv = -1;
+            }
+            break;
+        }
+        progress = true;
+        if (out_consume(o, (size_t)w) < m.msg_iovlen)
+            break; /* the kernel is full */
+    }
+    if (rv == 0)
+        h2_write_arm(c, progress);
+    out_trim(o, c->live > 0);
+    return rv;
+}
+
+/* Writes what was queued since the last attempt. */
+static int h2_flush_fresh(struct conn_h2 *c)
+{
+    return c->out.fresh ? h2_flush(c) : 0;
+}
+
 static void h2_free(struct conn_h2 *c)
 {
     struct evbuffer *out = h2_output(c);
@@ -702,6 +1113,9 @@ static void h2_free(struct conn_h2 *c)
     nghttp2_session_del(c->session);
     listener_detach(&c->base);
     /* released now, not when the loop finalizes the bufferevent */
+    out_clear(&c->out);
+    if (c->wev != NULL)
+        event_free(c->wev);
     evbuffer_drain(out, evbuffer_get_length(out));
     bufferevent_free(c->bev);
     free(c);
@@ -718,6 +1132,8 @@ static void h2_kill(struct conn_h2 *c)
     for (struct h2_stream *st = c->streams; st != NULL; st = st->next)
         stream_gone(&st->base);
     bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+    if (c->wev != NULL)
+        event_del(c->wev);
     listener_reap(&c->base);
 }
 
@@ -728,7 +1144,9 @@ static void h2_close(struct conn_h2 *c, unsigned flush_seconds)
     if (c->closing)
         return;
     c->closing = true;
-    listener_close_output(c->bev, flush_seconds);
+    c->flush_seconds = flush_seconds;
+    listener_close_output(c->bev, flush_seconds); /* bufferevent pairs */
+    h2_write_rearm(c);
 }
 
 /* The read deadline (listener_now_ms) of a connection without a live
@@ -742,7 +1160,7 @@ static uint64_t h2_deadline(struct conn_h2 *c)
         c->idle_since_ms = 0;
         return 0;
     }
-    if (c->idle_since_ms == 0 && evbuffer_get_length(h2_output(c)) == 0)
+    if (c->idle_since_ms == 0 && h2_out_len(c) == 0)
         c->idle_since_ms = listener_now_ms();
     if (c->in_block && cfg->header_timeout > 0)
         deadline = c->block_since_ms + cfg->header_timeout * 1000ull;
@@ -777,11 +1195,11 @@ static void h2_timeouts(struct conn_h2 *c)
         listener_until(deadline, &rtv);
     bufferevent_set_timeouts(c->bev, deadline != 0 ? &rtv : NULL,
                              write ? &wtv : NULL);
+    h2_write_rearm(c);
 }
 
 static void h2_service(struct conn_h2 *c)
 {
-    struct evbuffer *out = h2_output(c);
     size_t high = h2_high_water(c);
     nghttp2_session *s = c->session;
 
@@ -795,8 +1213,13 @@ static void h2_service(struct conn_h2 *c)
     h2_run_work(c);
     for (int round = 0; round < H2_SERVICE_ROUNDS && !c->dead; round++) {
         c->dirty = false;
-        if (evbuffer_get_length(out) >= high)
-            break; /* the write callback resumes */
+        /* at the mark: write; still there, the write event resumes */
+        if (h2_out_len(c) >= high) {
+            if (h2_flush_fresh(c) < 0)
+                c->dead = true;
+            if (c->dead || h2_out_len(c) >= high)
+                break;
+        }
         if (nghttp2_session_send(s) != 0) {
             c->dead = true;
             break;
@@ -806,16 +1229,18 @@ static void h2_service(struct conn_h2 *c)
             break;
     }
     c->in_service = false;
+    if (!c->dead && h2_flush_fresh(c) < 0)
+        c->dead = true;
     if (!c->dead && !nghttp2_session_want_read(s) &&
         !nghttp2_session_want_write(s))
         h2_close(c, listener_flush_seconds(c->base.listener));
-    if (c->closing && evbuffer_get_length(out) == 0)
+    if (c->closing && h2_out_len(c) == 0)
         c->dead = true;
     if (c->dead) {
         h2_kill(c);
         return;
     }
-    if (c->dirty && evbuffer_get_length(out) < high)
+    if (c->dirty && h2_out_len(c) < high)
         h2_schedule(c);
     h2_timeouts(c);
 }
@@ -917,6 +1342,22 @@ static void conn_h2_write_cb(struct bufferevent *bev, void *arg)
     h2_service(arg);
 }
 
+/* The socket takes output again (or took none for the write timeout). */
+static void conn_h2_writable_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct conn_h2 *c = arg;
+
+    if (c->base.dying)
+        return;
+    if (what & EV_TIMEOUT) {
+        log_debug("conn_h2: write timeout");
+        c->dead = true;
+    } else if (h2_flush(c) < 0) {
+        c->dead = true;
+    }
+    h2_service(c);
+}
+
 /* From the listener's work event: input the sniffer passed on, then the
  * writes and work of the streams. */
 static void h2_service_cb(struct front_conn *fc)
@@ -998,6 +1439,23 @@ static int h2_session_new(struct conn_h2 *c, const struct front_config *cfg)
                                    RW_ARRAY_LEN(iv));
 }
 
+/* A configured send buffer (front_config.sndbuf) also bounds each write
+ * to what the kernel holds (its SO_SNDBUF, twice the configured value on
+ * Linux): one oversized write per round trip stalls on loopback, where a
+ * 64 KiB segment waits for the receiver's delayed ACK. */
+static size_t h2_write_max(const struct conn_h2 *c,
+                           const struct front_config *cfg)
+{
+    int v = 0;
+    socklen_t len = sizeof(v);
+
+    if (c->fd < 0 || cfg->sndbuf <= 0)
+        return 0;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &v, &len) < 0 || v <= 0)
+        return (size_t)cfg->sndbuf;
+    return (size_t)v;
+}
+
 void conn_h2_new(struct listener *l, struct bufferevent *bev)
 {
     const struct front_config *cfg = listener_config(l);
@@ -1005,6 +1463,13 @@ void conn_h2_new(struct listener *l, struct bufferevent *bev)
     int rv;
 
     c->bev = bev;
+    c->fd = bufferevent_getfd(bev);
+    if (c->fd >= 0)
+        c->wev = event_new(bufferevent_get_base(bev), c->fd, EV_WRITE,
+                           conn_h2_writable_cb, c);
+    if (c->wev == NULL)
+        c->fd = -1; /* through the bufferevent */
+    c->write_max = h2_write_max(c, cfg);
     c->base.service = h2_service_cb;
     c->base.shutdown = h2_shutdown;
     c->work_tail = &c->work_head;
@@ -1021,7 +1486,9 @@ void conn_h2_new(struct listener *l, struct bufferevent *bev)
     }
     bufferevent_setwatermark(bev, EV_WRITE, cfg->output_high_water / 2, 0);
     bufferevent_set_timeouts(bev, NULL, NULL);
-    bufferevent_enable(bev, EV_READ | EV_WRITE);
+    /* with a socket, the bufferevent only reads (and keeps the read
+     * deadline); output goes through h2_flush */
+    bufferevent_enable(bev, c->fd >= 0 ? EV_READ : EV_READ | EV_WRITE);
     h2_timeouts(c);
     /* the preface and whatever followed it: from the loop */
     listener_schedule(&c->base);

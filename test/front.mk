@@ -9,6 +9,11 @@ test_listener_test_SOURCES = test/listener_test.c
 test_listener_test_CFLAGS = $(TEST_CFLAGS)
 test_listener_test_LDADD = $(TEST_LIBS)
 
+UNIT_TESTS += test/conn_h2_test
+test_conn_h2_test_SOURCES = test/conn_h2_test.c
+test_conn_h2_test_CFLAGS = $(TEST_CFLAGS)
+test_conn_h2_test_LDADD = $(TEST_LIBS)
+
 # The front with test handlers, driven by real clients (curl, nghttp,
 # h2load, raw sockets) in front_test.py.
 check_PROGRAMS += test/front_server
