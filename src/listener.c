@@ -10,8 +10,9 @@
  *
  * The listener also runs its connections' deferred work: one event and a
  * FIFO of connections (front_conn.work_next) to serve (listener_schedule)
- * or to shut down (listener_reap).  Connections therefore hold no libevent
- * event or deferred callback of their own, so that listener_free can free
+ * or to shut down (listener_reap).  Connections therefore hold no deferred
+ * callback of their own, and no event but an HTTP/2 connection's write
+ * event, which event_free releases at once, so that listener_free can free
  * every one of them without running the loop again.
  *
  * Invariants: every open connection is on the list exactly once, under the

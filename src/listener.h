@@ -51,9 +51,10 @@ struct front_config {
     /* SO_SNDBUF of accepted sockets, bytes; 0 keeps the kernel's default
      * (autotuned). */
     int sndbuf;
-    /* Bytes a connection's output buffer may hold before HTTP/2 stops
-     * producing frames and HTTP/1.x stops reading pipelined requests;
-     * production resumes when it falls to half of it. */
+    /* Bytes a connection's output may hold, not yet taken by the kernel,
+     * before HTTP/2 stops producing frames (it resumes as soon as the
+     * kernel takes enough) and HTTP/1.x stops reading pipelined requests
+     * (resumed when the output falls to half of it). */
     size_t output_high_water;
 };
 
