@@ -7,7 +7,8 @@
  * events one per line {"type":...,"object":...}\n, lists
  * {"kind":"<Kind>List","apiVersion":...,"metadata":{...},"items":[...]},
  * Status objects for errors, and the discovery documents kubectl reads.
- * This is the only module that includes cJSON.
+ * kjson.c, table.c (server-side Tables) and ctoken.c (continue tokens) are
+ * the Kubernetes JSON codec: the only files that include cJSON.
  */
 #ifndef KJSON_H
 #define KJSON_H

@@ -9,8 +9,8 @@
  * head, each object's JSON with "," between, and tail.  The body goes out in
  * blocks: runs of small pieces (head, separators, objects under LIST_REF_MIN
  * bytes) are copied into blocks of up to LIST_BLOCK bytes, and larger
- * objects are written by reference.  Per queued reference the socket
- * queues cost about 1 KiB of bookkeeping (libevent 2.1), so copying small
+ * objects are written by reference.  Per queued reference HTTP/1.1's socket
+ * queue costs about 1 KiB of bookkeeping (libevent 2.1), so copying small
  * objects keeps a slow client's queued LIST near 1x its size while large
  * objects are still shared, not copied.
  */
@@ -18,7 +18,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
 #include <time.h>
 
 #include "cache/rw.h"
