@@ -1,7 +1,7 @@
 /*
  * watch_etcd.c: the watchers' etcd-native transport (see watch_etcd.h).
  *
- * Data structure: an array of connections (struct etcd_link), one struct
+ * Data structure: the connections (links.h), one struct
  * etcd_slot per watcher (its Watch call, a retry timer allocated on first
  * use, the highest revision received over the wire), and the decode
  * cache: WATCH_ETCD_CACHE entries indexed by a hash of (revision, key
@@ -23,6 +23,7 @@
 
 #include "cache/object.h"
 #include "cache/rw.h"
+#include "links.h"
 #include "proto/etcd.h"
 #include "proto/kjson.h"
 #include "scan.h"
@@ -36,12 +37,6 @@
 #define WATCH_ETCD_LOG 5
 
 struct watch_etcd;
-
-struct etcd_link {
-    struct watch_etcd *t;
-    struct h2c *c;
-    bool up;
-};
 
 struct etcd_slot {
     struct watch_etcd *t;
@@ -68,8 +63,7 @@ struct watch_etcd {
     struct watcher_set *ws;
     char *prefix, *end;
     size_t prefix_len, end_len;
-    struct etcd_link *links;
-    size_t nlinks, open;
+    struct links *links;
     struct etcd_slot *slots;
     size_t nslots;
     struct etcd_decoded *cache;
@@ -200,53 +194,6 @@ static void etcd_close_cb(int status, const char *message, void *arg)
     etcd_issue(s);
 }
 
-/* ==== connections ==== */
-
-static void etcd_link_connect_cb(struct h2c *c, void *arg)
-{
-    struct etcd_link *l = arg;
-
-    l->up = true;
-    l->t->open++;
-}
-
-static void etcd_link_drop(struct etcd_link *l)
-{
-    if (l->up)
-        l->t->open--;
-    l->up = false;
-    l->c = NULL;
-}
-
-static void etcd_link_close_cb(struct h2c *c, int err, void *arg)
-{
-    struct etcd_link *l = arg;
-    struct watch_etcd *t = l->t;
-
-    if (t->logged++ < WATCH_ETCD_LOG)
-        log_warnx("etcd connection %zu to %s: %s", (size_t)(l - t->links),
-                  h2c_authority(c),
-                  h2c_last_error(c)[0] ? h2c_last_error(c) : rw_strerror(err));
-    if (l->c == c)
-        etcd_link_drop(l);
-    h2c_free(c);
-}
-
-static struct h2c *etcd_link_get(struct etcd_link *l)
-{
-    static const struct h2c_callbacks cbs = {
-        .on_connect = etcd_link_connect_cb,
-        .on_close = etcd_link_close_cb,
-    };
-    struct watch_etcd *t = l->t;
-
-    if (l->c != NULL && l->up && !h2c_is_open(l->c))
-        etcd_link_drop(l);
-    if (l->c == NULL)
-        l->c = h2c_new(t->base, t->host, t->port, NULL, &cbs, l);
-    return l->c;
-}
-
 /* ==== requests ==== */
 
 static void etcd_retry_cb(evutil_socket_t fd, short what, void *arg)
@@ -267,16 +214,14 @@ static void etcd_backoff(struct etcd_slot *s, double delay)
 
 static struct grpc_call *etcd_start(struct etcd_slot *s)
 {
-    struct etcd_link *l = &s->t->links[s->link];
+    struct links *ls = s->t->links;
     struct grpc_call *call;
 
-    call = grpc_call_start(etcd_link_get(l), ETCD_PATH_WATCH, etcd_message_cb,
-                           etcd_close_cb, s);
-    if (call == NULL && l->c != NULL) {
-        etcd_link_drop(l); /* refuses streams: replace it, once */
-        call = grpc_call_start(etcd_link_get(l), ETCD_PATH_WATCH,
+    call = grpc_call_start(links_get(ls, s->link), ETCD_PATH_WATCH,
+                           etcd_message_cb, etcd_close_cb, s);
+    if (call == NULL && links_drop(ls, s->link)) /* replace it, once */
+        call = grpc_call_start(links_get(ls, s->link), ETCD_PATH_WATCH,
                                etcd_message_cb, etcd_close_cb, s);
-    }
     return call;
 }
 
@@ -330,12 +275,12 @@ void watch_etcd_kick(struct watch_etcd *t)
 
 size_t watch_etcd_connections_open(const struct watch_etcd *t)
 {
-    return t->open;
+    return links_open(t->links);
 }
 
 size_t watch_etcd_footprint(const struct watch_etcd *t)
 {
-    return sizeof(*t) + t->nlinks * sizeof(*t->links) +
+    return sizeof(*t) + links_footprint(t->links) +
            t->nslots * sizeof(*t->slots) + WATCH_ETCD_CACHE * sizeof(*t->cache);
 }
 
@@ -359,10 +304,7 @@ struct watch_etcd *watch_etcd_new(struct event_base *base, const char *host,
     t->prefix = xstrdup(rt->etcd_prefix);
     t->prefix_len = strlen(t->prefix);
     t->end = etcd_prefix_end(t->prefix, t->prefix_len, &t->end_len);
-    t->nlinks = connections;
-    t->links = xcalloc(connections, sizeof(*t->links));
-    for (size_t i = 0; i < connections; i++)
-        t->links[i].t = t;
+    t->links = links_new(base, host, port, connections, "etcd");
     t->nslots = watcher_set_size(ws);
     t->slots = xcalloc(t->nslots ? t->nslots : 1, sizeof(*t->slots));
     for (size_t i = 0; i < t->nslots; i++) {
@@ -386,19 +328,13 @@ void watch_etcd_free(struct watch_etcd *t)
         if (t->slots[i].retry != NULL)
             event_free(t->slots[i].retry);
     }
-    for (size_t i = 0; i < t->nlinks; i++) {
-        struct h2c *c = t->links[i].c;
-
-        t->links[i].c = NULL;
-        h2c_free(c);
-    }
+    links_free(t->links);
     for (size_t i = 0; i < WATCH_ETCD_CACHE; i++) {
         object_unref(t->cache[i].new_obj);
         object_unref(t->cache[i].old);
     }
     free(t->cache);
     free(t->slots);
-    free(t->links);
     free(t->prefix);
     free(t->end);
     free(t->host);

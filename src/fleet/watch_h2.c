@@ -1,15 +1,15 @@
 /*
  * watch_h2.c: the watchers' HTTP/2 transport (see watch_h2.h).
  *
- * Data structure: an array of connections (struct h2_link: the h2c, or
- * NULL while none) and one struct h2_slot per watcher (its stream and a
- * retry timer allocated on first use).  h2c's rules make this simple:
+ * Data structure: the connections (links.h) and one struct h2_slot per
+ * watcher (its stream, its link and a retry timer allocated on first
+ * use).  h2c's rules make this simple:
  * any call is allowed from inside its callbacks (h2c_free included), a
  * stream's on_close comes exactly once, and a failing connection closes
  * its streams before it reports its own end.
  *
  * Invariants: slot->stream is non-NULL exactly while a request of that
- * watcher is in flight; a link's h2c is replaced only after it was freed.
+ * watcher is in flight.
  */
 #include "watch_h2.h"
 
@@ -23,17 +23,10 @@
 #include "cache/rw.h"
 #include "src/h2_client.h"
 #include "src/log.h"
+#include "links.h"
 #include "watcher.h"
 
-#define WATCH_H2_LOG_CLOSES 5
-
 struct watch_h2;
-
-struct h2_link {
-    struct watch_h2 *t;
-    struct h2c *c;
-    bool up;
-};
 
 struct h2_slot {
     struct watch_h2 *t;
@@ -47,12 +40,9 @@ struct watch_h2 {
     struct event_base *base;
     char *host, *port;
     struct watcher_set *ws;
-    struct h2_link *links;
-    size_t nlinks;
+    struct links *links;
     struct h2_slot *slots;
     size_t nslots;
-    size_t open;
-    unsigned closes_logged;
 };
 
 static void h2_issue(struct h2_slot *s);
@@ -98,55 +88,6 @@ static const struct h2c_stream_callbacks h2_stream_cbs = {
     .on_close = h2_close_cb,
 };
 
-/* ==== connections ==== */
-
-static void h2_link_connect_cb(struct h2c *c, void *arg)
-{
-    struct h2_link *l = arg;
-
-    l->up = true;
-    l->t->open++;
-}
-
-/* Forgets the link's connection; a connection still alive (GOAWAY) ends
- * by itself and is freed in h2_link_close_cb. */
-static void h2_link_drop(struct h2_link *l)
-{
-    if (l->up)
-        l->t->open--;
-    l->up = false;
-    l->c = NULL;
-}
-
-static void h2_link_close_cb(struct h2c *c, int err, void *arg)
-{
-    struct h2_link *l = arg;
-    struct watch_h2 *t = l->t;
-
-    if (t->closes_logged++ < WATCH_H2_LOG_CLOSES)
-        log_warnx("h2 connection %zu to %s: %s", (size_t)(l - t->links),
-                  h2c_authority(c),
-                  h2c_last_error(c)[0] ? h2c_last_error(c) : rw_strerror(err));
-    if (l->c == c)
-        h2_link_drop(l);
-    h2c_free(c);
-}
-
-static struct h2c *h2_link_get(struct h2_link *l)
-{
-    static const struct h2c_callbacks cbs = {
-        .on_connect = h2_link_connect_cb,
-        .on_close = h2_link_close_cb,
-    };
-    struct watch_h2 *t = l->t;
-
-    if (l->c != NULL && l->up && !h2c_is_open(l->c))
-        h2_link_drop(l); /* GOAWAY: it finishes its streams alone */
-    if (l->c == NULL)
-        l->c = h2c_new(t->base, t->host, t->port, NULL, &cbs, l);
-    return l->c;
-}
-
 /* ==== requests ==== */
 
 static void h2_retry_cb(evutil_socket_t fd, short what, void *arg)
@@ -168,7 +109,7 @@ static void h2_backoff(struct h2_slot *s, double delay)
 static void h2_issue(struct h2_slot *s)
 {
     static const struct h2c_header accept = {"accept", "application/json"};
-    struct h2_link *l = &s->t->links[s->link];
+    struct links *ls = s->t->links;
     char path[4096];
     double delay;
 
@@ -184,14 +125,12 @@ static void h2_issue(struct h2_slot *s)
     case WATCHER_GET:
         break;
     }
-    s->stream = h2c_request(h2_link_get(l), "GET", path, NULL, &accept, 1, 0,
-                            &h2_stream_cbs, s);
-    if (s->stream == NULL && l->c != NULL) {
-        /* The connection refuses streams: replace it and try once more. */
-        h2_link_drop(l);
-        s->stream = h2c_request(h2_link_get(l), "GET", path, NULL, &accept, 1,
-                                0, &h2_stream_cbs, s);
-    }
+    s->stream = h2c_request(links_get(ls, s->link), "GET", path, NULL, &accept,
+                            1, 0, &h2_stream_cbs, s);
+    /* The connection refuses streams: replace it and try once more. */
+    if (s->stream == NULL && links_drop(ls, s->link))
+        s->stream = h2c_request(links_get(ls, s->link), "GET", path, NULL,
+                                &accept, 1, 0, &h2_stream_cbs, s);
     if (s->stream == NULL) {
         watcher_end(s->w, false);
         h2_backoff(s, 0.5);
@@ -206,7 +145,7 @@ void watch_h2_kick(struct watch_h2 *t)
 
 size_t watch_h2_connections_open(const struct watch_h2 *t)
 {
-    return t->open;
+    return links_open(t->links);
 }
 
 /* ==== construction ==== */
@@ -222,10 +161,7 @@ struct watch_h2 *watch_h2_new(struct event_base *base, const char *host,
     t->host = xstrdup(host);
     t->port = xstrdup(port);
     t->ws = ws;
-    t->nlinks = connections;
-    t->links = xcalloc(connections, sizeof(*t->links));
-    for (size_t i = 0; i < connections; i++)
-        t->links[i].t = t;
+    t->links = links_new(base, host, port, connections, "h2");
     t->nslots = watcher_set_size(ws);
     t->slots = xcalloc(t->nslots ? t->nslots : 1, sizeof(*t->slots));
     for (size_t i = 0; i < t->nslots; i++) {
@@ -240,17 +176,11 @@ void watch_h2_free(struct watch_h2 *t)
 {
     if (t == NULL)
         return;
-    for (size_t i = 0; i < t->nlinks; i++) {
-        struct h2c *c = t->links[i].c;
-
-        t->links[i].c = NULL;
-        h2c_free(c); /* streams close: watcher_end, then IDLE */
-    }
+    links_free(t->links); /* streams close: watcher_end, then IDLE */
     for (size_t i = 0; i < t->nslots; i++)
         if (t->slots[i].retry != NULL)
             event_free(t->slots[i].retry);
     free(t->slots);
-    free(t->links);
     free(t->host);
     free(t->port);
     free(t);

@@ -1,0 +1,135 @@
+/*
+ * links.c: the fleet's HTTP/2 client connections (see links.h).
+ *
+ * Data structure: an array of links, each the h2c it uses now (or NULL)
+ * and whether that one is established.  h2c's rules keep it simple: a
+ * connection closes its streams before it reports its own end, and
+ * h2c_free may be called from its on_close.  Invariant: `open` counts the
+ * links whose connection is established and not forgotten.
+ */
+#include "links.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "cache/rw.h"
+#include "src/h2_client.h"
+#include "src/log.h"
+
+/* Connection ends logged per set of links, at most. */
+#define LINKS_LOG_CLOSES 5
+
+struct link {
+    struct links *ls;
+    struct h2c *c;
+    bool up;
+};
+
+struct links {
+    struct event_base *base;
+    char *host, *port;
+    const char *what;
+    struct link *link;
+    size_t n, open;
+    unsigned closes_logged;
+};
+
+static void link_connect_cb(struct h2c *c, void *arg)
+{
+    struct link *l = arg;
+
+    l->up = true;
+    l->ls->open++;
+}
+
+/* Forgets the link's connection; one still alive (GOAWAY) ends by itself
+ * and is freed in link_close_cb. */
+static void link_forget(struct link *l)
+{
+    if (l->up)
+        l->ls->open--;
+    l->up = false;
+    l->c = NULL;
+}
+
+static void link_close_cb(struct h2c *c, int err, void *arg)
+{
+    struct link *l = arg;
+    struct links *ls = l->ls;
+
+    if (ls->closes_logged++ < LINKS_LOG_CLOSES)
+        log_warnx("%s connection %zu to %s: %s", ls->what,
+                  (size_t)(l - ls->link), h2c_authority(c),
+                  h2c_last_error(c)[0] ? h2c_last_error(c) : rw_strerror(err));
+    if (l->c == c)
+        link_forget(l);
+    h2c_free(c);
+}
+
+struct links *links_new(struct event_base *base, const char *host,
+                        const char *port, size_t n, const char *what)
+{
+    struct links *ls = xcalloc(1, sizeof(*ls));
+
+    rw_assert(n > 0);
+    ls->base = base;
+    ls->host = xstrdup(host);
+    ls->port = xstrdup(port);
+    ls->what = what;
+    ls->n = n;
+    ls->link = xcalloc(n, sizeof(*ls->link));
+    for (size_t i = 0; i < n; i++)
+        ls->link[i].ls = ls;
+    return ls;
+}
+
+void links_free(struct links *ls)
+{
+    if (ls == NULL)
+        return;
+    for (size_t i = 0; i < ls->n; i++) {
+        struct h2c *c = ls->link[i].c;
+
+        ls->link[i].c = NULL;
+        h2c_free(c); /* its streams close first */
+    }
+    free(ls->link);
+    free(ls->host);
+    free(ls->port);
+    free(ls);
+}
+
+struct h2c *links_get(struct links *ls, size_t i)
+{
+    static const struct h2c_callbacks cbs = {
+        .on_connect = link_connect_cb,
+        .on_close = link_close_cb,
+    };
+    struct link *l = &ls->link[i];
+
+    if (l->c != NULL && l->up && !h2c_is_open(l->c))
+        link_forget(l); /* GOAWAY: it finishes its streams alone */
+    if (l->c == NULL)
+        l->c = h2c_new(ls->base, ls->host, ls->port, NULL, &cbs, l);
+    return l->c;
+}
+
+int links_drop(struct links *ls, size_t i)
+{
+    struct link *l = &ls->link[i];
+
+    if (l->c == NULL)
+        return 0;
+    link_forget(l);
+    return 1;
+}
+
+size_t links_open(const struct links *ls)
+{
+    return ls->open;
+}
+
+size_t links_footprint(const struct links *ls)
+{
+    return sizeof(*ls) + ls->n * sizeof(*ls->link);
+}
