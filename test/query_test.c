@@ -323,6 +323,75 @@ static void test_has(void **state)
     assert_false(query_has("xverbose", "verbose"));
 }
 
+/* Option combinations, as the apiserver's ValidateListOptions judges
+ * them: "" when valid, else the field and the start of the detail. */
+static void test_validate(void **state)
+{
+    static const struct {
+        const char *query;
+        bool watch;
+        const char *field, *detail;
+    } cases[] = {
+        {"", false, "", ""},
+        {"resourceVersion=5&resourceVersionMatch=Exact", false, "", ""},
+        {"resourceVersion=5&resourceVersionMatch=NotOlderThan&limit=2", false,
+         "", ""},
+        {"resourceVersionMatch=Exact", false, "resourceVersionMatch",
+         "Forbidden: resourceVersionMatch is forbidden unless"},
+        {"resourceVersion=0&resourceVersionMatch=Exact", false,
+         "resourceVersionMatch", "Forbidden: resourceVersionMatch \"exact\""},
+        {"resourceVersion=5&resourceVersionMatch=Exact&continue=x", false,
+         "resourceVersionMatch",
+         "Forbidden: resourceVersionMatch is forbidden "
+         "when continue"},
+        {"resourceVersion=5&resourceVersionMatch=Newest", false,
+         "resourceVersionMatch", "Unsupported value: \"Newest\""},
+        {"sendInitialEvents=true", false, "sendInitialEvents",
+         "Forbidden: sendInitialEvents is forbidden for list"},
+        {"sendInitialEvents=true&resourceVersionMatch=NotOlderThan&"
+         "allowWatchBookmarks=true",
+         true, "", ""},
+        {"sendInitialEvents=false&resourceVersionMatch=NotOlderThan&"
+         "allowWatchBookmarks=true",
+         true, "", ""},
+        {"sendInitialEvents=true&allowWatchBookmarks=true", true,
+         "resourceVersionMatch",
+         "Forbidden: sendInitialEvents requires "
+         "setting resourceVersionMatch"},
+        {"sendInitialEvents=true&resourceVersionMatch=NotOlderThan", true,
+         "allowWatchBookmarks",
+         "Forbidden: sendInitialEvents requires "
+         "setting allowWatchBookmarks"},
+        {"resourceVersionMatch=NotOlderThan", true, "resourceVersionMatch",
+         "Forbidden: resourceVersionMatch is forbidden for watch unless"},
+        {"sendInitialEvents=true&resourceVersionMatch=Exact&"
+         "allowWatchBookmarks=true",
+         true, "resourceVersionMatch", "Forbidden: sendInitialEvents"},
+        {"resourceVersionMatch=Bogus", true, "resourceVersionMatch",
+         "Unsupported value: \"Bogus\": supported values: \"NotOlderThan\""},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
+        const char *field = "";
+        char why[256] = "";
+        struct query q;
+        int rc;
+
+        parse_ok(cases[i].query, &q);
+        rc = query_validate(&q, cases[i].watch, &field, why, sizeof(why));
+        if (*cases[i].field == '\0') {
+            if (rc != RW_OK)
+                fail_msg("\"%s\" refused: %s: %s", cases[i].query, field, why);
+        } else {
+            assert_int_equal(rc, RW_EINVAL);
+            assert_string_equal(field, cases[i].field);
+            if (strncmp(why, cases[i].detail, strlen(cases[i].detail)) != 0)
+                fail_msg("\"%s\": %s", cases[i].query, why);
+        }
+        query_fini(&q);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_why_truncated),
         cmocka_unit_test(test_not_nul_terminated),
         cmocka_unit_test(test_unescape),
+        cmocka_unit_test(test_validate),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
