@@ -37,6 +37,17 @@ const char *rw_strerror(int err)
     return "unknown error";
 }
 
+struct timeval rw_timeval(double seconds)
+{
+    struct timeval tv;
+
+    if (seconds < 0)
+        seconds = 0;
+    tv.tv_sec = (time_t)seconds;
+    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
+    return tv;
+}
+
 static noreturn void out_of_memory(size_t size)
 {
     fprintf(stderr, "ringwatch: out of memory allocating %zu bytes\n", size);
@@ -110,7 +121,7 @@ char *xasprintf(const char *fmt, ...)
 
 noreturn void rw_assert_fail(const char *expr, const char *file, int line)
 {
-    fprintf(stderr, "ringwatch: assertion \"%s\" failed at %s:%d\n", expr,
-            file, line);
+    fprintf(stderr, "ringwatch: assertion \"%s\" failed at %s:%d\n", expr, file,
+            line);
     abort();
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
+#include <sys/time.h>
 
 enum rw_err {
     RW_OK = 0,
@@ -31,6 +32,9 @@ enum rw_err {
 
 /* Returns a static English name for err (0 or an enum rw_err value). */
 const char *rw_strerror(int err);
+
+/* seconds (>= 0; negative counts as 0) as a struct timeval, for timers. */
+struct timeval rw_timeval(double seconds);
 
 /* Allocators: never return NULL; abort with a message on exhaustion. */
 void *xmalloc(size_t size);

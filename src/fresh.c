@@ -144,9 +144,7 @@ static void fresh_fail_later(struct fresh *f, int err, const char *why)
 
 static void fresh_arm(struct fresh *f, double seconds)
 {
-    struct timeval tv = {
-        (time_t)seconds,
-        (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6)};
+    struct timeval tv = rw_timeval(seconds);
 
     evtimer_add(f->deadline, &tv);
 }

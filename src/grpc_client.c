@@ -369,8 +369,7 @@ struct grpc_call *grpc_unary(struct h2c *conn, const char *path,
     call->on_unary = cb;
     if (timeout > 0) {
         call->deadline = evtimer_new(h2c_base(conn), grpc_deadline_cb, call);
-        tv.tv_sec = (time_t)timeout;
-        tv.tv_usec = (suseconds_t)((timeout - (double)tv.tv_sec) * 1e6);
+        tv = rw_timeval(timeout);
         evtimer_add(call->deadline, &tv);
     }
     if (grpc_call_write(call, msg, len, true) != 0) {

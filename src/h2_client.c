@@ -486,10 +486,8 @@ static void h2c_write_cb(struct bufferevent *bev, void *arg)
 
 static void h2c_arm_timer(struct h2c *c, double seconds)
 {
-    struct timeval tv;
+    struct timeval tv = rw_timeval(seconds);
 
-    tv.tv_sec = (time_t)seconds;
-    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
     event_add(c->timer, &tv);
 }
 

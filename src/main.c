@@ -139,9 +139,7 @@ static void daemon_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
     struct daemon *d = arg;
     struct timeval tick = {0, 20000};
-    double g = d->cfg.shutdown_grace;
-    struct timeval grace = {(time_t)g,
-                            (suseconds_t)((g - (double)(time_t)g) * 1e6)};
+    struct timeval grace = rw_timeval(d->cfg.shutdown_grace);
 
     if (d->drain != NULL) {
         log_info("%s: closing every connection now", strsignal((int)sig));

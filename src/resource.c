@@ -142,9 +142,7 @@ struct resource *resource_new(struct event_base *base,
         .min_request_timeout = cfg->min_request_timeout,
         .indexed_field = cfg->indexed_field,
     };
-    double secs = cfg->bookmark_interval;
-    struct timeval tv = {(time_t)secs,
-                         (suseconds_t)((secs - (double)(time_t)secs) * 1e6)};
+    struct timeval tv = rw_timeval(cfg->bookmark_interval);
 
     r->base = base;
     r->rt = rt;

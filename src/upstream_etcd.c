@@ -198,10 +198,8 @@ static double upstream_backoff(struct upstream_etcd *u, unsigned attempt)
 
 static void upstream_timer_add(struct event *ev, double seconds)
 {
-    struct timeval tv;
+    struct timeval tv = rw_timeval(seconds);
 
-    tv.tv_sec = (time_t)seconds;
-    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
     event_add(ev, &tv);
 }
 

@@ -42,3 +42,8 @@ UNIT_TESTS += test/deadline_test
 test_deadline_test_SOURCES = test/deadline_test.c
 test_deadline_test_CFLAGS = $(TEST_CFLAGS)
 test_deadline_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/rw_test
+test_rw_test_SOURCES = test/rw_test.c
+test_rw_test_CFLAGS = $(TEST_CFLAGS)
+test_rw_test_LDADD = $(CACHE_TEST_LIBS)

@@ -118,10 +118,8 @@ static double fleet_now(void)
 
 static void fleet_timer(struct event *ev, double seconds)
 {
-    struct timeval tv;
+    struct timeval tv = rw_timeval(seconds);
 
-    tv.tv_sec = (time_t)seconds;
-    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
     event_add(ev, &tv);
 }
 

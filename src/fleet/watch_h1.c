@@ -114,10 +114,8 @@ static const http_parser_settings h1_settings = {
 /* Runs the slot's timer from the loop now (or after delay seconds). */
 static void h1_schedule(struct h1_slot *s, double delay)
 {
-    struct timeval tv;
+    struct timeval tv = rw_timeval(delay);
 
-    tv.tv_sec = (time_t)delay;
-    tv.tv_usec = (suseconds_t)((delay - (double)tv.tv_sec) * 1e6);
     evtimer_add(s->timer, &tv);
 }
 

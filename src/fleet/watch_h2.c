@@ -97,12 +97,10 @@ static void h2_retry_cb(evutil_socket_t fd, short what, void *arg)
 
 static void h2_backoff(struct h2_slot *s, double delay)
 {
-    struct timeval tv;
+    struct timeval tv = rw_timeval(delay);
 
     if (s->retry == NULL)
         s->retry = evtimer_new(s->t->base, h2_retry_cb, s);
-    tv.tv_sec = (time_t)delay;
-    tv.tv_usec = (suseconds_t)((delay - (double)tv.tv_sec) * 1e6);
     evtimer_add(s->retry, &tv);
 }
 

@@ -100,17 +100,6 @@ static void sender_rss(uint64_t *rss, uint64_t *peak)
     fclose(f);
 }
 
-static struct timeval sender_timeval(double s)
-{
-    struct timeval tv;
-
-    if (s < 0)
-        s = 0;
-    tv.tv_sec = (time_t)s;
-    tv.tv_usec = (suseconds_t)((s - (double)tv.tv_sec) * 1e6);
-    return tv;
-}
-
 /* ==== connections ==== */
 
 static void sender_close(struct sender_conn *cn)
@@ -261,7 +250,7 @@ static void sender_finish(struct sender *s)
                 (cn->backlog == NULL || evbuffer_get_length(cn->backlog) == 0))
                 sender_close(cn);
         }
-        tv = sender_timeval(s->drain_s);
+        tv = rw_timeval(s->drain_s);
         event_assign(s->phase_timer, s->base, -1, 0, sender_drain_timeout_cb,
                      s);
         event_add(s->phase_timer, &tv);
@@ -304,10 +293,9 @@ static void sender_tick_cb(evutil_socket_t fd, short what, void *arg)
         s->next++;
     }
     /* Behind: come back after the loop has polled the sockets once. */
-    tv = sender_timeval(s->next < due
-                            ? 0
-                            : s->t0 + (double)s->next / (double)s->rate -
-                                  sender_mono());
+    tv = rw_timeval(s->next < due ? 0
+                                  : s->t0 + (double)s->next / (double)s->rate -
+                                        sender_mono());
     event_add(s->tick, &tv);
 }
 
@@ -368,7 +356,7 @@ struct sender *sender_new(struct event_base *base, int listen_fd,
                           void (*done_cb)(void *arg), void *arg)
 {
     struct sender *s = xcalloc(1, sizeof(*s));
-    struct timeval tv = sender_timeval(p->setup_s);
+    struct timeval tv = rw_timeval(p->setup_s);
 
     rw_assert(p->batch >= 1 && p->rate >= 1);
     s->base = base;
