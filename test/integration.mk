@@ -24,7 +24,8 @@ INTEGRATION_TESTS = \
 	test/integration/txn_test.py \
 	test/integration/python_client_test.py \
 	test/integration/js_informer_test.py \
-	test/integration/prometheus_test.py
+	test/integration/prometheus_test.py \
+	test/integration/bench_table_test.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py
 EXTRA_DIST += test/integration/js/informer.mjs test/integration/js/package.json \
