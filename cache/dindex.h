@@ -1,8 +1,8 @@
 /*
  * dindex.h: the dispatcher's index: entries (watchers) filed under string
  * keys, so that for each event the dispatcher visits only the watchers
- * filed under the event's keys (DESIGN.md "Dispatcher": work per event
- * proportional to the watchers it concerns, not to all watchers).
+ * filed under the event's keys (docs/design.md "Data flow": work per
+ * event proportional to the watchers it concerns, not to all watchers).
  *
  * Entries are embedded in their owners (no allocation per entry); a key's
  * entries form a list in its bucket; a bucket exists while it has entries.

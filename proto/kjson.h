@@ -3,7 +3,7 @@
  *
  * Decoding happens once per change at ingest (kjson_decode_object); every
  * encoder below produces bytes that are then shared by reference.  Shapes
- * are the kube-apiserver's (see ../shared/reference/kube-wire.md): watch
+ * are the kube-apiserver's (see docs/kube-wire.md): watch
  * events one per line {"type":...,"object":...}\n, lists
  * {"kind":"<Kind>List","apiVersion":...,"metadata":{...},"items":[...]},
  * Status objects for errors, and the discovery documents kubectl reads.

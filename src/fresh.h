@@ -1,8 +1,8 @@
 /*
  * fresh.h: the state a read is to be served from, with proof that it is
- * as fresh as the request's resourceVersion semantics demand (kube-wire.md
- * "resourceVersion semantics"; kube-apiserver's cacher and its
- * waitUntilFreshAndBlock):
+ * as fresh as the request's resourceVersion semantics demand
+ * (docs/kube-wire.md "resourceVersion semantics"; kube-apiserver's cacher
+ * and its waitUntilFreshAndBlock):
  *
  *   READ_ANY        RV=0: whatever the cache holds, now.
  *   READ_CONSISTENT RV unset: every write acknowledged before the request.

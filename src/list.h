@@ -3,7 +3,7 @@
  * whenever the cache can prove the read fresh enough (src/fresh.h), else
  * from the store at the right revision.
  *
- * LIST (kube-wire.md): 200, application/json, {"kind":"<Kind>List",
+ * LIST (docs/kube-wire.md): 200, application/json, {"kind":"<Kind>List",
  * "apiVersion":...,"metadata":{"resourceVersion":"<rv>"[,"continue":T,
  * "remainingItemCount":n]},"items":[...]}, items in key order (etcd's), []
  * when none match; or a meta.k8s.io/v1 Table when the Accept header asks

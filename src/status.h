@@ -1,6 +1,6 @@
 /*
  * status.h: answering a request with a Kubernetes Status, the one shape
- * every error takes (kube-wire.md "Status objects"): never an HTML page,
+ * every error takes (docs/kube-wire.md "Status objects"): never an HTML page,
  * never a bare status line.
  */
 #ifndef STATUS_H

@@ -12,7 +12,7 @@
  *   WAITING   a per-resource retry timer runs (failed page, watch canceled
  *             or ended while the connection stayed up)
  *
- * Protocol facts this relies on (etcd v3 API, see etcd-wire.md):
+ * Protocol facts this relies on (etcd v3 API, see docs/etcd-wire.md):
  *  - All pages of one list read at one revision R, so the list is a true
  *    snapshot; the next page starts at the last key + "\0".  A page at a
  *    compacted R fails with OUT_OF_RANGE: the list is aborted and restarts.

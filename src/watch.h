@@ -10,7 +10,7 @@
  * blocks dispatch; a client so slow that the ring laps its cursor gets the
  * ERROR 410 event and its stream ends, and its informer relists.
  *
- * Semantics are kube-apiserver's cacher (kube-wire.md):
+ * Semantics are kube-apiserver's cacher (docs/kube-wire.md):
  * - resourceVersion unset: a synthetic ADDED per object of a consistent
  *   state (src/fresh.h), then every later change; "0": the same from the
  *   cache's state, at once;

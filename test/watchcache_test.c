@@ -4,7 +4,7 @@
  * the delete's revision), replays, progress, replace with its diff, and
  * where a watch from revision N starts -- kube-apiserver's
  * getAllEventsSinceLocked rule, including cases C01 and C03 of
- * list-watch-cases.md at the cache's level.
+ * docs/cases.md at the cache's level.
  */
 #include <setjmp.h>
 #include <stdarg.h>

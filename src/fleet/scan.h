@@ -61,7 +61,7 @@ struct scan_object {
     struct scan_str written_at_text; /* metadata.annotations[SCAN_WRITTEN_AT] */
     int64_t rv;         /* rv_text as a decimal int64; -1 absent or invalid */
     int64_t written_at; /* written_at_text likewise, nanoseconds; -1 */
-    /* A Status's members (kube-wire.md "Status objects"). */
+    /* A Status's members (docs/kube-wire.md "Status objects"). */
     int64_t code; /* "code" when an integral number; 0 otherwise */
     struct scan_str reason;
     struct scan_str message;

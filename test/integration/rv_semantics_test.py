@@ -1,4 +1,4 @@
-"""Every row of kube-wire.md's resourceVersion table that the C cases do
+"""Every row of docs/kube-wire.md's resourceVersion table that the C cases do
 not already cover, against real etcd:
 
 - WATCH, RV unset or 0: synthetic ADDED for the state, then changes.
