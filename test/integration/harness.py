@@ -135,6 +135,17 @@ class Etcd:
         return int(r["header"]["revision"])
 
 
+def seed_cluster(etcd, nodes, namespaces, deployments, replicas, configmaps):
+    """Seeds etcd with scripts/seed-cluster (namespaces, nodes, deployments
+    with their pods, configmaps); returns the revision of its last write."""
+    out = subprocess.run([os.path.join(TOP, "scripts", "seed-cluster"), etcd.url,
+                          "--nodes", str(nodes), "--namespaces", str(namespaces),
+                          "--deployments", str(deployments), "--replicas", str(replicas),
+                          "--configmaps", str(configmaps)],
+                         check=True, capture_output=True, text=True, timeout=60)
+    return int(out.stdout.split("revision")[-1])
+
+
 def configmap(ns, name, data=None, labels=None):
     meta = {"name": name, "namespace": ns,
             "creationTimestamp": "2026-11-29T00:00:00Z"}

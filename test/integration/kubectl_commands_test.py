@@ -22,18 +22,10 @@ import threading
 import time
 import urllib.request
 
-from harness import TOP, Etcd, Ringwatch, check, defer, eq, free_port, run
+from harness import Etcd, Ringwatch, check, defer, eq, free_port, run, seed_cluster
 
 KUBECTL = shutil.which("kubectl")
 RESOURCES = "pods,configmaps,nodes,namespaces,apps/v1/deployments,events,services"
-
-
-def seed(etcd):
-    out = subprocess.run([os.path.join(TOP, "scripts", "seed-cluster"), etcd.url,
-                          "--nodes", "3", "--namespaces", "2", "--deployments", "2",
-                          "--replicas", "2", "--configmaps", "2"],
-                         check=True, capture_output=True, text=True, timeout=60)
-    return int(out.stdout.split("revision")[-1])
 
 
 def first_pod(etcd):
@@ -48,7 +40,7 @@ def main():
         print("SKIP: kubectl not installed")
         sys.exit(77)
     etcd = Etcd()
-    seed(etcd)
+    seed_cluster(etcd, nodes=3, namespaces=2, deployments=2, replicas=2, configmaps=2)
     pod = first_pod(etcd)
     ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
     event = {"apiVersion": "v1", "kind": "Event",

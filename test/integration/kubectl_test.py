@@ -9,14 +9,6 @@ from harness import *
 KUBECTL = shutil.which("kubectl")
 
 
-def seed(etcd):
-    out = subprocess.run([os.path.join(TOP, "scripts", "seed-cluster"), etcd.url,
-                          "--nodes", "5", "--namespaces", "3", "--deployments", "6",
-                          "--replicas", "3", "--configmaps", "4"],
-                         check=True, capture_output=True, text=True, timeout=60)
-    return int(out.stdout.split("revision")[-1])
-
-
 def etcd_objects(etcd, prefix):
     r = etcd.call("/v3/kv/range", {"key": b64(prefix), "range_end": b64(prefix[:-1] + "0")})
     out = {}
@@ -31,7 +23,7 @@ def main():
         print("kubectl not installed: skipping")
         sys.exit(77)
     etcd = Etcd()
-    rev = seed(etcd)
+    rev = seed_cluster(etcd, nodes=5, namespaces=3, deployments=6, replicas=3, configmaps=4)
     rw = Ringwatch(etcd, resources="pods,configmaps,nodes,namespaces,apps/v1/deployments")
     rw.wait_rv(rev, "/api/v1/pods")
     cache = tempfile.mkdtemp(prefix="rw-kubectl-")
