@@ -23,7 +23,9 @@ INTEGRATION_TESTS = \
 	test/integration/undecodable_test.py \
 	test/integration/txn_test.py \
 	test/integration/python_client_test.py \
-	test/integration/js_informer_test.py
+	test/integration/js_informer_test.py \
+	test/integration/cli_test.py \
+	test/integration/signals_test.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py
 EXTRA_DIST += test/integration/js/informer.mjs test/integration/js/package.json \
