@@ -25,7 +25,8 @@ INTEGRATION_TESTS = \
 	test/integration/python_client_test.py \
 	test/integration/js_informer_test.py \
 	test/integration/cli_test.py \
-	test/integration/signals_test.py
+	test/integration/signals_test.py \
+	test/integration/seeded_test.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py
 EXTRA_DIST += test/integration/js/informer.mjs test/integration/js/package.json \
