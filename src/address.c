@@ -24,7 +24,7 @@ struct host_port {
     bool bracketed;   /* [IPV6] */
     const char *port; /* digits */
     size_t port_len;
-    long port_value;  /* > 65535 when too long to be a port */
+    long port_value; /* > 65535 when too long to be a port */
 };
 
 /* Splits s[0..len) at the port's colon; false when there is no colon, the

@@ -108,6 +108,7 @@ static bool plain_number(const char *text, double *out, const char **end)
     size_t n;
 
     errno = 0;
+    errno = 0;
     *out = strtod(text, &e);
     n = (size_t)(e - text);
     if (n == 0 || strspn(text, "+-0123456789.eE") < n || isnan(*out))
@@ -334,7 +335,8 @@ static void known_types(struct sbuf *b)
     const struct resource_type *all = resource_type_all(&n);
 
     for (size_t i = 0; i < n; i++)
-        sbuf_addf(b, "%s%s%s%s", i ? ", " : "", *all[i].group ? all[i].api_version : "",
+        sbuf_addf(b, "%s%s%s%s", i ? ", " : "",
+                  *all[i].group ? all[i].api_version : "",
                   *all[i].group ? "/" : "", all[i].resource);
 }
 
@@ -377,8 +379,8 @@ static int check_resources(const char *list, struct config_resources *r,
             continue;
         if ((rt = resource_type_find(tok)) == NULL)
             rc = config_unknown_type(why, why_len, "resources", tok,
-                              "RESOURCE, GROUP/VERSION/RESOURCE or "
-                              "RESOURCE.GROUP");
+                                     "RESOURCE, GROUP/VERSION/RESOURCE or "
+                                     "RESOURCE.GROUP");
         else if (type_slot(r, rt) < r->n)
             rc = config_fail(why, why_len, "resources", tok,
                              "given twice: expected each type once");
@@ -418,7 +420,7 @@ static int check_index_field(char *tok, const struct config_resources *r,
     *eq = '\0';
     if ((rt = resource_type_find(tok)) == NULL) {
         rc = config_unknown_type(why, why_len, "index-fields", entry,
-                          "RESOURCE=FIELD");
+                                 "RESOURCE=FIELD");
         goto out;
     }
     for (size_t i = 0; i < *nseen; i++)

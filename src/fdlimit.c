@@ -22,7 +22,8 @@ static rlim_t fdlimit_ceiling(rlim_t hard)
     unsigned long long nr_open;
     FILE *f;
 
-    if (hard != RLIM_INFINITY || (f = fopen("/proc/sys/fs/nr_open", "r")) == NULL)
+    if (hard != RLIM_INFINITY ||
+        (f = fopen("/proc/sys/fs/nr_open", "r")) == NULL)
         return hard;
     if (fscanf(f, "%llu", &nr_open) != 1)
         nr_open = hard;

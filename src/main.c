@@ -9,10 +9,10 @@
  * watchers leave their resources), then the upstream (unfinished lists are
  * aborted into their resources), then the resources.
  */
+#include <errno.h>
 #include <event2/event.h>
 #include <inttypes.h>
 #include <math.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

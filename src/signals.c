@@ -85,15 +85,14 @@ static void signals_usr1_cb(evutil_socket_t sig, short what, void *arg)
 static void signals_usr2_cb(evutil_socket_t sig, short what, void *arg)
 {
     struct signals *s = arg;
-    enum log_level next =
-        log_level() == LOG_DEBUG && s->configured != LOG_DEBUG ? s->configured
-                                                                : LOG_DEBUG;
+    enum log_level next = log_level() == LOG_DEBUG && s->configured != LOG_DEBUG
+                              ? s->configured
+                              : LOG_DEBUG;
 
     log_set_level(next);
-    log_info_always("SIGUSR2: log level %s (SIGUSR2 again: %s)",
-                    log_level_name(next),
-                    log_level_name(next == LOG_DEBUG ? s->configured
-                                                     : LOG_DEBUG));
+    log_info_always(
+        "SIGUSR2: log level %s (SIGUSR2 again: %s)", log_level_name(next),
+        log_level_name(next == LOG_DEBUG ? s->configured : LOG_DEBUG));
 }
 
 struct signals *signals_new(struct event_base *base, signals_state_fn state,

@@ -140,8 +140,9 @@ static const struct {
     {"index-fields", "pods=spec.bogus",
      "expected RESOURCE=FIELD with FIELD one of pods's field selectors"},
     {"index-fields", "pods", "expected RESOURCE=FIELD"},
-    {"index-fields", "widgets=spec.x", "unknown resource type: expected "
-                                       "RESOURCE=FIELD"},
+    {"index-fields", "widgets=spec.x",
+     "unknown resource type: expected "
+     "RESOURCE=FIELD"},
     {"index-fields", "configmaps=data.x", "configmaps has none"},
     {"index-fields", "pods=metadata.name", "always indexed"},
     {"index-fields", "pods=spec.nodeName,pods=status.phase", "given twice"},

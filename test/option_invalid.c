@@ -56,8 +56,7 @@ static int parse(const struct option_spec *specs, size_t n, void *base,
 {
     char *argv[] = {"program", a1, a2, NULL};
 
-    return config_parse(specs, n, base, a2 ? 3 : 2, argv, "test", why,
-                        why_len);
+    return config_parse(specs, n, base, a2 ? 3 : 2, argv, "test", why, why_len);
 }
 
 /* The bounds as config_parse_value prints them. */
@@ -98,8 +97,7 @@ static void check_form(const struct option_spec *specs, size_t n, void *base,
         fail_msg("--%s %s: more than one line: \"%s\"", o->name, value, why);
 }
 
-void option_invalid_check(const struct option_spec *specs, size_t n,
-                          void *base)
+void option_invalid_check(const struct option_spec *specs, size_t n, void *base)
 {
     char flag[96], why[1024];
 
@@ -120,8 +118,8 @@ void option_invalid_check(const struct option_spec *specs, size_t n,
             break;
         case OPT_FLAG:
             snprintf(flag, sizeof(flag), "--%s=yes", o->name);
-            assert_int_equal(parse(specs, n, base, flag, NULL, why, sizeof(why)),
-                             RW_EINVAL);
+            assert_int_equal(
+                parse(specs, n, base, flag, NULL, why, sizeof(why)), RW_EINVAL);
             assert_non_null(strstr(why, "takes no value"));
             continue;
         case OPT_STRING:
@@ -132,7 +130,8 @@ void option_invalid_check(const struct option_spec *specs, size_t n,
         snprintf(flag, sizeof(flag), "--%s", o->name);
         assert_int_equal(parse(specs, n, base, flag, NULL, why, sizeof(why)),
                          RW_EINVAL);
-        if (strstr(why, "needs a value") == NULL || strstr(why, o->metavar) == NULL)
+        if (strstr(why, "needs a value") == NULL ||
+            strstr(why, o->metavar) == NULL)
             fail_msg("--%s without a value: \"%s\"", o->name, why);
     }
 }

@@ -26,7 +26,7 @@
 struct hook {
     const char *done; /* what it reports; NULL: fails */
     int calls;
-    int order;        /* the run's call counter when it was called */
+    int order; /* the run's call counter when it was called */
 };
 
 static int calls_so_far;
