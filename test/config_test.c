@@ -4,6 +4,7 @@
  * every option (config_parse's and config_check's) is refused with one
  * line naming the option, its value and the wanted form.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -74,6 +75,10 @@ static void test_values_and_units(void **state)
     assert_int_equal(parse(&c, why, sizeof(why), 3, "--ring-bytes", "1G"),
                      RW_OK);
     assert_int_equal(c.ring_bytes, 1000000000);
+    errno = ERANGE; /* left over from anything before: not an overflow */
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "--ring-bytes=1e6"),
+                     RW_OK);
+    assert_int_equal(c.ring_bytes, 1000000);
     assert_int_equal(parse(&c, why, sizeof(why), 2, "--resources=pods"),
                      RW_OK);
     assert_string_equal(c.resources, "pods");
