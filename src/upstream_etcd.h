@@ -55,9 +55,10 @@ struct upstream_etcd_status {
 
 /* An adapter for the etcd at url (http://HOST:PORT as address_parse_url
  * reads it; https is not supported) feeding the n resources (borrowed:
- * they must outlive the adapter; their prefixes are read here).  cfg may be NULL (defaults); it
- * is copied.  Nothing happens before upstream_etcd_start.  Returns NULL
- * (and logs why) when url is not of that form. */
+ * they must outlive the adapter; their prefixes are read here).  cfg may
+ * be NULL (defaults); it is copied.  Nothing happens before
+ * upstream_etcd_start.  Returns NULL (and logs why) when url is not of
+ * that form. */
 struct upstream_etcd *upstream_etcd_new(struct event_base *base,
                                         const char *url,
                                         struct resource *const *resources,
