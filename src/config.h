@@ -89,7 +89,7 @@ struct config {
     uint64_t list_page_size;    /* keys per upstream Range page */
     uint64_t watch_high_water;  /* bytes queued per watch stream */
     const char *index_fields;   /* RESOURCE=FIELD,... */
-    uint64_t max_connections;
+    uint64_t max_connections;   /* 0: sized from RLIMIT_NOFILE (main.c) */
     uint64_t h2_max_streams;    /* concurrent streams per connection */
     uint64_t sndbuf;            /* SO_SNDBUF bytes, 0 = kernel default */
     double header_timeout;      /* seconds to send a request's headers */
