@@ -37,10 +37,14 @@ static const struct resource_type types[] = {
          "/registry/services/endpoints/", {"ep", NULL}, {NULL}, -1),
     CORE("serviceaccounts", "serviceaccount", "ServiceAccount", true,
          "/registry/serviceaccounts/", {"sa", NULL}, {NULL}, -1),
+    /* Every field the apiserver's event GetAttrs selects on (kubectl
+     * describe asks involvedObject.name, .namespace, .kind and .uid). */
     CORE("events", "event", "Event", true, "/registry/events/", {"ev", NULL},
          {"involvedObject.kind", "involvedObject.namespace",
           "involvedObject.name", "involvedObject.uid", "reason", "source",
-          "type", NULL},
+          "type", "involvedObject.apiVersion",
+          "involvedObject.resourceVersion", "involvedObject.fieldPath",
+          "reportingComponent", NULL},
          -1),
     CORE("nodes", "node", "Node", false, "/registry/minions/", {"no", NULL},
          {"spec.unschedulable", NULL}, -1),

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define RESOURCE_TYPE_MAX_FIELDS 8
+#define RESOURCE_TYPE_MAX_FIELDS 12 /* events have 11 */
 
 enum {
     FIELD_NAME = 0,      /* metadata.name */

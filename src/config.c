@@ -5,11 +5,16 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "cache/resource_type.h"
 #include "cache/rw.h"
+#include "cache/sbuf.h"
+#include "src/address.h"
+#include "src/log.h"
 
 #define OFF(field) offsetof(struct config, field)
 
@@ -41,8 +46,10 @@ const struct option_spec ringwatch_options[] = {
      "BYTES",
      "bytes queued per watch stream before it stops taking events (at "
      "least 32Ki: twice the 16 KiB mark at which it resumes)"},
-    {"max-connections", OPT_UINT, OFF(max_connections), 1, 10000000, "100000",
-     "N", "client connections served at once"},
+    {"max-connections", OPT_UINT, OFF(max_connections), 0,
+     CONFIG_MAX_CONNECTIONS, "0", "N",
+     "client connections served at once (0: as many as the descriptor "
+     "limit allows, less 64 kept for etcd, the listener and the log)"},
     {"h2-max-streams", OPT_UINT, OFF(h2_max_streams), 1, 100000, "1000", "N",
      "concurrent HTTP/2 streams per connection"},
     {"sndbuf", OPT_BYTES, OFF(sndbuf), 0, 1e9, "0", "BYTES",
@@ -60,40 +67,79 @@ const struct option_spec ringwatch_options[] = {
      "this long to drain before the connections close"},
     {"log-level", OPT_STRING, OFF(log_level), 0, 0, "info", "LEVEL",
      "debug, info, warn or error"},
+    {"log-file", OPT_STRING, OFF(log_file), 0, 0, NULL, "FILE",
+     "append the log to FILE instead of standard error; SIGHUP reopens it"},
 };
 const size_t ringwatch_noptions = RW_ARRAY_LEN(ringwatch_options);
 
 /* ---- values ---- */
 
-static int fail(char *why, size_t why_len, const struct option_spec *spec,
-                const char *text, const char *what)
+int config_fail(char *why, size_t why_len, const char *option,
+                const char *value, const char *fmt, ...)
 {
-    snprintf(why, why_len, "--%s: \"%s\": %s", spec->name, text, what);
+    va_list ap;
+    int n;
+
+    n = snprintf(why, why_len, "--%s: \"%s\": ", option, value);
+    if (n >= 0 && (size_t)n < why_len) {
+        va_start(ap, fmt);
+        vsnprintf(why + n, why_len - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
     return RW_EINVAL;
 }
 
-/* Parses a number with an optional suffix from units[]; *mult = scale. */
-static int parse_scaled(const char *text, const char *const units[][2],
-                        double *out)
+/* The bounds of spec as text, e.g. "1 to 100000000". */
+static void bounds(const struct option_spec *spec, char *out, size_t len)
 {
-    char *end;
-    double v;
+    if (spec->type == OPT_SECONDS)
+        snprintf(out, len, "%g to %g seconds", spec->min, spec->max);
+    else
+        snprintf(out, len, "%.0f to %.0f%s", spec->min, spec->max,
+                 spec->type == OPT_BYTES ? " bytes" : "");
+}
+
+/* A decimal number as strtod reads it, but only digits, one point and an
+ * exponent: no spaces, hex, inf or nan.  Sets *end past it; false when
+ * there is none. */
+static bool plain_number(const char *text, double *out, const char **end)
+{
+    char *e;
+    size_t n;
 
     errno = 0;
-    v = strtod(text, &end);
-    if (end == text || errno != 0 || !isfinite(v) || v < 0)
-        return RW_EINVAL;
+    errno = 0;
+    *out = strtod(text, &e);
+    n = (size_t)(e - text);
+    if (n == 0 || strspn(text, "+-0123456789.eE") < n || isnan(*out))
+        return false;
+    if (errno == ERANGE && fabs(*out) > 1)
+        *out = *out > 0 ? INFINITY : -INFINITY; /* overflow: out of range */
+    *end = e;
+    return true;
+}
+
+/* A number with an optional suffix from units[]; negative and infinite
+ * values are returned for the range check to refuse. */
+static bool parse_scaled(const char *text, const char *const units[][2],
+                         double *out)
+{
+    const char *end;
+    double v;
+
+    if (!plain_number(text, &v, &end))
+        return false;
     if (*end == '\0') {
         *out = v;
-        return RW_OK;
+        return true;
     }
     for (size_t i = 0; units[i][0] != NULL; i++) {
         if (strcmp(end, units[i][0]) == 0) {
             *out = v * strtod(units[i][1], NULL);
-            return RW_OK;
+            return true;
         }
     }
-    return RW_EINVAL;
+    return false;
 }
 
 static const char *const byte_units[][2] = {
@@ -105,12 +151,30 @@ static const char *const second_units[][2] = {
     {"s", "1"}, {"ms", "1e-3"}, {"m", "60"}, {"h", "3600"}, {NULL, NULL},
 };
 
+/* A whole number: [-]digits, negative ones returned for the range check. */
+static bool parse_whole(const char *text, double *out)
+{
+    const char *digits = text + (*text == '-');
+    size_t n = strspn(digits, "0123456789");
+
+    if (n == 0 || digits[n] != '\0')
+        return false;
+    errno = 0;
+    *out = (double)strtoull(digits, NULL, 10);
+    if (errno == ERANGE)
+        *out = INFINITY;
+    if (*text == '-' && *out != 0)
+        *out = -*out;
+    return true;
+}
+
 int config_parse_value(const struct option_spec *spec, const char *text,
                        void *dst, char *why, size_t why_len)
 {
+    char range[96];
     double v;
-    char *end;
 
+    bounds(spec, range, sizeof(range));
     switch (spec->type) {
     case OPT_STRING:
         *(const char **)dst = text;
@@ -119,29 +183,30 @@ int config_parse_value(const struct option_spec *spec, const char *text,
         *(bool *)dst = true;
         return RW_OK;
     case OPT_UINT:
-        errno = 0;
-        v = (double)strtoull(text, &end, 10);
-        if (*text == '\0' || *end != '\0' || errno != 0 || *text == '-')
-            return fail(why, why_len, spec, text, "not a whole number");
+        if (!parse_whole(text, &v))
+            return config_fail(why, why_len, spec->name, text,
+                               "expected a whole number from %s", range);
         break;
     case OPT_BYTES:
-        if (parse_scaled(text, byte_units, &v) != RW_OK || v != floor(v))
-            return fail(why, why_len, spec, text,
-                        "not a byte count (e.g. 65536, 64Ki, 64Mi)");
+        if (!parse_scaled(text, byte_units, &v) || v != floor(v))
+            return config_fail(why, why_len, spec->name, text,
+                               "expected a whole byte count such as 65536, "
+                               "64Ki or 64Mi, from %s",
+                               range);
         break;
     case OPT_SECONDS:
-        if (parse_scaled(text, second_units, &v) != RW_OK)
-            return fail(why, why_len, spec, text,
-                        "not a duration (e.g. 60, 1.5, 500ms, 2m)");
+        if (!parse_scaled(text, second_units, &v))
+            return config_fail(why, why_len, spec->name, text,
+                               "expected a duration such as 60, 1.5, 500ms "
+                               "or 2m, from %s",
+                               range);
         break;
     default:
         rw_assert(!"unknown option type");
     }
-    if (v < spec->min || v > spec->max) {
-        snprintf(why, why_len, "--%s: %s is outside [%g, %g]", spec->name, text,
-                 spec->min, spec->max);
-        return RW_EINVAL;
-    }
+    if (!(v >= spec->min && v <= spec->max))
+        return config_fail(why, why_len, spec->name, text,
+                           "out of range: expected %s", range);
     if (spec->type == OPT_SECONDS)
         *(double *)dst = v;
     else
@@ -251,4 +316,205 @@ void config_usage(FILE *out, const char *program, const char *synopsis,
     }
     fprintf(out, "  %-32s %s\n  %-32s %s\n", "--help", "print this help",
             "--version", "print the version");
+}
+
+/* ---- ringwatch's checks beyond one value's type ---- */
+
+int config_log_level(const char *text, int *level, char *why, size_t why_len)
+{
+    if ((*level = log_level_parse(text)) < 0)
+        return config_fail(why, why_len, "log-level", text,
+                           "expected debug, info, warn or error");
+    return RW_OK;
+}
+
+/* "pods, configmaps, ..., coordination.k8s.io/v1/leases" into b. */
+static void known_types(struct sbuf *b)
+{
+    size_t n;
+    const struct resource_type *all = resource_type_all(&n);
+
+    for (size_t i = 0; i < n; i++)
+        sbuf_addf(b, "%s%s%s%s", i ? ", " : "",
+                  *all[i].group ? all[i].api_version : "",
+                  *all[i].group ? "/" : "", all[i].resource);
+}
+
+int config_unknown_type(char *why, size_t why_len, const char *option,
+                        const char *value, const char *form)
+{
+    struct sbuf known = {0};
+
+    known_types(&known);
+    config_fail(why, why_len, option, value,
+                "unknown resource type: expected %s%sone of %s",
+                form ? form : "", form ? " with RESOURCE " : "", known.data);
+    sbuf_fini(&known);
+    return RW_EINVAL;
+}
+
+static size_t type_slot(const struct config_resources *r,
+                        const struct resource_type *rt)
+{
+    size_t i = 0;
+
+    while (i < r->n && r->types[i] != rt)
+        i++;
+    return i;
+}
+
+static int check_resources(const char *list, struct config_resources *r,
+                           char *why, size_t why_len)
+{
+    char *copy = xstrdup(list), *save = NULL;
+    int rc = RW_OK;
+
+    for (char *tok = strtok_r(copy, ",", &save); tok != NULL && rc == RW_OK;
+         tok = strtok_r(NULL, ",", &save)) {
+        const struct resource_type *rt;
+
+        while (*tok == ' ')
+            tok++;
+        if (*tok == '\0')
+            continue;
+        if ((rt = resource_type_find(tok)) == NULL)
+            rc = config_unknown_type(why, why_len, "resources", tok,
+                                     "RESOURCE, GROUP/VERSION/RESOURCE or "
+                                     "RESOURCE.GROUP");
+        else if (type_slot(r, rt) < r->n)
+            rc = config_fail(why, why_len, "resources", tok,
+                             "given twice: expected each type once");
+        else
+            r->types[r->n++] = rt;
+    }
+    free(copy);
+    if (rc == RW_OK && r->n == 0)
+        rc = config_fail(why, why_len, "resources", list,
+                         "expected a comma-separated list of resource types");
+    return rc;
+}
+
+/* "spec.nodeName, status.phase" into b: the fields rt can index. */
+static void indexable_fields(const struct resource_type *rt, struct sbuf *b)
+{
+    for (size_t i = 0; i < resource_type_nfields(rt); i++)
+        sbuf_addf(b, "%s%s", i ? ", " : "", rt->fields[i]);
+}
+
+/* One --index-fields entry, RESOURCE=FIELD (tok is modified). */
+static int check_index_field(char *tok, const struct config_resources *r,
+                             const struct resource_type **seen, size_t *nseen,
+                             char *why, size_t why_len)
+{
+    char *entry = xstrdup(tok), *eq = strchr(tok, '=');
+    const struct resource_type *rt;
+    struct sbuf fields = {0};
+    size_t slot;
+    int id, rc = RW_OK;
+
+    if (eq == NULL) {
+        rc = config_fail(why, why_len, "index-fields", entry,
+                         "expected RESOURCE=FIELD");
+        goto out;
+    }
+    *eq = '\0';
+    if ((rt = resource_type_find(tok)) == NULL) {
+        rc = config_unknown_type(why, why_len, "index-fields", entry,
+                                 "RESOURCE=FIELD");
+        goto out;
+    }
+    for (size_t i = 0; i < *nseen; i++)
+        if (seen[i] == rt)
+            rc = config_fail(why, why_len, "index-fields", entry,
+                             "%s given twice: expected one field per type",
+                             rt->resource);
+    if (rc != RW_OK)
+        goto out;
+    seen[(*nseen)++] = rt;
+    id = resource_type_field_id(rt, eq + 1);
+    indexable_fields(rt, &fields);
+    if (id < FIELD_EXTRA && fields.data == NULL)
+        rc = config_fail(why, why_len, "index-fields", entry,
+                         "expected RESOURCE=FIELD with a RESOURCE that has a "
+                         "field selector besides metadata.name and "
+                         "metadata.namespace (always indexed); %s has none",
+                         rt->resource);
+    else if (id < FIELD_EXTRA)
+        rc = config_fail(why, why_len, "index-fields", entry,
+                         "expected RESOURCE=FIELD with FIELD one of %s's "
+                         "field selectors besides metadata.name and "
+                         "metadata.namespace (always indexed): %s",
+                         rt->resource, fields.data);
+    if (rc != RW_OK)
+        goto out;
+    if ((slot = type_slot(r, rt)) < r->n)
+        r->indexed_field[slot] = id - FIELD_EXTRA;
+out:
+    sbuf_fini(&fields);
+    free(entry);
+    return rc;
+}
+
+static int check_index_fields(const char *list, struct config_resources *r,
+                              char *why, size_t why_len)
+{
+    size_t nall, nseen = 0;
+    const struct resource_type **seen;
+    char *copy = xstrdup(list), *save = NULL;
+    int rc = RW_OK;
+
+    resource_type_all(&nall);
+    seen = xcalloc(nall, sizeof(*seen));
+    for (char *tok = strtok_r(copy, ",", &save); tok != NULL && rc == RW_OK;
+         tok = strtok_r(NULL, ",", &save))
+        if (*tok != '\0')
+            rc = check_index_field(tok, r, seen, &nseen, why, why_len);
+    free(seen);
+    free(copy);
+    return rc;
+}
+
+int config_check(const struct config *c, struct config_resources *out,
+                 char *why, size_t why_len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    size_t nall;
+    char *host, *port, what[160];
+    int level, rc;
+
+    resource_type_all(&nall);
+    out->types = xcalloc(nall, sizeof(*out->types));
+    out->indexed_field = xcalloc(nall, sizeof(*out->indexed_field));
+    out->n = 0;
+    for (size_t i = 0; i < nall; i++)
+        out->indexed_field[i] = -1;
+    if (address_parse_listen(c->listen, &ss, &sslen, what, sizeof(what)) !=
+        RW_OK)
+        rc = config_fail(why, why_len, "listen", c->listen, "%s", what);
+    else if (address_parse_url(c->etcd, &host, &port, what, sizeof(what)) !=
+             RW_OK)
+        rc = config_fail(why, why_len, "etcd", c->etcd, "%s", what);
+    else {
+        free(host);
+        free(port);
+        rc = config_log_level(c->log_level, &level, why, why_len);
+    }
+    if (rc == RW_OK && c->log_file != NULL && c->log_file[0] == '\0')
+        rc = config_fail(why, why_len, "log-file", c->log_file,
+                         "expected a file name");
+    if (rc == RW_OK)
+        rc = check_resources(c->resources, out, why, why_len);
+    if (rc == RW_OK)
+        rc = check_index_fields(c->index_fields, out, why, why_len);
+    if (rc != RW_OK)
+        config_resources_fini(out);
+    return rc;
+}
+
+void config_resources_fini(struct config_resources *r)
+{
+    free(r->types);
+    free(r->indexed_field);
+    memset(r, 0, sizeof(*r));
 }

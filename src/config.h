@@ -50,9 +50,31 @@ void config_usage(FILE *out, const char *program, const char *synopsis,
                   const struct option_spec *specs, size_t n);
 
 /* Parses one value of spec's type into *dst (uint64_t, double, bool or
- * const char *); RW_EINVAL with why on a malformed or out-of-range value. */
+ * const char *); RW_EINVAL with why on a malformed value (saying what form
+ * is wanted, with the bounds) or an out-of-range one ("out of range:
+ * expected 1 to 100000000"). */
 int config_parse_value(const struct option_spec *spec, const char *text,
                        void *dst, char *why, size_t why_len);
+
+/*
+ * Writes the one-line message of an option whose value is wrong, in the
+ * form every check uses: --OPTION: "VALUE": then fmt, which says what form
+ * is wanted (e.g. "expected HOST:PORT or [IPV6]:PORT").  Returns
+ * RW_EINVAL.
+ */
+int config_fail(char *why, size_t why_len, const char *option,
+                const char *value, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* config_fail for a resource type resource_type_find does not know: says
+ * form is wanted (e.g. "RESOURCE=FIELD"; NULL: just a type) and lists the
+ * known types. */
+int config_unknown_type(char *why, size_t why_len, const char *option,
+                        const char *value, const char *form);
+
+/* Parses a --log-level value (debug, info, warn, error) into *level
+ * (an enum log_level); RW_EINVAL with why otherwise. */
+int config_log_level(const char *text, int *level, char *why, size_t why_len);
 
 /* ---- ringwatch's own options ---- */
 
@@ -67,16 +89,44 @@ struct config {
     uint64_t list_page_size;    /* keys per upstream Range page */
     uint64_t watch_high_water;  /* bytes queued per watch stream */
     const char *index_fields;   /* RESOURCE=FIELD,... */
-    uint64_t max_connections;
+    uint64_t max_connections;   /* 0: sized from RLIMIT_NOFILE (main.c) */
     uint64_t h2_max_streams;    /* concurrent streams per connection */
     uint64_t sndbuf;            /* SO_SNDBUF bytes, 0 = kernel default */
     double header_timeout;      /* seconds to send a request's headers */
     double idle_timeout;        /* seconds a connection may sit idle */
     double shutdown_grace;      /* seconds to drain at shutdown */
     const char *log_level;
+    const char *log_file;       /* NULL: standard error */
 };
 
 extern const struct option_spec ringwatch_options[];
 extern const size_t ringwatch_noptions;
+
+/* --max-connections at most. */
+#define CONFIG_MAX_CONNECTIONS 10000000
+
+struct resource_type;
+
+/* --resources and --index-fields resolved. */
+struct config_resources {
+    const struct resource_type **types; /* each once, in --resources order */
+    int *indexed_field; /* per type: index into its fields[] that
+                           --index-fields names, or -1 */
+    size_t n;
+};
+
+/*
+ * Checks what config_parse cannot about ringwatch's options, so that every
+ * configuration error is found before anything starts: --listen and
+ * --etcd (address.h), --resources (each a type resource_type_find knows,
+ * once), --index-fields (RESOURCE=FIELD, FIELD a field selector of that
+ * type, each type once; entries for types not served are checked too),
+ * --log-level and --log-file (not empty).  Fills *out (free with
+ * config_resources_fini).  Returns RW_OK, or RW_EINVAL with the first
+ * problem in why as config_fail words it; *out is then empty.
+ */
+int config_check(const struct config *c, struct config_resources *out,
+                 char *why, size_t why_len);
+void config_resources_fini(struct config_resources *r);
 
 #endif

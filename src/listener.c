@@ -42,6 +42,7 @@
 #include <event2/util.h>
 
 #include "cache/rw.h"
+#include "src/address.h"
 #include "src/conn_h1.h"
 #include "src/conn_h2.h"
 #include "src/log.h"
@@ -408,50 +409,6 @@ static void listener_error_cb(struct evconnlistener *evl, void *arg)
     }
 }
 
-/* "127.0.0.1:8080" or "[::1]:8080" (port 0 allowed, unlike
- * evutil_parse_sockaddr_port) into ss; -1 if it does not parse. */
-static int address_parse(const char *address, struct sockaddr_storage *ss,
-                         int *sslen)
-{
-    char host[INET6_ADDRSTRLEN + 1];
-    const char *colon, *hs = address, *he;
-    char *end;
-    long port;
-
-    if (address[0] == '[') {
-        hs = address + 1;
-        he = strchr(hs, ']');
-        if (he == NULL || he[1] != ':')
-            return -1;
-        colon = he + 1;
-    } else {
-        colon = he = strrchr(address, ':');
-        if (colon == NULL)
-            return -1;
-    }
-    port = strtol(colon + 1, &end, 10);
-    if (colon[1] == '\0' || *end != '\0' || port < 0 || port > 65535 ||
-        (size_t)(he - hs) >= sizeof(host))
-        return -1;
-    memcpy(host, hs, (size_t)(he - hs));
-    host[he - hs] = '\0';
-    memset(ss, 0, sizeof(*ss));
-    if (address[0] == '[') {
-        struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-        sin6->sin6_family = AF_INET6;
-        sin6->sin6_port = htons((uint16_t)port);
-        *sslen = sizeof(*sin6);
-        return evutil_inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1 ? 0 : -1;
-    }
-    struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-    sin->sin_family = AF_INET;
-    sin->sin_port = htons((uint16_t)port);
-    *sslen = sizeof(*sin);
-    return evutil_inet_pton(AF_INET, host, &sin->sin_addr) == 1 ? 0 : -1;
-}
-
 static int bound_port(evutil_socket_t fd)
 {
     struct sockaddr_storage ss;
@@ -470,7 +427,8 @@ struct listener *listener_new(struct event_base *base, const char *address,
 {
     struct listener *l = xcalloc(1, sizeof(*l));
     struct sockaddr_storage ss;
-    int sslen = sizeof(ss);
+    socklen_t sslen = sizeof(ss);
+    char why[160];
     unsigned flags = LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
                      LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_DEFERRED_ACCEPT;
 
@@ -478,12 +436,13 @@ struct listener *listener_new(struct event_base *base, const char *address,
     l->cfg = *cfg;
     l->handler = handler;
     l->arg = arg;
-    if (address_parse(address, &ss, &sslen) < 0) {
-        log_warnx("listener: cannot parse address \"%s\"", address);
+    if (address_parse_listen(address, &ss, &sslen, why, sizeof(why)) !=
+        RW_OK) {
+        log_warnx("listener: \"%s\": %s", address, why);
         goto err;
     }
     l->evl = evconnlistener_new_bind(base, listener_accept_cb, l, flags, 4096,
-                                     (struct sockaddr *)&ss, sslen);
+                                     (struct sockaddr *)&ss, (int)sslen);
     if (l->evl == NULL) {
         log_warn("listener: cannot listen on %s", address);
         goto err;

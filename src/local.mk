@@ -3,6 +3,9 @@ noinst_LIBRARIES += src/libsrc.a
 src_libsrc_a_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(NGHTTP2_CFLAGS)
 src_libsrc_a_SOURCES = \
 	src/log.c src/log.h \
+	src/address.c src/address.h \
+	src/fdlimit.c src/fdlimit.h \
+	src/signals.c src/signals.h \
 	src/h2_client.c src/h2_client.h \
 	src/grpc_client.c src/grpc_client.h \
 	src/upstream_etcd.c src/upstream_etcd.h \

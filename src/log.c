@@ -4,29 +4,32 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
+#include "cache/rw.h"
+
 static enum log_level threshold = LOG_INFO;
 static const char *program = "ringwatch";
+static char *file_path; /* log_open's, or NULL: standard error */
 
 static const char *const level_names[] = {"debug", "info", "warn", "error"};
 
 static void vlog(enum log_level level, int errnum, const char *fmt,
                  va_list ap)
 {
-    char msg[1024], stamp[32];
+    char msg[4096], stamp[32];
     struct timespec ts;
     struct tm tm;
 
-    if (level < threshold)
-        return;
     vsnprintf(msg, sizeof(msg), fmt, ap);
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
@@ -68,6 +71,54 @@ void log_set_level(enum log_level level)
     threshold = level;
 }
 
+enum log_level log_level(void)
+{
+    return threshold;
+}
+
+const char *log_level_name(enum log_level level)
+{
+    return level_names[level];
+}
+
+/* Points standard error at path (appended); RW_EIO with errno on failure. */
+static int log_redirect(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+
+    if (fd < 0)
+        return RW_EIO;
+    fflush(stderr);
+    if (dup2(fd, STDERR_FILENO) < 0) {
+        int saved = errno;
+
+        close(fd);
+        errno = saved;
+        return RW_EIO;
+    }
+    close(fd);
+    return RW_OK;
+}
+
+int log_open(const char *path)
+{
+    if (log_redirect(path) != RW_OK)
+        return RW_EIO;
+    free(file_path);
+    file_path = xstrdup(path);
+    return RW_OK;
+}
+
+int log_reopen(void)
+{
+    return file_path ? log_redirect(file_path) : RW_OK;
+}
+
+const char *log_path(void)
+{
+    return file_path;
+}
+
 int log_level_parse(const char *name)
 {
     for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
@@ -81,22 +132,25 @@ int log_enabled(enum log_level level)
     return level >= threshold;
 }
 
-#define LOG_FN(fn, level, with_errno)                                         \
+#define LOG_FN(fn, level, with_errno, always)                                 \
     void fn(const char *fmt, ...)                                             \
     {                                                                         \
         int saved = errno;                                                    \
         va_list ap;                                                           \
+        if (!(always) && (level) < threshold)                                 \
+            return;                                                           \
         va_start(ap, fmt);                                                    \
         vlog(level, with_errno ? saved : 0, fmt, ap);                         \
         va_end(ap);                                                           \
         errno = saved;                                                        \
     }
 
-LOG_FN(log_debug, LOG_DEBUG, 0)
-LOG_FN(log_info, LOG_INFO, 0)
-LOG_FN(log_warn, LOG_WARN, 1)
-LOG_FN(log_warnx, LOG_WARN, 0)
-LOG_FN(log_error, LOG_ERROR, 0)
+LOG_FN(log_debug, LOG_DEBUG, 0, false)
+LOG_FN(log_info, LOG_INFO, 0, false)
+LOG_FN(log_info_always, LOG_INFO, 0, true)
+LOG_FN(log_warn, LOG_WARN, 1, false)
+LOG_FN(log_warnx, LOG_WARN, 0, false)
+LOG_FN(log_error, LOG_ERROR, 0, false)
 
 noreturn void log_fatal(const char *fmt, ...)
 {

@@ -1,17 +1,19 @@
 /*
- * main.c: ringwatch, the daemon.  Parses the options, builds one resource
+ * main.c: ringwatch, the daemon.  Parses and checks the options (any
+ * configuration error exits 2 before anything starts), builds one resource
  * per configured type, the etcd upstream that feeds them, the router and
- * the listener, and runs the event loop until SIGINT or SIGTERM.
+ * the listener, and runs the event loop until SIGINT or SIGTERM.  SIGHUP,
+ * SIGUSR1 and SIGUSR2 are the operator's (signals.h).
  *
  * Shutdown order: the listener first (every stream's on_close runs, so
  * watchers leave their resources), then the upstream (unfinished lists are
  * aborted into their resources), then the resources.
  */
+#include <errno.h>
 #include <event2/event.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,78 +22,61 @@
 
 #include "cache/resource_type.h"
 #include "cache/rw.h"
+#include "cache/sbuf.h"
+#include "cache/store.h"
+#include "cache/watchcache.h"
 #include "config.h"
 #include "discovery.h"
+#include "fdlimit.h"
 #include "listener.h"
 #include "log.h"
 #include "resource.h"
 #include "router.h"
+#include "signals.h"
 #include "upstream_etcd.h"
 #include "watch.h"
+
+/* Descriptors kept for everything but client connections: etcd (and a
+ * reconnect's overlap), the listener, the log file, standard streams, the
+ * event loop's own, files read at runtime. */
+#define DAEMON_FD_RESERVE 64
 
 struct daemon {
     struct config cfg;
     struct event_base *base;
-    const struct resource_type **types;
+    const struct resource_type **types; /* from config_check */
+    int *indexed_field;                 /* from config_check */
     struct resource **resources;
     size_t n;
+    uint64_t max_connections; /* --max-connections, sized */
     struct upstream_etcd *upstream;
     struct discovery *discovery;
     struct router *router;
     struct listener *listener;
     struct event *signals[2];
+    struct signals *operator_signals; /* SIGHUP, SIGUSR1, SIGUSR2 */
     struct event *drain; /* graceful shutdown: polls for drained streams */
     struct event *grace; /* graceful shutdown: its end */
 };
 
-/* Resolves --resources into types; exits with a clear message on an
- * unknown or repeated type. */
-static void daemon_resolve_types(struct daemon *d)
+/* Raises the descriptor limit to the hard limit and sizes the number of
+ * client connections from it: all it leaves beyond DAEMON_FD_RESERVE by
+ * default, and at most that when --max-connections asks for more. */
+static void daemon_size_connections(struct daemon *d)
 {
-    char *list = xstrdup(d->cfg.resources), *save = NULL;
+    uint64_t limit = fdlimit_raise(), fit;
 
-    for (char *tok = strtok_r(list, ",", &save); tok != NULL;
-         tok = strtok_r(NULL, ",", &save)) {
-        const struct resource_type *rt;
-
-        while (*tok == ' ')
-            tok++;
-        if (*tok == '\0')
-            continue;
-        if ((rt = resource_type_find(tok)) == NULL)
-            log_fatalx("--resources: unknown resource type \"%s\" (see "
-                       "ringwatch(8) for the known types)",
-                       tok);
-        for (size_t i = 0; i < d->n; i++)
-            if (d->types[i] == rt)
-                log_fatalx("--resources: \"%s\" given twice", tok);
-        d->types = xrealloc(d->types, (d->n + 1) * sizeof(*d->types));
-        d->types[d->n++] = rt;
+    fit = limit > DAEMON_FD_RESERVE * 2 ? limit - DAEMON_FD_RESERVE
+                                        : limit / 2;
+    fit = RW_MIN(fit, (uint64_t)CONFIG_MAX_CONNECTIONS);
+    d->max_connections = d->cfg.max_connections ? d->cfg.max_connections : fit;
+    if (d->max_connections > fit) {
+        log_warnx("--max-connections %" PRIu64 " does not fit the descriptor "
+                  "limit %" PRIu64 " (%d kept for etcd, the listener and "
+                  "the log): serving at most %" PRIu64 " connections",
+                  d->max_connections, limit, DAEMON_FD_RESERVE, fit);
+        d->max_connections = fit;
     }
-    free(list);
-    if (d->n == 0)
-        log_fatalx("--resources: no resource type given");
-}
-
-/* Raises the descriptor limit so that --max-connections can be reached:
- * one per client connection, plus the upstream and the listener. */
-static void daemon_raise_nofile(uint64_t connections)
-{
-    struct rlimit rl;
-    rlim_t want = (rlim_t)connections + 64;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
-        return;
-    rl.rlim_cur =
-        rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-        log_warn("setrlimit(RLIMIT_NOFILE, %llu)",
-                 (unsigned long long)rl.rlim_cur);
-    if (rl.rlim_cur < want)
-        log_warnx("descriptor limit %llu allows fewer than --max-connections "
-                  "%llu connections",
-                  (unsigned long long)rl.rlim_cur,
-                  (unsigned long long)connections);
 }
 
 static void daemon_stats_cb(struct metrics_global *g, void *arg)
@@ -106,7 +91,8 @@ static void daemon_stats_cb(struct metrics_global *g, void *arg)
     g->connections[1] = ls.connections_h2;
     g->upstream_connected = us.connected;
     g->upstream_version = us.version;
-    g->upstream_reconnects = us.reconnects;
+    g->upstream_connects = us.connects;
+    g->upstream_connect_failures = us.connect_failures;
 }
 
 /* Graceful shutdown: done when every stream has finished or the grace
@@ -158,38 +144,45 @@ static void daemon_signal_cb(evutil_socket_t sig, short what, void *arg)
     evtimer_add(d->grace, &grace);
 }
 
-/* The --index-fields entry for type rt: an index into its fields[], or -1
- * when the list names none for it.  Exits with a clear message on a
- * malformed entry or a field the type has no selector for. */
-static int daemon_index_field(const struct daemon *d,
-                              const struct resource_type *rt)
+/* SIGHUP: the log file, when there is one, is reopened (log rotation). */
+static int daemon_reload_log_cb(void *arg, char *done, size_t done_len)
 {
-    char *list = xstrdup(d->cfg.index_fields), *save = NULL;
-    int found = -1;
-
-    for (char *tok = strtok_r(list, ",", &save); tok != NULL;
-         tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '=');
-        const struct resource_type *t;
-        int id;
-
-        if (eq == NULL)
-            log_fatalx("--index-fields: \"%s\" is not RESOURCE=FIELD", tok);
-        *eq = '\0';
-        if ((t = resource_type_find(tok)) == NULL)
-            log_fatalx("--index-fields: unknown resource type \"%s\"", tok);
-        if (t != rt)
-            continue;
-        id = resource_type_field_id(rt, eq + 1);
-        if (id < FIELD_EXTRA)
-            log_fatalx("--index-fields: %s has no field selector \"%s\" to "
-                       "index (metadata.name and metadata.namespace are "
-                       "always indexed)",
-                       rt->resource, eq + 1);
-        found = id - FIELD_EXTRA;
+    if (log_reopen() != RW_OK) {
+        snprintf(done, done_len, "cannot reopen %s: %s", log_path(),
+                 strerror(errno));
+        return RW_EIO;
     }
-    free(list);
-    return found;
+    snprintf(done, done_len, "%s reopened", log_path());
+    return RW_OK;
+}
+
+/* SIGUSR1: upstream, connections, and per resource its revision, objects
+ * and watchers, on one line. */
+static void daemon_state_cb(struct sbuf *line, void *arg)
+{
+    struct daemon *d = arg;
+    struct listener_stats ls;
+    struct upstream_etcd_status us;
+
+    listener_stats(d->listener, &ls);
+    upstream_etcd_status(d->upstream, &us);
+    sbuf_addf(line,
+              "etcd %s %s; connections %" PRIu64 " (h1 %" PRIu64
+              ", h2 %" PRIu64 ", limit %" PRIu64 "); requests %" PRIu64,
+              d->cfg.etcd, us.connected ? "connected" : "disconnected",
+              ls.connections_h1 + ls.connections_h2 + ls.connections_sniffing,
+              ls.connections_h1, ls.connections_h2, d->max_connections,
+              ls.streams_h1 + ls.streams_h2);
+    for (size_t i = 0; i < d->n; i++) {
+        struct resource *r = d->resources[i];
+        struct watch_set *ws = resource_watch_set(r);
+
+        sbuf_addf(line, "; %s %s rv %" PRId64 " objects %zu watchers %zu",
+                  resource_type(r)->resource,
+                  resource_ready(r) ? "ready" : "listing", resource_rv(r),
+                  store_count(watchcache_store(resource_cache(r))),
+                  watch_set_count(ws, 0) + watch_set_count(ws, 1));
+    }
 }
 
 static void daemon_start(struct daemon *d)
@@ -206,20 +199,18 @@ static void daemon_start(struct daemon *d)
 
     d->resources = xcalloc(d->n, sizeof(*d->resources));
     for (size_t i = 0; i < d->n; i++) {
-        rc.indexed_field = daemon_index_field(d, d->types[i]);
+        rc.indexed_field = d->indexed_field[i];
         d->resources[i] = resource_new(d->base, d->types[i], &rc);
     }
     d->upstream =
         upstream_etcd_new(d->base, d->cfg.etcd, d->resources, d->n, &uc);
-    if (d->upstream == NULL)
-        log_fatalx("--etcd: \"%s\" is not an http://HOST:PORT URL",
-                   d->cfg.etcd);
+    rw_assert(d->upstream != NULL); /* config_check read the URL */
     d->discovery = discovery_new(d->types, d->n, d->cfg.listen);
     d->router =
         router_new(d->resources, d->n, d->discovery, daemon_stats_cb, d);
 
     listener_config_defaults(&fc);
-    fc.max_connections = (unsigned)d->cfg.max_connections;
+    fc.max_connections = (unsigned)d->max_connections;
     fc.h2_max_concurrent_streams = (unsigned)d->cfg.h2_max_streams;
     fc.sndbuf = (int)d->cfg.sndbuf;
     fc.header_timeout = (unsigned)ceil(d->cfg.header_timeout);
@@ -227,14 +218,17 @@ static void daemon_start(struct daemon *d)
     d->listener =
         listener_new(d->base, d->cfg.listen, &fc, router_handle, d->router);
     if (d->listener == NULL)
-        log_fatalx("--listen: cannot serve on %s", d->cfg.listen);
-    log_info("serving %zu resource types on %s (port %d), upstream %s", d->n,
-             d->cfg.listen, listener_port(d->listener), d->cfg.etcd);
+        exit(1); /* it logged why: the address is in use, say */
+    log_info("serving %zu resource types on %s (port %d, at most %" PRIu64
+             " connections), upstream %s",
+             d->n, d->cfg.listen, listener_port(d->listener),
+             d->max_connections, d->cfg.etcd);
     upstream_etcd_start(d->upstream);
 }
 
 static void daemon_stop(struct daemon *d)
 {
+    signals_free(d->operator_signals);
     listener_free(d->listener);
     upstream_etcd_free(d->upstream);
     router_free(d->router);
@@ -250,14 +244,17 @@ static void daemon_stop(struct daemon *d)
     event_base_free(d->base);
     free(d->resources);
     free(d->types);
+    free(d->indexed_field);
 }
 
 int main(int argc, char **argv)
 {
     struct daemon d = {0};
-    char why[256];
+    struct config_resources res;
+    char why[1024];
     int rc, level;
 
+    signals_ignore();
     rc = config_parse(ringwatch_options, ringwatch_noptions, &d.cfg, argc, argv,
                       "ringwatch " PACKAGE_VERSION, why, sizeof(why));
     if (rc == 1) {
@@ -266,20 +263,22 @@ int main(int argc, char **argv)
                          ringwatch_noptions);
         return 0;
     }
-    if (rc != RW_OK) {
+    if (rc != RW_OK || config_check(&d.cfg, &res, why, sizeof(why)) != RW_OK) {
         fprintf(stderr, "ringwatch: %s (see ringwatch --help)\n", why);
         return 2;
     }
-    if ((level = log_level_parse(d.cfg.log_level)) < 0) {
-        fprintf(stderr, "ringwatch: --log-level: unknown level \"%s\"\n",
-                d.cfg.log_level);
-        return 2;
-    }
+    d.types = res.types;
+    d.indexed_field = res.indexed_field;
+    d.n = res.n;
+    config_log_level(d.cfg.log_level, &level, why, sizeof(why));
     log_init(level, "ringwatch");
-    signal(SIGPIPE, SIG_IGN);
+    if (d.cfg.log_file != NULL && log_open(d.cfg.log_file) != RW_OK) {
+        fprintf(stderr, "ringwatch: --log-file %s: %s\n", d.cfg.log_file,
+                strerror(errno));
+        return 1;
+    }
     srandom((unsigned)time(NULL) ^ (unsigned)getpid());
-    daemon_resolve_types(&d);
-    daemon_raise_nofile(d.cfg.max_connections);
+    daemon_size_connections(&d);
 
     d.base = event_base_new();
     if (d.base == NULL)
@@ -289,6 +288,10 @@ int main(int argc, char **argv)
     event_add(d.signals[0], NULL);
     event_add(d.signals[1], NULL);
 
+    d.operator_signals = signals_new(d.base, daemon_state_cb, &d);
+    if (d.cfg.log_file != NULL)
+        signals_on_reload(d.operator_signals, "log file", daemon_reload_log_cb,
+                          &d);
     daemon_start(&d);
     event_base_dispatch(d.base);
     daemon_stop(&d);

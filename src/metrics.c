@@ -331,9 +331,14 @@ static void render_global(struct sbuf *t, const struct metrics_global *g)
     sbuf_addf(t, "ringwatch_upstream_connected %d\n",
               g->upstream_connected ? 1 : 0);
     family(t, "ringwatch_upstream_connects_total", "counter",
-           "Connections made to the upstream store after the first.");
+           "Connections established to the upstream store, the first "
+           "included.");
     sbuf_addf(t, "ringwatch_upstream_connects_total %" PRIu64 "\n",
-              g->upstream_reconnects);
+              g->upstream_connects);
+    family(t, "ringwatch_upstream_connect_failures_total", "counter",
+           "Connection attempts to the upstream store that failed.");
+    sbuf_addf(t, "ringwatch_upstream_connect_failures_total %" PRIu64 "\n",
+              g->upstream_connect_failures);
     family(t, "ringwatch_build_info", "gauge",
            "Always 1; labels give the version and the upstream's version.");
     sbuf_addf(

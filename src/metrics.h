@@ -45,7 +45,9 @@ struct metrics_global {
     uint64_t connections[2];     /* current client connections: h1, h2 */
     bool upstream_connected;
     const char *upstream_version; /* etcd's version, "" when unknown */
-    uint64_t upstream_reconnects;
+    uint64_t upstream_connects; /* connections established, the first
+                                   included */
+    uint64_t upstream_connect_failures; /* attempts that failed */
 };
 
 /* Renders every metric as Prometheus text into a new rbuf. */

@@ -64,6 +64,7 @@
 
 #include "cache/rw.h"
 #include "proto/etcd.h"
+#include "src/address.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 #include "src/log.h"
@@ -149,7 +150,7 @@ struct upstream_etcd {
     bool progress_request_safe;
     struct event *reconnect;
     unsigned attempt; /* consecutive failed connections */
-    uint64_t reconnects;
+    uint64_t connects, reconnects;
     uint64_t connect_failures;
     uint64_t rng;
     char last_error[192];
@@ -641,6 +642,7 @@ static void upstream_conn_connect_cb(struct h2c *c, void *arg)
     struct rbuf *b;
 
     u->connected = true;
+    u->connects++;
     if (u->ever_connected) {
         u->reconnects++;
         log_info("etcd %s: reconnected", u->url);
@@ -942,29 +944,6 @@ static void upstream_config_defaults(struct upstream_etcd_config *cfg)
         cfg->keepalive = UPSTREAM_DEFAULT_KEEPALIVE;
 }
 
-/* Splits "http://HOST:PORT" (HOST may be [v6]); false when malformed. */
-static bool upstream_parse_url(const char *url, char **host, char **port)
-{
-    const char *p, *colon;
-    size_t hlen;
-
-    if (strncmp(url, "http://", 7) != 0)
-        return false;
-    p = url + 7;
-    colon = strrchr(p, ':');
-    if (colon == NULL || colon == p || colon[1] == '\0' ||
-        strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
-        strchr(p, '/') != NULL)
-        return false;
-    hlen = (size_t)(colon - p);
-    if (p[0] == '[' && hlen >= 2 && p[hlen - 1] == ']')
-        *host = xstrndup(p + 1, hlen - 2);
-    else
-        *host = xstrndup(p, hlen);
-    *port = xstrdup(colon + 1);
-    return true;
-}
-
 static void upstream_res_init(struct upstream_etcd *u, struct upstream_res *res,
                               struct resource *r)
 {
@@ -987,12 +966,10 @@ struct upstream_etcd *upstream_etcd_new(struct event_base *base,
                                         const struct upstream_etcd_config *cfg)
 {
     struct upstream_etcd *u;
-    char *host, *port;
+    char *host, *port, why[160];
 
-    if (!upstream_parse_url(url, &host, &port)) {
-        log_warnx("etcd upstream: unsupported URL \"%s\" (want "
-                  "http://HOST:PORT)",
-                  url);
+    if (address_parse_url(url, &host, &port, why, sizeof(why)) != RW_OK) {
+        log_warnx("etcd upstream: \"%s\": %s", url, why);
         return NULL;
     }
     u = xcalloc(1, sizeof(*u));
@@ -1065,6 +1042,7 @@ void upstream_etcd_status(const struct upstream_etcd *u,
     st->connected = upstream_usable(u);
     st->version = u->version;
     st->progress_request_safe = u->progress_request_safe;
+    st->connects = u->connects;
     st->reconnects = u->reconnects;
     st->connect_failures = u->connect_failures;
     st->resources = u->n;

@@ -43,6 +43,8 @@ struct upstream_etcd_status {
                                    Valid until the next event loop turn. */
     bool progress_request_safe; /* version >= 3.4.25 (etcd issue 15220):
                                    informational, never used */
+    uint64_t connects;          /* connections established, the first
+                                   included */
     uint64_t reconnects;        /* connections established after the first */
     uint64_t connect_failures;  /* connection attempts that failed */
     size_t watching;            /* resources whose watch is established */
@@ -51,11 +53,12 @@ struct upstream_etcd_status {
                                    Valid until the next event loop turn. */
 };
 
-/* An adapter for the etcd at url ("http://HOST:PORT"; https is not
- * supported) feeding the n resources (borrowed: they must outlive the
- * adapter; their prefixes are read here).  cfg may be NULL (defaults); it
- * is copied.  Nothing happens before upstream_etcd_start.  Returns NULL
- * (and logs why) when url is not of that form. */
+/* An adapter for the etcd at url (http://HOST:PORT as address_parse_url
+ * reads it; https is not supported) feeding the n resources (borrowed:
+ * they must outlive the adapter; their prefixes are read here).  cfg may
+ * be NULL (defaults); it is copied.  Nothing happens before
+ * upstream_etcd_start.  Returns NULL (and logs why) when url is not of
+ * that form. */
 struct upstream_etcd *upstream_etcd_new(struct event_base *base,
                                         const char *url,
                                         struct resource *const *resources,

@@ -1,7 +1,10 @@
 /*
- * config_test.c: the option table, --help and man/ringwatch.8 agree, and
- * values parse with their units and bounds.
+ * config_test.c: the option table, --help and man/ringwatch.8 agree,
+ * values parse with their units and bounds, and every invalid form of
+ * every option (config_parse's and config_check's) is refused with one
+ * line naming the option, its value and the wanted form.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +15,11 @@
 
 #include <cmocka.h>
 
+#include "cache/resource_type.h"
 #include "cache/rw.h"
 #include "src/config.h"
 #include "test/option_doc.h"
+#include "test/option_invalid.h"
 
 static int parse(struct config *c, char *why, size_t len, int argc, ...)
 {
@@ -70,6 +75,10 @@ static void test_values_and_units(void **state)
     assert_int_equal(parse(&c, why, sizeof(why), 3, "--ring-bytes", "1G"),
                      RW_OK);
     assert_int_equal(c.ring_bytes, 1000000000);
+    errno = ERANGE; /* left over from anything before: not an overflow */
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "--ring-bytes=1e6"),
+                     RW_OK);
+    assert_int_equal(c.ring_bytes, 1000000);
     assert_int_equal(parse(&c, why, sizeof(why), 2, "--resources=pods"),
                      RW_OK);
     assert_string_equal(c.resources, "pods");
@@ -99,6 +108,106 @@ static void test_errors(void **state)
     assert_int_equal(parse(&c, why, sizeof(why), 2, "--help"), 1);
 }
 
+static void test_every_option_refuses_invalid_values(void **state)
+{
+    struct config c;
+
+    option_invalid_check(ringwatch_options, ringwatch_noptions, &c);
+}
+
+/* Values config_parse takes but config_check refuses, and what the line
+ * must say. */
+static const struct {
+    const char *option, *value, *says;
+} bad_values[] = {
+    {"listen", "nohost", "expected HOST:PORT or [IPV6]:PORT"},
+    {"listen", "127.0.0.1", "expected HOST:PORT or [IPV6]:PORT"},
+    {"listen", "127.0.0.1:", "expected HOST:PORT or [IPV6]:PORT"},
+    {"listen", "127.0.0.1:http", "expected HOST:PORT or [IPV6]:PORT"},
+    {"listen", "127.0.0.1:65536", "port out of range"},
+    {"listen", "localhost:8080", "with HOST an IPv4 address"},
+    {"listen", "[::1:8080", "expected HOST:PORT or [IPV6]:PORT"},
+    {"listen", "[nope]:8080", "with IPV6 an IPv6 address"},
+    {"listen", ":8080", "expected HOST:PORT or [IPV6]:PORT"},
+    {"etcd", "ftp://x", "expected http://HOST:PORT"},
+    {"etcd", "https://127.0.0.1:2379", "expected http://HOST:PORT"},
+    {"etcd", "http://127.0.0.1", "expected http://HOST:PORT"},
+    {"etcd", "http://127.0.0.1:0", "port out of range"},
+    {"etcd", "http://127.0.0.1:99999999999", "port out of range"},
+    {"etcd", "http://127.0.0.1:2379/v3", "without a path"},
+    {"etcd", "http://:2379", "with a HOST"},
+    {"etcd", "http://ho st:2379", "with HOST a host name or an IP address"},
+    {"etcd", "127.0.0.1:2379", "expected http://HOST:PORT"},
+    {"resources", "pods,widgets", "unknown resource type: expected RESOURCE"},
+    {"resources", "pods,v1/pods", "given twice"},
+    {"resources", "", "expected a comma-separated list of resource types"},
+    {"resources", " , ", "expected a comma-separated list of resource types"},
+    {"index-fields", "pods=spec.bogus",
+     "expected RESOURCE=FIELD with FIELD one of pods's field selectors"},
+    {"index-fields", "pods", "expected RESOURCE=FIELD"},
+    {"index-fields", "widgets=spec.x",
+     "unknown resource type: expected "
+     "RESOURCE=FIELD"},
+    {"index-fields", "configmaps=data.x", "configmaps has none"},
+    {"index-fields", "pods=metadata.name", "always indexed"},
+    {"index-fields", "pods=spec.nodeName,pods=status.phase", "given twice"},
+    {"index-fields", "deployments=spec.x", "deployments has none"},
+    {"log-level", "loud", "expected debug, info, warn or error"},
+    {"log-level", "", "expected debug, info, warn or error"},
+    {"log-file", "", "expected a file name"},
+};
+
+static void test_check_refuses_bad_values(void **state)
+{
+    for (size_t i = 0; i < RW_ARRAY_LEN(bad_values); i++) {
+        struct config c;
+        struct config_resources res;
+        char arg[128], why[1024], head[160];
+
+        snprintf(arg, sizeof(arg), "--%s=%s", bad_values[i].option,
+                 bad_values[i].value);
+        assert_int_equal(parse(&c, why, sizeof(why), 2, arg), RW_OK);
+        if (config_check(&c, &res, why, sizeof(why)) != RW_EINVAL)
+            fail_msg("%s was accepted", arg);
+        snprintf(head, sizeof(head), "--%s: \"", bad_values[i].option);
+        if (strncmp(why, head, strlen(head)) != 0 ||
+            strstr(why, bad_values[i].says) == NULL || strchr(why, '\n'))
+            fail_msg("%s: \"%s\" does not say \"%s\"", arg, why,
+                     bad_values[i].says);
+        assert_null(res.types);
+    }
+}
+
+static void test_check_resolves(void **state)
+{
+    struct config c;
+    struct config_resources res;
+    char why[1024];
+
+    assert_int_equal(parse(&c, why, sizeof(why), 1), RW_OK);
+    assert_int_equal(config_check(&c, &res, why, sizeof(why)), RW_OK);
+    assert_int_equal(res.n, 5);
+    assert_string_equal(res.types[0]->resource, "pods");
+    assert_int_equal(res.indexed_field[0], 0); /* spec.nodeName */
+    for (size_t i = 1; i < res.n; i++)
+        assert_int_equal(res.indexed_field[i], -1);
+    config_resources_fini(&res);
+
+    /* an entry for a type not served is checked, then ignored */
+    assert_int_equal(parse(&c, why, sizeof(why), 7, "--resources",
+                           "deployments.apps,pods", "--listen", "[::1]:0",
+                           "--index-fields",
+                           "pods=status.phase,events=involvedObject.uid"),
+                     RW_OK);
+    assert_int_equal(config_check(&c, &res, why, sizeof(why)), RW_OK);
+    assert_int_equal(res.n, 2);
+    assert_int_equal(res.indexed_field[0], -1);
+    assert_int_equal(res.indexed_field[1],
+                     resource_type_field_id(res.types[1], "status.phase") -
+                         FIELD_EXTRA);
+    config_resources_fini(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -107,6 +216,9 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_values_and_units),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_every_option_refuses_invalid_values),
+        cmocka_unit_test(test_check_refuses_bad_values),
+        cmocka_unit_test(test_check_resolves),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

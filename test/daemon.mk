@@ -1,8 +1,14 @@
 # test/daemon.mk: unit tests of the daemon's own modules, and the man page lint.
 UNIT_TESTS += test/config_test
-test_config_test_SOURCES = test/config_test.c test/option_doc.c test/option_doc.h
+test_config_test_SOURCES = test/config_test.c test/option_doc.c test/option_doc.h \
+	test/option_invalid.c test/option_invalid.h
 test_config_test_CFLAGS = $(TEST_CFLAGS)
 test_config_test_LDADD = $(TEST_LIBS)
 
 TESTS += test/man_lint.sh
 EXTRA_DIST += test/man_lint.sh
+
+UNIT_TESTS += test/signals_test
+test_signals_test_SOURCES = test/signals_test.c
+test_signals_test_CFLAGS = $(TEST_CFLAGS)
+test_signals_test_LDADD = $(TEST_LIBS)

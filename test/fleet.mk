@@ -3,7 +3,8 @@
 FLEET_TEST_LIBS = src/fleet/libfleet.a $(TEST_LIBS)
 
 UNIT_TESTS += test/fleet_options_test
-test_fleet_options_test_SOURCES = test/fleet_options_test.c test/option_doc.c test/option_doc.h
+test_fleet_options_test_SOURCES = test/fleet_options_test.c test/option_doc.c test/option_doc.h \
+	test/option_invalid.c test/option_invalid.h
 test_fleet_options_test_CFLAGS = $(TEST_CFLAGS)
 test_fleet_options_test_LDADD = $(FLEET_TEST_LIBS)
 

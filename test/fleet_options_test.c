@@ -17,6 +17,7 @@
 #include "cache/rw.h"
 #include "src/fleet/options.h"
 #include "test/option_doc.h"
+#include "test/option_invalid.h"
 
 static void test_man_page_agrees(void **state)
 {
@@ -28,6 +29,13 @@ static void test_help_lists_every_option(void **state)
 {
     option_doc_check_help(fleet_options, fleet_noptions, "ringwatch-fleet",
                           FLEET_SYNOPSIS);
+}
+
+static void test_every_option_refuses_invalid_values(void **state)
+{
+    struct fleet_config c;
+
+    option_invalid_check(fleet_options, fleet_noptions, &c);
 }
 
 static int parse(struct fleet_config *c, char *why, size_t len, int argc, ...)
@@ -100,6 +108,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_man_page_agrees),
         cmocka_unit_test(test_help_lists_every_option),
+        cmocka_unit_test(test_every_option_refuses_invalid_values),
         cmocka_unit_test(test_command_line),
         cmocka_unit_test(test_defaults_and_errors),
     };

@@ -27,7 +27,10 @@ INTEGRATION_TESTS = \
 	test/integration/prometheus_test.py \
 	test/integration/bench_table_test.py \
 	test/integration/docs_test.py \
-	test/integration/kubectl_commands_test.py
+	test/integration/kubectl_commands_test.py \
+	test/integration/cli_test.py \
+	test/integration/signals_test.py \
+	test/integration/seeded_test.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py
 EXTRA_DIST += test/integration/js/informer.mjs test/integration/js/package.json \

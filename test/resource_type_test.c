@@ -124,7 +124,22 @@ static void test_field_ids(void **state)
     assert_int_equal(resource_type_nfields(cms), 0);
     assert_int_equal(resource_type_field_id(cms, "spec.nodeName"), -1);
     assert_int_equal(cms->indexed_field, -1);
-    assert_int_equal(resource_type_nfields(events), 7);
+    /* the apiserver's event GetAttrs, every field */
+    assert_int_equal(resource_type_nfields(events), 11);
+    {
+        static const char *const event_fields[] = {
+            "involvedObject.kind",       "involvedObject.namespace",
+            "involvedObject.name",       "involvedObject.uid",
+            "involvedObject.apiVersion", "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",  "reason",
+            "reportingComponent",        "source",
+            "type",
+        };
+
+        for (size_t i = 0; i < RW_ARRAY_LEN(event_fields); i++)
+            if (resource_type_field_id(events, event_fields[i]) < FIELD_EXTRA)
+                fail_msg("events: no field selector %s", event_fields[i]);
+    }
     assert_int_equal(resource_type_field_id(events, "involvedObject.uid"),
                      FIELD_EXTRA + 3);
 }

@@ -601,6 +601,7 @@ static void test_watch_events(void **state)
     upstream_etcd_status(f.u, &st);
     assert_true(st.connected);
     assert_true(strncmp(st.version, "3.", 2) == 0);
+    assert_int_equal(st.connects, 1);
     assert_int_equal(st.reconnects, 0);
     assert_int_equal(st.watching, 1);
     assert_int_equal(st.resources, 1);
@@ -672,6 +673,7 @@ static void test_reconnect_resume(void **state)
     check_model(&f);
     upstream_etcd_status(f.u, &st);
     assert_true(st.connected);
+    assert_int_equal(st.connects, 2);
     assert_int_equal(st.reconnects, 1);
     assert_true(st.connect_failures >= 1);
     fixture_stop(&f);

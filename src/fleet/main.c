@@ -47,6 +47,7 @@
 #include "proto/kjson.h"
 #include "range.h"
 #include "report.h"
+#include "src/address.h"
 #include "src/log.h"
 #include "watch_h1.h"
 #include "watch_etcd.h"
@@ -556,84 +557,75 @@ static void fleet_signal_cb(evutil_socket_t sig, short what, void *arg)
 
 /* ==== setup ==== */
 
-/* Splits "http://HOST:PORT[/]" (HOST may be [v6]). */
-static bool fleet_parse_url(const char *url, char **host, char **port)
-{
-    const char *p, *colon;
-    size_t len, hlen;
-
-    if (url == NULL || strncmp(url, "http://", 7) != 0)
-        return false;
-    p = url + 7;
-    len = strlen(p);
-    if (len > 0 && p[len - 1] == '/')
-        len--;
-    colon = memrchr(p, ':', len);
-    if (colon == NULL || colon == p || colon + 1 == p + len ||
-        strspn(colon + 1, "0123456789") != (size_t)(p + len - colon - 1) ||
-        memchr(p, '/', len) != NULL)
-        return false;
-    hlen = (size_t)(colon - p);
-    if (p[0] == '[' && hlen >= 2 && p[hlen - 1] == ']')
-        *host = xstrndup(p + 1, hlen - 2);
-    else
-        *host = xstrndup(p, hlen);
-    *port = xstrndup(colon + 1, (size_t)(p + len - colon - 1));
-    return true;
-}
-
-/* The checks after --resource, --server, --profile and --target. */
-static const char *fleet_check_more(struct fleet *f)
+/* The checks after --resource, --server, --profile and --target:
+ * RW_EINVAL with why when the options do not fit together. */
+static int fleet_check_more(struct fleet *f, char *why, size_t why_len)
 {
     struct fleet_config *c = &f->cfg;
-    char *end = NULL;
+    char *end = NULL, what[160];
 
+#define FLEET_PROBLEM(...) (snprintf(why, why_len, __VA_ARGS__), RW_EINVAL)
     f->target_etcd = strcmp(c->target, "etcd") == 0;
     if (f->target_etcd && c->etcd == NULL)
         c->etcd = c->server; /* the oracle and the writer use it too */
-    if (c->etcd && !fleet_parse_url(c->etcd, &f->etcd_host, &f->etcd_port))
-        return "--etcd: want http://HOST:PORT";
+    if (c->etcd && address_parse_url(c->etcd, &f->etcd_host, &f->etcd_port,
+                                     what, sizeof(what)) != RW_OK)
+        return config_fail(why, why_len, "etcd", c->etcd, "%s", what);
+    f->move_fraction = strtod(c->move_fraction, &end);
+    if (end == c->move_fraction || *end != '\0' || isnan(f->move_fraction))
+        return config_fail(why, why_len, "move-fraction", c->move_fraction,
+                           "expected a number from 0 to 1");
+    if (f->move_fraction < 0 || f->move_fraction > 1)
+        return config_fail(why, why_len, "move-fraction", c->move_fraction,
+                           "out of range: expected 0 to 1");
     if (c->write_rate > 0 && c->etcd == NULL)
-        return "--write-rate needs --etcd";
+        return FLEET_PROBLEM("--write-rate needs --etcd URL");
     if (f->target_etcd && c->http1)
-        return "--http1: etcd speaks gRPC over HTTP/2 only";
+        return FLEET_PROBLEM("--http1 and --target etcd: etcd speaks gRPC "
+                             "over HTTP/2 only");
     if (f->profile.kind != PROFILE_CONTROLLER &&
         resource_type_field_id(f->rt, "spec.nodeName") < 0)
-        return "--profile kubelet and mix need a resource with spec.nodeName "
-               "(pods)";
-    f->move_fraction = strtod(c->move_fraction, &end);
-    if (end == c->move_fraction || *end != '\0' || !(f->move_fraction >= 0) ||
-        f->move_fraction > 1)
-        return "--move-fraction: want a number from 0 to 1";
+        return FLEET_PROBLEM("--profile %s needs a --resource with "
+                             "spec.nodeName (pods)",
+                             c->profile);
     if (c->churn && (strcmp(f->rt->resource, "pods") != 0 || c->etcd == NULL ||
                      c->write_rate == 0))
-        return "--churn needs --resource pods, --etcd and --write-rate";
+        return FLEET_PROBLEM("--churn needs --resource pods, --etcd URL and "
+                             "--write-rate N");
     if (profile_init(&f->profile, f->profile.kind, c->watchers,
                      c->mix_controllers, c->nodes) != RW_OK)
-        return "--nodes: too many";
-    return NULL;
+        return FLEET_PROBLEM("--nodes: out of range: expected at most %u "
+                             "nodes",
+                             UINT32_MAX);
+#undef FLEET_PROBLEM
+    return RW_OK;
 }
 
-/* Checks the options; exits 2 with a message when they do not fit. */
+/* Checks the options; exits 2 with one line when they do not fit. */
 static void fleet_check_options(struct fleet *f)
 {
     struct fleet_config *c = &f->cfg;
-    const char *problem = NULL;
+    char why[1024], what[160];
+    int rc;
 
     if ((f->rt = resource_type_find(c->resource)) == NULL)
-        problem = "--resource: unknown resource type";
-    else if (!fleet_parse_url(c->server, &f->server_host, &f->server_port))
-        problem = "--server: want http://HOST:PORT";
+        rc = config_unknown_type(why, sizeof(why), "resource", c->resource,
+                                 NULL);
+    else if (address_parse_url(c->server, &f->server_host, &f->server_port,
+                               what, sizeof(what)) != RW_OK)
+        rc = config_fail(why, sizeof(why), "server", c->server, "%s", what);
     else if (profile_parse(c->profile, &f->profile.kind) != RW_OK)
-        problem = "--profile: want controller, kubelet or mix";
-    else if (c->target == NULL || (strcmp(c->target, "ringwatch") != 0 &&
-                                   strcmp(c->target, "etcd") != 0))
-        problem = "--target: want ringwatch or etcd";
+        rc = config_fail(why, sizeof(why), "profile", c->profile,
+                         "expected controller, kubelet or mix");
+    else if (strcmp(c->target, "ringwatch") != 0 &&
+             strcmp(c->target, "etcd") != 0)
+        rc = config_fail(why, sizeof(why), "target", c->target,
+                         "expected ringwatch or etcd");
     else
-        problem = fleet_check_more(f);
-    if (problem != NULL) {
+        rc = fleet_check_more(f, why, sizeof(why));
+    if (rc != RW_OK) {
         fprintf(stderr, "ringwatch-fleet: %s (see ringwatch-fleet --help)\n",
-                problem);
+                why);
         exit(2);
     }
     if (c->http1)
@@ -665,7 +657,10 @@ static void fleet_build_filters(struct fleet *f)
         f->filters[0] = filter_new(0, f->rt, f->cfg.label_selector,
                                    f->cfg.field_selector, why, sizeof(why));
         if (f->filters[0] == NULL) {
-            fprintf(stderr, "ringwatch-fleet: selector: %s\n", why);
+            fprintf(stderr,
+                    "ringwatch-fleet: --label-selector or --field-selector: "
+                    "%s (see ringwatch-fleet --help)\n",
+                    why);
             exit(2);
         }
     }
@@ -711,7 +706,7 @@ static void fleet_build_transport(struct fleet *f)
         f->h2 = watch_h2_new(f->base, f->server_host, f->server_port, f->ws,
                              f->connections);
     if (f->cfg.http1 && f->h1 == NULL)
-        exit(2);
+        exit(1); /* it logged why: the host does not resolve */
 }
 
 static void fleet_build(struct fleet *f)
@@ -824,9 +819,9 @@ int main(int argc, char **argv)
                 why);
         return 2;
     }
-    if ((level = log_level_parse(f.cfg.log_level)) < 0) {
-        fprintf(stderr, "ringwatch-fleet: --log-level: unknown level \"%s\"\n",
-                f.cfg.log_level);
+    if (config_log_level(f.cfg.log_level, &level, why, sizeof(why)) != RW_OK) {
+        fprintf(stderr, "ringwatch-fleet: %s (see ringwatch-fleet --help)\n",
+                why);
         return 2;
     }
     log_init(level, "ringwatch-fleet");

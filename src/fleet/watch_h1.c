@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -33,6 +32,7 @@
 #include <http_parser.h>
 
 #include "cache/rw.h"
+#include "src/fdlimit.h"
 #include "src/log.h"
 #include "watcher.h"
 
@@ -283,21 +283,14 @@ size_t watch_h1_connections_open(const struct watch_h1 *t)
 
 /* ==== construction ==== */
 
-/* Raises the soft RLIMIT_NOFILE (up to the hard limit) to fit need. */
+/* Raises the descriptor limit and warns when need does not fit. */
 static void h1_raise_nofile(size_t need)
 {
-    struct rlimit rl;
+    uint64_t limit = fdlimit_raise();
 
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
-        return;
-    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
-        log_warnx("%zu watchers need %zu descriptors; the hard limit is %llu",
-                  need - WATCH_H1_FD_SPARE, need,
-                  (unsigned long long)rl.rlim_max);
-    rl.rlim_cur = rl.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-        log_warn("setrlimit(RLIMIT_NOFILE, %llu)",
-                 (unsigned long long)rl.rlim_cur);
+    if (limit < need)
+        log_warnx("%zu watchers need %zu descriptors; the limit is %llu",
+                  need - WATCH_H1_FD_SPARE, need, (unsigned long long)limit);
 }
 
 static bool h1_resolve(struct watch_h1 *t, const char *host, const char *port)

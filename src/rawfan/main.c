@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,6 +29,7 @@
 #include <event2/event.h>
 
 #include "cache/rw.h"
+#include "src/fdlimit.h"
 #include "src/log.h"
 #include "src/rawfan/chunk.h"
 #include "src/rawfan/options.h"
@@ -53,21 +53,15 @@ struct rawfan {
 
 /* ==== setup ==== */
 
-/* Raises the soft RLIMIT_NOFILE (up to the hard limit) to fit need. */
+/* Raises the descriptor limit and warns when need does not fit. */
 static void rawfan_raise_nofile(uint64_t need)
 {
-    struct rlimit rl;
+    uint64_t limit = fdlimit_raise();
 
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
-        return;
-    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
-        log_warnx("%llu connections need %llu descriptors; the hard limit "
-                  "is %llu",
+    if (limit < need)
+        log_warnx("%llu connections need %llu descriptors; the limit is %llu",
                   (unsigned long long)(need - RAWFAN_FD_SPARE),
-                  (unsigned long long)need, (unsigned long long)rl.rlim_max);
-    rl.rlim_cur = rl.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-        log_warn("setrlimit(RLIMIT_NOFILE)");
+                  (unsigned long long)need, (unsigned long long)limit);
 }
 
 /* A non-blocking listener on 127.0.0.1 and a port the kernel picks. */
@@ -357,14 +351,10 @@ int main(int argc, char **argv)
                          rawfan_options, rawfan_noptions);
         return 0;
     }
-    if (rc != RW_OK) {
+    if (rc != RW_OK ||
+        config_log_level(rf.cfg.log_level, &level, why, sizeof(why)) != RW_OK) {
         fprintf(stderr, "ringwatch-rawfan: %s (see ringwatch-rawfan --help)\n",
                 why);
-        return 2;
-    }
-    if ((level = log_level_parse(rf.cfg.log_level)) < 0) {
-        fprintf(stderr, "ringwatch-rawfan: --log-level: unknown level \"%s\"\n",
-                rf.cfg.log_level);
         return 2;
     }
     log_init(level, "ringwatch-rawfan");

@@ -1,6 +1,9 @@
 """The upstream connection drops and comes back: every watch resumes from
 the last revision the cache applied, so watchers get every change made
-while ringwatch was cut off, in order, once, with no 410 and no relist."""
+while ringwatch was cut off, in order, once, with no 410 and no relist.
+ringwatch_upstream_connects_total counts every connection established,
+the first included; ringwatch_upstream_connect_failures_total the
+attempts refused while the relay was cut."""
 from harness import *
 
 
@@ -11,6 +14,9 @@ def main():
     r0 = etcd.put(cm_key("ns", "a"), configmap("ns", "a"))
     rw.wait_rv(r0)
     w = rw.watch("/api/v1/configmaps?watch=true&resourceVersion=%d" % r0)
+    eq(rw.metric("ringwatch_upstream_connects_total"), 1.0, "connects at start")
+    eq(rw.metric("ringwatch_upstream_connect_failures_total"), 0.0,
+       "connect failures at start")
 
     relay.cut()
     revs = [etcd.put(cm_key("ns", "k%d" % i), configmap("ns", "k%d" % i)) for i in range(10)]
@@ -26,6 +32,9 @@ def main():
     check(rw.metric("ringwatch_upstream_reconnects_total", resource="configmaps") >= 1,
           "reconnect not counted")
     eq(rw.metric("ringwatch_relists_total", resource="configmaps"), 0.0, "relists")
+    eq(rw.metric("ringwatch_upstream_connects_total"), 2.0, "connects after the reconnect")
+    check(rw.metric("ringwatch_upstream_connect_failures_total") >= 1,
+          "refused attempts not counted")
     lst = rw.get_json("/api/v1/configmaps")
     eq(sorted(i["metadata"]["name"] for i in lst["items"]),
        ["k%d" % i for i in range(10)], "LIST after the reconnect")

@@ -1,0 +1,43 @@
+/*
+ * address.h: the two forms of network address the command lines take,
+ * parsed in one place for the listener, the etcd upstream, ringwatch-fleet
+ * and the option checks, so that what an option check accepts is exactly
+ * what the module using the value accepts.
+ *
+ *   listening address  HOST:PORT or [IPV6]:PORT, HOST an IPv4 address,
+ *                      PORT 0-65535 (0: the kernel picks one)
+ *   server URL         http://HOST:PORT with an optional trailing "/",
+ *                      HOST a name, an IPv4 address or [IPV6], PORT 1-65535
+ *
+ * Errors come back as one sentence saying what form is wanted, for the
+ * caller to print after the option's name and value.
+ */
+#ifndef ADDRESS_H
+#define ADDRESS_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+/* What every error of address_parse_listen says is wanted. */
+#define ADDRESS_LISTEN_FORM "expected HOST:PORT or [IPV6]:PORT"
+/* What every error of address_parse_url says is wanted. */
+#define ADDRESS_URL_FORM "expected http://HOST:PORT"
+
+/*
+ * Parses a listening address into *ss (*sslen: its size).  Returns RW_OK,
+ * or RW_EINVAL with why set, e.g. "expected HOST:PORT or [IPV6]:PORT",
+ * "port 70000 out of range: expected HOST:PORT or [IPV6]:PORT with PORT
+ * from 0 to 65535".
+ */
+int address_parse_listen(const char *text, struct sockaddr_storage *ss,
+                         socklen_t *sslen, char *why, size_t why_len);
+
+/*
+ * Parses a server URL.  On RW_OK *host (without brackets) and *port are
+ * new strings (free()).  RW_EINVAL with why set otherwise (https, a path,
+ * a missing or out-of-range port...); *host and *port are then untouched.
+ */
+int address_parse_url(const char *text, char **host, char **port, char *why,
+                      size_t why_len);
+
+#endif
