@@ -30,6 +30,7 @@ proto_libproto_a_SOURCES = \
 	proto/kjson.c proto/kjson.h \
 	proto/ctoken.c proto/ctoken.h \
 	proto/query.c proto/query.h \
+	proto/accept.c proto/accept.h \
 	proto/table.c proto/table.h \
 	proto/grpc.c proto/grpc.h \
 	proto/etcd.c proto/etcd.h

@@ -24,3 +24,8 @@ UNIT_TESTS += test/table_test
 test_table_test_SOURCES = test/table_test.c
 test_table_test_CFLAGS = $(TEST_CFLAGS)
 test_table_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/accept_test
+test_accept_test_SOURCES = test/accept_test.c
+test_accept_test_CFLAGS = $(TEST_CFLAGS)
+test_accept_test_LDADD = $(TEST_LIBS) -lm
