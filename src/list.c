@@ -219,7 +219,7 @@ static void list_write_table(struct stream *s, struct resource *r,
 {
     struct rbuf *t =
         table_render(resource_type(r), pg->items, pg->n, rv, pg->token,
-                     pg->remaining, include, time(NULL));
+                     pg->remaining, include, false, time(NULL));
 
     stream_respond(s, 200, "application/json", t);
     rbuf_unref(t);
@@ -362,7 +362,7 @@ static bool list_mode(struct list_req *lr, const struct query *q,
  * 400 for an unknown includeObject. */
 static bool list_table(struct list_req *lr, const struct query *q)
 {
-    lr->table = table_accepted(stream_request(lr->s)->accept);
+    lr->table = false;
     if (!lr->table ||
         table_parse_include(q->include_object, &lr->include) == RW_OK)
         return true;

@@ -29,3 +29,8 @@ UNIT_TESTS += test/accept_test
 test_accept_test_SOURCES = test/accept_test.c
 test_accept_test_CFLAGS = $(TEST_CFLAGS)
 test_accept_test_LDADD = $(TEST_LIBS) -lm
+
+UNIT_TESTS += test/partial_test
+test_partial_test_SOURCES = test/partial_test.c
+test_partial_test_CFLAGS = $(TEST_CFLAGS)
+test_partial_test_LDADD = $(TEST_LIBS)
