@@ -34,3 +34,8 @@ UNIT_TESTS += test/partial_test
 test_partial_test_SOURCES = test/partial_test.c
 test_partial_test_CFLAGS = $(TEST_CFLAGS)
 test_partial_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/repr_test
+test_repr_test_SOURCES = test/repr_test.c
+test_repr_test_CFLAGS = $(TEST_CFLAGS)
+test_repr_test_LDADD = $(TEST_LIBS)
