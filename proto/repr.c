@@ -25,6 +25,44 @@ static const char *const event_names[EVENT_TYPE_MAX] = {"ADDED", "MODIFIED",
 
 #define NO_COLUMNS "\"columnDefinitions\":null"
 
+int repr_resolve(const struct accept_choice *c, enum accept_verb verb,
+                 const struct resource_type *rt, const char *include_object,
+                 struct repr *out, char *why, size_t size)
+{
+    *out = (struct repr){c->kind, c->beta, TABLE_OBJECT_METADATA};
+    if (c->kind == ACCEPT_TABLE &&
+        table_parse_include(include_object, &out->include) != RW_OK) {
+        char *e = kjson_escape(include_object);
+
+        snprintf(why, size,
+                 "Unable to convert to Table as requested: includeObject: "
+                 "Invalid value: \"%s\": must be 'Metadata', 'Object', "
+                 "'None', or empty",
+                 e);
+        free(e);
+        return 400;
+    }
+    return accept_convertible(c, verb, rt, why, size) ? 0 : 406;
+}
+
+static const struct repr formats[REPR_FORMATS] = {
+    {ACCEPT_OBJECT, false, TABLE_OBJECT_METADATA},
+    {ACCEPT_PARTIAL, false, TABLE_OBJECT_METADATA},
+    {ACCEPT_PARTIAL, true, TABLE_OBJECT_METADATA},
+    {ACCEPT_TABLE, false, TABLE_OBJECT_METADATA},
+    {ACCEPT_TABLE, false, TABLE_OBJECT_NONE},
+    {ACCEPT_TABLE, false, TABLE_OBJECT_FULL},
+    {ACCEPT_TABLE, true, TABLE_OBJECT_METADATA},
+    {ACCEPT_TABLE, true, TABLE_OBJECT_NONE},
+    {ACCEPT_TABLE, true, TABLE_OBJECT_FULL},
+};
+
+const struct repr *repr_of(unsigned format)
+{
+    rw_assert(format < REPR_FORMATS);
+    return &formats[format];
+}
+
 unsigned repr_format(const struct repr *r)
 {
     switch (r->kind) {

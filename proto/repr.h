@@ -48,11 +48,30 @@ struct repr {
     enum table_object include; /* Table rows' object (includeObject) */
 };
 
+/*
+ * The representation a verb answers in: from what the Accept header
+ * negotiated (c, proto/accept.h) and the includeObject query parameter
+ * (include_object, decoded, "" when absent), for what verb returns for type
+ * rt.  Returns 0 and *out; or the HTTP code the apiserver answers instead,
+ * once the read itself succeeded (handlers/response.go transformObject,
+ * after the storage call), with the message in why (size bytes): 400 when a
+ * Table was negotiated and includeObject is not "", Metadata, None or
+ * Object ("Unable to convert to Table as requested: includeObject: Invalid
+ * value: \"V\": must be 'Metadata', 'Object', 'None', or empty"), 406 when
+ * the verb's result does not convert (accept_convertible).  A LIST's *out
+ * may be ACCEPT_PARTIAL_LIST; a GET's and a WATCH's ACCEPT_PARTIAL.
+ */
+int repr_resolve(const struct accept_choice *c, enum accept_verb verb,
+                 const struct resource_type *rt, const char *include_object,
+                 struct repr *out, char *why, size_t size);
+
 /* Distinct representations of a watch event (kind, version and, for
  * Tables, includeObject); repr_format numbers them from 0, the object's
- * own JSON. */
+ * own JSON, and repr_of gives the representation of a number back (static,
+ * format < REPR_FORMATS). */
 #define REPR_FORMATS 9
 unsigned repr_format(const struct repr *r);
+const struct repr *repr_of(unsigned format);
 
 /* Whether r's frames depend on when they are rendered (a Table's AGE
  * cells): cache them for one second at most. */

@@ -39,3 +39,8 @@ UNIT_TESTS += test/repr_test
 test_repr_test_SOURCES = test/repr_test.c
 test_repr_test_CFLAGS = $(TEST_CFLAGS)
 test_repr_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/apis_test
+test_apis_test_SOURCES = test/apis_test.c
+test_apis_test_CFLAGS = $(TEST_CFLAGS)
+test_apis_test_LDADD = $(TEST_LIBS)

@@ -99,6 +99,43 @@ static void test_formats(void **state)
                 assert_int_equal(repr_ages(&r), kind == ACCEPT_TABLE);
             }
     assert_int_equal(n, REPR_FORMATS);
+    for (unsigned f = 0; f < REPR_FORMATS; f++)
+        assert_int_equal(repr_format(repr_of(f)), f);
+}
+
+static void test_resolve(void **state)
+{
+    struct accept_choice table = {ACCEPT_TABLE, true},
+                         plist = {ACCEPT_PARTIAL_LIST, false},
+                         plain = {ACCEPT_OBJECT, false};
+    struct repr r;
+    char why[256];
+
+    assert_int_equal(repr_resolve(&table, ACCEPT_WATCH, pods(), "None", &r,
+                                  why, sizeof(why)),
+                     0);
+    assert_true(r.kind == ACCEPT_TABLE && r.beta && r.include == TABLE_OBJECT_NONE);
+    assert_int_equal(repr_resolve(&table, ACCEPT_LIST, pods(), "", &r, why,
+                                  sizeof(why)),
+                     0);
+    assert_int_equal(r.include, TABLE_OBJECT_METADATA);
+    assert_int_equal(repr_resolve(&table, ACCEPT_GET, pods(), "all\"", &r,
+                                  why, sizeof(why)),
+                     400);
+    assert_string_equal(why, "Unable to convert to Table as requested: "
+                             "includeObject: Invalid value: \"all\\\"\": "
+                             "must be 'Metadata', 'Object', 'None', or empty");
+    /* includeObject means nothing without a Table. */
+    assert_int_equal(repr_resolve(&plain, ACCEPT_GET, pods(), "bogus", &r, why,
+                                  sizeof(why)),
+                     0);
+    assert_int_equal(repr_resolve(&plist, ACCEPT_LIST, pods(), "", &r, why,
+                                  sizeof(why)),
+                     0);
+    assert_int_equal(r.kind, ACCEPT_PARTIAL_LIST);
+    assert_int_equal(repr_resolve(&plist, ACCEPT_WATCH, pods(), "", &r, why,
+                                  sizeof(why)),
+                     406);
 }
 
 static void test_events(void **state)
@@ -290,6 +327,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_resolve),
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_table_events),
         cmocka_unit_test(test_bookmarks),
