@@ -67,17 +67,6 @@ static size_t skip_ws(const char *p, size_t len, size_t i)
     return i;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Whether the JSON string content p[0..n) reads lit (ASCII) once
  * unescaped. */
 static bool string_is(const char *p, size_t n, const char *lit)
@@ -94,9 +83,9 @@ static bool string_is(const char *p, size_t n, const char *lit)
             if (p[i] == 'u' && i + 4 < n) {
                 c = 0;
                 for (int k = 1; k <= 4; k++)
-                    c = c * 16 + (hex_digit(p[i + k]) < 0
+                    c = c * 16 + (rw_hex_digit(p[i + k]) < 0
                                       ? 0x10000
-                                      : hex_digit(p[i + k]));
+                                      : rw_hex_digit(p[i + k]));
                 i += 5;
             } else if (p[i] != '\0' && e != NULL && (e - simple) % 2 == 0) {
                 c = (unsigned char)e[1];

@@ -785,7 +785,8 @@ static struct watcher *watcher_new(struct watch_req *wr)
 /*
  * Starts the watcher of wr at revision rv: it is sent the state snap
  * (when not NULL) as ADDED events, then every change above rv.  A start
- * revision that left the window gets ERROR 410.
+ * revision that left the window gets ERROR 410; a refused representation
+ * its 406 or 400 instead.
  */
 static void watch_begin(struct watch_req *wr, struct store_snap *snap,
                         int64_t rv)
@@ -798,6 +799,8 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     struct watcher *w;
     int err = RW_OK;
 
+    if (watch_refused(wr))
+        return;
     /* Ahead of the cache (proven to exist): every change comes later. */
     if (rv > 0 && rv <= watchcache_rv(wc))
         err = watchcache_watch_from(wc, rv, &seq, &oldest);
@@ -834,8 +837,6 @@ static void watch_ready_cb(const struct read_result *res, void *arg)
     }
     if (res->err != RW_OK)
         fresh_respond_error(wr->s, res);
-    else if (watch_refused(wr))
-        ;
     else if (wr->initial)
         watch_begin(wr, res->snap, res->rv);
     else
@@ -888,8 +889,7 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
     } else if (wr->rv == 0) {
         /* sendInitialEvents=false from "now": only later changes. */
         wr->rv = watchcache_rv(resource_cache(r));
-        if (!watch_refused(wr))
-            watch_begin(wr, NULL, wr->rv);
+        watch_begin(wr, NULL, wr->rv);
         watch_req_free(wr);
         return;
     } else {
