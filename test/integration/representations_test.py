@@ -20,6 +20,7 @@ kubectl 1.32.
   application/* alone (go-restful's route check); a bad includeObject is
   400; */*, no Accept and protobuf-then-JSON give JSON.
 - Discovery, /version, /metrics and health negotiate as the apiserver does.
+- ERROR events carry their Status unconverted in every representation.
 """
 import shutil
 import threading
@@ -310,6 +311,21 @@ def check_refusals(rw):
        "includeObject means nothing without a Table")
 
 
+def check_error_passthrough(rw, etcd):
+    """An ERROR event's Status is not converted (the ring holds 50 events)."""
+    first = etcd.put("/registry/pods/er/p", pod("er", "p", "Pending"))
+    for i in range(60):
+        last = etcd.put("/registry/pods/er/p", pod("er", "p", "Running" if i % 2 else "Pending"))
+    rw.wait_rv(last, "/api/v1/pods")
+    for accept in (TABLE, POM):
+        w = rw.watch("/api/v1/namespaces/er/pods?watch=1&resourceVersion=%d" % first,
+                     accept=accept)
+        ev = w.next_event(10)
+        eq((ev["type"], ev["object"]["kind"], ev["object"]["code"], ev["object"]["reason"]),
+           ("ERROR", "Status", 410, "Expired"), "ERROR with %s" % accept)
+        check(w.next_event(10) is None, "the stream ends after the ERROR")
+
+
 def check_other_endpoints(rw):
     disc = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
     eq(get(rw, "/apis", disc)[1]["content-type"], disc, "aggregated /apis")
@@ -333,7 +349,8 @@ def check_other_endpoints(rw):
 
 def main():
     etcd = Etcd()
-    rw = Ringwatch(etcd, "--bookmark-interval", "1", resources="pods,configmaps,apps/v1/deployments")
+    rw = Ringwatch(etcd, "--bookmark-interval", "1", "--ring-capacity", "50",
+                   resources="pods,configmaps,apps/v1/deployments")
     check_kubectl(rw, etcd)
     check_table_watch(rw, etcd)
     check_bookmarks(rw, etcd)
@@ -341,6 +358,7 @@ def main():
     check_metadata(rw, etcd)
     check_refusals(rw)
     check_other_endpoints(rw)
+    check_error_passthrough(rw, etcd)
     check(rw.proc.poll() is None, "ringwatch died")
 
 
