@@ -100,8 +100,7 @@ static bool underscores_ok(const char *s, size_t n)
         s++;
         n--;
     }
-    if (n >= 2 && s[0] == '0' &&
-        strchr("bBoOxX", s[1]) != NULL) {
+    if (n >= 2 && s[0] == '0' && strchr("bBoOxX", s[1]) != NULL) {
         i = 2;
         saw = '0';
         hex = s[1] == 'x' || s[1] == 'X';
@@ -461,8 +460,7 @@ static bool partial_insertion_sort(struct range *v, size_t a, size_t b)
     return false;
 }
 
-static size_t partition_equal(struct range *v, size_t a, size_t b,
-                              size_t pivot)
+static size_t partition_equal(struct range *v, size_t a, size_t b, size_t pivot)
 {
     size_t i = a + 1, j = b - 1;
 
@@ -610,8 +608,8 @@ static bool range_allowed(const struct range *r, enum accept_endpoint ep,
 
     if (stream.p != NULL && !span_is(stream, "watch"))
         return false;
-    if (sv.p != NULL &&
-        (ep == ACCEPT_DOCUMENT || ep == ACCEPT_AGGREGATED || !span_is(sv, "v1")))
+    if (sv.p != NULL && (ep == ACCEPT_DOCUMENT || ep == ACCEPT_AGGREGATED ||
+                         !span_is(sv, "v1")))
         return false;
     return conversion_allowed(r, ep, out);
 }
@@ -635,8 +633,8 @@ bool accept_negotiate(const char *header, enum accept_endpoint ep,
         return ep != ACCEPT_AGGREGATED;
     accept_parse(h, &acc);
     for (size_t i = 0; i < acc.n && !found; i++)
-        found = range_names_json(&acc.v[i]) &&
-                range_allowed(&acc.v[i], ep, out);
+        found =
+            range_names_json(&acc.v[i]) && range_allowed(&acc.v[i], ep, out);
     free(acc.v);
     if (!found)
         *out = (struct accept_choice){ACCEPT_OBJECT, false};
@@ -674,8 +672,8 @@ bool accept_route(const char *header, const char *const *produces, char *why,
 /* The apiserver's internal Go type of what verb returns for rt, e.g.
  * "*core.PodList", "*apps.Deployment" (its package is the group's first
  * label). */
-static void internal_type(const struct resource_type *rt, bool list,
-                          char *buf, size_t size)
+static void internal_type(const struct resource_type *rt, bool list, char *buf,
+                          size_t size)
 {
     int n = (int)strcspn(rt->group, ".");
 

@@ -37,8 +37,8 @@ static void add_member(struct sbuf *sb, bool first, const char *key,
 
 /* A NULL-terminated list of strings as a JSON array member (omitted when
  * empty, as omitempty). */
-static void add_strings(struct sbuf *sb, const char *key,
-                        const char *const *v, size_t max)
+static void add_strings(struct sbuf *sb, const char *key, const char *const *v,
+                        size_t max)
 {
     if (max == 0 || v[0] == NULL)
         return;
@@ -69,8 +69,8 @@ static int type_cmp(const void *a, const void *b)
 }
 
 /* types sorted by group, then resource (free()). */
-static const struct resource_type **sorted(
-    const struct resource_type *const *types, size_t n)
+static const struct resource_type **
+sorted(const struct resource_type *const *types, size_t n)
 {
     const struct resource_type **v = xmalloc((n + 1) * sizeof(*v));
 
@@ -176,8 +176,7 @@ static void add_group_versions(struct sbuf *sb,
     add_group_version(sb, first);
 }
 
-struct rbuf *apis_group_list(const struct resource_type *const *types,
-                             size_t n)
+struct rbuf *apis_group_list(const struct resource_type *const *types, size_t n)
 {
     const struct resource_type **v = sorted(types, n);
     struct sbuf sb = {0};
@@ -224,8 +223,7 @@ static void add_names(struct sbuf *sb, const struct resource_type *rt)
 {
     add_strings(sb, "shortNames", rt->short_names,
                 RW_ARRAY_LEN(rt->short_names));
-    add_strings(sb, "categories", rt->categories,
-                RW_ARRAY_LEN(rt->categories));
+    add_strings(sb, "categories", rt->categories, RW_ARRAY_LEN(rt->categories));
 }
 
 struct rbuf *apis_resource_list(const char *group, const char *version,
@@ -337,8 +335,8 @@ static void add_group_discovery(struct sbuf *sb,
     sbuf_add(sb, "]}");
 }
 
-struct rbuf *apis_aggregated(const struct resource_type *const *types,
-                             size_t n, bool core, bool beta)
+struct rbuf *apis_aggregated(const struct resource_type *const *types, size_t n,
+                             bool core, bool beta)
 {
     const struct resource_type **v = sorted(types, n);
     struct sbuf sb = {0};

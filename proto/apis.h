@@ -64,7 +64,7 @@ struct rbuf *apis_resource_list(const char *group, const char *version,
  * group only (always listed, with version v1, its resources omitted when
  * none is served); else /apis', every other group.
  */
-struct rbuf *apis_aggregated(const struct resource_type *const *types,
-                             size_t n, bool core, bool beta);
+struct rbuf *apis_aggregated(const struct resource_type *const *types, size_t n,
+                             bool core, bool beta);
 
 #endif

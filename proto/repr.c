@@ -106,9 +106,8 @@ static struct rbuf *event(const struct repr *r, const struct resource_type *rt,
 }
 
 struct rbuf *repr_event_frame(const struct repr *r,
-                              const struct resource_type *rt,
-                              enum event_type t, const struct object *o,
-                              time_t now)
+                              const struct resource_type *rt, enum event_type t,
+                              const struct object *o, time_t now)
 {
     rw_assert((int)t >= 0 && (int)t < EVENT_TYPE_MAX);
     return event(r, rt, event_names[t], o, now);

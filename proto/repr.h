@@ -81,9 +81,8 @@ bool repr_ages(const struct repr *r);
  * a Table without column definitions, its AGE as of now (seconds since
  * the epoch). */
 struct rbuf *repr_event_frame(const struct repr *r,
-                              const struct resource_type *rt,
-                              enum event_type t, const struct object *o,
-                              time_t now);
+                              const struct resource_type *rt, enum event_type t,
+                              const struct object *o, time_t now);
 
 /* A copy of the Table event (or BOOKMARK) frame f of type rt with rt's
  * column definitions in place of its "columnDefinitions":null: a Table

@@ -24,10 +24,10 @@ enum doc_kind {
 struct doc {
     char *path;
     enum doc_kind kind;
-    bool routed;                  /* a go-restful route in the apiserver */
+    bool routed; /* a go-restful route in the apiserver */
     struct rbuf *body;
-    struct rbuf *aggregated[2];   /* DOC_ROOT: v2, v2beta1 */
-    char etag[2][24];             /* their ETags, quoted */
+    struct rbuf *aggregated[2]; /* DOC_ROOT: v2, v2beta1 */
+    char etag[2][24];           /* their ETags, quoted */
 };
 
 struct discovery {
@@ -35,8 +35,8 @@ struct discovery {
     size_t ndocs;
 };
 
-static struct doc *add_doc(struct discovery *d, char *path,
-                           enum doc_kind kind, struct rbuf *body)
+static struct doc *add_doc(struct discovery *d, char *path, enum doc_kind kind,
+                           struct rbuf *body)
 {
     struct doc *doc;
 

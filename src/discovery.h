@@ -38,7 +38,6 @@ void discovery_free(struct discovery *d);
 
 /* Answers path if it is a discovery document ("/api/" is "/api") and
  * returns true; false (nothing sent) otherwise. */
-bool discovery_handle(struct discovery *d, struct stream *s,
-                      const char *path);
+bool discovery_handle(struct discovery *d, struct stream *s, const char *path);
 
 #endif

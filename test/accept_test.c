@@ -24,12 +24,12 @@
 #include "proto/accept.c"
 
 #define KUBECTL_TABLE                                                          \
-    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;" \
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;"  \
     "v=v1beta1;g=meta.k8s.io,application/json"
 #define TABLE_ONLY "application/json;as=Table;v=v1;g=meta.k8s.io"
 #define KUBECTL_DISCOVERY                                                      \
-    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"   \
-    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as="                    \
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"    \
+    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as="                     \
     "APIGroupDiscoveryList,application/json"
 
 /* Negotiates h on ep; fails unless the outcome is want (kind, beta) or,
@@ -41,11 +41,10 @@ static void expect(const char *h, enum accept_endpoint ep, bool want_ok,
     bool ok = accept_negotiate(h, ep, &c);
 
     if (ok != want_ok)
-        fail_msg("%s (endpoint %d): %s", h, ep,
-                 ok ? "accepted" : "refused");
+        fail_msg("%s (endpoint %d): %s", h, ep, ok ? "accepted" : "refused");
     if (ok && (c.kind != kind || c.beta != beta))
-        fail_msg("%s (endpoint %d): kind %d beta %d, want %d %d", h, ep,
-                 c.kind, c.beta, kind, beta);
+        fail_msg("%s (endpoint %d): kind %d beta %d, want %d %d", h, ep, c.kind,
+                 c.beta, kind, beta);
 }
 
 static void ok(const char *h, enum accept_endpoint ep, enum accept_kind kind,
@@ -75,8 +74,7 @@ static void test_clients(void **state)
     refused(TABLE_ONLY, ACCEPT_WATCH_LIST);
     ok("application/json;as=Table;v=v1beta1;g=meta.k8s.io", ACCEPT_RESOURCE,
        ACCEPT_TABLE, true);
-    ok("*/*;as=Table;v=v1;g=meta.k8s.io", ACCEPT_RESOURCE, ACCEPT_TABLE,
-       false);
+    ok("*/*;as=Table;v=v1;g=meta.k8s.io", ACCEPT_RESOURCE, ACCEPT_TABLE, false);
     ok("application/*;as=Table;v=v1;g=meta.k8s.io", ACCEPT_RESOURCE,
        ACCEPT_TABLE, false);
     /* client-go metadata informers. */
@@ -89,8 +87,8 @@ static void test_clients(void **state)
     ok("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1",
        ACCEPT_RESOURCE, ACCEPT_PARTIAL, true);
     /* Protobuf clients fall back to JSON; alone they get 406. */
-    ok("application/vnd.kubernetes.protobuf,application/json",
-       ACCEPT_RESOURCE, ACCEPT_OBJECT, false);
+    ok("application/vnd.kubernetes.protobuf,application/json", ACCEPT_RESOURCE,
+       ACCEPT_OBJECT, false);
     ok("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,"
        "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
        ACCEPT_RESOURCE, ACCEPT_TABLE, false);
@@ -212,8 +210,8 @@ static void test_quality(void **state)
     assert_true(isinf(parse_q((struct span){"3.5e38", 6})));
     assert_true(isnan(parse_q((struct span){"NaN", 3})));
     static const char *const zero[] = {
-        "",    ".",    "_1",  "1__0", "1_.5", "1_",   "+nan", " 0.5", "0.5 ",
-        "1e",  "1e+",  "1e_1", "0x1", "0x",   "abc",  "1..2", "infin", "0.5q",
+        "",   ".",   "_1",   "1__0", "1_.5", "1_",  "+nan", " 0.5",  "0.5 ",
+        "1e", "1e+", "1e_1", "0x1",  "0x",   "abc", "1..2", "infin", "0.5q",
     };
     for (size_t i = 0; i < RW_ARRAY_LEN(zero); i++)
         if (parse_q((struct span){zero[i], strlen(zero[i])}) != 0)
@@ -329,8 +327,8 @@ static void test_metrics(void **state)
     assert_true(accept_metrics_text(buf));
     /* An unknown encoding is not protobuf to expfmt. */
     assert_true(accept_metrics_text("application/vnd.google.protobuf;proto=io."
-                                     "prometheus.client.MetricFamily;"
-                                     "encoding=other"));
+                                    "prometheus.client.MetricFamily;"
+                                    "encoding=other"));
 }
 
 int main(void)

@@ -223,7 +223,6 @@ static void test_api_resource_list(void **state)
     rbuf_unref(b);
 }
 
-
 /* The strings of array member name of o, joined by ",". */
 static char *strings(const cJSON *o, const char *name)
 {
@@ -358,7 +357,8 @@ static int check_aggregated(const cJSON *root, bool beta)
     assert_string_equal(get_string(root, "apiVersion"),
                         beta ? "apidiscovery.k8s.io/v2beta1"
                              : "apidiscovery.k8s.io/v2");
-    assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "metadata")));
+    assert_true(
+        cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "metadata")));
     cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(root, "items"))
     {
         const cJSON *meta = cJSON_GetObjectItemCaseSensitive(item, "metadata");
@@ -404,9 +404,11 @@ static void test_aggregated(void **state)
         cJSON *c = parse_rbuf(core), *g = parse_rbuf(groups);
 
         assert_int_equal(
-            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c, "items")), 1);
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c, "items")),
+            1);
         assert_int_equal(
-            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(g, "items")), 4);
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(g, "items")),
+            4);
         assert_string_equal(
             get_string(cJSON_GetArrayItem(
                            cJSON_GetObjectItemCaseSensitive(g, "items"), 0),
@@ -425,12 +427,12 @@ static void test_aggregated(void **state)
         const struct resource_type *apps = resource_type_find("deployments");
         struct rbuf *core = apis_aggregated(&apps, 1, true, false);
 
-        assert_string_equal(core->data,
-                            "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":"
-                            "\"apidiscovery.k8s.io/v2\",\"metadata\":{},"
-                            "\"items\":[{\"metadata\":{\"creationTimestamp\":"
-                            "null},\"versions\":[{\"version\":\"v1\","
-                            "\"freshness\":\"Current\"}]}]}");
+        assert_string_equal(
+            core->data, "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":"
+                        "\"apidiscovery.k8s.io/v2\",\"metadata\":{},"
+                        "\"items\":[{\"metadata\":{\"creationTimestamp\":"
+                        "null},\"versions\":[{\"version\":\"v1\","
+                        "\"freshness\":\"Current\"}]}]}");
         rbuf_unref(core);
     }
 }

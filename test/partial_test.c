@@ -45,9 +45,10 @@ static void expect_meta(const char *json, const char *want)
 
 static void test_locate(void **state)
 {
-    expect_meta("{\"kind\":\"X\",\"metadatax\":{\"a\":1},\"x\":[1,\"}\\\"\",{}],"
-                "\"metadata\":{\"name\":\"n\",\"l\":[{\"k\":\"]\"}]},\"n\":-1.5e3}",
-                "{\"name\":\"n\",\"l\":[{\"k\":\"]\"}]}");
+    expect_meta(
+        "{\"kind\":\"X\",\"metadatax\":{\"a\":1},\"x\":[1,\"}\\\"\",{}],"
+        "\"metadata\":{\"name\":\"n\",\"l\":[{\"k\":\"]\"}]},\"n\":-1.5e3}",
+        "{\"name\":\"n\",\"l\":[{\"k\":\"]\"}]}");
     expect_meta(" { \"metadata\" : 12 , \"z\" : null } ", "12");
     expect_meta("{\"metadata\":{\"a\":1},\"metadata\":{\"b\":2}}", "{\"b\":2}");
     /* Names compare after unescaping. */
@@ -77,9 +78,8 @@ static void test_append(void **state)
     sbuf_fini(&sb);
     partial_append(&sb, &o, true);
     assert_non_null(strstr(sb.data, "\"apiVersion\":\"meta.k8s.io/v1beta1\""));
-    assert_int_equal(strncmp(sb.data, partial_head(true),
-                             strlen(partial_head(true))),
-                     0);
+    assert_int_equal(
+        strncmp(sb.data, partial_head(true), strlen(partial_head(true))), 0);
     sbuf_fini(&sb);
     rbuf_unref(o.json);
 

@@ -111,38 +111,37 @@ static void test_resolve(void **state)
     struct repr r;
     char why[256];
 
-    assert_int_equal(repr_resolve(&table, ACCEPT_WATCH, pods(), "None", &r,
-                                  why, sizeof(why)),
-                     0);
-    assert_true(r.kind == ACCEPT_TABLE && r.beta && r.include == TABLE_OBJECT_NONE);
-    assert_int_equal(repr_resolve(&table, ACCEPT_LIST, pods(), "", &r, why,
+    assert_int_equal(repr_resolve(&table, ACCEPT_WATCH, pods(), "None", &r, why,
                                   sizeof(why)),
                      0);
+    assert_true(r.kind == ACCEPT_TABLE && r.beta &&
+                r.include == TABLE_OBJECT_NONE);
+    assert_int_equal(
+        repr_resolve(&table, ACCEPT_LIST, pods(), "", &r, why, sizeof(why)), 0);
     assert_int_equal(r.include, TABLE_OBJECT_METADATA);
-    assert_int_equal(repr_resolve(&table, ACCEPT_GET, pods(), "all\"", &r,
-                                  why, sizeof(why)),
-                     400);
+    assert_int_equal(
+        repr_resolve(&table, ACCEPT_GET, pods(), "all\"", &r, why, sizeof(why)),
+        400);
     assert_string_equal(why, "Unable to convert to Table as requested: "
                              "includeObject: Invalid value: \"all\\\"\": "
                              "must be 'Metadata', 'Object', 'None', or empty");
     /* includeObject means nothing without a Table. */
-    assert_int_equal(repr_resolve(&plain, ACCEPT_GET, pods(), "bogus", &r, why,
-                                  sizeof(why)),
-                     0);
-    assert_int_equal(repr_resolve(&plist, ACCEPT_LIST, pods(), "", &r, why,
-                                  sizeof(why)),
-                     0);
+    assert_int_equal(
+        repr_resolve(&plain, ACCEPT_GET, pods(), "bogus", &r, why, sizeof(why)),
+        0);
+    assert_int_equal(
+        repr_resolve(&plist, ACCEPT_LIST, pods(), "", &r, why, sizeof(why)), 0);
     assert_int_equal(r.kind, ACCEPT_PARTIAL_LIST);
-    assert_int_equal(repr_resolve(&plist, ACCEPT_WATCH, pods(), "", &r, why,
-                                  sizeof(why)),
-                     406);
+    assert_int_equal(
+        repr_resolve(&plist, ACCEPT_WATCH, pods(), "", &r, why, sizeof(why)),
+        406);
 }
 
 static void test_events(void **state)
 {
     struct object *o = pod();
-    struct rbuf *plain = repr_event_frame(&OBJECT, pods(), EVENT_MODIFIED, o,
-                                          T0);
+    struct rbuf *plain =
+        repr_event_frame(&OBJECT, pods(), EVENT_MODIFIED, o, T0);
     struct rbuf *want = kjson_watch_frame(EVENT_MODIFIED, o);
     struct repr beta = PARTIAL;
     cJSON *ev, *ob;
@@ -276,8 +275,8 @@ static void test_bookmarks(void **state)
                         frame_payload_len(f));
     rbuf_unref(f);
 
-    f = repr_bookmark_frame(&OBJECT, resource_type_find("deployments"), 5,
-                            true, T0);
+    f = repr_bookmark_frame(&OBJECT, resource_type_find("deployments"), 5, true,
+                            T0);
     ev = parse_frame(f);
     ob = cJSON_GetObjectItem(ev, "object");
     assert_string_equal(str(ob, "kind"), "Deployment");
@@ -326,10 +325,8 @@ static void test_bookmarks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_formats),
-        cmocka_unit_test(test_resolve),
-        cmocka_unit_test(test_events),
-        cmocka_unit_test(test_table_events),
+        cmocka_unit_test(test_formats),   cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_events),    cmocka_unit_test(test_table_events),
         cmocka_unit_test(test_bookmarks),
     };
 

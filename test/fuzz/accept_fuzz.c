@@ -17,9 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const produces[] = {"application/json",
-                                           "application/json;stream=watch",
-                                           NULL};
+    static const char *const produces[] = {
+        "application/json", "application/json;stream=watch", NULL};
     char *h = xstrndup((const char *)data, size), why[256];
     struct accept_choice c[4], again;
 
@@ -39,9 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       (ep != ACCEPT_WATCH_LIST || c[ep].kind != ACCEPT_TABLE));
         if (ok && ep == ACCEPT_RESOURCE)
             for (int v = ACCEPT_GET; v <= ACCEPT_WATCH; v++)
-                if (!accept_convertible(&c[ep], v,
-                                        resource_type_find("pods"), why,
-                                        sizeof(why)))
+                if (!accept_convertible(&c[ep], v, resource_type_find("pods"),
+                                        why, sizeof(why)))
                     rw_assert(strncmp(why, "you requested ", 14) == 0);
     }
     if (!accept_route(h, produces, why, sizeof(why)))
