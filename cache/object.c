@@ -17,6 +17,15 @@
 #include "resource_type.h"
 #include "rw.h"
 
+/* One cached view: a short list per object (one node per representation
+ * and event type some watcher asked for). */
+struct object_view {
+    struct object_view *next;
+    struct rbuf *buf;
+    int64_t stamp;
+    unsigned format;
+};
+
 /* By key; equal keys keep their input order (their strings were packed in
  * that order, so their addresses tell it), which qsort does not promise. */
 static int label_cmp(const void *a, const void *b)
@@ -103,6 +112,7 @@ struct object *object_new(const struct object_init *in)
     o->rv_len = (uint32_t)in->rv_len;
     for (int t = 0; t < EVENT_TYPE_MAX; t++)
         o->frames[t] = NULL;
+    o->views = NULL;
     return o;
 }
 
@@ -160,7 +170,42 @@ void object_unref(struct object *o)
     rbuf_unref(o->json);
     for (int t = 0; t < EVENT_TYPE_MAX; t++)
         rbuf_unref(o->frames[t]);
+    while (o->views != NULL) {
+        struct object_view *v = o->views;
+
+        o->views = v->next;
+        rbuf_unref(v->buf);
+        free(v);
+    }
     free(o);
+}
+
+struct rbuf *object_view_get(const struct object *o, unsigned format,
+                             int64_t stamp)
+{
+    for (const struct object_view *v = o->views; v != NULL; v = v->next)
+        if (v->format == format)
+            return v->stamp == stamp ? v->buf : NULL;
+    return NULL;
+}
+
+void object_view_put(struct object *o, unsigned format, int64_t stamp,
+                     struct rbuf *buf)
+{
+    struct object_view *v = o->views;
+
+    while (v != NULL && v->format != format)
+        v = v->next;
+    if (v == NULL) {
+        v = xcalloc(1, sizeof(*v));
+        v->format = format;
+        v->next = o->views;
+        o->views = v;
+    }
+    rbuf_ref(buf);
+    rbuf_unref(v->buf);
+    v->buf = buf;
+    v->stamp = stamp;
 }
 
 const char *object_label(const struct object *o, const char *key)
@@ -200,5 +245,7 @@ size_t object_footprint(const struct object *o)
         n += strlen(o->fields[i]) + 1;
     for (int t = 0; t < EVENT_TYPE_MAX; t++)
         n += rbuf_footprint(o->frames[t]);
+    for (const struct object_view *v = o->views; v != NULL; v = v->next)
+        n += sizeof(*v) + rbuf_footprint(v->buf);
     return n;
 }

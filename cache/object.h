@@ -8,9 +8,10 @@
  * matter of writing its bytes.  Namespace, name, labels and the type's
  * field-selector values are parsed once, here, for selectors and indexes.
  *
- * Everything but frames[] is immutable after object_new().  frames[] is a
- * cache of derived bytes (the object's encoded watch events), filled lazily
- * by the single-threaded dispatcher and released with the object.
+ * Everything but frames[] and views is immutable after object_new().
+ * frames[] and views are caches of derived bytes (the object's encoded
+ * watch events, in its own JSON and in other representations), filled
+ * lazily by the single-threaded dispatcher and released with the object.
  */
 #ifndef OBJECT_H
 #define OBJECT_H
@@ -27,6 +28,8 @@ enum event_type {
     EVENT_DELETED = 2,
     EVENT_TYPE_MAX = 3,
 };
+
+struct object_view;
 
 struct label {
     const char *key;
@@ -50,6 +53,7 @@ struct object {
     uint32_t rv_off;       /* json->data[rv_off .. rv_off + rv_len) are the */
     uint32_t rv_len;       /* decimal digits of metadata.resourceVersion */
     struct rbuf *frames[EVENT_TYPE_MAX]; /* lazily encoded watch frames */
+    struct object_view *views; /* frames in other representations, or NULL */
 };
 
 /* What object_new copies (strings) or takes (json). */
@@ -89,6 +93,25 @@ struct object *object_ref(struct object *o);
  * NULL is a no-op. */
 void object_unref(struct object *o);
 
+/*
+ * The object's frames in representations other than its own JSON (a
+ * watch event carrying it as a Table, or as PartialObjectMetadata:
+ * proto/repr.h), kept with it like frames[], so that each is encoded once
+ * and shared by every watcher that wants it, and only once some watcher
+ * does.  format is the caller's number for a representation and event
+ * type, one view per format; stamp tells which rendering a view is (a
+ * Table's AGE cells depend on when it was rendered: the caller passes the
+ * second it renders for, 0 for views that never age).
+ *
+ * object_view_get: the view under format rendered for stamp (borrowed), or
+ * NULL.  object_view_put: keeps buf (takes its own reference) under format
+ * and stamp, replacing the view format had.
+ */
+struct rbuf *object_view_get(const struct object *o, unsigned format,
+                             int64_t stamp);
+void object_view_put(struct object *o, unsigned format, int64_t stamp,
+                     struct rbuf *buf);
+
 /* Value of label key, or NULL when the object has no such label. */
 const char *object_label(const struct object *o, const char *key);
 
@@ -96,7 +119,8 @@ const char *object_label(const struct object *o, const char *key);
  * FIELD_EXTRA + i); "" for an extra field the object lacks. */
 const char *object_field(const struct object *o, int field_id);
 
-/* Bytes this object holds (struct, strings, json, cached frames). */
+/* Bytes this object holds (struct, strings, json, cached frames and
+ * views). */
 size_t object_footprint(const struct object *o);
 
 #endif

@@ -10,6 +10,8 @@
  * (field ids FIELD_NAME and FIELD_NAMESPACE); fields[] lists the extra ones
  * the apiserver supports for that type (pods: spec.nodeName, status.phase, ...),
  * whose values an object carries in object->fields[i] (field id FIELD_EXTRA + i).
+ * Short names and categories are the apiserver's (its REST storages'
+ * ShortNames and Categories), as discovery announces them.
  */
 #ifndef RESOURCE_TYPE_H
 #define RESOURCE_TYPE_H
@@ -42,6 +44,9 @@ struct resource_type {
      * watch): what ringwatch --index-fields indexes by default and what the
      * fleet's kubelet profile selects on. */
     int indexed_field;
+    /* The categories discovery lists it in (NULL-terminated): "all" for
+     * the types kube-apiserver puts in kubectl's `get all`. */
+    const char *categories[2];
 };
 
 /*

@@ -6,9 +6,10 @@
  * are the kube-apiserver's (see docs/kube-wire.md): watch
  * events one per line {"type":...,"object":...}\n, lists
  * {"kind":"<Kind>List","apiVersion":...,"metadata":{...},"items":[...]},
- * Status objects for errors, and the discovery documents kubectl reads.
- * kjson.c, table.c (server-side Tables) and ctoken.c (continue tokens) are
- * the Kubernetes JSON codec: the only files that include cJSON.
+ * Status objects for errors.  (BOOKMARKs and other representations:
+ * repr.h; discovery documents: apis.h.)  kjson.c, table.c (server-side
+ * Tables) and ctoken.c (continue tokens) are the Kubernetes JSON codec: the
+ * only files that include cJSON.
  */
 #ifndef KJSON_H
 #define KJSON_H
@@ -98,12 +99,6 @@ int kjson_decode_object(const struct resource_type *rt, const char *key,
  * caller may cache it in obj->frames[type]. */
 struct rbuf *kjson_watch_frame(enum event_type type, const struct object *obj);
 
-/* A BOOKMARK event frame: {"type":"BOOKMARK","object":{"kind":K,
- * "apiVersion":V,"metadata":{"resourceVersion":"rv"[,"annotations":
- * {"k8s.io/initial-events-end":"true"}]}}}\n */
-struct rbuf *kjson_bookmark_frame(const struct resource_type *rt, int64_t rv,
-                                  bool initial_events_end);
-
 /* A Status object (not framed): {"kind":"Status","apiVersion":"v1",
  * "metadata":{},"status":"Failure","message":message,"reason":reason,
  * "code":code}.  message is JSON-escaped here. */
@@ -135,24 +130,6 @@ struct rbuf *kjson_error_frame(int code, const char *reason,
 struct rbuf *kjson_list_head(const struct resource_type *rt, int64_t rv,
                              const char *continue_token, int64_t remaining);
 struct rbuf *kjson_list_tail(void);
-
-/* Discovery: /version (minor "32"), /api (APIVersions), /apis
- * (APIGroupList of the groups among types), /api/v1 and /apis/G/V
- * (APIResourceList of the types in that group/version).
- * kjson_version: gitVersion "v1.32.0+ringwatch", gitCommit from
- * -DRINGWATCH_GIT_COMMIT="..." (else "unknown"), buildDate the compile
- * time in RFC 3339.  kjson_api_versions: server_address is host:port,
- * NULL as "".  kjson_api_group_list: one group per distinct non-core
- * group, its versions in order of first appearance, the first preferred.
- * kjson_api_resource_list: group "" (or NULL) is the core group; each
- * type gets verbs get, list, watch and shortNames when it has any. */
-struct rbuf *kjson_version(void);
-struct rbuf *kjson_api_versions(const char *server_address);
-struct rbuf *kjson_api_group_list(const struct resource_type *const *types,
-                                  size_t n);
-struct rbuf *kjson_api_resource_list(const char *group, const char *version,
-                                     const struct resource_type *const *types,
-                                     size_t n);
 
 /* s JSON-escaped, without surrounding quotes: a new string (free()).
  * '"' and '\\' are backslash-escaped, control characters become \n, \r,

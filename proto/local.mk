@@ -30,7 +30,11 @@ proto_libproto_a_SOURCES = \
 	proto/kjson.c proto/kjson.h \
 	proto/ctoken.c proto/ctoken.h \
 	proto/query.c proto/query.h \
+	proto/accept.c proto/accept.h \
 	proto/table.c proto/table.h \
+	proto/partial.c proto/partial.h \
+	proto/repr.c proto/repr.h \
+	proto/apis.c proto/apis.h \
 	proto/grpc.c proto/grpc.h \
 	proto/etcd.c proto/etcd.h
 nodist_proto_libproto_a_SOURCES = proto/kv.pb-c.c proto/rpc.pb-c.c

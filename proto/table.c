@@ -20,121 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cache/rw.h"
 #include "cache/sbuf.h"
 #include "kjson.h"
+#include "partial.h"
 
 /* ------------------------------------------------------------------ */
-/* Accept and includeObject                                            */
+/* includeObject                                                       */
 /* ------------------------------------------------------------------ */
-
-static const char *skip_space(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p;
-}
-
-static const char *trim_end(const char *p, const char *end)
-{
-    while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-        end--;
-    return end;
-}
-
-/* End of the element starting at p: the next sep outside quotes. */
-static const char *element_end(const char *p, const char *end, char sep)
-{
-    bool quoted = false;
-
-    for (; p < end; p++) {
-        if (quoted && *p == '\\' && p + 1 < end)
-            p++;
-        else if (*p == '"')
-            quoted = !quoted;
-        else if (!quoted && *p == sep)
-            break;
-    }
-    return p;
-}
-
-static bool span_eq(const char *p, const char *end, const char *s, bool icase)
-{
-    size_t n = strlen(s);
-
-    if ((size_t)(end - p) != n)
-        return false;
-    return icase ? strncasecmp(p, s, n) == 0 : memcmp(p, s, n) == 0;
-}
-
-/* The parameters of a Table range, each 0 (absent/wrong) or 1 (right). */
-struct table_params {
-    bool as, g, v, q_zero;
-};
-
-static void param_check(const char *p, const char *end, struct table_params *tp)
-{
-    const char *eq = memchr(p, '=', end - p);
-    const char *name_end, *val, *val_end;
-
-    if (eq == NULL)
-        return;
-    name_end = trim_end(p, eq);
-    val = skip_space(eq + 1, end);
-    val_end = trim_end(val, end);
-    if (val_end - val >= 2 && *val == '"' && val_end[-1] == '"') {
-        val++;
-        val_end--;
-    }
-    if (span_eq(p, name_end, "as", true))
-        tp->as = span_eq(val, val_end, "Table", false);
-    else if (span_eq(p, name_end, "g", true))
-        tp->g = span_eq(val, val_end, "meta.k8s.io", false);
-    else if (span_eq(p, name_end, "v", true))
-        tp->v = span_eq(val, val_end, "v1", false);
-    else if (span_eq(p, name_end, "q", true))
-        tp->q_zero = strtod(val, NULL) <= 0.0;
-}
-
-/* Whether one media range [p, end) asks for a v1 Table in JSON. */
-static bool range_accepts(const char *p, const char *end)
-{
-    const char *type_end = element_end(p, end, ';');
-    const char *t_end = trim_end(p, type_end);
-    struct table_params tp = {0};
-
-    if (!span_eq(p, t_end, "application/json", true) &&
-        !span_eq(p, t_end, "application/*", true) &&
-        !span_eq(p, t_end, "*/*", true))
-        return false;
-    for (p = type_end; p < end;) {
-        const char *q = skip_space(p + 1, end);
-
-        p = element_end(q, end, ';');
-        param_check(q, p, &tp);
-    }
-    return tp.as && tp.g && tp.v && !tp.q_zero;
-}
-
-bool table_accepted(const char *accept)
-{
-    const char *p, *end;
-
-    if (accept == NULL)
-        return false;
-    end = accept + strlen(accept);
-    for (p = accept; p < end;) {
-        const char *start = skip_space(p, end);
-        const char *e = element_end(start, end, ',');
-
-        if (range_accepts(start, trim_end(start, e)))
-            return true;
-        p = e + 1;
-    }
-    return false;
-}
 
 int table_parse_include(const char *value, enum table_object *out)
 {
@@ -1277,114 +1171,12 @@ static const struct printer *printer_for(const struct resource_type *rt)
 }
 
 /* ------------------------------------------------------------------ */
-/* Row objects                                                         */
-/* ------------------------------------------------------------------ */
-
-/* Index just past the JSON string starting at p[i] == '"'. */
-static size_t skip_string(const char *p, size_t len, size_t i)
-{
-    for (i++; i < len && p[i] != '"'; i++)
-        if (p[i] == '\\')
-            i++;
-    return i < len ? i + 1 : len;
-}
-
-/* Index just past the JSON value starting at p[i]. */
-static size_t skip_value(const char *p, size_t len, size_t i)
-{
-    size_t depth = 0;
-
-    if (i < len && p[i] == '"')
-        return skip_string(p, len, i);
-    while (i < len) {
-        char c = p[i];
-
-        if (c == '"') {
-            i = skip_string(p, len, i);
-            continue;
-        }
-        if (c == '{' || c == '[')
-            depth++;
-        else if (c == '}' || c == ']') {
-            if (depth == 0)
-                return i; /* the end of a scalar in its container */
-            if (--depth == 0)
-                return i + 1;
-        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' ||
-                                  c == '\n' || c == '\r'))
-            return i;
-        i++;
-    }
-    return len;
-}
-
-static size_t skip_ws(const char *p, size_t len, size_t i)
-{
-    while (i < len &&
-           (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
-        i++;
-    return i;
-}
-
-/* The bytes of the top-level member named metadata (written without
- * escapes; the last one) in the JSON object [p, p + len). */
-static bool find_metadata(const char *p, size_t len, size_t *off, size_t *vlen)
-{
-    size_t i = skip_ws(p, len, 0);
-    bool found = false;
-
-    if (i >= len || p[i] != '{')
-        return false;
-    for (i = skip_ws(p, len, i + 1); i < len && p[i] == '"';) {
-        size_t key = i + 1, key_end = skip_string(p, len, i) - 1;
-        size_t start;
-
-        i = skip_ws(p, len, key_end + 1);
-        if (i >= len || p[i] != ':')
-            return false;
-        start = skip_ws(p, len, i + 1);
-        i = skip_value(p, len, start);
-        if (key_end - key == 8 && memcmp(p + key, "metadata", 8) == 0) {
-            *off = start;
-            *vlen = i - start;
-            found = true;
-        }
-        i = skip_ws(p, len, i);
-        if (i >= len || p[i] != ',')
-            break;
-        i = skip_ws(p, len, i + 1);
-    }
-    return found;
-}
-
-static void add_partial_metadata(struct sbuf *sb, const struct object *o,
-                                 const cJSON *obj)
-{
-    size_t off, vlen;
-
-    sbuf_add(sb, "{\"kind\":\"PartialObjectMetadata\","
-                 "\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":");
-    if (find_metadata(o->json->data, o->json->len, &off, &vlen)) {
-        sbuf_addn(sb, o->json->data + off, vlen);
-    } else if (get(obj, "metadata") != NULL) {
-        char *m = cJSON_PrintUnformatted(get(obj, "metadata"));
-
-        rw_assert(m != NULL);
-        sbuf_add(sb, m);
-        cJSON_free(m);
-    } else {
-        sbuf_add(sb, "{}");
-    }
-    sbuf_add(sb, "}");
-}
-
-/* ------------------------------------------------------------------ */
 /* The document                                                        */
 /* ------------------------------------------------------------------ */
 
 static void add_columns(struct sbuf *sb, const struct printer *p)
 {
-    sbuf_add(sb, "\"columnDefinitions\":[");
+    sbuf_add(sb, "[");
     for (size_t i = 0; i < p->ncolumns; i++) {
         const struct column *c = &p->columns[i];
 
@@ -1401,9 +1193,14 @@ static void add_columns(struct sbuf *sb, const struct printer *p)
     sbuf_add(sb, "]");
 }
 
+void table_append_columns(struct sbuf *sb, const struct resource_type *rt)
+{
+    add_columns(sb, printer_for(rt));
+}
+
 static void add_row(struct sbuf *sb, const struct printer *p,
                     const struct object *o, enum table_object include,
-                    time_t now)
+                    bool beta, time_t now)
 {
     cJSON *obj = cJSON_ParseWithLength(o->json->data, o->json->len);
     struct row r = {.sb = sb};
@@ -1426,42 +1223,66 @@ static void add_row(struct sbuf *sb, const struct printer *p,
     if (include == TABLE_OBJECT_FULL)
         sbuf_addn(sb, o->json->data, o->json->len);
     else if (include == TABLE_OBJECT_METADATA)
-        add_partial_metadata(sb, o, obj);
+        partial_append(sb, o, beta);
     else
         sbuf_add(sb, "null");
     sbuf_add(sb, "}");
     cJSON_Delete(obj);
 }
 
+/* {"kind":"Table","apiVersion":"meta.k8s.io/V","metadata":{"resourceVersion":"rv" */
+static void add_head(struct sbuf *sb, bool beta, int64_t rv)
+{
+    sbuf_addf(sb,
+              "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
+              "\"metadata\":{\"resourceVersion\":\"%lld\"",
+              beta ? "v1beta1" : "v1", (long long)rv);
+}
+
 struct rbuf *table_render(const struct resource_type *rt,
                           struct object *const *items, size_t n, int64_t rv,
                           const char *continue_token, int64_t remaining,
-                          enum table_object include_object, time_t now)
+                          enum table_object include_object, bool beta,
+                          time_t now)
 {
     const struct printer *p = printer_for(rt);
     struct sbuf sb = {0};
     struct rbuf *out;
 
-    sbuf_addf(&sb,
-              "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/v1\","
-              "\"metadata\":{\"resourceVersion\":\"%lld\"",
-              (long long)rv);
+    add_head(&sb, beta, rv);
     if (continue_token != NULL && *continue_token != '\0') {
         sbuf_add(&sb, ",\"continue\":");
         add_json_string(&sb, continue_token);
     }
     if (remaining >= 0)
         sbuf_addf(&sb, ",\"remainingItemCount\":%lld", (long long)remaining);
-    sbuf_add(&sb, "},");
+    sbuf_add(&sb, "},\"columnDefinitions\":");
     add_columns(&sb, p);
     sbuf_add(&sb, ",\"rows\":[");
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
             sbuf_add(&sb, ",");
-        add_row(&sb, p, items[i], include_object, now);
+        add_row(&sb, p, items[i], include_object, beta, now);
     }
     sbuf_add(&sb, "]}");
     out = rbuf_from(sb.data, sb.len);
     sbuf_fini(&sb);
     return out;
+}
+
+void table_append_object(struct sbuf *sb, const struct resource_type *rt,
+                         const struct object *o, enum table_object include,
+                         bool beta, bool columns, time_t now)
+{
+    const struct printer *p = printer_for(rt);
+
+    add_head(sb, beta, o->rv);
+    sbuf_add(sb, "},\"columnDefinitions\":");
+    if (columns)
+        add_columns(sb, p);
+    else
+        sbuf_add(sb, "null");
+    sbuf_add(sb, ",\"rows\":[");
+    add_row(sb, p, o, include, beta, now);
+    sbuf_add(sb, "]}");
 }

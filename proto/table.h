@@ -1,14 +1,16 @@
 /*
- * table.h: server-side Table output (meta.k8s.io/v1 Table) for a LIST, as
- * kube-apiserver renders it for kubectl (Accept ...;as=Table;v=v1;
- * g=meta.k8s.io): column definitions and one row of cells per object,
- * computed the way the apiserver's default printers do
- * (pkg/printers/internalversion/printers.go, always with Wide set, as its
- * TableConvertor calls them), plus the row's object as includeObject asks.
+ * table.h: server-side Tables (meta.k8s.io Table, v1 or v1beta1), as
+ * kube-apiserver renders them for kubectl (Accept ...;as=Table;v=v1;
+ * g=meta.k8s.io, negotiated by proto/accept.h): column definitions and one
+ * row of cells per object, computed the way the apiserver's default
+ * printers do (pkg/printers/internalversion/printers.go, always with Wide
+ * set, as its TableConvertor calls them), plus the row's object as
+ * includeObject asks.  A LIST is one Table of its items; a GET and each
+ * object of a WATCH one Table of one row (handlers/response.go asTable).
  *
  * Part of the Kubernetes JSON codec: it reads objects with cJSON and writes
- * strings with kjson_escape's rules.  Nothing here is cached: a Table is
- * rendered per request, because its AGE cells depend on the render time.
+ * strings with kjson_escape's rules.  The caller decides what to cache: a
+ * Table's AGE cells depend on the render time.
  */
 #ifndef TABLE_H
 #define TABLE_H
@@ -21,25 +23,7 @@
 #include "cache/object.h"
 #include "cache/rbuf.h"
 #include "cache/resource_type.h"
-
-/*
- * Whether an Accept header asks for a Table, e.g. kubectl's
- * "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json".
- * True when any media range is application/json (or application/\* or
- * \*\/\*, as the apiserver matches ranges against its JSON serializer) with
- * as=Table, g=meta.k8s.io and v=v1, and a q that is not 0.  Media types
- * and parameter names compare case-insensitively, parameter values
- * exactly (optionally quoted), as the apiserver's negotiation does.
- *
- * v1beta1: the apiserver answers a range asking only for a
- * meta.k8s.io/v1beta1 Table with a v1beta1 Table.  This renderer writes v1
- * only, so a header whose only Table range is v1beta1 is not accepted
- * here: the caller then serves the plain list if the header allows it (the
- * apiserver would have sent v1beta1).  A header that lists v1beta1 before
- * v1 gets the v1 Table (the apiserver would send v1beta1, same shape).
- * accept NULL or "" is false.
- */
-bool table_accepted(const char *accept);
+#include "cache/sbuf.h"
 
 /* What each row's "object" holds: the apiserver's includeObject. */
 enum table_object {
@@ -74,31 +58,50 @@ enum table_object {
  * "2m5s", "3h", "2d1h", "<invalid>" in the future), "<unknown>" when
  * absent.  now: seconds since the epoch.
  *
- * The row's object, per include_object: TABLE_OBJECT_METADATA,
- * {"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1",
- * "metadata":<the object's metadata>}, the metadata member's bytes as
- * stored (located by a scan of the top level; re-printed by cJSON only if
- * its name was written with escapes, which is lossless for metadata: no
- * number in it needs more than a double); TABLE_OBJECT_NONE, null (as
- * the apiserver's empty RawExtension); TABLE_OBJECT_FULL, the object's JSON
- * bytes spliced unchanged.
+ * The row's object, per include_object: TABLE_OBJECT_METADATA, the
+ * object's PartialObjectMetadata (proto/partial.h); TABLE_OBJECT_NONE, null
+ * (as the apiserver's empty RawExtension); TABLE_OBJECT_FULL, the object's
+ * JSON bytes spliced unchanged.
  *
- * items: n objects of type rt, borrowed.  An object whose JSON cJSON cannot
- * parse (never, for what kjson_decode_object accepted) renders as if empty.
- * Returns a new rbuf (refs 1) owned by the caller.
+ * beta: apiVersion meta.k8s.io/v1beta1 (the Table's and its rows'
+ * PartialObjectMetadata), the same shape.  items: n objects of type rt,
+ * borrowed.  An object whose JSON cJSON cannot parse (never, for what
+ * kjson_decode_object accepted) renders as if empty.  Returns a new rbuf
+ * (refs 1) owned by the caller.
  */
 struct rbuf *table_render(const struct resource_type *rt,
                           struct object *const *items, size_t n, int64_t rv,
                           const char *continue_token, int64_t remaining,
-                          enum table_object include_object, time_t now);
+                          enum table_object include_object, bool beta,
+                          time_t now);
+
+/*
+ * Appends to sb the Table of one object o of type rt, as a GET returns it
+ * and as each WATCH event carries it (the apiserver's GenerateTable for a
+ * single object): {"kind":"Table","apiVersion":"meta.k8s.io/v1",
+ * "metadata":{"resourceVersion":"<o->rv>"},"columnDefinitions":COLUMNS,
+ * "rows":[<o's row>]}, rows as table_render writes them.  COLUMNS is the
+ * column definitions when columns is true, else null: the apiserver sends
+ * them in a watch's first event only (TableOptions.NoHeaders afterwards),
+ * and columnDefinitions has no omitempty.
+ */
+void table_append_object(struct sbuf *sb, const struct resource_type *rt,
+                         const struct object *o, enum table_object include,
+                         bool beta, bool columns, time_t now);
+
+/* Appends rt's column definitions, the JSON array table_render writes
+ * as columnDefinitions. */
+void table_append_columns(struct sbuf *sb, const struct resource_type *rt);
 
 /*
  * Parses the includeObject query parameter (already percent-decoded): ""
  * (absent) and "Metadata" give TABLE_OBJECT_METADATA, "None"
  * TABLE_OBJECT_NONE, "Object" TABLE_OBJECT_FULL, case-sensitively as the
- * apiserver's metav1.IncludeObjectPolicy validation.  Returns RW_OK and
- * *out; RW_EINVAL for any other value (the apiserver's 400:
- * "includeObject: Unsupported value"), *out unchanged.
+ * apiserver's ValidateTableOptions.  Returns RW_OK and *out; RW_EINVAL for
+ * any other value, *out unchanged (the apiserver's 400 BadRequest "Unable
+ * to convert to Table as requested: includeObject: Invalid value: \"V\":
+ * must be 'Metadata', 'Object', 'None', or empty", only when a Table was
+ * negotiated).
  */
 int table_parse_include(const char *value, enum table_object *out);
 

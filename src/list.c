@@ -26,6 +26,8 @@
 #include "metrics.h"
 #include "proto/ctoken.h"
 #include "proto/kjson.h"
+#include "proto/partial.h"
+#include "proto/repr.h"
 #include "proto/table.h"
 #include "resource.h"
 #include "status.h"
@@ -70,15 +72,22 @@ static void body_copy(struct body *b, const char *p, size_t n)
     }
 }
 
-static void body_add(struct body *b, struct rbuf *buf)
+/* len bytes of buf at off. */
+static void body_add_part(struct body *b, struct rbuf *buf, size_t off,
+                          size_t len)
 {
-    if (buf->len < LIST_REF_MIN) {
-        body_copy(b, buf->data, buf->len);
+    if (len < LIST_REF_MIN) {
+        body_copy(b, buf->data + off, len);
         return;
     }
     body_flush(b);
-    stream_write(b->s, buf, 0, buf->len);
-    b->left -= buf->len;
+    stream_write(b->s, buf, off, len);
+    b->left -= len;
+}
+
+static void body_add(struct body *b, struct rbuf *buf)
+{
+    body_add_part(b, buf, 0, buf->len);
 }
 
 /* ---- requests ---- */
@@ -93,8 +102,9 @@ struct list_req {
     char *start; /* continue: last key returned, relative to prefix */
     char *name;  /* GET: the object's name */
     int64_t limit;
-    bool table;
-    enum table_object include;
+    struct repr repr;    /* how to write the answer */
+    int refuse_code;     /* 400 or 406 once the read succeeded, or 0 */
+    char *refuse_why;
     struct fresh *pending;
 };
 
@@ -104,6 +114,7 @@ static void list_req_free(struct list_req *lr)
     free(lr->prefix);
     free(lr->start);
     free(lr->name);
+    free(lr->refuse_why);
     free(lr);
 }
 
@@ -215,14 +226,72 @@ static void list_write_json(struct stream *s, struct resource *r,
 
 static void list_write_table(struct stream *s, struct resource *r,
                              const struct page *pg, int64_t rv,
-                             enum table_object include)
+                             const struct repr *rep)
 {
     struct rbuf *t =
         table_render(resource_type(r), pg->items, pg->n, rv, pg->token,
-                     pg->remaining, include, time(NULL));
+                     pg->remaining, rep->include, rep->beta, time(NULL));
 
     stream_respond(s, 200, "application/json", t);
     rbuf_unref(t);
+}
+
+/* A PartialObjectMetadataList: the list head of that kind, then each
+ * item's PartialObjectMetadata around its metadata bytes, written by
+ * reference like the items of a plain list; "items":null when there are
+ * none, as the apiserver's nil slice. */
+static void list_write_partial(struct stream *s, const struct page *pg,
+                               int64_t rv, bool beta)
+{
+    static const struct resource_type list_type[2] = {
+        {.list_kind = "PartialObjectMetadataList",
+         .api_version = "meta.k8s.io/v1"},
+        {.list_kind = "PartialObjectMetadataList",
+         .api_version = "meta.k8s.io/v1beta1"},
+    };
+    struct rbuf *head =
+        kjson_list_head(&list_type[beta], rv, pg->token, pg->remaining);
+    const char *item = partial_head(beta);
+    size_t *meta = xcalloc(2 * pg->n + 1, sizeof(*meta)); /* off, len */
+    const char *tail = pg->n ? "]}" : "null}";
+    size_t head_len = head->len - (pg->n == 0); /* without '[' when empty */
+    struct body body = {.s = s, .left = head_len + strlen(tail)};
+
+    for (size_t i = 0; i < pg->n; i++) {
+        if (!partial_locate(pg->items[i], &meta[2 * i], &meta[2 * i + 1]))
+            meta[2 * i + 1] = 0;
+        body.left += (i > 0) + strlen(item) +
+                     (meta[2 * i + 1] ? meta[2 * i + 1] : 2) + 1;
+    }
+    stream_begin(s, 200, "application/json", (int64_t)body.left);
+    body_copy(&body, head->data, head_len);
+    for (size_t i = 0; i < pg->n; i++) {
+        if (i > 0)
+            body_copy(&body, ",", 1);
+        body_copy(&body, item, strlen(item));
+        if (meta[2 * i + 1] > 0)
+            body_add_part(&body, pg->items[i]->json, meta[2 * i],
+                          meta[2 * i + 1]);
+        else
+            body_copy(&body, "{}", 2);
+        body_copy(&body, "}", 1);
+    }
+    body_copy(&body, tail, strlen(tail));
+    body_flush(&body);
+    rw_assert(body.left == 0);
+    stream_end(s);
+    rbuf_unref(head);
+    free(meta);
+}
+
+static void list_write(struct list_req *lr, const struct page *pg, int64_t rv)
+{
+    if (lr->repr.kind == ACCEPT_TABLE)
+        list_write_table(lr->s, lr->r, pg, rv, &lr->repr);
+    else if (lr->repr.kind == ACCEPT_PARTIAL_LIST)
+        list_write_partial(lr->s, pg, rv, lr->repr.beta);
+    else
+        list_write_json(lr->s, lr->r, pg, rv);
 }
 
 /* ---- answers ---- */
@@ -269,7 +338,8 @@ static void list_get_answer(struct list_req *lr, struct store_snap *snap)
 {
     const struct resource_type *rt = resource_type(lr->r);
     struct object *obj = store_snap_get(snap, lr->prefix, lr->prefix_len);
-    struct page pg = {.remaining = -1};
+    struct sbuf sb = {0};
+    struct rbuf *body;
 
     if (obj == NULL) {
         /* As the apiserver: the group-qualified resource, e.g.
@@ -277,13 +347,21 @@ static void list_get_answer(struct list_req *lr, struct store_snap *snap)
         status_respond(lr->s, 404, "NotFound", "%s%s%s \"%s\" not found",
                        rt->resource, *rt->group ? "." : "", rt->group,
                        lr->name);
-    } else if (lr->table) {
-        page_add(&pg, obj);
-        list_write_table(lr->s, lr->r, &pg, obj->rv, lr->include);
-        free(pg.items);
-    } else {
-        stream_respond(lr->s, 200, "application/json", obj->json);
+        return;
     }
+    if (lr->repr.kind == ACCEPT_OBJECT) {
+        stream_respond(lr->s, 200, "application/json", obj->json);
+        return;
+    }
+    if (lr->repr.kind == ACCEPT_TABLE)
+        table_append_object(&sb, rt, obj, lr->repr.include, lr->repr.beta,
+                            true, time(NULL));
+    else
+        partial_append(&sb, obj, lr->repr.beta);
+    body = rbuf_from(sb.data, sb.len);
+    sbuf_fini(&sb);
+    stream_respond(lr->s, 200, "application/json", body);
+    rbuf_unref(body);
 }
 
 static void list_ready_cb(const struct read_result *res, void *arg)
@@ -298,6 +376,11 @@ static void list_ready_cb(const struct read_result *res, void *arg)
     }
     if (res->err != RW_OK) {
         list_error(lr, res);
+    } else if (lr->refuse_code != 0) {
+        /* As the apiserver's transformResponseObject, after the read. */
+        status_respond(lr->s, lr->refuse_code,
+                       lr->refuse_code == 406 ? "NotAcceptable" : "BadRequest",
+                       "%s", lr->refuse_why);
     } else if (lr->name != NULL) {
         m->gets++;
         list_get_answer(lr, res->snap);
@@ -307,10 +390,7 @@ static void list_ready_cb(const struct read_result *res, void *arg)
         else
             m->list_hits++;
         page_collect(lr, res->snap, res->rv, &pg);
-        if (lr->table)
-            list_write_table(lr->s, lr->r, &pg, res->rv, lr->include);
-        else
-            list_write_json(lr->s, lr->r, &pg, res->rv);
+        list_write(lr, &pg, res->rv);
         free(pg.items);
         free(pg.token);
     }
@@ -358,19 +438,17 @@ static bool list_mode(struct list_req *lr, const struct query *q,
     return true;
 }
 
-/* Table options from the Accept header and includeObject; false after a
- * 400 for an unknown includeObject. */
-static bool list_table(struct list_req *lr, const struct query *q)
+/* The answer's representation; a refusal is kept for after the read. */
+static void list_repr(struct list_req *lr, const struct query *q,
+                      const struct accept_choice *accept, enum accept_verb verb)
 {
-    lr->table = table_accepted(stream_request(lr->s)->accept);
-    if (!lr->table ||
-        table_parse_include(q->include_object, &lr->include) == RW_OK)
-        return true;
-    status_respond(lr->s, 400, "BadRequest",
-                   "includeObject: Unsupported value: \"%.64s\": supported "
-                   "values: \"None\", \"Metadata\", \"Object\"",
-                   q->include_object);
-    return false;
+    char why[512];
+
+    lr->refuse_code = repr_resolve(accept, verb, resource_type(lr->r),
+                                   q->include_object, &lr->repr, why,
+                                   sizeof(why));
+    if (lr->refuse_code != 0)
+        lr->refuse_why = xstrdup(why);
 }
 
 static void list_start(struct list_req *lr, enum read_mode mode, int64_t rv)
@@ -394,7 +472,8 @@ static bool list_ready(struct stream *s, struct resource *r)
 }
 
 void list_collection(struct stream *s, struct resource *r, const char *ns,
-                     struct selector *sel, const struct query *q)
+                     struct selector *sel, const struct query *q,
+                     const struct accept_choice *accept)
 {
     const struct resource_type *rt = resource_type(r);
     struct list_req *lr;
@@ -412,7 +491,8 @@ void list_collection(struct stream *s, struct resource *r, const char *ns,
     lr->limit = q->limit;
     lr->prefix = resource_type_ns_prefix(rt, ns);
     lr->prefix_len = strlen(lr->prefix);
-    if (!list_table(lr, q) || !list_mode(lr, q, &mode, &rv)) {
+    list_repr(lr, q, accept, ACCEPT_LIST);
+    if (!list_mode(lr, q, &mode, &rv)) {
         list_req_free(lr);
         return;
     }
@@ -420,7 +500,8 @@ void list_collection(struct stream *s, struct resource *r, const char *ns,
 }
 
 void list_object(struct stream *s, struct resource *r, const char *ns,
-                 const char *name, const struct query *q)
+                 const char *name, const struct query *q,
+                 const struct accept_choice *accept)
 {
     const struct resource_type *rt = resource_type(r);
     struct list_req *lr;
@@ -435,10 +516,7 @@ void list_object(struct stream *s, struct resource *r, const char *ns,
     lr->prefix = ns ? xasprintf("%s%s/%s", rt->etcd_prefix, ns, name)
                     : xasprintf("%s%s", rt->etcd_prefix, name);
     lr->prefix_len = strlen(lr->prefix);
-    if (!list_table(lr, q)) {
-        list_req_free(lr);
-        return;
-    }
+    list_repr(lr, q, accept, ACCEPT_GET);
     if (!q->has_rv)
         mode = READ_CONSISTENT;
     else if (q->rv == 0)

@@ -6,8 +6,11 @@
  * LIST (docs/kube-wire.md): 200, application/json, {"kind":"<Kind>List",
  * "apiVersion":...,"metadata":{"resourceVersion":"<rv>"[,"continue":T,
  * "remainingItemCount":n]},"items":[...]}, items in key order (etcd's), []
- * when none match; or a meta.k8s.io/v1 Table when the Accept header asks
- * for one (proto/table.h).  resourceVersion semantics as kube-apiserver:
+ * when none match; or, as the Accept header negotiated (proto/accept.h), a
+ * meta.k8s.io Table (proto/table.h) or a PartialObjectMetadataList of the
+ * items' metadata ("items":null when there are none, as the apiserver's
+ * asPartialObjectMetadataList writes it; proto/partial.h).  resourceVersion
+ * semantics as kube-apiserver:
  *
  *   unset                       consistent (fresh.h READ_CONSISTENT)
  *   "0"                         any cached state; limit is honoured
@@ -30,23 +33,30 @@
 #define LIST_H
 
 #include "cache/selector.h"
+#include "proto/accept.h"
 #include "proto/query.h"
 #include "src/stream.h"
 
 struct resource;
 
 /* LIST r in namespace ns (NULL: all) filtered by sel (taken; NULL: all),
- * options q (read now, not kept).  May answer later: the stream is kept
- * (and released if the client goes away) while the read is proven fresh.
- * 429 TooManyRequests while the cache is not ready. */
+ * options q (read now, not kept), in the representation accept negotiated
+ * (a PartialObjectMetadata, or a Table with a bad includeObject, is
+ * refused with 406 or 400 once the read succeeded: proto/repr.h
+ * repr_resolve).  May answer later: the stream is kept (and released if
+ * the client goes away) while the read is proven fresh.  429
+ * TooManyRequests while the cache is not ready. */
 void list_collection(struct stream *s, struct resource *r, const char *ns,
-                     struct selector *sel, const struct query *q);
+                     struct selector *sel, const struct query *q,
+                     const struct accept_choice *accept);
 
 /* GET the object ns/name (ns NULL for cluster-scoped types) with q's
  * resourceVersion semantics (unset: consistent; "0": any; N: not older
- * than N): its JSON (or a one-row Table), or 404 NotFound
- * '<resource> "<name>" not found'. */
+ * than N): its JSON, its one-row Table or its PartialObjectMetadata (a
+ * PartialObjectMetadataList is refused with 406, as above), or 404
+ * NotFound '<resource> "<name>" not found'. */
 void list_object(struct stream *s, struct resource *r, const char *ns,
-                 const char *name, const struct query *q);
+                 const char *name, const struct query *q,
+                 const struct accept_choice *accept);
 
 #endif

@@ -14,6 +14,7 @@
 #include "discovery.h"
 #include "health.h"
 #include "list.h"
+#include "proto/accept.h"
 #include "proto/kjson.h"
 #include "proto/query.h"
 #include "resource.h"
@@ -149,17 +150,58 @@ static bool router_resolve(const struct router *rt, const char *group,
 
 /* ---- serving a resource ---- */
 
+/* go-restful's route check (proto/accept.h): a GET of one object is a
+ * route producing JSON; a collection's LIST and WATCH one producing JSON
+ * and JSON watch streams.  Answers 406 and returns false on a miss. */
+static bool router_route_accepts(struct stream *s, const struct target *t,
+                                 const struct request *req)
+{
+    static const char *const object[] = {"application/json", NULL};
+    static const char *const collection[] = {
+        "application/json", "application/json;stream=watch", NULL};
+    char why[512];
+
+    if (accept_route(req->accept,
+                     t->name != NULL && !t->watch_path ? object : collection,
+                     why, sizeof(why)))
+        return true;
+    status_respond(s, 406, "NotAcceptable", "%s", why);
+    return false;
+}
+
+/* The Accept header's choice for this verb: a sendInitialEvents watch
+ * (with allowWatchBookmarks, as query_validate requires) is the
+ * apiserver's watch-list, which takes no Table.  Answers 406 and returns
+ * false when nothing the header allows can be produced. */
+static bool router_negotiate(struct stream *s, const struct request *req,
+                             const struct query *q, bool watch,
+                             struct accept_choice *out)
+{
+    enum accept_endpoint ep =
+        watch && q->send_initial_events == 1 && q->allow_bookmarks
+            ? ACCEPT_WATCH_LIST
+            : ACCEPT_RESOURCE;
+
+    if (accept_negotiate(req->accept, ep, out))
+        return true;
+    status_respond(s, 406, "NotAcceptable", "%s", ACCEPT_NOT_ACCEPTABLE);
+    return false;
+}
+
 static void router_serve(struct stream *s, const struct target *t,
                          const struct request *req)
 {
     const struct resource_type *rtype = resource_type(t->res);
     struct selector *sel = NULL;
     char why[512], *fields = NULL;
+    struct accept_choice accept;
     const char *field;
     struct rbuf *body;
     struct query q;
     bool watch;
 
+    if (!router_route_accepts(s, t, req))
+        return;
     if (query_parse(req->query, strlen(req->query), &q, why, sizeof(why))) {
         status_respond(s, 400, "BadRequest", "%s", why);
         goto out;
@@ -173,8 +215,10 @@ static void router_serve(struct stream *s, const struct target *t,
         rbuf_unref(body);
         goto out;
     }
+    if (!router_negotiate(s, req, &q, watch, &accept))
+        goto out;
     if (t->name != NULL && !watch) {
-        list_object(s, t->res, t->ns, t->name, &q);
+        list_object(s, t->res, t->ns, t->name, &q, &accept);
         goto out;
     }
     /* A watch on one object is a collection watch on its name. */
@@ -189,9 +233,9 @@ static void router_serve(struct stream *s, const struct target *t,
     }
     /* Both take sel. */
     if (watch)
-        watch_start(s, t->res, t->ns, sel, &q);
+        watch_start(s, t->res, t->ns, sel, &q, &accept);
     else
-        list_collection(s, t->res, t->ns, sel, &q);
+        list_collection(s, t->res, t->ns, sel, &q, &accept);
 out:
     free(fields);
     query_fini(&q);
@@ -208,7 +252,15 @@ static bool router_special(struct router *rt, struct stream *s,
     if (rt->stats != NULL)
         rt->stats(&g, rt->stats_arg);
     if (strcmp(req->path, "/metrics") == 0) {
-        struct rbuf *body = metrics_render(rt->resources, rt->n, &g);
+        struct rbuf *body;
+
+        if (!accept_metrics_text(req->accept)) {
+            status_respond(s, 406, "NotAcceptable",
+                           "only the following media types are accepted: "
+                           "text/plain; version=0.0.4");
+            return true;
+        }
+        body = metrics_render(rt->resources, rt->n, &g);
 
         stream_respond(s, 200, "text/plain; version=0.0.4; charset=utf-8",
                        body);

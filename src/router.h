@@ -1,7 +1,7 @@
 /*
  * router.h: maps each request to its handler, as the apiserver's paths do.
  *
- *   /version /api /apis /api/v1 /apis/G/V          discovery
+ *   /version /api /apis /apis/G /api/v1 /apis/G/V  discovery
  *   /metrics /healthz /livez /readyz                 metrics, health
  *   /api/v1/[namespaces/NS/]RESOURCE[/NAME]          LIST, WATCH, GET
  *   /apis/G/V/[namespaces/NS/]RESOURCE[/NAME]
@@ -9,7 +9,12 @@
  *
  * Only GET and HEAD are served (405 MethodNotAllowed otherwise); a path
  * that names nothing is 404 NotFound; a bad query or selector is 400
- * BadRequest.  Every error is a Kubernetes Status.
+ * BadRequest; an Accept header that allows nothing ringwatch writes is 406
+ * NotAcceptable (proto/accept.h, in the apiserver's order: go-restful's
+ * route check before the query is read, the negotiation after the list
+ * options are validated; /metrics refuses only a header the apiserver
+ * would answer in Prometheus' protobuf format and that accepts no text).
+ * Every error is a Kubernetes Status.
  */
 #ifndef ROUTER_H
 #define ROUTER_H

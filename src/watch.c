@@ -22,8 +22,12 @@
  *            whose stream is above the high-water mark when an event
  *            concerns it turns lagging with its cursor at that event.
  *
- * Events are encoded once per object and event type (object_frame) and
- * every watcher writes a reference to the same frame.
+ * Events are encoded once per object, event type and representation
+ * (object_frame for the object's own JSON; its views for Tables and
+ * PartialObjectMetadata, made when a first watcher wants them, Tables
+ * again each second for their AGE cells) and every watcher writes a
+ * reference to the same frame.  Only a Table watch's first event is its
+ * own: a copy with the column definitions.
  *
  * Ordering: a watcher's events leave in ring order, which is revision
  * order: the dispatcher walks new events in order, and a lagging watcher
@@ -54,6 +58,7 @@
 #include "metrics.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "proto/repr.h"
 #include "resource.h"
 #include "status.h"
 
@@ -101,6 +106,8 @@ struct watcher {
     uint64_t stamp;          /* 1 + seq of the last event dispatched */
     struct deadline_item deadline; /* in set->deadlines */
     uint8_t proto;                 /* 0: HTTP/1.x, 1: HTTP/2 */
+    uint8_t format;                /* representation (repr_of) */
+    bool columns_due; /* a Table watch before its first event */
     bool bookmarks;
     bool initial_end; /* BOOKMARK initial-events-end after snap */
     bool ending;      /* stream_end called; waiting for on_close */
@@ -150,6 +157,46 @@ static struct rbuf *object_frame(struct object *obj, enum event_type t)
     if (obj->frames[t] == NULL)
         obj->frames[t] = kjson_watch_frame(t, obj);
     return obj->frames[t];
+}
+
+/* The frame for obj as an event of type t in w's representation, shared
+ * by every watcher of that representation (borrowed). */
+static struct rbuf *watcher_frame(const struct watcher *w, struct object *obj,
+                                  enum event_type t)
+{
+    const struct repr *r;
+    unsigned view;
+    int64_t stamp;
+    struct rbuf *f;
+
+    if (w->format == 0)
+        return object_frame(obj, t);
+    r = repr_of(w->format);
+    view = w->format * EVENT_TYPE_MAX + (unsigned)t;
+    stamp = repr_ages(r) ? (int64_t)time(NULL) : 0;
+    if ((f = object_view_get(obj, view, stamp)) == NULL) {
+        f = repr_event_frame(r, resource_type(w->set->res), t, obj,
+                             (time_t)stamp);
+        object_view_put(obj, view, stamp, f);
+        rbuf_unref(f);
+    }
+    return f;
+}
+
+/* Writes an event or BOOKMARK frame f to w: a Table watch's first one with
+ * the column definitions. */
+static void watcher_write(struct watcher *w, struct rbuf *f)
+{
+    struct rbuf *first;
+
+    if (!w->columns_due) {
+        stream_write_frame(w->stream, f);
+        return;
+    }
+    w->columns_due = false;
+    first = repr_with_columns(f, resource_type(w->set->res));
+    stream_write_frame(w->stream, first);
+    rbuf_unref(first);
 }
 
 /* ---- lifetime ---- */
@@ -284,10 +331,11 @@ static struct object *watcher_view(const struct watcher *w, struct event *ev,
 static void watcher_initial_end(struct watcher *w)
 {
     struct rbuf *frame =
-        kjson_bookmark_frame(resource_type(w->set->res), w->min_rv, true);
+        repr_bookmark_frame(repr_of(w->format), resource_type(w->set->res),
+                            w->min_rv, true, time(NULL));
 
     w->initial_end = false;
-    stream_write_frame(w->stream, frame);
+    watcher_write(w, frame);
     rbuf_unref(frame);
     resource_metrics(w->set->res)->bookmarks_sent++;
 }
@@ -317,7 +365,7 @@ static bool watcher_pump_initial(struct watcher *w, size_t high_water)
         in->last = o;
         if (!watcher_selects(w, o))
             continue;
-        stream_write_frame(w->stream, object_frame(o, EVENT_ADDED));
+        watcher_write(w, watcher_frame(w, o, EVENT_ADDED));
         m->events_dispatched++;
     }
     return false;
@@ -413,7 +461,7 @@ static void watcher_pump(struct watcher *w)
         w->seen_rv = ev->rv;
         if ((obj = watcher_view(w, ev, &type)) == NULL)
             continue;
-        stream_write_frame(w->stream, object_frame(obj, type));
+        watcher_write(w, watcher_frame(w, obj, type));
         m->events_dispatched++;
     }
 }
@@ -442,7 +490,7 @@ static void watcher_push(struct watcher *w, struct event *ev, uint64_t seq)
         return;
     }
     w->seen_rv = ev->rv;
-    stream_write_frame(w->stream, object_frame(obj, type));
+    watcher_write(w, watcher_frame(w, obj, type));
     resource_metrics(w->set->res)->events_dispatched++;
 }
 
@@ -535,20 +583,24 @@ void watch_set_bookmark(struct watch_set *ws)
     struct watchcache *wc = resource_cache(ws->res);
     uint64_t head = ring_head_seq(watchcache_ring(wc));
     int64_t rv = watchcache_rv(wc);
-    struct rbuf *frame = NULL;
+    struct rbuf *frames[REPR_FORMATS] = {NULL}; /* this round's, lazily */
+    time_t now = time(NULL);
 
     for (struct watcher *w = ws->head; w != NULL; w = w->next) {
         if (!w->bookmarks || w->ending || !watcher_caught_up(w, head) ||
             rv < w->min_rv ||
             stream_pending(w->stream) >= ws->limits.high_water)
             continue;
-        if (frame == NULL)
-            frame = kjson_bookmark_frame(resource_type(ws->res), rv, false);
-        stream_write_frame(w->stream, frame);
+        if (frames[w->format] == NULL)
+            frames[w->format] =
+                repr_bookmark_frame(repr_of(w->format),
+                                    resource_type(ws->res), rv, false, now);
+        watcher_write(w, frames[w->format]);
         w->seen_rv = rv;
         resource_metrics(ws->res)->bookmarks_sent++;
     }
-    rbuf_unref(frame);
+    for (unsigned f = 0; f < REPR_FORMATS; f++)
+        rbuf_unref(frames[f]);
 }
 
 static uint64_t watch_now_ms(void)
@@ -670,6 +722,9 @@ struct watch_req {
     bool initial_end; /* then the initial-events-end BOOKMARK */
     bool counted;     /* an explicit resourceVersion: a hit or a miss */
     int64_t rv;       /* the requested revision (0: unset or "0") */
+    uint8_t format;   /* the representation (repr_of) */
+    int refuse_code;  /* 400 or 406 once the start is proven, or 0 */
+    char *refuse_why;
     struct fresh *pending;
 };
 
@@ -677,7 +732,20 @@ static void watch_req_free(struct watch_req *wr)
 {
     selector_free(wr->sel);
     free(wr->ns);
+    free(wr->refuse_why);
     free(wr);
+}
+
+/* The representation is refused: answered once the watch could start,
+ * as the apiserver converts after its storage call (repr_resolve). */
+static bool watch_refused(struct watch_req *wr)
+{
+    if (wr->refuse_code == 0)
+        return false;
+    status_respond(wr->s, wr->refuse_code,
+                   wr->refuse_code == 406 ? "NotAcceptable" : "BadRequest",
+                   "%s", wr->refuse_why);
+    return true;
 }
 
 static void watch_req_close_cb(struct stream *s, void *arg)
@@ -698,6 +766,8 @@ static struct watcher *watcher_new(struct watch_req *wr)
     w->sel = wr->sel;
     wr->sel = NULL;
     w->bookmarks = wr->bookmarks;
+    w->format = wr->format;
+    w->columns_due = repr_of(wr->format)->kind == ACCEPT_TABLE;
     w->proto = stream_protocol(wr->s) == 2 ? 1 : 0;
     w->deadline.index = SIZE_MAX;
     if (wr->ns != NULL)
@@ -715,7 +785,8 @@ static struct watcher *watcher_new(struct watch_req *wr)
 /*
  * Starts the watcher of wr at revision rv: it is sent the state snap
  * (when not NULL) as ADDED events, then every change above rv.  A start
- * revision that left the window gets ERROR 410.
+ * revision that left the window gets ERROR 410; a refused representation
+ * its 406 or 400 instead.
  */
 static void watch_begin(struct watch_req *wr, struct store_snap *snap,
                         int64_t rv)
@@ -728,6 +799,8 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     struct watcher *w;
     int err = RW_OK;
 
+    if (watch_refused(wr))
+        return;
     /* Ahead of the cache (proven to exist): every change comes later. */
     if (rv > 0 && rv <= watchcache_rv(wc))
         err = watchcache_watch_from(wc, rv, &seq, &oldest);
@@ -772,12 +845,14 @@ static void watch_ready_cb(const struct read_result *res, void *arg)
 }
 
 void watch_start(struct stream *s, struct resource *r, const char *ns,
-                 struct selector *sel, const struct query *q)
+                 struct selector *sel, const struct query *q,
+                 const struct accept_choice *accept)
 {
     struct watch_req *wr;
     enum read_mode mode;
     struct fresh *f;
-    char *prefix;
+    struct repr rep;
+    char *prefix, why[512];
 
     if (!resource_ready(r)) {
         selector_free(sel);
@@ -796,6 +871,11 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
     wr->timeout_seconds = q->timeout_seconds;
     wr->rv = q->has_rv ? q->rv : 0;
     wr->counted = wr->rv > 0;
+    wr->refuse_code = repr_resolve(accept, ACCEPT_WATCH, resource_type(r),
+                                   q->include_object, &rep, why, sizeof(why));
+    if (wr->refuse_code != 0)
+        wr->refuse_why = xstrdup(why);
+    wr->format = (uint8_t)repr_format(&rep);
     /* sendInitialEvents (validated by the router): the state as of the
      * resourceVersion's LIST semantics, then the end marker. */
     wr->initial_end = q->send_initial_events == 1;

@@ -43,6 +43,7 @@
 
 #include "cache/object.h"
 #include "cache/selector.h"
+#include "proto/accept.h"
 #include "proto/query.h"
 #include "src/stream.h"
 
@@ -66,13 +67,18 @@ void watch_set_free(struct watch_set *ws);
 /*
  * Starts a WATCH on stream s for resource r: namespace ns (NULL: all),
  * selector sel (taken, may be NULL), options from q (resourceVersion,
- * allowWatchBookmarks, timeoutSeconds, sendInitialEvents; read now, not
- * kept).  Answers at once when the start revision is too old (ERROR 410)
- * or the cache is not ready (429); otherwise may keep the stream until the
- * start is proven (see above), releasing it if the client goes away.
+ * allowWatchBookmarks, timeoutSeconds, sendInitialEvents, includeObject;
+ * read now, not kept), events in the representation accept negotiated
+ * (the object, PartialObjectMetadata or a Table: proto/repr.h; a
+ * PartialObjectMetadataList or a bad includeObject for a Table is refused
+ * with 406 or 400 once the start is proven, as repr_resolve says).
+ * Answers at once when the start revision is too old (ERROR 410) or the
+ * cache is not ready (429); otherwise may keep the stream until the start
+ * is proven (see above), releasing it if the client goes away.
  */
 void watch_start(struct stream *s, struct resource *r, const char *ns,
-                 struct selector *sel, const struct query *q);
+                 struct selector *sel, const struct query *q,
+                 const struct accept_choice *accept);
 
 /* Ends every watch cleanly, for a graceful shutdown: each stream ends
  * after the events already queued (the terminating chunk, END_STREAM), as

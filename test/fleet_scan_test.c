@@ -18,6 +18,7 @@
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "proto/repr.h"
 #include "src/fleet/scan.h"
 
 #define POD_KEY "/registry/pods/team-a/web-1"
@@ -124,7 +125,9 @@ static void test_events_match_kjson(void **state)
 static void test_bookmark_and_error(void **state)
 {
     const struct resource_type *rt = resource_type_find("pods");
-    struct rbuf *fr = kjson_bookmark_frame(rt, 777, true);
+    static const struct repr plain = {ACCEPT_OBJECT, false,
+                                      TABLE_OBJECT_METADATA};
+    struct rbuf *fr = repr_bookmark_frame(&plain, rt, 777, true, 0);
     struct scan_event ev;
 
     assert_int_equal(

@@ -52,3 +52,8 @@ FUZZ_TESTS += test/fuzz/options_fuzz
 test_fuzz_options_fuzz_SOURCES = test/fuzz/options_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_options_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_options_fuzz_LDADD = $(TEST_LIBS)
+
+FUZZ_TESTS += test/fuzz/accept_fuzz
+test_fuzz_accept_fuzz_SOURCES = test/fuzz/accept_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_accept_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_accept_fuzz_LDADD = $(TEST_LIBS)

@@ -15,6 +15,8 @@ INTEGRATION_TESTS = \
 	test/integration/shutdown_test.py \
 	test/integration/dispatch_test.py \
 	test/integration/kubectl_test.py \
+	test/integration/representations_test.py \
+	test/integration/discovery_test.py \
 	test/integration/routes_test.py \
 	test/integration/metrics_test.py \
 	test/integration/resume_test.py \

@@ -11,8 +11,8 @@
  * missing member; the key's authority over name and namespace; rejections
  * with their reasons (invalid UTF-8, strict JSON syntax, the nesting
  * limit, repeated spliced members; under valgrind, nothing leaked).
- * Encoding: watch frames byte for byte, and bookmark, Status, list and
- * discovery documents parsed back.
+ * Encoding: watch frames byte for byte, and Status and list documents
+ * parsed back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -957,41 +957,6 @@ static cJSON *parse_frame(struct rbuf *f)
     return root;
 }
 
-static void test_bookmark_frame(void **state)
-{
-    const struct resource_type *rt = type("apps/v1/deployments");
-    struct rbuf *f = kjson_bookmark_frame(rt, 77, false);
-    cJSON *root = parse_frame(f);
-
-    assert_memory_equal(frame_payload(f),
-                        "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":"
-                        "\"Deployment\",\"apiVersion\":\"apps/v1\","
-                        "\"metadata\":{\"resourceVersion\":\"77\"}}}\n",
-                        frame_payload_len(f));
-    assert_string_equal(get_string(root, "type"), "BOOKMARK");
-    cJSON_Delete(root);
-    rbuf_unref(f);
-
-    f = kjson_bookmark_frame(type("pods"), 123456789012LL, true);
-    root = parse_frame(f);
-    assert_string_equal(get_string(root, "object.kind"), "Pod");
-    assert_string_equal(get_string(root, "object.apiVersion"), "v1");
-    assert_string_equal(get_string(root, "object.metadata.resourceVersion"),
-                        "123456789012");
-    assert_string_equal(
-        cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(
-                    cJSON_GetObjectItemCaseSensitive(root, "object"),
-                    "metadata"),
-                "annotations"),
-            "k8s.io/initial-events-end")
-            ->valuestring,
-        "true");
-    cJSON_Delete(root);
-    rbuf_unref(f);
-}
-
 /* ------------------------------------------------------------------ */
 /* Status and lists                                                    */
 /* ------------------------------------------------------------------ */
@@ -1116,186 +1081,6 @@ static void test_list(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Discovery                                                           */
-/* ------------------------------------------------------------------ */
-
-static void test_version(void **state)
-{
-    struct rbuf *b = kjson_version();
-    cJSON *root = parse_rbuf(b);
-    const char *date;
-
-    assert_string_equal(get_string(root, "major"), "1");
-    assert_string_equal(get_string(root, "minor"), "32");
-    assert_string_equal(get_string(root, "gitVersion"), "v1.32.0+ringwatch");
-    assert_string_equal(get_string(root, "gitTreeState"), "clean");
-    assert_string_equal(get_string(root, "goVersion"), "n/a");
-    assert_string_equal(get_string(root, "compiler"), "gc");
-    assert_string_equal(get_string(root, "platform"), "linux/amd64");
-    get_string(root, "gitCommit");
-    date = get_string(root, "buildDate");
-    /* RFC 3339: 2025-03-05T12:34:56Z */
-    assert_int_equal(strlen(date), 20);
-    assert_int_equal(date[4], '-');
-    assert_int_equal(date[10], 'T');
-    assert_int_equal(date[19], 'Z');
-    cJSON_Delete(root);
-    rbuf_unref(b);
-}
-
-static void test_api_versions(void **state)
-{
-    struct rbuf *b = kjson_api_versions("127.0.0.1:6443");
-    cJSON *root = parse_rbuf(b), *cidrs;
-
-    assert_string_equal(
-        b->data, "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],"
-                 "\"serverAddressByClientCIDRs\":[{\"clientCIDR\":"
-                 "\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1:6443\"}]}");
-    cidrs =
-        cJSON_GetObjectItemCaseSensitive(root, "serverAddressByClientCIDRs");
-    assert_string_equal(
-        get_string(cJSON_GetArrayItem(cidrs, 0), "serverAddress"),
-        "127.0.0.1:6443");
-    cJSON_Delete(root);
-    rbuf_unref(b);
-
-    b = kjson_api_versions("[::1]:80\"x");
-    root = parse_rbuf(b);
-    cidrs =
-        cJSON_GetObjectItemCaseSensitive(root, "serverAddressByClientCIDRs");
-    assert_string_equal(
-        get_string(cJSON_GetArrayItem(cidrs, 0), "serverAddress"),
-        "[::1]:80\"x");
-    cJSON_Delete(root);
-    rbuf_unref(b);
-}
-
-static const struct resource_type *const *all_types(size_t *n)
-{
-    static const struct resource_type *ptrs[64];
-    const struct resource_type *all = resource_type_all(n);
-
-    assert_true(*n <= RW_ARRAY_LEN(ptrs));
-    for (size_t i = 0; i < *n; i++)
-        ptrs[i] = &all[i];
-    return ptrs;
-}
-
-static void test_api_group_list(void **state)
-{
-    size_t n;
-    const struct resource_type *const *types = all_types(&n);
-    struct rbuf *b = kjson_api_group_list(types, n);
-    cJSON *root = parse_rbuf(b), *groups, *g;
-    int apps = 0, batch = 0, coordination = 0;
-
-    assert_string_equal(get_string(root, "kind"), "APIGroupList");
-    assert_string_equal(get_string(root, "apiVersion"), "v1");
-    groups = cJSON_GetObjectItemCaseSensitive(root, "groups");
-    assert_int_equal(cJSON_GetArraySize(groups), 3);
-    cJSON_ArrayForEach(g, groups)
-    {
-        const char *name = get_string(g, "name");
-        cJSON *versions = cJSON_GetObjectItemCaseSensitive(g, "versions");
-        char *gv = xasprintf("%s/v1", name);
-
-        apps += strcmp(name, "apps") == 0;
-        batch += strcmp(name, "batch") == 0;
-        coordination += strcmp(name, "coordination.k8s.io") == 0;
-        assert_int_equal(cJSON_GetArraySize(versions), 1);
-        assert_string_equal(
-            get_string(cJSON_GetArrayItem(versions, 0), "groupVersion"), gv);
-        assert_string_equal(
-            get_string(cJSON_GetArrayItem(versions, 0), "version"), "v1");
-        assert_string_equal(get_string(g, "preferredVersion.groupVersion"), gv);
-        assert_string_equal(get_string(g, "preferredVersion.version"), "v1");
-        free(gv);
-    }
-    assert_int_equal(apps + batch + coordination, 3);
-    assert_true(apps == 1 && batch == 1 && coordination == 1);
-    cJSON_Delete(root);
-    rbuf_unref(b);
-
-    /* Only core types: no groups at all. */
-    b = kjson_api_group_list(types, 1);
-    assert_string_equal(
-        b->data,
-        "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[]}");
-    rbuf_unref(b);
-}
-
-/* The APIResource named name in list, or fail. */
-static const cJSON *find_resource(const cJSON *list, const char *name)
-{
-    const cJSON *r;
-
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(list, "resources"))
-    {
-        if (strcmp(get_string(r, "name"), name) == 0)
-            return r;
-    }
-    fail_msg("no resource %s", name);
-    return NULL;
-}
-
-static void test_api_resource_list(void **state)
-{
-    size_t n;
-    const struct resource_type *const *types = all_types(&n);
-    struct rbuf *b = kjson_api_resource_list("", "v1", types, n);
-    cJSON *root = parse_rbuf(b), *verbs, *shorts;
-    const cJSON *pods, *secrets, *nodes;
-
-    assert_string_equal(get_string(root, "kind"), "APIResourceList");
-    assert_string_equal(get_string(root, "apiVersion"), "v1");
-    assert_string_equal(get_string(root, "groupVersion"), "v1");
-    pods = find_resource(root, "pods");
-    assert_string_equal(get_string(pods, "singularName"), "pod");
-    assert_string_equal(get_string(pods, "kind"), "Pod");
-    assert_true(
-        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pods, "namespaced")));
-    verbs = cJSON_GetObjectItemCaseSensitive(pods, "verbs");
-    assert_int_equal(cJSON_GetArraySize(verbs), 3);
-    assert_string_equal(cJSON_GetArrayItem(verbs, 0)->valuestring, "get");
-    assert_string_equal(cJSON_GetArrayItem(verbs, 1)->valuestring, "list");
-    assert_string_equal(cJSON_GetArrayItem(verbs, 2)->valuestring, "watch");
-    shorts = cJSON_GetObjectItemCaseSensitive(pods, "shortNames");
-    assert_int_equal(cJSON_GetArraySize(shorts), 1);
-    assert_string_equal(cJSON_GetArrayItem(shorts, 0)->valuestring, "po");
-    secrets = find_resource(root, "secrets");
-    assert_null(cJSON_GetObjectItemCaseSensitive(secrets, "shortNames"));
-    nodes = find_resource(root, "nodes");
-    assert_true(
-        cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(nodes, "namespaced")));
-    /* No type of another group leaks in. */
-    cJSON *r;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(root, "resources"))
-    {
-        assert_string_not_equal(get_string(r, "name"), "deployments");
-    }
-    cJSON_Delete(root);
-    rbuf_unref(b);
-
-    b = kjson_api_resource_list("apps", "v1", types, n);
-    root = parse_rbuf(b);
-    assert_string_equal(get_string(root, "groupVersion"), "apps/v1");
-    assert_int_equal(
-        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "resources")),
-        4);
-    assert_string_equal(get_string(find_resource(root, "deployments"), "kind"),
-                        "Deployment");
-    cJSON_Delete(root);
-    rbuf_unref(b);
-
-    b = kjson_api_resource_list("apps", "v2", types, n);
-    assert_string_equal(b->data, "{\"kind\":\"APIResourceList\",\"apiVersion\":"
-                                 "\"v1\",\"groupVersion\":\"apps/v2\","
-                                 "\"resources\":[]}");
-    rbuf_unref(b);
-}
-
-/* ------------------------------------------------------------------ */
 /* Escaping                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -1352,14 +1137,9 @@ int main(void)
         cmocka_unit_test(test_decode_duplicates),
         cmocka_unit_test(test_decode_whitespace),
         cmocka_unit_test(test_watch_frame_exact),
-        cmocka_unit_test(test_bookmark_frame),
         cmocka_unit_test(test_status),
         cmocka_unit_test(test_error_frame),
         cmocka_unit_test(test_list),
-        cmocka_unit_test(test_version),
-        cmocka_unit_test(test_api_versions),
-        cmocka_unit_test(test_api_group_list),
-        cmocka_unit_test(test_api_resource_list),
         cmocka_unit_test(test_escape),
     };
 

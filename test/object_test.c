@@ -2,7 +2,10 @@
  * object_test.c: immutable reference-counted objects (cache/object.c):
  * object_new's copies and defaults, labels sorted with duplicates resolved
  * (the last wins), object_with_rv's splice of the resourceVersion digits,
- * object_field, footprint, and cached frames released with the object.
+ * object_field, footprint, cached frames released with the object, and
+ * views: one per format, found only at their stamp, replaced in place,
+ * counted in the footprint, released with the object and not carried by
+ * object_with_rv.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -172,6 +175,37 @@ static void test_footprint_and_frames(void **state)
     object_unref(o); /* frees the frame too (valgrind checks) */
 }
 
+static void test_views(void **state)
+{
+    struct object *o = mkobj(5, NULL, 0, NULL, 0), *copy;
+    struct rbuf *a = rbuf_from_str("table at 100"), *b = rbuf_from_str("pom");
+    struct rbuf *c = rbuf_from_str("table at 101, longer");
+    size_t base = object_footprint(o);
+
+    assert_null(object_view_get(o, 3, 100));
+    object_view_put(o, 3, 100, a);
+    object_view_put(o, 7, 0, b);
+    assert_ptr_equal(object_view_get(o, 3, 100), a);
+    assert_null(object_view_get(o, 3, 101)); /* another second: stale */
+    assert_ptr_equal(object_view_get(o, 7, 0), b);
+    assert_null(object_view_get(o, 4, 100));
+    assert_int_equal(a->refs, 2);
+    object_view_put(o, 3, 101, c); /* replaces a */
+    assert_int_equal(a->refs, 1);
+    assert_ptr_equal(object_view_get(o, 3, 101), c);
+    assert_true(object_footprint(o) >=
+                base + rbuf_footprint(b) + rbuf_footprint(c));
+    copy = object_with_rv(o, 9);
+    assert_null(copy->views);
+    object_unref(copy);
+    object_unref(o);
+    assert_int_equal(b->refs, 1);
+    assert_int_equal(c->refs, 1);
+    rbuf_unref(a);
+    rbuf_unref(b);
+    rbuf_unref(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_with_rv),
         cmocka_unit_test(test_footprint_and_frames),
+        cmocka_unit_test(test_views),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

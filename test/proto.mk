@@ -24,3 +24,23 @@ UNIT_TESTS += test/table_test
 test_table_test_SOURCES = test/table_test.c
 test_table_test_CFLAGS = $(TEST_CFLAGS)
 test_table_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/accept_test
+test_accept_test_SOURCES = test/accept_test.c
+test_accept_test_CFLAGS = $(TEST_CFLAGS)
+test_accept_test_LDADD = $(TEST_LIBS) -lm
+
+UNIT_TESTS += test/partial_test
+test_partial_test_SOURCES = test/partial_test.c
+test_partial_test_CFLAGS = $(TEST_CFLAGS)
+test_partial_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/repr_test
+test_repr_test_SOURCES = test/repr_test.c
+test_repr_test_CFLAGS = $(TEST_CFLAGS)
+test_repr_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/apis_test
+test_apis_test_SOURCES = test/apis_test.c
+test_apis_test_CFLAGS = $(TEST_CFLAGS)
+test_apis_test_LDADD = $(TEST_LIBS)

@@ -1,8 +1,7 @@
 /*
  * table_test.c: server-side Table output (proto/table.c).
  *
- * Accept negotiation (kubectl's real header, plain JSON, wildcards, q=0,
- * v1beta1 alone, junk); includeObject parsing; duration.HumanDuration at
+ * includeObject parsing; duration.HumanDuration at
  * its boundaries and RFC 3339 parsing; a pods Table (Running 1/1 on n1 with
  * 2 restarts, Pending in CrashLoopBackOff, init containers, Terminating,
  * Completed row conditions); the other printers' cells; the document's
@@ -56,7 +55,8 @@ static struct object *obj(const char *spec, const char *key, const char *json)
 static cJSON *render(const char *spec, struct object **items, size_t n,
                      enum table_object inc, time_t now, struct rbuf **raw)
 {
-    struct rbuf *b = table_render(type(spec), items, n, 42, NULL, -1, inc, now);
+    struct rbuf *b = table_render(type(spec), items, n, 42, NULL, -1, inc, false,
+                                  now);
     cJSON *doc = cJSON_ParseWithLength(b->data, b->len);
 
     if (doc == NULL)
@@ -113,41 +113,6 @@ static void unref_all(struct object **items, size_t n)
 /* ------------------------------------------------------------------ */
 /* Negotiation                                                         */
 /* ------------------------------------------------------------------ */
-
-static void test_accepted(void **state)
-{
-    (void)state;
-    assert_true(table_accepted(
-        "application/json;as=Table;v=v1;g=meta.k8s.io,application/"
-        "json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"));
-    assert_true(table_accepted("application/json;as=Table;g=meta.k8s.io;v=v1"));
-    assert_true(table_accepted(
-        "text/html, Application/JSON ; AS=Table ; V=\"v1\" ; g=meta.k8s.io"));
-    assert_true(table_accepted("*/*;as=Table;v=v1;g=meta.k8s.io"));
-    assert_true(
-        table_accepted("application/json;as=Table;v=v1beta1;g=meta.k8s.io,"
-                       "application/json;as=Table;v=v1;g=meta.k8s.io"));
-    assert_true(
-        table_accepted("application/json;as=Table;v=v1;g=meta.k8s.io;q=0.5"));
-
-    assert_false(table_accepted("application/json"));
-    assert_false(table_accepted("*/*"));
-    assert_false(table_accepted(""));
-    assert_false(table_accepted(NULL));
-    assert_false(table_accepted("junk;;;,,,=\"=,"));
-    assert_false(table_accepted(
-        "application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"));
-    assert_false(
-        table_accepted("application/json;as=Table;v=v1;g=meta.k8s.io;q=0"));
-    assert_false(
-        table_accepted("application/yaml;as=Table;v=v1;g=meta.k8s.io"));
-    assert_false(
-        table_accepted("application/json;as=table;v=v1;g=meta.k8s.io"));
-    assert_false(table_accepted("application/json;as=Table;v=v1"));
-    assert_false(table_accepted("application/json;as=Table;v=v1;g=apps"));
-    assert_false(table_accepted(
-        "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"));
-}
 
 static void test_parse_include(void **state)
 {
@@ -246,7 +211,7 @@ static void test_empty_list(void **state)
 
     (void)state;
     b = table_render(type("pods"), NULL, 0, 42, "tok\"en", 3,
-                     TABLE_OBJECT_METADATA, T0);
+                     TABLE_OBJECT_METADATA, false, T0);
     assert_non_null(strstr(b->data, "\"rows\":[]}"));
     doc = cJSON_ParseWithLength(b->data, b->len);
     assert_non_null(doc);
@@ -267,11 +232,13 @@ static void test_empty_list(void **state)
     rbuf_unref(b);
 
     /* Omitted members, as ListMeta's omitempty. */
-    b = table_render(type("pods"), NULL, 0, 1, NULL, -1, TABLE_OBJECT_NONE, T0);
+    b = table_render(type("pods"), NULL, 0, 1, NULL, -1, TABLE_OBJECT_NONE,
+                     false, T0);
     assert_non_null(
         strstr(b->data, "\"metadata\":{\"resourceVersion\":\"1\"},"));
     rbuf_unref(b);
-    b = table_render(type("pods"), NULL, 0, 1, "", -1, TABLE_OBJECT_NONE, T0);
+    b = table_render(type("pods"), NULL, 0, 1, "", -1, TABLE_OBJECT_NONE,
+                     false, T0);
     assert_null(strstr(b->data, "continue"));
     rbuf_unref(b);
 }
@@ -289,7 +256,8 @@ static void test_columns(void **state)
     int i = 0;
 
     (void)state;
-    b = table_render(type("pods"), NULL, 0, 1, NULL, -1, TABLE_OBJECT_NONE, T0);
+    b = table_render(type("pods"), NULL, 0, 1, NULL, -1, TABLE_OBJECT_NONE,
+                     false, T0);
     assert_non_null(strstr(
         b->data, "\"columnDefinitions\":[{\"name\":\"Name\",\"type\":"
                  "\"string\",\"format\":\"name\",\"description\":\"Name must "
@@ -741,51 +709,62 @@ static void test_include_object(void **state)
     object_unref(o);
 }
 
-static void test_find_metadata(void **state)
+/* v1beta1: the Table's and its rows' apiVersion; one object's Table with
+ * and without column definitions, as a GET and a watch event carry it. */
+static void test_one_object(void **state)
 {
-    static const char a[] =
-        "{\"kind\":\"X\",\"metadatax\":{\"a\":1},\"x\":[1,\"}\\\"\",{}],"
-        "\"metadata\":{\"name\":\"n\",\"l\":[{\"k\":\"]\"}]},\"n\":-1.5e3}";
-    static const char b[] = " { \"metadata\" : 12 , \"z\" : null } ";
-    static const char c[] = "{\"m\\u0065tadata\":{}}";
-    size_t off = 0, len = 0;
-
-    (void)state;
-    assert_true(find_metadata(a, strlen(a), &off, &len));
-    assert_int_equal(len, strlen("{\"name\":\"n\",\"l\":[{\"k\":\"]\"}]}"));
-    assert_memory_equal(a + off, "{\"name\":\"n\"", 11);
-    assert_true(find_metadata(b, strlen(b), &off, &len));
-    assert_int_equal(len, 2);
-    assert_memory_equal(b + off, "12", 2);
-    assert_false(find_metadata(c, strlen(c), &off, &len));
-    assert_false(find_metadata("[]", 2, &off, &len));
-    assert_false(find_metadata("{\"metadata\"", 11, &off, &len));
-    assert_false(find_metadata("", 0, &off, &len));
-}
-
-/* A metadata name written with an escape: re-printed by cJSON. */
-static void test_metadata_fallback(void **state)
-{
-    struct object o = {0};
+    struct object *o = obj("pods", "/registry/pods/default/p1", running_pod);
     struct sbuf sb = {0};
-    static const char json[] = "{\"m\\u0065tadata\":{\"name\":\"q\"}}";
-    cJSON *parsed = cJSON_Parse(json);
+    struct rbuf *list;
+    cJSON *doc, *cols;
 
     (void)state;
-    o.json = rbuf_from_str(json);
-    add_partial_metadata(&sb, &o, parsed);
-    assert_string_equal(sb.data,
-                        "{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":"
-                        "\"meta.k8s.io/v1\",\"metadata\":{\"name\":\"q\"}}");
+    list = table_render(type("pods"), &o, 1, o->rv, NULL, -1,
+                        TABLE_OBJECT_METADATA, true, T0);
+    doc = cJSON_ParseWithLength(list->data, list->len);
+    assert_string_equal(cJSON_GetObjectItem(doc, "apiVersion")->valuestring,
+                        "meta.k8s.io/v1beta1");
+    assert_string_equal(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(row(doc, 0), "object"),
+                            "apiVersion")
+            ->valuestring,
+        "meta.k8s.io/v1beta1");
+    cJSON_Delete(doc);
+
+    /* With columns: the same bytes as a one-item LIST at the object's RV. */
+    table_append_object(&sb, type("pods"), o, TABLE_OBJECT_METADATA, true,
+                        true, T0);
+    assert_int_equal(sb.len, list->len);
+    assert_memory_equal(sb.data, list->data, list->len);
     sbuf_fini(&sb);
-    cJSON_Delete(parsed);
-    rbuf_unref(o.json);
+    rbuf_unref(list);
+
+    /* Without: "columnDefinitions":null, the row unchanged. */
+    table_append_object(&sb, type("pods"), o, TABLE_OBJECT_NONE, false, false,
+                        T0);
+    doc = cJSON_Parse(sb.data);
+    assert_non_null(doc);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(doc, "columnDefinitions")));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "rows")), 1);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "metadata"),
+                                            "resourceVersion")
+                            ->valuestring,
+                        "7");
+    cJSON_Delete(doc);
+    sbuf_fini(&sb);
+
+    /* table_append_columns is what a LIST carries. */
+    table_append_columns(&sb, type("pods"));
+    cols = cJSON_Parse(sb.data);
+    assert_int_equal(cJSON_GetArraySize(cols), 9);
+    cJSON_Delete(cols);
+    sbuf_fini(&sb);
+    object_unref(o);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_accepted),
         cmocka_unit_test(test_parse_include),
         cmocka_unit_test(test_human_duration),
         cmocka_unit_test(test_rfc3339),
@@ -800,8 +779,7 @@ int main(void)
         cmocka_unit_test(test_services),
         cmocka_unit_test(test_deployments),
         cmocka_unit_test(test_include_object),
-        cmocka_unit_test(test_find_metadata),
-        cmocka_unit_test(test_metadata_fallback),
+        cmocka_unit_test(test_one_object),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

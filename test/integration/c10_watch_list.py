@@ -3,14 +3,18 @@
 put a, b.  Watch with sendInitialEvents=true&resourceVersionMatch=
 NotOlderThan&allowWatchBookmarks=true: ADDED a, ADDED b, then at once a
 BOOKMARK whose RV >= b's and whose metadata.annotations are
-{"k8s.io/initial-events-end":"true"}; then put c: ADDED c after it.  On an
+{"k8s.io/initial-events-end":"true"} and, as the 1.32 apiserver, the
+list blueprint (base64 of {"kind":"ConfigMapList","apiVersion":"v1",
+"metadata":{},"items":null} and a newline); then put c: ADDED c after it.  On an
 empty namespace only the annotated bookmark.  sendInitialEvents without
 resourceVersionMatch=NotOlderThan (or without allowWatchBookmarks): 422
 Invalid.  The same from resourceVersion=0 and from an explicit RV.
 """
 from harness import *
 
-END = {"k8s.io/initial-events-end": "true"}
+END = {"k8s.io/initial-events-end": "true",
+       "kubernetes.io/initial-events-list-blueprint": b64(
+           '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":null}\n')}
 WL = "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
 
 

@@ -228,8 +228,8 @@ class Ringwatch:
         eq(status, want_status, "GET %s status (body %r)" % (path, body[:300]))
         return json.loads(body)
 
-    def watch(self, path, timeout=10):
-        return Watch(self.port, path, timeout)
+    def watch(self, path, timeout=10, accept="application/json"):
+        return Watch(self.port, path, timeout, accept)
 
     def wait_rv(self, rv, path="/api/v1/configmaps", timeout=10):
         """Waits until a LIST of path from the cache (resourceVersion=0)
@@ -268,10 +268,10 @@ class Watch:
     returns one decoded event, None when the stream ended cleanly (the
     last chunk), or raises socket.timeout."""
 
-    def __init__(self, port, path, timeout):
+    def __init__(self, port, path, timeout, accept="application/json"):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         self.sock.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                           "Accept: application/json\r\n\r\n" % path).encode())
+                           "Accept: %s\r\n\r\n" % (path, accept)).encode())
         self.buf = b""
         self.body = b""       # decoded body bytes not yet consumed
         self.done = False     # terminating chunk seen

@@ -42,6 +42,10 @@ def main():
     pods = [x for x in v1["resources"] if x["name"] == "pods"][0]
     eq((pods["kind"], pods["namespaced"], sorted(pods["verbs"])),
        ("Pod", True, ["get", "list", "watch"]), "pods resource")
+    eq(rw.get_json("/apis/apps"),
+       {"kind": "APIGroup", "apiVersion": "v1", "name": "apps",
+        "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
+        "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}}, "/apis/apps")
     apps = rw.get_json("/apis/apps/v1")
     eq([(x["name"], x["kind"]) for x in apps["resources"]], [("deployments", "Deployment")],
        "/apis/apps/v1")
@@ -67,7 +71,8 @@ def main():
     # Errors are Statuses.
     for path in ("/", "/nope", "/api/v2/pods", "/api/v1/secrets", "/apis/apps/v2/deployments",
                  "/api/v1/namespaces/ns/nodes", "/api/v1/pods/x", "/api/v1/namespaces/ns/pods/x/log",
-                 "/api/v1/namespaces/ns/configmaps/a/b/c/d/e/f/g/h/i", "/apis/apps"):
+                 "/api/v1/namespaces/ns/configmaps/a/b/c/d/e/f/g/h/i", "/apis/batch",
+                 "/apis/nope"):
         status_of(rw, path, 404, "NotFound")
     for method in ("POST", "PUT", "PATCH", "DELETE"):
         status_of(rw, "/api/v1/namespaces/ns/configmaps", 405, "MethodNotAllowed", method)

@@ -1,0 +1,176 @@
+"""Discovery parity with kube-apiserver 1.32 (issue 8 item 9), with kubectl
+1.32 and raw HTTP against real etcd.
+
+- kubectl get all -n NS: every served type in the apiserver's "all"
+  category (pods, services, deployments, replicasets, statefulsets,
+  daemonsets, jobs, cronjobs), and nothing else (configmaps).
+- Short names: kubectl get po, cm, svc, deploy, rs, sts, ds, cj.
+- kubectl api-resources -o wide: names, short names, API versions,
+  namespaced, kinds, verbs get,list,watch (what ringwatch serves), the
+  "all" category.
+- With a fresh cache directory, kubectl discovers in two requests, /api and
+  /apis (aggregated discovery), as against a real apiserver.
+- GET /apis/GROUP: the APIGroup; /apis/nope: 404.
+- The aggregated documents (v2 and v2beta1) against the apidiscovery v2
+  types, member by member, and their headers; plain JSON for other Accepts.
+"""
+import re
+import shutil
+
+from harness import *
+
+KUBECTL = shutil.which("kubectl")
+NS = "disc"
+RESOURCES = ("pods,configmaps,services,apps/v1/deployments,apps/v1/replicasets,"
+             "apps/v1/statefulsets,apps/v1/daemonsets,batch/v1/jobs,batch/v1/cronjobs")
+# (etcd prefix, apiVersion, kind, name, kubectl's name in get all or None)
+OBJECTS = [
+    ("pods", "v1", "Pod", "web-0", "pod/web-0"),
+    ("services/specs", "v1", "Service", "web", "service/web"),
+    ("deployments", "apps/v1", "Deployment", "web", "deployment.apps/web"),
+    ("replicasets", "apps/v1", "ReplicaSet", "web-1", "replicaset.apps/web-1"),
+    ("statefulsets", "apps/v1", "StatefulSet", "db", "statefulset.apps/db"),
+    ("daemonsets", "apps/v1", "DaemonSet", "agent", "daemonset.apps/agent"),
+    ("jobs", "batch/v1", "Job", "once", "job.batch/once"),
+    ("cronjobs", "batch/v1", "CronJob", "nightly", "cronjob.batch/nightly"),
+    ("configmaps", "v1", "ConfigMap", "settings", None),
+]
+AGG = "application/json;g=apidiscovery.k8s.io;v=%s;as=APIGroupDiscoveryList"
+
+
+def seed(etcd):
+    rev = 0
+    for prefix, api, kind, name, _ in OBJECTS:
+        obj = {"apiVersion": api, "kind": kind,
+               "metadata": {"name": name, "namespace": NS, "uid": "u-" + name,
+                            "creationTimestamp": "2026-11-29T00:00:00Z"},
+               "spec": {}}
+        if kind == "Pod":
+            obj["status"] = {"phase": "Running"}
+        if kind == "Service":
+            obj["spec"] = {"type": "ClusterIP", "clusterIP": "10.0.0.1",
+                           "ports": [{"port": 80, "protocol": "TCP"}]}
+        rev = etcd.put("/registry/%s/%s/%s" % (prefix, NS, name), obj)
+    return rev
+
+
+def check_kubectl(rw):
+    cache = tempfile.mkdtemp(prefix="rw-kubectl-")
+    defer(lambda: shutil.rmtree(cache, ignore_errors=True))
+
+    def kubectl(*args):
+        p = subprocess.run([KUBECTL, "--server", rw.url, "--cache-dir", cache] + list(args),
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, "kubectl %s: exit %d: %s", " ".join(args), p.returncode,
+              p.stderr[-2000:])
+        return p
+
+    # A fresh cache: two discovery requests, then the lists.
+    p = kubectl("get", "all", "-n", NS, "-v=6")
+    gets = re.findall(r"GET http://127\.0\.0\.1:\d+(\S+) ", p.stderr)
+    discovery = [g.split("?")[0] for g in gets if "/namespaces/" not in g]
+    eq(discovery, ["/api", "/apis"], "kubectl's discovery requests (%r)" % gets)
+    names = sorted(l.split()[0] for l in p.stdout.splitlines()
+                   if l.strip() and not l.startswith("NAME"))
+    eq(names, sorted(o[4] for o in OBJECTS if o[4]), "kubectl get all")
+
+    # Short names.
+    for short, name in (("po", "web-0"), ("cm", "settings"), ("svc", "web"), ("deploy", "web"),
+                        ("rs", "web-1"), ("sts", "db"), ("ds", "agent"), ("cj", "nightly")):
+        out = kubectl("get", short, "-n", NS, "-o", "name").stdout.split()
+        eq(len(out), 1, "kubectl get %s" % short)
+        check(out[0].endswith("/" + name), "kubectl get %s: %r", short, out)
+
+    # api-resources.
+    rows = {}
+    for line in kubectl("api-resources", "-o", "wide").stdout.splitlines()[1:]:
+        cols = line.split()
+        rows[cols[0]] = cols
+    eq(sorted(rows), sorted(["pods", "configmaps", "services", "deployments", "replicasets",
+                             "statefulsets", "daemonsets", "jobs", "cronjobs"]), "api-resources")
+    eq(rows["pods"], ["pods", "po", "v1", "true", "Pod", "get,list,watch", "all"], "pods row")
+    eq(rows["configmaps"], ["configmaps", "cm", "v1", "true", "ConfigMap", "get,list,watch"],
+       "configmaps row")
+    eq(rows["jobs"], ["jobs", "batch/v1", "true", "Job", "get,list,watch", "all"], "jobs row")
+    eq(rows["deployments"][1:3], ["deploy", "apps/v1"], "deployments row")
+
+
+def check_group_docs(rw):
+    eq(rw.get_json("/apis/apps"),
+       {"kind": "APIGroup", "apiVersion": "v1", "name": "apps",
+        "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
+        "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}}, "/apis/apps")
+    eq(rw.get_json("/apis/batch/")["name"], "batch", "/apis/batch/")
+    eq([g["name"] for g in rw.get_json("/apis")["groups"]], ["apps", "batch"], "/apis groups")
+    eq(rw.get("/apis/nope")[0], 404, "/apis/nope")
+    eq(rw.get("/apis/coordination.k8s.io")[0], 404, "a group not served")
+
+
+def check_members(obj, required, optional, what):
+    keys = set(obj)
+    check(set(required) <= keys, "%s lacks %s", what, set(required) - keys)
+    check(keys <= set(required) | set(optional), "%s has unknown %s", what,
+          keys - set(required) - set(optional))
+
+
+def check_aggregated(rw):
+    for version in ("v2", "v2beta1"):
+        for path, groups in (("/api", [None]), ("/apis", ["apps", "batch"])):
+            status, hdrs, body = rw.get(path, headers={"Accept": AGG % version + ",application/json"})
+            eq(status, 200, path)
+            eq(hdrs["content-type"], AGG % version, "%s content type" % path)
+            check(hdrs.get("etag", "").startswith('"'), "ETag on %s", path)
+            eq(hdrs.get("vary"), "Accept", "Vary on %s" % path)
+            doc = json.loads(body)
+            check_members(doc, ["kind", "apiVersion", "metadata", "items"], [], path)
+            eq((doc["kind"], doc["apiVersion"]),
+               ("APIGroupDiscoveryList", "apidiscovery.k8s.io/" + version), path)
+            eq([i["metadata"].get("name") for i in doc["items"]], groups, "%s groups" % path)
+            for item in doc["items"]:
+                check_members(item, ["metadata", "versions"], [], "APIGroupDiscovery")
+                check(item["metadata"]["creationTimestamp"] is None, "creationTimestamp null")
+                for v in item["versions"]:
+                    check_members(v, ["version", "resources", "freshness"], [],
+                                  "APIVersionDiscovery")
+                    eq(v["freshness"], "Current", "freshness")
+                    names = [r["resource"] for r in v["resources"]]
+                    eq(names, sorted(names), "resources by name")
+                    for r in v["resources"]:
+                        check_members(r, ["resource", "responseKind", "scope",
+                                          "singularResource", "verbs"],
+                                      ["shortNames", "categories"], r["resource"])
+                        check_members(r["responseKind"], ["group", "version", "kind"], [],
+                                      "responseKind")
+                        eq(r["responseKind"]["group"], item["metadata"].get("name", ""),
+                           "responseKind.group")
+                        eq(r["verbs"], ["get", "list", "watch"], "verbs")
+                        eq(r["scope"], "Namespaced", "scope")
+                        eq(r.get("categories"),
+                           None if r["resource"] == "configmaps" else ["all"], "categories")
+    core = json.loads(rw.get("/api", headers={"Accept": AGG % "v2"})[2])
+    pods = core["items"][0]["versions"][0]["resources"][1]
+    eq(pods, {"resource": "pods", "responseKind": {"group": "", "version": "v1", "kind": "Pod"},
+              "scope": "Namespaced", "singularResource": "pod",
+              "verbs": ["get", "list", "watch"], "shortNames": ["po"], "categories": ["all"]},
+       "pods in aggregated discovery")
+    # Without the aggregated Accept: the plain documents.
+    eq(rw.get_json("/api")["kind"], "APIVersions", "plain /api")
+    eq(rw.get_json("/apis")["kind"], "APIGroupList", "plain /apis")
+    v3 = rw.get("/apis", headers={"Accept": AGG % "v3" + ",application/json"})
+    eq((v3[0], v3[1]["content-type"]), (200, "application/json"), "unknown version: plain")
+
+
+def main():
+    etcd = Etcd()
+    rev = seed(etcd)
+    rw = Ringwatch(etcd, resources=RESOURCES)
+    rw.wait_rv(rev)
+    check_group_docs(rw)
+    check_aggregated(rw)
+    if KUBECTL is None:
+        print("kubectl not installed: skipping the kubectl part")
+    else:
+        check_kubectl(rw)
+
+
+run(main)
