@@ -228,7 +228,8 @@ static const struct family_def families[] = {
      "Lists after the first (after compaction past the resume revision).", U64,
      get_relists},
     {"ringwatch_undecodable_values_total", "counter",
-     "Store values that are not JSON objects (counted, logged, not served).",
+     "Store values that are not JSON objects of the resource's type "
+     "(counted, logged, not served).",
      U64, get_undecodable},
 };
 

@@ -5,8 +5,8 @@
  * to the handlers that serve LIST and WATCH from it.
  *
  * The sink takes raw store values in revision order.  Values are decoded
- * here once (kjson_decode_object); a value that is not a JSON object is
- * counted, logged once per key and never served: a key whose value turns
+ * here once (kjson_decode_object); a value that is not a JSON object of
+ * the resource's type is counted, logged once per key and never served: a key whose value turns
  * undecodable leaves the cache as a DELETED event, so no watcher keeps a
  * state the store no longer has.  Watchers are woken once per batch
  * (resource_flush), not per event.
