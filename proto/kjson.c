@@ -1529,6 +1529,40 @@ struct rbuf *kjson_status_invalid(const char *field, const char *detail)
     return jw_rbuf(&w);
 }
 
+struct rbuf *kjson_status_detailed(int code, const char *reason,
+                                   const char *message, const char *cause,
+                                   const char *cause_message, int retry_after,
+                                   bool event)
+{
+    struct sbuf w = {0};
+
+    if (event)
+        jw_raw(&w, "{\"type\":\"ERROR\",\"object\":");
+    jw_raw(&w, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+               "\"status\":\"Failure\"");
+    jw_member_str(&w, false, "message", message);
+    jw_member_str(&w, false, "reason", reason);
+    jw_raw(&w, ",\"details\":{");
+    if (cause != NULL) {
+        jw_raw(&w, "\"causes\":[{");
+        jw_member_str(&w, true, "reason", cause);
+        jw_member_str(&w, false, "message", cause_message);
+        jw_raw(&w, "}]");
+    }
+    if (retry_after > 0) {
+        jw_raw(&w, cause != NULL ? ",\"retryAfterSeconds\":"
+                                 : "\"retryAfterSeconds\":");
+        jw_int(&w, retry_after);
+    }
+    jw_raw(&w, "},\"code\":");
+    jw_int(&w, code);
+    jw_raw(&w, "}");
+    if (!event)
+        return jw_rbuf(&w);
+    jw_raw(&w, "}\n");
+    return jw_frame(&w);
+}
+
 struct rbuf *kjson_error_frame(int code, const char *reason,
                                const char *message)
 {

@@ -137,6 +137,18 @@ struct rbuf *kjson_status_invalid(const char *field, const char *detail);
 struct rbuf *kjson_error_frame(int code, const char *reason,
                                const char *message);
 
+/* kjson_status with details {"causes":[{"reason":cause,"message":
+ * cause_message}],"retryAfterSeconds":retry_after} (no causes when cause
+ * is NULL, no retryAfterSeconds when retry_after is 0), the shape of the
+ * apiserver's errors.NewTimeoutError with a cause (for example
+ * storage.NewTooLargeResourceVersionError, whose cause client-go's
+ * apierrors.IsTooLargeResourceVersion looks for); with event, as the
+ * ERROR watch event frame carrying it. */
+struct rbuf *kjson_status_detailed(int code, const char *reason,
+                                   const char *message, const char *cause,
+                                   const char *cause_message, int retry_after,
+                                   bool event);
+
 /*
  * A LIST response is head, the items' JSON joined by ",", then tail: head
  * is {"kind":"<Kind>List","apiVersion":...,"metadata":{"resourceVersion":

@@ -35,7 +35,7 @@
 #include "metrics.h"
 #include "proto/kjson.h"
 #include "resource.h"
-#include "status.h"
+#include "stream.h"
 #include "upstream.h"
 
 /* Keys per Range page when reading the state from the store. */
@@ -224,9 +224,7 @@ static void fresh_from_cache(struct fresh *f)
     struct watchcache *wc = resource_cache(f->r);
     struct store_snap *snap;
 
-    if (f->mode == READ_WATCH_FROM) {
-        fresh_answer(f, RW_OK, NULL, f->target, false, NULL);
-    } else if (f->mode != READ_EXACT) {
+    if (f->mode != READ_EXACT) {
         fresh_answer(f, RW_OK, store_snapshot(watchcache_store(wc)),
                      watchcache_rv(wc), false, NULL);
     } else if (watchcache_snapshot_at(wc, f->target, &snap) == RW_OK) {
@@ -432,13 +430,12 @@ static void fresh_probe_result(struct fresh *f, int err, const char *why,
         fresh_wait(f);
         return;
     }
-    resource_note_rev(f->r, p->rev);
     f->store_rev = p->rev;
     f->target = f->mode == READ_CONSISTENT ? p->rev : f->rv;
     if (f->target > p->rev) {
         f->future = true;
         fresh_wait(f);
-    } else if (f->mode == READ_WATCH_FROM || resource_rv(f->r) >= f->target) {
+    } else if (resource_rv(f->r) >= f->target) {
         fresh_from_cache(f);
     } else if (!p->modified && (size_t)p->count == snap_count) {
         /* Nothing under the prefix changed in (snapshot, R]. */
@@ -486,12 +483,6 @@ static bool fresh_now(struct resource *r, enum read_mode mode, int64_t rv,
         if (rv > cache_rv)
             return false;
         break;
-    case READ_WATCH_FROM:
-        if (rv > resource_known_rev(r))
-            return false;
-        res.rv = rv;
-        cb(&res, arg);
-        return true;
     case READ_EXACT:
         if (rv > cache_rv || watchcache_snapshot_at(wc, rv, &res.snap) != 0)
             return false;
@@ -528,14 +519,36 @@ struct fresh *fresh_read(struct resource *r, const char *prefix,
     return f;
 }
 
+/* The Status of a failed read, as a body or an ERROR event frame. */
+static struct rbuf *fresh_error_status(const struct read_result *res,
+                                       bool event)
+{
+    char message[512];
+
+    rw_assert(res->err != RW_OK && res->err != RW_EEXPIRED);
+    if (res->err == RW_EFUTURE) {
+        snprintf(message, sizeof(message), "Timeout: %s", res->why);
+        return kjson_status_detailed(504, "Timeout", message,
+                                     "ResourceVersionTooLarge",
+                                     "Too large resource version", 1, event);
+    }
+    snprintf(message, sizeof(message),
+             "Timeout: the cache could not be proven fresh and the store "
+             "could not be read: %s",
+             *res->why ? res->why : rw_strerror(res->err));
+    return kjson_status_detailed(504, "Timeout", message, NULL, NULL, 1, event);
+}
+
 void fresh_respond_error(struct stream *s, const struct read_result *res)
 {
-    rw_assert(res->err != RW_OK && res->err != RW_EEXPIRED);
-    if (res->err == RW_EFUTURE)
-        status_respond(s, 504, "Timeout", "Timeout: %s", res->why);
-    else
-        status_respond(s, 504, "Timeout",
-                       "Timeout: the cache could not be proven fresh and the "
-                       "store could not be read: %s",
-                       *res->why ? res->why : rw_strerror(res->err));
+    struct rbuf *body = fresh_error_status(res, false);
+
+    stream_add_header(s, "retry-after", "1");
+    stream_respond(s, 504, "application/json", body);
+    rbuf_unref(body);
+}
+
+struct rbuf *fresh_error_frame(const struct read_result *res)
+{
+    return fresh_error_status(res, true);
 }

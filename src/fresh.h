@@ -9,8 +9,9 @@
  *   READ_NOT_OLDER  RV=N: a state at N or newer.
  *   READ_EXACT      RV=N with resourceVersionMatch=Exact, with a limit, or
  *                   a continue token: the state exactly at N.
- *   READ_WATCH_FROM a WATCH from N: only that N is a revision the store
- *                   has reached (no state).
+ *
+ * (A plain WATCH from N needs no state and no proof: it starts at once,
+ * whatever N, as the apiserver's cacher; see watch.h.)
  *
  * How freshness is proven without etcd's WatchProgressRequest (unsafe on
  * etcd < 3.4.25, etcd issue 15220): one linearizable probe (upstream.h)
@@ -48,7 +49,6 @@ enum read_mode {
     READ_CONSISTENT,
     READ_NOT_OLDER,
     READ_EXACT,
-    READ_WATCH_FROM,
 };
 
 struct read_result {
@@ -58,7 +58,7 @@ struct read_result {
      * RW_ETIMEDOUT / RW_EPROTO: the store could not be asked (504). */
     int err;
     struct store_snap *snap; /* the state (borrowed: ref it to keep); NULL
-                                for READ_WATCH_FROM and on error */
+                                on error */
     int64_t rv;              /* the revision the state is at */
     int64_t cache_rv;        /* the cache's revision, for messages */
     bool upstream;           /* read from the store, not from memory */
@@ -83,13 +83,20 @@ struct fresh *fresh_read(struct resource *r, const char *prefix,
 /* Cancels a pending read: cb will not run.  NULL is a no-op. */
 void fresh_cancel(struct fresh *f);
 
+struct rbuf;
 struct stream;
 
 /* Answers a failed read on s as the apiserver would (RW_EEXPIRED aside,
- * which the caller words): 504 Timeout with Retry-After 1, "Timeout: Too
- * large resource version: N, current: M" for RW_EFUTURE, else "Timeout:
- * the cache could not be proven fresh and the store could not be read:
- * <why>". */
+ * which the caller words): 504 Timeout with Retry-After 1 and details
+ * retryAfterSeconds 1; for RW_EFUTURE "Timeout: Too large resource
+ * version: N, current: M" with the cause ResourceVersionTooLarge (as
+ * storage.NewTooLargeResourceVersionError), else "Timeout: the cache could
+ * not be proven fresh and the store could not be read: <why>". */
 void fresh_respond_error(struct stream *s, const struct read_result *res);
+
+/* The same Status as an ERROR watch event frame (a new rbuf), for a watch
+ * answered HTTP 200: as the apiserver's cacher ends a sendInitialEvents
+ * watch it could not make fresh in time (newErrWatcher). */
+struct rbuf *fresh_error_frame(const struct read_result *res);
 
 #endif

@@ -119,7 +119,6 @@ struct resource {
     const struct upstream_reader *reader;
     struct keyset bad;         /* keys whose stored value is undecodable */
     struct keyset listing_bad; /* the same, of the list being received */
-    int64_t known_rev;         /* see resource_known_rev */
     struct rv_waiter *waiters; /* resource_wait, unordered */
     char **logged_keys;        /* sorted, for the log-once rule */
     size_t nlogged;
@@ -224,20 +223,10 @@ const struct upstream_reader *resource_reader(const struct resource *r)
     return r->reader;
 }
 
-int64_t resource_known_rev(const struct resource *r)
-{
-    return RW_MAX(r->known_rev, resource_rv(r));
-}
-
 size_t resource_undecodable_under(const struct resource *r, const char *prefix,
                                   size_t len)
 {
     return keyset_count_prefix(&r->bad, prefix, len);
-}
-
-void resource_note_rev(struct resource *r, int64_t rev)
-{
-    r->known_rev = RW_MAX(r->known_rev, rev);
 }
 
 void resource_wait(struct resource *r, struct rv_waiter *w)

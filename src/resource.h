@@ -6,10 +6,10 @@
  *
  * The sink takes raw store values in revision order.  Values are decoded
  * here once (kjson_decode_object); a value that is not a JSON object of
- * the resource's type is counted, logged once per key and never served: a key whose value turns
- * undecodable leaves the cache as a DELETED event, so no watcher keeps a
- * state the store no longer has.  Watchers are woken once per batch
- * (resource_flush), not per event.
+ * the resource's type is counted, logged once per key and never served: a key
+ * whose value turns undecodable leaves the cache as a DELETED event, so no
+ * watcher keeps a state the store no longer has.  Watchers are woken once per
+ * batch (resource_flush), not per event.
  */
 #ifndef RESOURCE_H
 #define RESOURCE_H
@@ -56,17 +56,11 @@ bool resource_ready(const struct resource *r);
 void resource_set_reader(struct resource *r, const struct upstream_reader *rd);
 const struct upstream_reader *resource_reader(const struct resource *r);
 
-/* The highest store revision known to exist: the cache's revision, or a
- * revision a probe of the store returned (resource_note_rev).  A watch
- * from at most this revision can start without waiting. */
-int64_t resource_known_rev(const struct resource *r);
-
 /* Keys under prefix (len bytes) whose stored value the cache could not
  * decode (and so does not hold), as of resource_rv(): with the store's
  * objects under prefix, the number of keys etcd has there. */
-size_t resource_undecodable_under(const struct resource *r,
-                                  const char *prefix, size_t len);
-void resource_note_rev(struct resource *r, int64_t rev);
+size_t resource_undecodable_under(const struct resource *r, const char *prefix,
+                                  size_t len);
 
 /*
  * A wait for the cache to reach a revision.  The owner fills rv, fn and

@@ -728,7 +728,8 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     struct watcher *w;
     int err = RW_OK;
 
-    /* Ahead of the cache (proven to exist): every change comes later. */
+    /* Ahead of the cache: every change above rv comes later (those up to
+     * rv are skipped by min_rv). */
     if (rv > 0 && rv <= watchcache_rv(wc))
         err = watchcache_watch_from(wc, rv, &seq, &oldest);
     if (wr->counted) {
@@ -754,6 +755,25 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     watcher_pump(w);
 }
 
+/* The starting state could not be had.  A sendInitialEvents watch is
+ * answered 200 with the Status as its one ERROR event, as the apiserver's
+ * cacher answers once the resourceVersion is parsed (newErrWatcher); the
+ * others get the Status as the HTTP answer. */
+static void watch_fail(struct watch_req *wr, const struct read_result *res)
+{
+    struct rbuf *frame;
+
+    if (!wr->initial_end) {
+        fresh_respond_error(wr->s, res);
+        return;
+    }
+    stream_begin(wr->s, 200, "application/json", -1);
+    frame = fresh_error_frame(res);
+    stream_write_frame(wr->s, frame);
+    rbuf_unref(frame);
+    stream_end(wr->s);
+}
+
 static void watch_ready_cb(const struct read_result *res, void *arg)
 {
     struct watch_req *wr = arg;
@@ -763,11 +783,9 @@ static void watch_ready_cb(const struct read_result *res, void *arg)
         stream_set_callbacks(wr->s, NULL, NULL, NULL);
     }
     if (res->err != RW_OK)
-        fresh_respond_error(wr->s, res);
-    else if (wr->initial)
-        watch_begin(wr, res->snap, res->rv);
+        watch_fail(wr, res);
     else
-        watch_begin(wr, NULL, wr->rv);
+        watch_begin(wr, res->snap, res->rv);
     watch_req_free(wr);
 }
 
@@ -806,14 +824,17 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
                : wr->rv == 0 ? READ_ANY
                              : READ_NOT_OLDER;
         wr->counted = false;
-    } else if (wr->rv == 0) {
-        /* sendInitialEvents=false from "now": only later changes. */
-        wr->rv = watchcache_rv(resource_cache(r));
+    } else {
+        /* Only the changes after N (sendInitialEvents=false without N:
+         * after now).  No state and nothing to prove: it starts at once,
+         * even from an N the cache or the store has not reached yet (the
+         * cacher's plain watch does not wait: events above N come when
+         * they come, and timeoutSeconds ends it as usual). */
+        if (wr->rv == 0)
+            wr->rv = watchcache_rv(resource_cache(r));
         watch_begin(wr, NULL, wr->rv);
         watch_req_free(wr);
         return;
-    } else {
-        mode = READ_WATCH_FROM;
     }
     prefix = resource_type_ns_prefix(resource_type(r), ns);
     f = fresh_read(r, prefix, mode, wr->rv, watch_ready_cb, wr);

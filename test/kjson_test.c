@@ -1191,6 +1191,41 @@ static void test_error_frame(void **state)
     rbuf_unref(f);
 }
 
+/* The Status of storage.NewTooLargeResourceVersionError, byte for byte as
+ * the apiserver encodes it, as a body and as an ERROR event; details
+ * without causes or retryAfterSeconds. */
+static void test_status_detailed(void **state)
+{
+    static const char too_large[] =
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+        "\"status\":\"Failure\",\"message\":\"Timeout: Too large resource "
+        "version: 9, current: 5\",\"reason\":\"Timeout\",\"details\":{"
+        "\"causes\":[{\"reason\":\"ResourceVersionTooLarge\",\"message\":"
+        "\"Too large resource version\"}],\"retryAfterSeconds\":1},"
+        "\"code\":504}";
+    struct rbuf *b = kjson_status_detailed(
+        504, "Timeout", "Timeout: Too large resource version: 9, current: 5",
+        "ResourceVersionTooLarge", "Too large resource version", 1, false);
+    char *event = xasprintf("{\"type\":\"ERROR\",\"object\":%s}\n", too_large);
+
+    assert_string_equal(b->data, too_large);
+    rbuf_unref(b);
+    b = kjson_status_detailed(
+        504, "Timeout", "Timeout: Too large resource version: 9, current: 5",
+        "ResourceVersionTooLarge", "Too large resource version", 1, true);
+    assert_int_equal(frame_payload_len(b), strlen(event));
+    assert_memory_equal(frame_payload(b), event, strlen(event));
+    rbuf_unref(b);
+    free(event);
+    b = kjson_status_detailed(504, "Timeout", "x", NULL, NULL, 1, false);
+    assert_non_null(strstr(b->data, ",\"details\":{\"retryAfterSeconds\":1},"));
+    rbuf_unref(b);
+    b = kjson_status_detailed(429, "TooManyRequests", "x", NULL, NULL, 0,
+                              false);
+    assert_non_null(strstr(b->data, ",\"details\":{},\"code\":429}"));
+    rbuf_unref(b);
+}
+
 /* head + items joined by "," + tail, parsed. */
 static cJSON *assemble_list(struct rbuf *head, struct object **items, size_t n)
 {
@@ -1500,6 +1535,7 @@ int main(void)
         cmocka_unit_test(test_bookmark_frame),
         cmocka_unit_test(test_status),
         cmocka_unit_test(test_error_frame),
+        cmocka_unit_test(test_status_detailed),
         cmocka_unit_test(test_list),
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_api_versions),
