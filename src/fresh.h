@@ -54,7 +54,10 @@ enum read_mode {
 struct read_result {
     /* RW_OK; RW_EFUTURE: N is newer than the store and the cache did not
      * reach it in time (504 "Too large resource version"); RW_EEXPIRED: the
-     * state at N left both the window and the store (410); RW_EUNAVAIL /
+     * state at N left both the window and the store, or (READ_EXACT) N may
+     * name a state of a store history that was reset (resource_rv_lost)
+     * (410); RW_ERESET: the store's history was reset while the read was
+     * in progress (429, as while the cache relists); RW_EUNAVAIL /
      * RW_ETIMEDOUT / RW_EPROTO: the store could not be asked (504). */
     int err;
     struct store_snap *snap; /* the state (borrowed: ref it to keep); NULL
@@ -87,11 +90,13 @@ struct rbuf;
 struct stream;
 
 /* Answers a failed read on s as the apiserver would (RW_EEXPIRED aside,
- * which the caller words): 504 Timeout with Retry-After 1 and details
- * retryAfterSeconds 1; for RW_EFUTURE "Timeout: Too large resource
- * version: N, current: M" with the cause ResourceVersionTooLarge (as
- * storage.NewTooLargeResourceVersionError), else "Timeout: the cache could
- * not be proven fresh and the store could not be read: <why>". */
+ * which the caller words), with Retry-After 1 and details
+ * retryAfterSeconds 1: for RW_ERESET 429 TooManyRequests "storage is
+ * (re)initializing: ..."; else 504 Timeout, for RW_EFUTURE "Timeout: Too
+ * large resource version: N, current: M" with the cause
+ * ResourceVersionTooLarge (as storage.NewTooLargeResourceVersionError),
+ * else "Timeout: the cache could not be proven fresh and the store could
+ * not be read: <why>". */
 void fresh_respond_error(struct stream *s, const struct read_result *res);
 
 /* The same Status as an ERROR watch event frame (a new rbuf), for a watch

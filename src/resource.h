@@ -66,7 +66,9 @@ size_t resource_undecodable_under(const struct resource *r, const char *prefix,
  * A wait for the cache to reach a revision.  The owner fills rv, fn and
  * arg and keeps the struct alive while it waits.  fn(w, arg) runs once,
  * from the event loop, after a batch, a progress revision or a list brings
- * resource_rv() to rv or beyond; w is already removed when it runs.
+ * resource_rv() to rv or beyond, or when the store's history is reset
+ * (resource_epoch() moved on: the revision may never mean what it meant);
+ * w is already removed when it runs.
  */
 struct rv_waiter {
     struct rv_waiter *prev, *next; /* private */
@@ -79,6 +81,47 @@ struct rv_waiter {
 void resource_wait(struct resource *r, struct rv_waiter *w);
 /* Stops waiting (fn will not run).  A waiter not waiting is a no-op. */
 void resource_unwait(struct resource *r, struct rv_waiter *w);
+
+/* ---- the store's history (src/upstream_history.h) ---- */
+
+/* Why the store's history was reset. */
+enum resource_reset {
+    RESOURCE_RESET_REVISION, /* a revision below one already seen */
+    RESOURCE_RESET_IDENTITY, /* another store (etcd's cluster ID) */
+    RESOURCE_RESET_MAX,
+};
+
+/* The label of why on /metrics: "revision" or "identity". */
+const char *resource_reset_name(enum resource_reset why);
+
+/*
+ * The store's history was reset (told by src/upstream_history.c): every
+ * revision up to old_rev (the highest the old history showed) may now name
+ * another change, and the store is at new_rev.  As losing the window, only
+ * more so: counts it (ringwatch_upstream_store_resets_total); ends every
+ * watch with ERROR 410 Expired "too old resource version: SEEN (new_rev)"
+ * (counted as terminated, reason store_reset), so that informers relist;
+ * drops the list being received; empties the cache (store and ring), which
+ * is then not ready: LIST and WATCH get 429 until the adapter's next list
+ * is in; wakes every waiter (resource_wait), and reads in progress refuse
+ * to serve anything (src/fresh.h).  The upstream adapter then lists again
+ * (resource_rv() is 0).
+ */
+void resource_history_reset(struct resource *r, enum resource_reset why,
+                            int64_t old_rev, int64_t new_rev);
+
+/* Store history resets seen: a continue token or a read started in an
+ * earlier epoch must not be served state of a later one. */
+uint64_t resource_epoch(const struct resource *r);
+
+/* Whether an Exact read at rv (resourceVersionMatch=Exact, a limit, a
+ * continue token) must get 410 because rv may name a state of a history
+ * that was reset: rv is at or below the highest revision of a reset
+ * history and outside the current one's reach (below its first list, or
+ * above the cache's revision, which the old history passed and the new
+ * one has not reached).  Within the current history's reach the
+ * revision is the current history's. */
+bool resource_rv_lost(const struct resource *r, int64_t rv);
 
 /* ---- sink: called by the upstream adapter, in revision order ---- */
 

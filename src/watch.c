@@ -178,12 +178,15 @@ static void watcher_close_cb(struct stream *s, void *arg)
     watcher_free(arg);
 }
 
-/* Ends the stream.  w may be freed before this returns: do not touch it. */
+/* Ends the stream.  w may be freed before this returns: do not touch it.
+ * It leaves the dispatch index first: its stream may drain for a while,
+ * and an ended stream takes no more events. */
 static void watcher_end(struct watcher *w)
 {
     if (w->ending)
         return;
     w->ending = true;
+    dindex_remove(w->set->index, &w->live);
     stream_end(w->stream);
 }
 
@@ -656,6 +659,19 @@ void watch_set_relist_done(struct watch_set *ws)
     }
 }
 
+void watch_set_reset(struct watch_set *ws, int64_t rev)
+{
+    struct watcher *w, *next;
+
+    for (w = ws->head; w != NULL; w = next) {
+        next = w->next;
+        if (w->ending)
+            continue;
+        resource_metrics(ws->res)->terminated_reset++;
+        watcher_expire(w, w->seen_rv, rev);
+    }
+}
+
 /* ---- start ---- */
 
 /* A WATCH waiting for its starting state (src/fresh.h). */
@@ -758,17 +774,26 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
 /* The starting state could not be had.  A sendInitialEvents watch is
  * answered 200 with the Status as its one ERROR event, as the apiserver's
  * cacher answers once the resourceVersion is parsed (newErrWatcher); the
- * others get the Status as the HTTP answer. */
+ * others get the Status as the HTTP answer.  When the store's history was
+ * reset meanwhile, it ends as every watch did: ERROR 410. */
 static void watch_fail(struct watch_req *wr, const struct read_result *res)
 {
     struct rbuf *frame;
+    char msg[128];
 
-    if (!wr->initial_end) {
+    if (!wr->initial_end && res->err != RW_ERESET) {
         fresh_respond_error(wr->s, res);
         return;
     }
     stream_begin(wr->s, 200, "application/json", -1);
-    frame = fresh_error_frame(res);
+    if (res->err == RW_ERESET) {
+        snprintf(msg, sizeof(msg),
+                 "too old resource version: %" PRId64 " (%" PRId64 ")", wr->rv,
+                 res->cache_rv);
+        frame = kjson_error_frame(410, "Expired", msg);
+    } else {
+        frame = fresh_error_frame(res);
+    }
     stream_write_frame(wr->s, frame);
     rbuf_unref(frame);
     stream_end(wr->s);

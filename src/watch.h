@@ -106,6 +106,11 @@ void watch_set_relist_note(struct watch_set *ws, const struct object *old,
                            const struct object *new_obj);
 void watch_set_relist_done(struct watch_set *ws);
 
+/* The store's history was reset (resource_history_reset): every watcher
+ * is ended with ERROR 410 Expired "too old resource version: SEEN (rev)",
+ * rev being the store's revision now, so that its informer relists. */
+void watch_set_reset(struct watch_set *ws, int64_t rev);
+
 /* Current watchers: [0] HTTP/1.x, [1] HTTP/2. */
 size_t watch_set_count(const struct watch_set *ws, int protocol_index);
 

@@ -6,3 +6,10 @@ test_config_test_LDADD = $(TEST_LIBS)
 
 TESTS += test/man_lint.sh
 EXTRA_DIST += test/man_lint.sh
+
+# upstream_history_test defines resource_history_reset itself, linked
+# before src/libsrc.a, so src/resource.c is not pulled in.
+UNIT_TESTS += test/upstream_history_test
+test_upstream_history_test_SOURCES = test/upstream_history_test.c
+test_upstream_history_test_CFLAGS = $(TEST_CFLAGS)
+test_upstream_history_test_LDADD = $(TEST_LIBS)
