@@ -626,75 +626,80 @@ static void test_decode_unicode_byte_exact(void **state)
  */
 static void test_decode_type_must_match(void **state)
 {
-    const struct resource_type *cms = type("configmaps");
-    const struct resource_type *pods = type("pods");
-    const struct resource_type *nodes = type("nodes");
-    const struct resource_type *deps = type("apps/v1/deployments");
-    const char *dep_key = "/registry/deployments/ns/web";
+    static const char *const kind = "kind does not match the resource";
+    static const char *const api = "apiVersion does not match the resource";
+    static const char *const no_api = "apiVersion is missing";
+    static const struct {
+        const char *type, *key, *value, *why;
+    } cases[] = {
+        /* Wrong kind, right apiVersion. */
+        {"configmaps", CM_KEY, "{\"apiVersion\":\"v1\",\"kind\":\"Secret\"}",
+         kind},
+        {"configmaps", CM_KEY, "{\"kind\":\"configmap\",\"apiVersion\":\"v1\"}",
+         kind},
+        {"configmaps", CM_KEY,
+         "{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\"}", kind},
+        {"nodes", "/registry/minions/n1",
+         "{\"kind\":\"Namespace\",\"apiVersion\":\"v1\"}", kind},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"StatefulSet\",\"apiVersion\":\"apps/v1\"}", kind},
+        /* Another group's type under a core prefix, and the reverse. */
+        {"pods", "/registry/pods/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1\",\"metadata\":"
+         "{\"name\":\"web\"}}",
+         kind},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Pod\",\"apiVersion\":\"v1\"}", kind},
+        /* Right kind, another group or version. */
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v2\"}",
+         api},
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"V1\"}",
+         api},
+        {"configmaps", CM_KEY,
+         "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1 \"}", api},
+        {"configmaps", CM_KEY,
+         "{\"kind\":\"ConfigMap\",\"apiVersion\":\"core/v1\"}", api},
+        {"configmaps", CM_KEY,
+         "{\"kind\":\"ConfigMap\",\"apiVersion\":\"apps/v1\"}", api},
+        {"configmaps", CM_KEY,
+         "{\"kind\":\"ConfigMap\",\"apiVersion\":\"/v1\"}", api},
+        {"nodes", "/registry/minions/n1",
+         "{\"kind\":\"Node\",\"apiVersion\":\"v1beta1\"}", api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"v1\"}", api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1beta2\"}", api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"extensions/v1beta1\"}",
+         api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"apps\"}", api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"batch/v1\"}", api},
+        /* No apiVersion: the decoder cannot tell the type. */
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\"}", no_api},
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":null}",
+         no_api},
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"\"}",
+         no_api},
+        {"configmaps", CM_KEY, "{}", no_api},
+        {"nodes", "/registry/minions/n1", "{\"kind\":\"Node\"}", no_api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"spec\":{}}", no_api},
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":1}",
+         "apiVersion is not a string"},
+    };
     struct object *o;
 
-    /* Wrong kind, right apiVersion. */
-    FAILS(cms, CM_KEY, "{\"apiVersion\":\"v1\",\"kind\":\"Secret\"}",
-          "kind does not match the resource");
-    FAILS(cms, CM_KEY, "{\"kind\":\"configmap\",\"apiVersion\":\"v1\"}",
-          "kind does not match the resource");
-    FAILS(cms, CM_KEY, "{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\"}",
-          "kind does not match the resource");
-    FAILS(nodes, "/registry/minions/n1",
-          "{\"kind\":\"Namespace\",\"apiVersion\":\"v1\"}",
-          "kind does not match the resource");
-    FAILS(deps, dep_key,
-          "{\"kind\":\"StatefulSet\",\"apiVersion\":\"apps/v1\"}",
-          "kind does not match the resource");
-    /* Another group's type under a core prefix, and the reverse. */
-    FAILS(pods, "/registry/pods/ns/web",
-          "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1\","
-          "\"metadata\":{\"name\":\"web\"}}",
-          "kind does not match the resource");
-    FAILS(deps, dep_key, "{\"kind\":\"Pod\",\"apiVersion\":\"v1\"}",
-          "kind does not match the resource");
-
-    /* Right kind, wrong or missing apiVersion: group and version. */
-    static const char *const bad_core[] = {
-        "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v2\"}",
-        "{\"kind\":\"ConfigMap\",\"apiVersion\":\"V1\"}",
-        "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1 \"}",
-        "{\"kind\":\"ConfigMap\",\"apiVersion\":\"core/v1\"}",
-        "{\"kind\":\"ConfigMap\",\"apiVersion\":\"apps/v1\"}",
-        "{\"kind\":\"ConfigMap\",\"apiVersion\":\"/v1\"}",
-    };
-    for (size_t i = 0; i < RW_ARRAY_LEN(bad_core); i++)
-        decode_fails(cms, CM_KEY, bad_core[i], strlen(bad_core[i]),
-                     "apiVersion does not match the resource");
-    static const char *const bad_apps[] = {
-        "{\"kind\":\"Deployment\",\"apiVersion\":\"v1\"}",
-        "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1beta2\"}",
-        "{\"kind\":\"Deployment\",\"apiVersion\":\"extensions/v1beta1\"}",
-        "{\"kind\":\"Deployment\",\"apiVersion\":\"apps\"}",
-        "{\"kind\":\"Deployment\",\"apiVersion\":\"batch/v1\"}",
-    };
-    for (size_t i = 0; i < RW_ARRAY_LEN(bad_apps); i++)
-        decode_fails(deps, dep_key, bad_apps[i], strlen(bad_apps[i]),
-                     "apiVersion does not match the resource");
-    FAILS(nodes, "/registry/minions/n1",
-          "{\"kind\":\"Node\",\"apiVersion\":\"v1beta1\"}",
-          "apiVersion does not match the resource");
-    FAILS(cms, CM_KEY, "{\"kind\":\"ConfigMap\"}", "apiVersion is missing");
-    FAILS(cms, CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":null}",
-          "apiVersion is missing");
-    FAILS(cms, CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"\"}",
-          "apiVersion is missing");
-    FAILS(cms, CM_KEY, "{}", "apiVersion is missing");
-    FAILS(nodes, "/registry/minions/n1", "{\"kind\":\"Node\"}",
-          "apiVersion is missing");
-    FAILS(deps, dep_key, "{\"kind\":\"Deployment\",\"spec\":{}}",
-          "apiVersion is missing");
-    FAILS(cms, CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":1}",
-          "apiVersion is not a string");
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++)
+        decode_fails(type(cases[i].type), cases[i].key, cases[i].value,
+                     strlen(cases[i].value), cases[i].why);
 
     /* Missing kind: the decoder takes the type's (it names the type with
      * the type's apiVersion); equal after unescaping is equal. */
-    o = DECODE_EXACT(deps, dep_key, "{\"apiVersion\":\"apps/v1\"}",
+    o = DECODE_EXACT(type("apps/v1/deployments"),
+                     "/registry/deployments/ns/web",
+                     "{\"apiVersion\":\"apps/v1\"}",
                      "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1\","
                      "\"metadata\":{\"name\":\"web\",\"namespace\":\"ns\","
                      "\"resourceVersion\":\"7\"}}",
