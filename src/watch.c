@@ -745,9 +745,14 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     int err = RW_OK;
 
     /* Ahead of the cache: every change above rv comes later (those up to
-     * rv are skipped by min_rv). */
-    if (rv > 0 && rv <= watchcache_rv(wc))
+     * rv are skipped by min_rv), unless rv is a revision of a store
+     * history that was reset, which the new one may reuse. */
+    if (rv > 0 && rv <= watchcache_rv(wc)) {
         err = watchcache_watch_from(wc, rv, &seq, &oldest);
+    } else if (rv > 0 && resource_rv_lost(wr->r, rv)) {
+        err = RW_EEXPIRED;
+        oldest = watchcache_rv(wc);
+    }
     if (wr->counted) {
         if (err == RW_OK)
             m->watch_hits++;

@@ -19,7 +19,8 @@
  *   "too old resource version: N (M)"), end of stream; N newer than the
  *   cache (even than the store): HTTP 200 at once, nothing until changes
  *   above N arrive, then those, and no BOOKMARK below N (the cacher's
- *   plain watch never waits for freshness);
+ *   plain watch never waits for freshness), unless N is a revision of a
+ *   store history that was reset (resource_rv_lost): ERROR 410;
  * - sendInitialEvents=true (with resourceVersionMatch=NotOlderThan and
  *   allowWatchBookmarks, checked by query_validate): ADDED for the state
  *   the resourceVersion names under LIST semantics (unset: consistent, 0:

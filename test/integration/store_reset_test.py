@@ -146,6 +146,9 @@ def restore_older_copy(etcd, relay, rw):
     eq(json.loads(body)["reason"], "Expired", "old continue token reason")
     status, _, body = rw.get(CM + "?resourceVersion=%d&resourceVersionMatch=Exact" % r_old)
     eq(status, 410, "old Exact read (%r)" % body[:200])
+    # A watch from the old history's last revision, which the new one has
+    # not reached: ERROR 410 (it would wait, then skip the new changes).
+    expect_410(rw.watch(CM + "?watch=1&resourceVersion=%d" % r_old), "old watch", r_old)
     # A token of the old history at a revision the new one has reached
     # too (c's, now d's): only its epoch tells, and it gets 410.
     re = etcd.put(cm_key("ns", "e"), configmap("ns", "e"))
