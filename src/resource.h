@@ -101,7 +101,8 @@ const char *resource_reset_name(enum resource_reset why);
  * more so: counts it (ringwatch_upstream_store_resets_total); ends every
  * watch with ERROR 410 Expired "too old resource version: SEEN (new_rev)"
  * (counted as terminated, reason store_reset), so that informers relist;
- * drops the list being received; empties the cache (store and ring), which
+ * drops the list being received (resource_list_abort after it is a
+ * no-op); empties the cache (store and ring), which
  * is then not ready: LIST and WATCH get 429 until the adapter's next list
  * is in; wakes every waiter (resource_wait), and reads in progress refuse
  * to serve anything (src/fresh.h).  The upstream adapter then lists again
