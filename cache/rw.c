@@ -31,6 +31,8 @@ const char *rw_strerror(int err)
         return "timed out";
     case RW_EFUTURE:
         return "revision from the future";
+    case RW_ERESET:
+        return "the store's history was reset";
     case RW_ECLOSED:
         return "closed";
     }

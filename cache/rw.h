@@ -28,6 +28,7 @@ enum rw_err {
     RW_ETIMEDOUT = -8, /* a bounded wait ran out */
     RW_ECLOSED = -9,   /* the connection or stream is gone */
     RW_EFUTURE = -10,  /* revision newer than the cache (or the store) */
+    RW_ERESET = -11,   /* the store's history was reset under a read */
 };
 
 /* Returns a static English name for err (0 or an enum rw_err value). */

@@ -11,7 +11,8 @@
  *
  * Invariants: every event in the ring has list_rv < event rv <= rv, in
  * non-decreasing order (one transaction's keys share a revision); applying the
- * ring's events to the list at list_rv gives the store; rv never decreases.
+ * ring's events to the list at list_rv gives the store; rv never decreases
+ * but at watchcache_reset, which leaves the cache as watchcache_new did.
  */
 #include "watchcache.h"
 
@@ -139,6 +140,18 @@ void watchcache_replace(struct watchcache *wc, struct store *fresh, int64_t rv,
     wc->rv_open = false;
     wc->evictions_at_replace = ring_evictions(wc->ring);
     wc->initialized = true;
+}
+
+void watchcache_reset(struct watchcache *wc)
+{
+    store_free(wc->store);
+    wc->store = store_new();
+    ring_clear(wc->ring);
+    wc->rv = 0;
+    wc->list_rv = 0;
+    wc->rv_open = false;
+    wc->evictions_at_replace = ring_evictions(wc->ring);
+    wc->initialized = false;
 }
 
 bool watchcache_initialized(const struct watchcache *wc)

@@ -10,9 +10,10 @@
  * (watchcache_watch_from).  Pure data: no I/O, no clocks, no watchers.
  *
  * Revisions are the store's (etcd's global revision); per cache they only
- * increase.  watchcache_rv() is the revision the cache reflects: every
- * change at or below it has been applied, including progress revisions at
- * which this resource had no change.
+ * increase, but for watchcache_reset (the store's history was reset).
+ * watchcache_rv() is the revision the cache reflects: every change at or
+ * below it has been applied, including progress revisions at which this
+ * resource had no change.
  */
 #ifndef WATCHCACHE_H
 #define WATCHCACHE_H
@@ -67,6 +68,14 @@ void watchcache_progress(struct watchcache *wc, int64_t rv);
  */
 void watchcache_replace(struct watchcache *wc, struct store *fresh, int64_t rv,
                         store_diff_fn fn, void *arg);
+
+/*
+ * Forgets everything, as when the store's history was reset (its
+ * revisions now name other changes): the store emptied, the ring cleared,
+ * the revisions 0, not initialised until the next watchcache_replace.  The
+ * one time watchcache_rv() goes down.
+ */
+void watchcache_reset(struct watchcache *wc);
 
 bool watchcache_initialized(const struct watchcache *wc);
 int64_t watchcache_rv(const struct watchcache *wc);

@@ -89,18 +89,29 @@ static char *base64url_decode(const char *s, size_t *len, size_t *bad)
     return out;
 }
 
-char *ctoken_encode(int64_t rv, const char *key, size_t len)
+char *ctoken_encode(int64_t rv, uint64_t epoch, const char *key, size_t len)
 {
-    char *k = xstrndup(key, len), *esc = kjson_escape(k);
-    char *json = xasprintf("{\"v\":\"" CTOKEN_VERSION "\",\"rv\":%" PRId64
-                           ",\"start\":\"%s\\u0000\"}",
-                           rv, esc);
-    char *token = base64url_encode(json, strlen(json));
+    char *k = xstrndup(key, len), *esc = kjson_escape(k), *json, *token;
+    char extra[48] = "";
 
+    if (epoch > 0)
+        snprintf(extra, sizeof(extra), ",\"rwEpoch\":%" PRIu64, epoch);
+    json = xasprintf("{\"v\":\"" CTOKEN_VERSION "\",\"rv\":%" PRId64
+                     ",\"start\":\"%s\\u0000\"%s}",
+                     rv, esc, extra);
+    token = base64url_encode(json, strlen(json));
     free(k);
     free(esc);
     free(json);
     return token;
+}
+
+/* Whether item is a JSON number holding a whole number in [lo, 2^53]. */
+static bool ctoken_whole(const cJSON *item, double lo)
+{
+    return cJSON_IsNumber(item) && item->valuedouble >= lo &&
+           item->valuedouble <= 9007199254740992.0 &&
+           item->valuedouble == (double)(int64_t)item->valuedouble;
 }
 
 /* Whether path.Clean("/" + key) would leave key as it is. */
@@ -125,12 +136,12 @@ static bool ctoken_key_clean(const char *key)
     }
 }
 
-int ctoken_decode(const char *token, int64_t *rv, char **key, char *why,
-                  size_t why_len)
+int ctoken_decode(const char *token, int64_t *rv, uint64_t *epoch, char **key,
+                  char *why, size_t why_len)
 {
     size_t len, bad = 0;
     char *json = base64url_decode(token, &len, &bad);
-    const cJSON *v, *r, *start;
+    const cJSON *v, *r, *start, *e;
     cJSON *root;
     int err = RW_EINVAL;
 
@@ -146,6 +157,7 @@ int ctoken_decode(const char *token, int64_t *rv, char **key, char *why,
     v = cJSON_GetObjectItemCaseSensitive(root, "v");
     r = cJSON_GetObjectItemCaseSensitive(root, "rv");
     start = cJSON_GetObjectItemCaseSensitive(root, "start");
+    e = cJSON_GetObjectItemCaseSensitive(root, "rwEpoch");
     if (!cJSON_IsObject(root) || !cJSON_IsString(v) || !cJSON_IsNumber(r) ||
         !cJSON_IsString(start))
         snprintf(why, why_len,
@@ -167,10 +179,10 @@ int ctoken_decode(const char *token, int64_t *rv, char **key, char *why,
     else if (!ctoken_key_clean(start->valuestring))
         snprintf(why, why_len, "continue key is not valid: %.128s",
                  start->valuestring);
-    else if (r->valuedouble < -9007199254740992.0 ||
-             r->valuedouble > 9007199254740992.0 ||
-             r->valuedouble != (double)(int64_t)r->valuedouble)
+    else if (!ctoken_whole(r, -9007199254740992.0))
         snprintf(why, why_len, "continue key is not valid: bad revision");
+    else if (e != NULL && !ctoken_whole(e, 0))
+        snprintf(why, why_len, "continue key is not valid: bad epoch");
     else if (r->valuedouble == 0)
         snprintf(why, why_len,
                  "continue key is not valid: incorrect encoded "
@@ -178,6 +190,7 @@ int ctoken_decode(const char *token, int64_t *rv, char **key, char *why,
     else {
         /* Any negative revision continues on current state, as -1. */
         *rv = r->valuedouble < 0 ? -1 : (int64_t)r->valuedouble;
+        *epoch = e != NULL ? (uint64_t)e->valuedouble : 0;
         *key = xstrdup(start->valuestring);
         err = RW_OK;
     }

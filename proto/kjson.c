@@ -860,15 +860,22 @@ struct string_rule {
     const char *value;      /* spliced in when absent, null or "" */
     const char *not_string; /* why, when it holds another type */
     const char *mismatch;   /* why, when set to another value; NULL: any */
+    const char *missing;    /* why, when absent, null or ""; NULL: the
+                               value is spliced in instead */
 };
 
 /* A string member m of the object ch walks: inserted or replaced with
- * r->value when absent, null or "", else checked. */
+ * r->value when absent, null or "" (or refused, r->missing), else
+ * checked. */
 static int plan_string(struct plan *p, struct chain *ch, const struct member *m,
                        const struct string_rule *r, const char **why)
 {
     const unsigned char *s = p->s;
 
+    if (r->missing != NULL && (m->count == 0 || blank(s, m))) {
+        *why = r->missing;
+        return RW_EINVAL;
+    }
     if (m->count == 0) {
         chain_insert(p, ch, r->name, SPLICE_STRING, r->value);
         return RW_OK;
@@ -898,10 +905,10 @@ static int plan_metadata(struct plan *p, const char **why)
     struct chain ch = {.at = l->meta.open + 1, .lead = true};
     const struct string_rule name_rule = {
         "name", p->d->name, "metadata.name is not a string",
-        "metadata.name does not match the key"};
+        "metadata.name does not match the key", NULL};
     const struct string_rule ns_rule = {
         "namespace", p->d->ns, "metadata.namespace is not a string",
-        "metadata.namespace does not match the key"};
+        "metadata.namespace does not match the key", NULL};
     struct edit *e;
     int rc;
 
@@ -927,16 +934,25 @@ static int plan_metadata(struct plan *p, const char **why)
     return RW_OK;
 }
 
-/* The top level: kind and apiVersion (from the type), metadata. */
+/*
+ * The top level: kind and apiVersion, metadata.  As the apiserver's
+ * storage decoder (apimachinery's json.Serializer.Decode into the
+ * resource's type, then conversion to it): the group, version and kind
+ * come from the stored bytes; a missing kind is the type's (with the
+ * type's apiVersion, it names the type), a missing apiVersion fails, and
+ * another kind or apiVersion does not convert to the type.
+ */
 static int plan_top(struct plan *p, const char **why)
 {
     const struct layout *l = &p->l;
     const struct member *meta = &l->topm[TOP_METADATA];
     struct chain ch = {.at = l->top.open + 1, .lead = true};
-    const struct string_rule kind_rule = {"kind", p->d->rt->kind,
-                                          "kind is not a string", NULL};
-    const struct string_rule api_rule = {"apiVersion", p->d->rt->api_version,
-                                         "apiVersion is not a string", NULL};
+    const struct string_rule kind_rule = {
+        "kind", p->d->rt->kind, "kind is not a string",
+        "kind does not match the resource", NULL};
+    const struct string_rule api_rule = {
+        "apiVersion", p->d->rt->api_version, "apiVersion is not a string",
+        "apiVersion does not match the resource", "apiVersion is missing"};
     int rc;
 
     rc = plan_string(p, &ch, &l->topm[TOP_KIND], &kind_rule, why);
@@ -1021,8 +1037,8 @@ static bool member_agrees(const unsigned char *s, const struct member *m,
     }
 }
 
-/* A string member that is set must read as want (name and namespace,
- * already compared with the key by the scanner). */
+/* A string member that is set must read as want (kind, apiVersion, name
+ * and namespace, already compared by the scanner). */
 static bool string_agrees(const cJSON *obj, const char *name, const char *want)
 {
     const cJSON *item = member(obj, name);
@@ -1043,6 +1059,9 @@ static bool tree_agrees(const struct plan *p)
     for (size_t i = 0; i < TOP_N; i++)
         if (!member_agrees(p->s, &l->topm[i], root, top_names[i]))
             return false;
+    if (!string_agrees(root, "kind", p->d->rt->kind) ||
+        !string_agrees(root, "apiVersion", p->d->rt->api_version))
+        return false;
     if (!l->has_meta)
         return true;
     meta = member(root, "metadata");
@@ -1491,6 +1510,40 @@ struct rbuf *kjson_status_invalid(const char *field, const char *detail)
     jw_raw(&w, "}]},\"code\":422}");
     free(message);
     return jw_rbuf(&w);
+}
+
+struct rbuf *kjson_status_detailed(int code, const char *reason,
+                                   const char *message, const char *cause,
+                                   const char *cause_message, int retry_after,
+                                   bool event)
+{
+    struct sbuf w = {0};
+
+    if (event)
+        jw_raw(&w, "{\"type\":\"ERROR\",\"object\":");
+    jw_raw(&w, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+               "\"status\":\"Failure\"");
+    jw_member_str(&w, false, "message", message);
+    jw_member_str(&w, false, "reason", reason);
+    jw_raw(&w, ",\"details\":{");
+    if (cause != NULL) {
+        jw_raw(&w, "\"causes\":[{");
+        jw_member_str(&w, true, "reason", cause);
+        jw_member_str(&w, false, "message", cause_message);
+        jw_raw(&w, "}]");
+    }
+    if (retry_after > 0) {
+        jw_raw(&w, cause != NULL ? ",\"retryAfterSeconds\":"
+                                 : "\"retryAfterSeconds\":");
+        jw_int(&w, retry_after);
+    }
+    jw_raw(&w, "},\"code\":");
+    jw_int(&w, code);
+    jw_raw(&w, "}");
+    if (!event)
+        return jw_rbuf(&w);
+    jw_raw(&w, "}\n");
+    return jw_frame(&w);
 }
 
 struct rbuf *kjson_error_frame(int code, const char *reason,

@@ -25,9 +25,9 @@
 /*
  * Decodes a store value (an etcd value under key, ModRevision rv) into an
  * object of type rt: the value must be a JSON object.  The object's JSON is
- * the value's own bytes with metadata.resourceVersion set to rv, kind and
- * apiVersion set from rt when absent, and metadata.name and
- * metadata.namespace set from the key when absent; creationTimestamp,
+ * the value's own bytes with metadata.resourceVersion set to rv, kind set
+ * from rt when absent, and metadata.name and metadata.namespace set from
+ * the key when absent; creationTimestamp,
  * labels and rt's field-selector values are taken from it, namespace and
  * name from the key.  Returns RW_OK and *out (refs 1); RW_EINVAL with *why
  * a static reason (below) and nothing allocated.
@@ -44,6 +44,17 @@
  * object").  object->ns ("" for cluster-scoped types) and object->name are
  * the key's.
  *
+ * The type.  As the apiserver's storage decoder (apimachinery's
+ * json.Serializer.Decode into the resource's type, then conversion to
+ * it), the value names its own group, version and kind: apiVersion must be
+ * rt->api_version, group and version ("apiVersion is missing" when absent,
+ * null or ""; "apiVersion does not match the resource"), and kind, when
+ * set, rt->kind ("kind does not match the resource"); an absent, null or
+ * "" kind is rt's, as the decoder defaults it from the type.  A value of
+ * another type (a Secret under /registry/configmaps/, an apps/v1
+ * Deployment under /registry/pods/) or of another version of the group
+ * (which the apiserver would convert and ringwatch cannot) is refused.
+ *
  * The value.  Not protobuf ("value is protobuf (k8s\\0 prefix)"), UTF-8 as
  * RFC 8259 requires ("value is not valid UTF-8"; escaped \uXXXX, lone
  * surrogates included, are fine as Go reads them), and exactly one JSON
@@ -57,9 +68,10 @@
  * "duplicate metadata", "duplicate metadata.name", "duplicate
  * metadata.namespace", "duplicate metadata.resourceVersion".  Elsewhere, as
  * Go's encoding/json, a repeated member's last occurrence is what is
- * extracted, and null reads as absent.  kind, apiVersion, metadata.name and
- * metadata.namespace are set when absent, null or "" and must otherwise be
- * strings ("kind is not a string", "apiVersion is not a string",
+ * extracted, and null reads as absent.  kind, metadata.name and
+ * metadata.namespace are set when absent, null or "", and they and
+ * apiVersion must otherwise be strings ("kind is not a string",
+ * "apiVersion is not a string",
  * "metadata.name is not a string", "metadata.namespace is not a string");
  * metadata must be an object or null ("metadata is not an object").
  * metadata.labels must be an object ("metadata.labels is not an object")
@@ -78,8 +90,7 @@
  * members), except the spliced spots: resourceVersion's value replaced by
  * "rv" (inserted last in metadata when absent); when absent,
  * metadata.name inserted first in metadata and metadata.namespace after
- * name, kind inserted first, apiVersion after kind and metadata after
- * apiVersion;
+ * name, kind inserted first and metadata after apiVersion;
  * and an absent metadata, or null, written {"name":..,["namespace":..,]
  * "resourceVersion":"rv"}; null or "" values are replaced where they
  * stand.  rv_off/rv_len locate the decimal digits of rv ("value is too
@@ -120,6 +131,18 @@ struct rbuf *kjson_status_invalid(const char *field, const char *detail);
 /* The ERROR watch event carrying that Status, as a frame. */
 struct rbuf *kjson_error_frame(int code, const char *reason,
                                const char *message);
+
+/* kjson_status with details {"causes":[{"reason":cause,"message":
+ * cause_message}],"retryAfterSeconds":retry_after} (no causes when cause
+ * is NULL, no retryAfterSeconds when retry_after is 0), the shape of the
+ * apiserver's errors.NewTimeoutError with a cause (for example
+ * storage.NewTooLargeResourceVersionError, whose cause client-go's
+ * apierrors.IsTooLargeResourceVersion looks for); with event, as the
+ * ERROR watch event frame carrying it. */
+struct rbuf *kjson_status_detailed(int code, const char *reason,
+                                   const char *message, const char *cause,
+                                   const char *cause_message, int retry_after,
+                                   bool event);
 
 /*
  * A LIST response is head, the items' JSON joined by ",", then tail: head

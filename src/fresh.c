@@ -35,7 +35,7 @@
 #include "metrics.h"
 #include "proto/kjson.h"
 #include "resource.h"
-#include "status.h"
+#include "stream.h"
 #include "upstream.h"
 
 /* Keys per Range page when reading the state from the store. */
@@ -56,6 +56,7 @@ struct fresh {
     bool future;       /* target > R: only the cache can still reach it */
     fresh_cb cb;
     void *arg;
+    uint64_t epoch; /* resource_epoch() at the start */
     enum fresh_step step;
     struct probe *probe;      /* PROBE: the probe it belongs to */
     struct fresh *probe_next; /* in that probe's list */
@@ -119,7 +120,14 @@ void fresh_cancel(struct fresh *f)
 static void fresh_answer(struct fresh *f, int err, struct store_snap *snap,
                          int64_t rv, bool upstream, const char *why)
 {
-    struct read_result res = {
+    struct read_result res;
+
+    if (f->epoch != resource_epoch(f->r)) {
+        /* Whatever was found belongs to a history that is gone. */
+        err = RW_ERESET;
+        why = rw_strerror(RW_ERESET);
+    }
+    res = (struct read_result){
         .err = err,
         .snap = err == RW_OK ? snap : NULL,
         .rv = rv,
@@ -131,6 +139,16 @@ static void fresh_answer(struct fresh *f, int err, struct store_snap *snap,
     f->cb(&res, f->arg);
     store_snap_unref(snap);
     fresh_free(f);
+}
+
+/* Answers RW_ERESET and returns true when the store's history was reset
+ * since f started: nothing of the old history or the new may serve it. */
+static bool fresh_reset_seen(struct fresh *f)
+{
+    if (f->epoch == resource_epoch(f->r))
+        return false;
+    fresh_answer(f, RW_ERESET, NULL, f->rv, false, NULL);
+    return true;
 }
 
 /* Answers err from the event loop, not from the caller's stack. */
@@ -167,6 +185,8 @@ static void fresh_page_cb(int err, const char *why, int64_t rev,
     const struct resource_type *rt = resource_type(f->r);
 
     f->read = NULL;
+    if (fresh_reset_seen(f))
+        return;
     if (err != RW_OK) {
         fresh_answer(f, err, NULL, rev, true, why);
         return;
@@ -224,9 +244,9 @@ static void fresh_from_cache(struct fresh *f)
     struct watchcache *wc = resource_cache(f->r);
     struct store_snap *snap;
 
-    if (f->mode == READ_WATCH_FROM) {
-        fresh_answer(f, RW_OK, NULL, f->target, false, NULL);
-    } else if (f->mode != READ_EXACT) {
+    if (fresh_reset_seen(f))
+        return;
+    if (f->mode != READ_EXACT) {
         fresh_answer(f, RW_OK, store_snapshot(watchcache_store(wc)),
                      watchcache_rv(wc), false, NULL);
     } else if (watchcache_snapshot_at(wc, f->target, &snap) == RW_OK) {
@@ -260,6 +280,8 @@ static void fresh_deadline_cb(evutil_socket_t fd, short what, void *arg)
     struct fresh *f = arg;
     char why[160];
 
+    if (fresh_reset_seen(f))
+        return;
     switch (f->step) {
     case STEP_READY:
         fresh_from_cache(f);
@@ -423,6 +445,8 @@ static void fresh_probe_result(struct fresh *f, int err, const char *why,
                                const struct upstream_probe *p,
                                struct store_snap *snap, size_t snap_count)
 {
+    if (fresh_reset_seen(f))
+        return;
     if (err != RW_OK) {
         if (f->mode == READ_CONSISTENT) {
             fresh_fail_later(f, err, why);
@@ -432,13 +456,12 @@ static void fresh_probe_result(struct fresh *f, int err, const char *why,
         fresh_wait(f);
         return;
     }
-    resource_note_rev(f->r, p->rev);
     f->store_rev = p->rev;
     f->target = f->mode == READ_CONSISTENT ? p->rev : f->rv;
     if (f->target > p->rev) {
         f->future = true;
         fresh_wait(f);
-    } else if (f->mode == READ_WATCH_FROM || resource_rv(f->r) >= f->target) {
+    } else if (resource_rv(f->r) >= f->target) {
         fresh_from_cache(f);
     } else if (!p->modified && (size_t)p->count == snap_count) {
         /* Nothing under the prefix changed in (snapshot, R]. */
@@ -464,6 +487,7 @@ static struct fresh *fresh_new(struct resource *r, const char *prefix,
     f->rv = rv;
     f->cb = cb;
     f->arg = arg;
+    f->epoch = resource_epoch(r);
     f->waiter.fn = fresh_waiter_cb;
     f->waiter.arg = f;
     f->deadline = evtimer_new(resource_base(r), fresh_deadline_cb, f);
@@ -486,12 +510,6 @@ static bool fresh_now(struct resource *r, enum read_mode mode, int64_t rv,
         if (rv > cache_rv)
             return false;
         break;
-    case READ_WATCH_FROM:
-        if (rv > resource_known_rev(r))
-            return false;
-        res.rv = rv;
-        cb(&res, arg);
-        return true;
     case READ_EXACT:
         if (rv > cache_rv || watchcache_snapshot_at(wc, rv, &res.snap) != 0)
             return false;
@@ -514,6 +532,17 @@ struct fresh *fresh_read(struct resource *r, const char *prefix,
 {
     struct fresh *f;
 
+    if (mode == READ_EXACT && resource_rv_lost(r, rv)) {
+        struct read_result res = {
+            .err = RW_EEXPIRED,
+            .rv = rv,
+            .cache_rv = resource_rv(r),
+            .why = "the store's history was reset since this revision",
+        };
+
+        cb(&res, arg);
+        return NULL;
+    }
     if (fresh_now(r, mode, rv, cb, arg))
         return NULL;
     f = fresh_new(r, prefix, mode, rv, cb, arg);
@@ -528,14 +557,49 @@ struct fresh *fresh_read(struct resource *r, const char *prefix,
     return f;
 }
 
+/* The Status of a failed read, as a body or an ERROR event frame; *code
+ * gets its HTTP status. */
+static struct rbuf *fresh_error_status(const struct read_result *res,
+                                       bool event, int *code)
+{
+    char message[512];
+
+    rw_assert(res->err != RW_OK && res->err != RW_EEXPIRED);
+    *code = 504;
+    if (res->err == RW_ERESET) {
+        /* As a read that arrives while the cache relists (readiness). */
+        *code = 429;
+        return kjson_status_detailed(429, "TooManyRequests",
+                                     "storage is (re)initializing: the "
+                                     "store's history was reset",
+                                     NULL, NULL, 1, event);
+    }
+    if (res->err == RW_EFUTURE) {
+        snprintf(message, sizeof(message), "Timeout: %s", res->why);
+        return kjson_status_detailed(504, "Timeout", message,
+                                     "ResourceVersionTooLarge",
+                                     "Too large resource version", 1, event);
+    }
+    snprintf(message, sizeof(message),
+             "Timeout: the cache could not be proven fresh and the store "
+             "could not be read: %s",
+             *res->why ? res->why : rw_strerror(res->err));
+    return kjson_status_detailed(504, "Timeout", message, NULL, NULL, 1, event);
+}
+
 void fresh_respond_error(struct stream *s, const struct read_result *res)
 {
-    rw_assert(res->err != RW_OK && res->err != RW_EEXPIRED);
-    if (res->err == RW_EFUTURE)
-        status_respond(s, 504, "Timeout", "Timeout: %s", res->why);
-    else
-        status_respond(s, 504, "Timeout",
-                       "Timeout: the cache could not be proven fresh and the "
-                       "store could not be read: %s",
-                       *res->why ? res->why : rw_strerror(res->err));
+    int code;
+    struct rbuf *body = fresh_error_status(res, false, &code);
+
+    stream_add_header(s, "retry-after", "1");
+    stream_respond(s, code, "application/json", body);
+    rbuf_unref(body);
+}
+
+struct rbuf *fresh_error_frame(const struct read_result *res)
+{
+    int code;
+
+    return fresh_error_status(res, true, &code);
 }

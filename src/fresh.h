@@ -9,8 +9,9 @@
  *   READ_NOT_OLDER  RV=N: a state at N or newer.
  *   READ_EXACT      RV=N with resourceVersionMatch=Exact, with a limit, or
  *                   a continue token: the state exactly at N.
- *   READ_WATCH_FROM a WATCH from N: only that N is a revision the store
- *                   has reached (no state).
+ *
+ * (A plain WATCH from N needs no state and no proof: it starts at once,
+ * whatever N, as the apiserver's cacher; see watch.h.)
  *
  * How freshness is proven without etcd's WatchProgressRequest (unsafe on
  * etcd < 3.4.25, etcd issue 15220): one linearizable probe (upstream.h)
@@ -48,17 +49,19 @@ enum read_mode {
     READ_CONSISTENT,
     READ_NOT_OLDER,
     READ_EXACT,
-    READ_WATCH_FROM,
 };
 
 struct read_result {
     /* RW_OK; RW_EFUTURE: N is newer than the store and the cache did not
      * reach it in time (504 "Too large resource version"); RW_EEXPIRED: the
-     * state at N left both the window and the store (410); RW_EUNAVAIL /
+     * state at N left both the window and the store, or (READ_EXACT) N may
+     * name a state of a store history that was reset (resource_rv_lost)
+     * (410); RW_ERESET: the store's history was reset while the read was
+     * in progress (429, as while the cache relists); RW_EUNAVAIL /
      * RW_ETIMEDOUT / RW_EPROTO: the store could not be asked (504). */
     int err;
     struct store_snap *snap; /* the state (borrowed: ref it to keep); NULL
-                                for READ_WATCH_FROM and on error */
+                                on error */
     int64_t rv;              /* the revision the state is at */
     int64_t cache_rv;        /* the cache's revision, for messages */
     bool upstream;           /* read from the store, not from memory */
@@ -83,13 +86,22 @@ struct fresh *fresh_read(struct resource *r, const char *prefix,
 /* Cancels a pending read: cb will not run.  NULL is a no-op. */
 void fresh_cancel(struct fresh *f);
 
+struct rbuf;
 struct stream;
 
 /* Answers a failed read on s as the apiserver would (RW_EEXPIRED aside,
- * which the caller words): 504 Timeout with Retry-After 1, "Timeout: Too
- * large resource version: N, current: M" for RW_EFUTURE, else "Timeout:
- * the cache could not be proven fresh and the store could not be read:
- * <why>". */
+ * which the caller words), with Retry-After 1 and details
+ * retryAfterSeconds 1: for RW_ERESET 429 TooManyRequests "storage is
+ * (re)initializing: ..."; else 504 Timeout, for RW_EFUTURE "Timeout: Too
+ * large resource version: N, current: M" with the cause
+ * ResourceVersionTooLarge (as storage.NewTooLargeResourceVersionError),
+ * else "Timeout: the cache could not be proven fresh and the store could
+ * not be read: <why>". */
 void fresh_respond_error(struct stream *s, const struct read_result *res);
+
+/* The same Status as an ERROR watch event frame (a new rbuf), for a watch
+ * answered HTTP 200: as the apiserver's cacher ends a sendInitialEvents
+ * watch it could not make fresh in time (newErrWatcher). */
+struct rbuf *fresh_error_frame(const struct read_result *res);
 
 #endif

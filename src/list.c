@@ -186,8 +186,9 @@ static void page_collect(const struct list_req *lr, struct store_snap *snap,
     }
     if (o == NULL || !list_has_prefix(o, lr) || last == NULL)
         return;
-    pg->token = ctoken_encode(rv, last->key + lr->prefix_len,
-                              last->key_len - lr->prefix_len);
+    pg->token =
+        ctoken_encode(rv, resource_epoch(lr->r), last->key + lr->prefix_len,
+                      last->key_len - lr->prefix_len);
     if (lr->sel != NULL)
         return; /* as the apiserver: no count under a selector */
     pg->remaining = 0;
@@ -300,7 +301,7 @@ static void list_write(struct list_req *lr, const struct page *pg, int64_t rv)
  * on current state, as the apiserver's handleCompactedErrorForPaging. */
 static void list_continue_expired(struct list_req *lr)
 {
-    char *token = ctoken_encode(-1, lr->start, strlen(lr->start));
+    char *token = ctoken_encode(-1, 0, lr->start, strlen(lr->start));
     struct rbuf *body = kjson_status_continue(
         410, "Expired",
         "The provided continue parameter is too old to display a consistent "
@@ -406,6 +407,7 @@ static bool list_mode(struct list_req *lr, const struct query *q,
 {
     char why[256];
     int64_t token_rv;
+    uint64_t token_epoch;
 
     *rv = q->rv;
     if (*q->continue_token) {
@@ -415,12 +417,18 @@ static bool list_mode(struct list_req *lr, const struct query *q,
                            "using continue");
             return false;
         }
-        if (ctoken_decode(q->continue_token, &token_rv, &lr->start, why,
-                          sizeof(why)) != RW_OK) {
+        if (ctoken_decode(q->continue_token, &token_rv, &token_epoch,
+                          &lr->start, why, sizeof(why)) != RW_OK) {
             status_respond(lr->s, 400, "BadRequest",
                            "invalid continue "
                            "token: %s",
                            why);
+            return false;
+        }
+        if (token_rv > 0 && token_epoch != resource_epoch(lr->r)) {
+            /* Of a store history that was reset since: its revision may
+             * name another state now. */
+            list_continue_expired(lr);
             return false;
         }
         *rv = token_rv;

@@ -228,7 +228,8 @@ static const struct family_def families[] = {
      "Lists after the first (after compaction past the resume revision).", U64,
      get_relists},
     {"ringwatch_undecodable_values_total", "counter",
-     "Store values that are not JSON objects (counted, logged, not served).",
+     "Store values that are not JSON objects of the resource's type "
+     "(counted, logged, not served).",
      U64, get_undecodable},
 };
 
@@ -290,7 +291,25 @@ static void render_resources(struct sbuf *t, struct resource *const *res,
                   "ringwatch_watchers_terminated_total{resource=\"%s\","
                   "reason=\"relist\"} %" PRIu64 "\n",
                   name, m->terminated_relist);
+        sbuf_addf(t,
+                  "ringwatch_watchers_terminated_total{resource=\"%s\","
+                  "reason=\"store_reset\"} %" PRIu64 "\n",
+                  name, m->terminated_reset);
     }
+    family(t, "ringwatch_upstream_store_resets_total", "counter",
+           "Times the store's history was reset under the resource's cache, "
+           "by reason: revision (a revision below one already seen: the store "
+           "was restored from an older copy) or identity (another store, "
+           "e.g. etcd's cluster ID changed); each ends every watch with 410 "
+           "and relists.");
+    for (size_t i = 0; i < n; i++)
+        for (int why = 0; why < RESOURCE_RESET_MAX; why++)
+            sbuf_addf(t,
+                      "ringwatch_upstream_store_resets_total{resource=\"%s\","
+                      "reason=\"%s\"} %" PRIu64 "\n",
+                      resource_type(res[i])->resource,
+                      resource_reset_name((enum resource_reset)why),
+                      resource_metrics(res[i])->store_resets[why]);
 }
 
 /* ---- process and server ---- */

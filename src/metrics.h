@@ -35,9 +35,11 @@ struct metrics_resource {
     uint64_t bookmarks_sent;    /* BOOKMARK frames written */
     uint64_t reconnects;        /* upstream watch re-establishments */
     uint64_t relists;           /* lists after the first */
-    uint64_t undecodable;       /* store values that are not JSON objects */
+    uint64_t undecodable;       /* store values not servable (kjson.h) */
     uint64_t terminated_expired; /* watchers lapped by the ring */
     uint64_t terminated_relist;  /* watchers a relist could not carry */
+    uint64_t terminated_reset;   /* watchers a store reset ended */
+    uint64_t store_resets[2];    /* by enum resource_reset */
 };
 
 /* What /metrics shows beyond the resources. */

@@ -12,6 +12,13 @@
  * served.  If such a value replaces an object we hold, the object leaves
  * the cache as a DELETED event at that revision: serving the old state
  * would claim a version the store no longer has.
+ *
+ * A reset of the store's history (resource_history_reset) starts a new
+ * epoch: watchers ended, cache emptied, not ready until the next list.
+ * reset_high remembers the highest revision any abandoned history showed
+ * and epoch_start the first list of the current one, which is all it
+ * takes to refuse Exact reads of revisions that may name the old history
+ * (resource_rv_lost).
  */
 #include "resource.h"
 
@@ -119,8 +126,12 @@ struct resource {
     const struct upstream_reader *reader;
     struct keyset bad;         /* keys whose stored value is undecodable */
     struct keyset listing_bad; /* the same, of the list being received */
-    int64_t known_rev;         /* see resource_known_rev */
     struct rv_waiter *waiters; /* resource_wait, unordered */
+    bool listed;               /* a list was ever complete */
+    uint64_t epoch;            /* store history resets seen */
+    int64_t reset_high;        /* highest revision of a reset history */
+    int64_t epoch_start;       /* revision of the epoch's first list; 0:
+                                  none yet */
     char **logged_keys;        /* sorted, for the log-once rule */
     size_t nlogged;
 };
@@ -224,20 +235,10 @@ const struct upstream_reader *resource_reader(const struct resource *r)
     return r->reader;
 }
 
-int64_t resource_known_rev(const struct resource *r)
-{
-    return RW_MAX(r->known_rev, resource_rv(r));
-}
-
 size_t resource_undecodable_under(const struct resource *r, const char *prefix,
                                   size_t len)
 {
     return keyset_count_prefix(&r->bad, prefix, len);
-}
-
-void resource_note_rev(struct resource *r, int64_t rev)
-{
-    r->known_rev = RW_MAX(r->known_rev, rev);
 }
 
 void resource_wait(struct resource *r, struct rv_waiter *w)
@@ -264,9 +265,10 @@ void resource_unwait(struct resource *r, struct rv_waiter *w)
     w->waiting = false;
 }
 
-/* Runs the waiters the cache's revision has reached.  A waiter's fn may
- * add or remove waiters: restart the walk after each call. */
-static void resource_wake(struct resource *r)
+/* Runs the waiters the cache's revision has reached (every waiter, with
+ * all).  A waiter's fn may add or remove waiters: restart the walk after
+ * each call. */
+static void resource_wake(struct resource *r, bool all)
 {
     int64_t rv = resource_rv(r);
     struct rv_waiter *w;
@@ -276,7 +278,7 @@ static void resource_wake(struct resource *r)
         bound++;
 again:
     for (w = r->waiters; w != NULL && bound > 0; w = w->next) {
-        if (w->rv <= rv && resource_ready(r)) {
+        if (all || (w->rv <= rv && resource_ready(r))) {
             resource_unwait(r, w);
             bound--;
             w->fn(w, w->arg);
@@ -376,17 +378,20 @@ void resource_list_end(struct resource *r, int64_t rev)
     keyset_clear(&r->bad);
     r->bad = r->listing_bad;
     r->listing_bad = (struct keyset){0};
-    if (relist)
+    if (r->listed)
         r->metrics.relists++;
+    if (r->epoch_start == 0)
+        r->epoch_start = rev;
     log_info("%s: %s at revision %" PRId64 ": %zu objects", r->rt->resource,
-             relist ? "relisted" : "listed", rev, store_count(fresh));
+             r->listed ? "relisted" : "listed", rev, store_count(fresh));
+    r->listed = true;
     if (relist)
         watch_set_relist_begin(r->watches);
     watchcache_replace(r->wc, fresh, rev,
                        relist ? resource_relist_diff_cb : NULL, r);
     if (relist)
         watch_set_relist_done(r->watches);
-    resource_wake(r);
+    resource_wake(r, false);
 }
 
 void resource_list_abort(struct resource *r)
@@ -394,6 +399,53 @@ void resource_list_abort(struct resource *r)
     store_free(r->listing);
     r->listing = NULL;
     keyset_clear(&r->listing_bad);
+}
+
+/* ---- the store's history ---- */
+
+const char *resource_reset_name(enum resource_reset why)
+{
+    static const char *const names[RESOURCE_RESET_MAX] = {
+        [RESOURCE_RESET_REVISION] = "revision",
+        [RESOURCE_RESET_IDENTITY] = "identity",
+    };
+
+    rw_assert(why < RESOURCE_RESET_MAX);
+    return names[why];
+}
+
+void resource_history_reset(struct resource *r, enum resource_reset why,
+                            int64_t old_rev, int64_t new_rev)
+{
+    _Static_assert(
+        RESOURCE_RESET_MAX ==
+            RW_ARRAY_LEN(((struct metrics_resource *)0)->store_resets),
+        "one counter per reason");
+    rw_assert(why < RESOURCE_RESET_MAX);
+    r->metrics.store_resets[why]++;
+    r->reset_high =
+        RW_MAX(r->reset_high, RW_MAX(old_rev, watchcache_rv(r->wc)));
+    r->epoch++;
+    r->epoch_start = 0;
+    resource_list_abort(r);
+    watch_set_reset(r->watches, new_rev);
+    keyset_clear(&r->bad);
+    watchcache_reset(r->wc);
+    log_debug("%s: cache emptied after the store's history was reset; "
+              "not ready until it is listed again",
+              r->rt->resource);
+    resource_wake(r, true);
+}
+
+uint64_t resource_epoch(const struct resource *r)
+{
+    return r->epoch;
+}
+
+bool resource_rv_lost(const struct resource *r, int64_t rv)
+{
+    return rv <= r->reset_high &&
+           (rv < r->epoch_start || rv > watchcache_rv(r->wc));
 }
 
 /* ---- changes ---- */
@@ -435,13 +487,13 @@ void resource_delete(struct resource *r, const char *key, size_t key_len,
 void resource_progress(struct resource *r, int64_t rev)
 {
     watchcache_progress(r->wc, rev);
-    resource_wake(r);
+    resource_wake(r, false);
 }
 
 void resource_flush(struct resource *r)
 {
     watch_set_dispatch(r->watches);
-    resource_wake(r);
+    resource_wake(r, false);
 }
 
 void resource_upstream_state(struct resource *r, bool watching)

@@ -5,11 +5,11 @@
  * to the handlers that serve LIST and WATCH from it.
  *
  * The sink takes raw store values in revision order.  Values are decoded
- * here once (kjson_decode_object); a value that is not a JSON object is
- * counted, logged once per key and never served: a key whose value turns
- * undecodable leaves the cache as a DELETED event, so no watcher keeps a
- * state the store no longer has.  Watchers are woken once per batch
- * (resource_flush), not per event.
+ * here once (kjson_decode_object); a value that is not a JSON object of
+ * the resource's type is counted, logged once per key and never served: a key
+ * whose value turns undecodable leaves the cache as a DELETED event, so no
+ * watcher keeps a state the store no longer has.  Watchers are woken once per
+ * batch (resource_flush), not per event.
  */
 #ifndef RESOURCE_H
 #define RESOURCE_H
@@ -56,23 +56,19 @@ bool resource_ready(const struct resource *r);
 void resource_set_reader(struct resource *r, const struct upstream_reader *rd);
 const struct upstream_reader *resource_reader(const struct resource *r);
 
-/* The highest store revision known to exist: the cache's revision, or a
- * revision a probe of the store returned (resource_note_rev).  A watch
- * from at most this revision can start without waiting. */
-int64_t resource_known_rev(const struct resource *r);
-
 /* Keys under prefix (len bytes) whose stored value the cache could not
  * decode (and so does not hold), as of resource_rv(): with the store's
  * objects under prefix, the number of keys etcd has there. */
-size_t resource_undecodable_under(const struct resource *r,
-                                  const char *prefix, size_t len);
-void resource_note_rev(struct resource *r, int64_t rev);
+size_t resource_undecodable_under(const struct resource *r, const char *prefix,
+                                  size_t len);
 
 /*
  * A wait for the cache to reach a revision.  The owner fills rv, fn and
  * arg and keeps the struct alive while it waits.  fn(w, arg) runs once,
  * from the event loop, after a batch, a progress revision or a list brings
- * resource_rv() to rv or beyond; w is already removed when it runs.
+ * resource_rv() to rv or beyond, or when the store's history is reset
+ * (resource_epoch() moved on: the revision may never mean what it meant);
+ * w is already removed when it runs.
  */
 struct rv_waiter {
     struct rv_waiter *prev, *next; /* private */
@@ -85,6 +81,48 @@ struct rv_waiter {
 void resource_wait(struct resource *r, struct rv_waiter *w);
 /* Stops waiting (fn will not run).  A waiter not waiting is a no-op. */
 void resource_unwait(struct resource *r, struct rv_waiter *w);
+
+/* ---- the store's history (src/upstream_history.h) ---- */
+
+/* Why the store's history was reset. */
+enum resource_reset {
+    RESOURCE_RESET_REVISION, /* a revision below one already seen */
+    RESOURCE_RESET_IDENTITY, /* another store (etcd's cluster ID) */
+    RESOURCE_RESET_MAX,
+};
+
+/* The label of why on /metrics: "revision" or "identity". */
+const char *resource_reset_name(enum resource_reset why);
+
+/*
+ * The store's history was reset (told by src/upstream_history.c): every
+ * revision up to old_rev (the highest the old history showed) may now name
+ * another change, and the store is at new_rev.  As losing the window, only
+ * more so: counts it (ringwatch_upstream_store_resets_total); ends every
+ * watch with ERROR 410 Expired "too old resource version: SEEN (new_rev)"
+ * (counted as terminated, reason store_reset), so that informers relist;
+ * drops the list being received (resource_list_abort after it is a
+ * no-op); empties the cache (store and ring), which
+ * is then not ready: LIST and WATCH get 429 until the adapter's next list
+ * is in; wakes every waiter (resource_wait), and reads in progress refuse
+ * to serve anything (src/fresh.h).  The upstream adapter then lists again
+ * (resource_rv() is 0).
+ */
+void resource_history_reset(struct resource *r, enum resource_reset why,
+                            int64_t old_rev, int64_t new_rev);
+
+/* Store history resets seen: a continue token or a read started in an
+ * earlier epoch must not be served state of a later one. */
+uint64_t resource_epoch(const struct resource *r);
+
+/* Whether an Exact read at rv (resourceVersionMatch=Exact, a limit, a
+ * continue token) must get 410 because rv may name a state of a history
+ * that was reset: rv is at or below the highest revision of a reset
+ * history and outside the current one's reach (below its first list, or
+ * above the cache's revision, which the old history passed and the new
+ * one has not reached).  Within the current history's reach the
+ * revision is the current history's. */
+bool resource_rv_lost(const struct resource *r, int64_t rv);
 
 /* ---- sink: called by the upstream adapter, in revision order ---- */
 

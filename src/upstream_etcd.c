@@ -40,6 +40,12 @@
  *  - WatchProgressRequest is never sent: before etcd 3.4.25 its reply may
  *    overtake events still queued (etcd issue 15220).  The version is read
  *    with Maintenance/Status at connect and recorded (status and log).
+ *  - Every reply's header (cluster ID, member ID, revision) goes to
+ *    src/upstream_history.c, marked with what etcd had shown when the
+ *    request was sent: a revision that went back or another cluster ID
+ *    means etcd's history was reset under the caches (restored from an
+ *    older copy of its data directory, another cluster at this address).
+ *    Every resource has then been reset, and is listed again here.
  *
  * Invariants: callbacks of calls and of the connection come from the event
  * loop only.  When the connection ends, the h2c layer first closes every
@@ -70,6 +76,7 @@
 #include "src/log.h"
 #include "src/resource.h"
 #include "src/upstream.h"
+#include "src/upstream_history.h"
 
 #define UPSTREAM_DEFAULT_PAGE 500
 #define UPSTREAM_DEFAULT_BACKOFF_MIN 0.1
@@ -106,13 +113,15 @@ struct upstream_res {
     size_t next_key_len;
     size_t page_limit; /* keys per page; halved on oversized pages */
     size_t list_items;
-    double list_started; /* monotonic seconds */
+    double list_started;             /* monotonic seconds */
+    struct upstream_mark range_mark; /* of the page in flight */
     /* watching */
     struct grpc_call *watch_call;
     bool created;  /* the watch is established */
     bool resuming; /* this watch resumes after a reconnect */
     int64_t watch_start;
-    struct rbuf **fragments; /* of the response in progress, in order */
+    struct upstream_mark watch_mark; /* of the stream, moved by replies */
+    struct rbuf **fragments;         /* of the response in progress, in order */
     size_t nfragments;
     size_t fragment_bytes;
     int up; /* last resource_upstream_state reported: -1 none, 0, 1 */
@@ -128,6 +137,7 @@ struct upstream_read {
     struct upstream_etcd *u;
     struct grpc_call *call;
     int64_t rev; /* page: the revision read */
+    struct upstream_mark mark;
     upstream_probe_cb probe_cb;
     upstream_page_cb page_cb;
     void *arg;
@@ -146,6 +156,8 @@ struct upstream_etcd {
     bool connected;      /* TCP up on conn */
     bool ever_connected; /* a connection succeeded once */
     struct grpc_call *status_call;
+    struct upstream_mark status_mark;
+    struct upstream_history *history;
     char version[64];
     bool progress_request_safe;
     struct event *reconnect;
@@ -161,6 +173,9 @@ static void res_list_start(struct upstream_res *res);
 static void res_range_page(struct upstream_res *res);
 static void res_watch_start(struct upstream_res *res, int64_t start_rev);
 static void upstream_connect(struct upstream_etcd *u);
+static bool upstream_observe(struct upstream_etcd *u, struct upstream_mark *m,
+                             const struct etcd_header *hdr, bool linearizable,
+                             const char *what);
 static void upstream_conn_lost(struct upstream_etcd *u, const char *why);
 
 /* ==== helpers ==== */
@@ -317,6 +332,10 @@ static int res_page(struct upstream_res *res, const uint8_t *msg, size_t len)
 
     if (etcd_range_response_decode(&r, msg, len) != 0)
         return RW_EPROTO;
+    if (upstream_observe(res->u, &res->range_mark, &r.header, true, "Range")) {
+        etcd_range_response_fini(&r); /* res lists again already */
+        return 0;
+    }
     if (res->list_rev == 0)
         res->list_rev = r.header.revision; /* R: all pages read at it */
     for (size_t i = 0; i < r.n_kvs; i++)
@@ -392,6 +411,7 @@ static void res_range_page(struct upstream_res *res)
     };
     struct rbuf *b = etcd_range_request_encode(&req);
 
+    res->range_mark = upstream_history_mark(u->history);
     res->range_call = grpc_unary(u->conn, ETCD_PATH_RANGE, b->data, b->len,
                                  u->cfg.request_timeout, res_range_cb, res);
     rbuf_unref(b);
@@ -521,6 +541,10 @@ static void res_watch_message_cb(const uint8_t *msg, size_t len, void *arg)
         res_retry_later(res, false);
         return;
     }
+    if (upstream_observe(res->u, &res->watch_mark, &w.header, false, "Watch")) {
+        etcd_watch_response_fini(&w); /* res lists again already */
+        return;
+    }
     if (w.canceled) {
         res_watch_canceled(res, &w);
     } else if (w.created) {
@@ -572,6 +596,7 @@ static void res_watch_start(struct upstream_res *res, int64_t start_rev)
     res->state = RES_WATCHING;
     res->created = false;
     res->watch_start = start_rev;
+    res->watch_mark = upstream_history_mark(u->history);
     res->watch_call =
         grpc_call_start(u->conn, ETCD_PATH_WATCH, res_watch_message_cb,
                         res_watch_close_cb, res);
@@ -609,6 +634,27 @@ static void res_reset(struct upstream_res *res)
     res->retry_attempt = 0;
 }
 
+/* ==== the store's history ==== */
+
+/* Passes a reply's header to the history (upstream_history.h).  When it
+ * shows the history was reset (every resource has been reset), drops
+ * every list and watch of the old history and lists every resource
+ * again; returns true. */
+static bool upstream_observe(struct upstream_etcd *u, struct upstream_mark *m,
+                             const struct etcd_header *hdr, bool linearizable,
+                             const char *what)
+{
+    if (!upstream_history_observe(u->history, m, hdr->cluster_id,
+                                  hdr->member_id, hdr->revision, linearizable,
+                                  what))
+        return false;
+    for (size_t i = 0; i < u->n; i++) {
+        res_reset(&u->res[i]);
+        res_start(&u->res[i], false);
+    }
+    return true;
+}
+
 /* ==== connection ==== */
 
 static void upstream_status_cb(int status, const char *message,
@@ -623,6 +669,11 @@ static void upstream_status_cb(int status, const char *message,
         if (upstream_usable(u))
             log_warnx("etcd %s: Maintenance/Status failed: %s: %s", u->url,
                       grpc_status_name(status), message);
+        return;
+    }
+    if (upstream_observe(u, &u->status_mark, &st.header, false,
+                         "Maintenance/Status")) {
+        etcd_status_response_fini(&st);
         return;
     }
     snprintf(u->version, sizeof(u->version), "%s", st.version);
@@ -650,6 +701,7 @@ static void upstream_conn_connect_cb(struct h2c *c, void *arg)
         log_info("etcd %s: connected", u->url);
     }
     b = etcd_status_request_encode();
+    u->status_mark = upstream_history_mark(u->history);
     u->status_call = grpc_unary(c, ETCD_PATH_STATUS, b->data, b->len,
                                 UPSTREAM_STATUS_TIMEOUT, upstream_status_cb, u);
     rbuf_unref(b);
@@ -729,6 +781,7 @@ static struct upstream_read *read_new(struct upstream_etcd *u, void *arg)
 
     rd->u = u;
     rd->arg = arg;
+    rd->mark = upstream_history_mark(u->history);
     rd->next = u->reads;
     if (u->reads != NULL)
         u->reads->prev = rd;
@@ -797,6 +850,9 @@ static void read_probe_cb(int status, const char *message, const uint8_t *resp,
         err = RW_EPROTO;
         message = "malformed Txn response";
     } else {
+        /* On a reset the read still answers: its reader sees the
+         * resource's epoch moved on and serves nothing. */
+        upstream_observe(rd->u, &rd->mark, &r.header, true, "Txn");
         if (r.n_responses != 1 || r.responses[0].type != ETCD_OP_RANGE ||
             r.header.revision <= 0) {
             err = RW_EPROTO;
@@ -876,6 +932,7 @@ static void read_page_cb(int status, const char *message, const uint8_t *resp,
         rd->page_cb(RW_EPROTO, "malformed Range response", rd->rev, NULL, 0,
                     false, rd->arg);
     } else {
+        upstream_observe(rd->u, &rd->mark, &r.header, true, "Range");
         kvs = xcalloc(r.n_kvs ? r.n_kvs : 1, sizeof(*kvs));
         for (size_t i = 0; i < r.n_kvs; i++)
             kvs[i] = (struct upstream_kv){r.kvs[i].key, r.kvs[i].key_len,
@@ -966,7 +1023,7 @@ struct upstream_etcd *upstream_etcd_new(struct event_base *base,
                                         const struct upstream_etcd_config *cfg)
 {
     struct upstream_etcd *u;
-    char *host, *port, why[160];
+    char *host, *port, *name, why[160];
 
     if (address_parse_url(url, &host, &port, why, sizeof(why)) != RW_OK) {
         log_warnx("etcd upstream: \"%s\": %s", url, why);
@@ -986,6 +1043,9 @@ struct upstream_etcd *upstream_etcd_new(struct event_base *base,
         u->rng = 1;
     u->reconnect = evtimer_new(base, upstream_reconnect_cb, u);
     u->reader = (struct upstream_reader){u, read_probe, read_page, read_cancel};
+    name = xasprintf("etcd %s", url);
+    u->history = upstream_history_new(name, resources, n);
+    free(name);
     u->n = n;
     u->res = xcalloc(n ? n : 1, sizeof(*u->res));
     for (size_t i = 0; i < n; i++)
@@ -1027,6 +1087,7 @@ void upstream_etcd_free(struct upstream_etcd *u)
         read_cancel(u, u->reads);
     grpc_call_cancel(u->status_call);
     h2c_free(u->conn);
+    upstream_history_free(u->history);
     event_free(u->reconnect);
     free(u->res);
     free(u->url);

@@ -225,12 +225,15 @@ static void watcher_close_cb(struct stream *s, void *arg)
     watcher_free(arg);
 }
 
-/* Ends the stream.  w may be freed before this returns: do not touch it. */
+/* Ends the stream.  w may be freed before this returns: do not touch it.
+ * It leaves the dispatch index first: its stream may drain for a while,
+ * and an ended stream takes no more events. */
 static void watcher_end(struct watcher *w)
 {
     if (w->ending)
         return;
     w->ending = true;
+    dindex_remove(w->set->index, &w->live);
     stream_end(w->stream);
 }
 
@@ -708,6 +711,19 @@ void watch_set_relist_done(struct watch_set *ws)
     }
 }
 
+void watch_set_reset(struct watch_set *ws, int64_t rev)
+{
+    struct watcher *w, *next;
+
+    for (w = ws->head; w != NULL; w = next) {
+        next = w->next;
+        if (w->ending)
+            continue;
+        resource_metrics(ws->res)->terminated_reset++;
+        watcher_expire(w, w->seen_rv, rev);
+    }
+}
+
 /* ---- start ---- */
 
 /* A WATCH waiting for its starting state (src/fresh.h). */
@@ -801,9 +817,15 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
 
     if (watch_refused(wr))
         return;
-    /* Ahead of the cache (proven to exist): every change comes later. */
-    if (rv > 0 && rv <= watchcache_rv(wc))
+    /* Ahead of the cache: every change above rv comes later (those up to
+     * rv are skipped by min_rv), unless rv is a revision of a store
+     * history that was reset, which the new one may reuse. */
+    if (rv > 0 && rv <= watchcache_rv(wc)) {
         err = watchcache_watch_from(wc, rv, &seq, &oldest);
+    } else if (rv > 0 && resource_rv_lost(wr->r, rv)) {
+        err = RW_EEXPIRED;
+        oldest = watchcache_rv(wc);
+    }
     if (wr->counted) {
         if (err == RW_OK)
             m->watch_hits++;
@@ -827,6 +849,34 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     watcher_pump(w);
 }
 
+/* The starting state could not be had.  A sendInitialEvents watch is
+ * answered 200 with the Status as its one ERROR event, as the apiserver's
+ * cacher answers once the resourceVersion is parsed (newErrWatcher); the
+ * others get the Status as the HTTP answer.  When the store's history was
+ * reset meanwhile, it ends as every watch did: ERROR 410. */
+static void watch_fail(struct watch_req *wr, const struct read_result *res)
+{
+    struct rbuf *frame;
+    char msg[128];
+
+    if (!wr->initial_end && res->err != RW_ERESET) {
+        fresh_respond_error(wr->s, res);
+        return;
+    }
+    stream_begin(wr->s, 200, "application/json", -1);
+    if (res->err == RW_ERESET) {
+        snprintf(msg, sizeof(msg),
+                 "too old resource version: %" PRId64 " (%" PRId64 ")", wr->rv,
+                 res->cache_rv);
+        frame = kjson_error_frame(410, "Expired", msg);
+    } else {
+        frame = fresh_error_frame(res);
+    }
+    stream_write_frame(wr->s, frame);
+    rbuf_unref(frame);
+    stream_end(wr->s);
+}
+
 static void watch_ready_cb(const struct read_result *res, void *arg)
 {
     struct watch_req *wr = arg;
@@ -836,11 +886,9 @@ static void watch_ready_cb(const struct read_result *res, void *arg)
         stream_set_callbacks(wr->s, NULL, NULL, NULL);
     }
     if (res->err != RW_OK)
-        fresh_respond_error(wr->s, res);
-    else if (wr->initial)
-        watch_begin(wr, res->snap, res->rv);
+        watch_fail(wr, res);
     else
-        watch_begin(wr, NULL, wr->rv);
+        watch_begin(wr, res->snap, res->rv);
     watch_req_free(wr);
 }
 
@@ -886,14 +934,17 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
                : wr->rv == 0 ? READ_ANY
                              : READ_NOT_OLDER;
         wr->counted = false;
-    } else if (wr->rv == 0) {
-        /* sendInitialEvents=false from "now": only later changes. */
-        wr->rv = watchcache_rv(resource_cache(r));
+    } else {
+        /* Only the changes after N (sendInitialEvents=false without N:
+         * after now).  No state and nothing to prove: it starts at once,
+         * even from an N the cache or the store has not reached yet (the
+         * cacher's plain watch does not wait: events above N come when
+         * they come, and timeoutSeconds ends it as usual). */
+        if (wr->rv == 0)
+            wr->rv = watchcache_rv(resource_cache(r));
         watch_begin(wr, NULL, wr->rv);
         watch_req_free(wr);
         return;
-    } else {
-        mode = READ_WATCH_FROM;
     }
     prefix = resource_type_ns_prefix(resource_type(r), ns);
     f = fresh_read(r, prefix, mode, wr->rv, watch_ready_cb, wr);

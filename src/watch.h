@@ -17,16 +17,20 @@
  * - resourceVersion N: exactly the changes with RV > N, in order, each once;
  *   N older than the window: HTTP 200, one ERROR event (Status 410 Expired
  *   "too old resource version: N (M)"), end of stream; N newer than the
- *   cache: starts once the store has been seen to reach N (at once when a
- *   probe of the store proves it), else 504 Timeout "Too large resource
- *   version" after 3 s;
+ *   cache (even than the store): HTTP 200 at once, nothing until changes
+ *   above N arrive, then those, and no BOOKMARK below N (the cacher's
+ *   plain watch never waits for freshness), unless N is a revision of a
+ *   store history that was reset (resource_rv_lost): ERROR 410;
  * - sendInitialEvents=true (with resourceVersionMatch=NotOlderThan and
  *   allowWatchBookmarks, checked by query_validate): ADDED for the state
  *   the resourceVersion names under LIST semantics (unset: consistent, 0:
- *   any, N: not older than N), then at once a BOOKMARK at that state's
- *   revision annotated {"k8s.io/initial-events-end":"true"}, then the
- *   changes; sendInitialEvents=false: only the changes after N (unset:
- *   after now);
+ *   any, N: not older than N, waiting up to 3 s for it), then at once a
+ *   BOOKMARK at that state's revision annotated
+ *   {"k8s.io/initial-events-end":"true"}, then the changes; a state that
+ *   cannot be had in time ends the watch (HTTP 200) with the 504 Timeout
+ *   Status as its one ERROR event, as the cacher's newErrWatcher;
+ *   sendInitialEvents=false: only the changes after N (unset: after
+ *   now);
  * - selector transitions: old and new match MODIFIED, only new ADDED, only
  *   old DELETED (old content at the event's RV), neither nothing;
  * - BOOKMARK on the resource's timer to watchers that allowed them, at the
@@ -53,9 +57,9 @@ struct watch_set;
 struct watch_limits {
     size_t high_water;          /* bytes queued per stream before pausing */
     double min_request_timeout; /* seconds */
-    int indexed_field; /* the dispatcher indexes watchers by this extra
-                          field (index into resource_type fields[]) as well
-                          as by name and namespace; -1: none */
+    int indexed_field;          /* the dispatcher indexes watchers by this extra
+                                   field (index into resource_type fields[]) as well
+                                   as by name and namespace; -1: none */
 };
 
 /* The watchers of one resource.  Created and freed by the resource. */
@@ -73,8 +77,9 @@ void watch_set_free(struct watch_set *ws);
  * PartialObjectMetadataList or a bad includeObject for a Table is refused
  * with 406 or 400 once the start is proven, as repr_resolve says).
  * Answers at once when the start revision is too old (ERROR 410) or the
- * cache is not ready (429); otherwise may keep the stream until the start
- * is proven (see above), releasing it if the client goes away.
+ * cache is not ready (429); a watch with initial events may keep the
+ * stream until its state is proven (see above), releasing it if the
+ * client goes away.
  */
 void watch_start(struct stream *s, struct resource *r, const char *ns,
                  struct selector *sel, const struct query *q,
@@ -107,6 +112,11 @@ void watch_set_relist_begin(struct watch_set *ws);
 void watch_set_relist_note(struct watch_set *ws, const struct object *old,
                            const struct object *new_obj);
 void watch_set_relist_done(struct watch_set *ws);
+
+/* The store's history was reset (resource_history_reset): every watcher
+ * is ended with ERROR 410 Expired "too old resource version: SEEN (rev)",
+ * rev being the store's revision now, so that its informer relists. */
+void watch_set_reset(struct watch_set *ws, int64_t rev);
 
 /* Current watchers: [0] HTTP/1.x, [1] HTTP/2. */
 size_t watch_set_count(const struct watch_set *ws, int protocol_index);

@@ -21,12 +21,34 @@
 
 static void test_apiserver_format(void **state)
 {
-    char *t = ctoken_encode(7, "ns/b", 4), *key, why[128];
+    char *t = ctoken_encode(7, 0, "ns/b", 4), *key, why[128];
     int64_t rv;
+    uint64_t epoch = 9;
 
     assert_string_equal(t, APISERVER_TOKEN);
-    assert_int_equal(ctoken_decode(t, &rv, &key, why, sizeof(why)), RW_OK);
+    assert_int_equal(ctoken_decode(t, &rv, &epoch, &key, why, sizeof(why)),
+                     RW_OK);
     assert_int_equal(rv, 7);
+    assert_int_equal(epoch, 0);
+    assert_string_equal(key, "ns/b");
+    free(key);
+    free(t);
+}
+
+/* After a reset of the store's history, the epoch rides along:
+ * {"v":"meta.k8s.io/v1","rv":7,"start":"ns/b\u0000","rwEpoch":2}. */
+static void test_epoch(void **state)
+{
+    char *t = ctoken_encode(7, 2, "ns/b", 4), *key, why[128];
+    int64_t rv;
+    uint64_t epoch;
+
+    assert_string_equal(t, "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6Nywic3RhcnQiOiJ"
+                           "ucy9iXHUwMDAwIiwicndFcG9jaCI6Mn0");
+    assert_int_equal(ctoken_decode(t, &rv, &epoch, &key, why, sizeof(why)),
+                     RW_OK);
+    assert_int_equal(rv, 7);
+    assert_int_equal(epoch, 2);
     assert_string_equal(key, "ns/b");
     free(key);
     free(t);
@@ -41,14 +63,16 @@ static void test_round_trips(void **state)
 
     for (size_t i = 0; i < RW_ARRAY_LEN(keys); i++) {
         for (size_t j = 0; j < RW_ARRAY_LEN(rvs); j++) {
-            char *t = ctoken_encode(rvs[j], keys[i], strlen(keys[i]));
+            char *t = ctoken_encode(rvs[j], j, keys[i], strlen(keys[i]));
             char *key, why[128];
             int64_t rv;
+            uint64_t epoch;
 
             assert_null(strpbrk(t, "+/="));
-            assert_int_equal(ctoken_decode(t, &rv, &key, why, sizeof(why)),
-                             RW_OK);
+            assert_int_equal(
+                ctoken_decode(t, &rv, &epoch, &key, why, sizeof(why)), RW_OK);
             assert_int_equal(rv, rvs[j]);
+            assert_int_equal(epoch, j);
             assert_string_equal(key, keys[i]);
             free(key);
             free(t);
@@ -60,8 +84,9 @@ static void refused(const char *token, const char *why_prefix)
 {
     char why[256], *key = (char *)1;
     int64_t rv;
+    uint64_t epoch;
 
-    assert_int_equal(ctoken_decode(token, &rv, &key, why, sizeof(why)),
+    assert_int_equal(ctoken_decode(token, &rv, &epoch, &key, why, sizeof(why)),
                      RW_EINVAL);
     assert_null(key);
     assert_memory_equal(why, why_prefix, strlen(why_prefix));
@@ -92,6 +117,13 @@ static void test_refusals(void **state)
     refused("eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MCwic3RhcnQiOiJhIn0",
             "continue key is not valid: incorrect encoded start "
             "resourceVersion (version meta.k8s.io/v1)");
+    /* {"v":"meta.k8s.io/v1","rv":1,"start":"a","rwEpoch":-1} and "1" */
+    refused("eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJhIiwicndFcG9jaC"
+            "I6LTF9",
+            "continue key is not valid: bad epoch");
+    refused("eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJhIiwicndFcG9jaC"
+            "I6IjEifQ",
+            "continue key is not valid: bad epoch");
 }
 
 /* Any negative revision continues on current state, as the apiserver. */
@@ -99,12 +131,13 @@ static void test_negative_rv(void **state)
 {
     char *key, why[128];
     int64_t rv;
+    uint64_t epoch;
 
     /* {"v":"meta.k8s.io/v1","rv":-5,"start":"a"} */
     assert_int_equal(
         ctoken_decode(
             "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTUsInN0YXJ0IjoiYSJ9", &rv,
-            &key, why, sizeof(why)),
+            &epoch, &key, why, sizeof(why)),
         RW_OK);
     assert_int_equal(rv, -1);
     assert_string_equal(key, "a");
@@ -115,6 +148,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_apiserver_format),
+        cmocka_unit_test(test_epoch),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_negative_rv),

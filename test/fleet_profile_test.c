@@ -94,7 +94,8 @@ static struct object *pod(const char *node, const char *app)
 {
     const struct resource_type *rt = resource_type_find("pods");
     char *json = xasprintf(
-        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"labels\":{"
+        "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p\",\"namespace\":"
+        "\"ns\",\"labels\":{"
         "\"app\":\"%s\"}},\"spec\":{\"nodeName\":\"%s\"}}",
         app, node);
     struct object *obj = NULL;

@@ -31,19 +31,22 @@ static const char *const pods[] = {
     /* annotations first, other annotations around ours */
     "{\"metadata\":{\"annotations\":{\"a\":\"1\",\"ringwatch.io/written-at\":"
     "\"42\",\"z\":\"{\\\"x\\\":1}\"},\"namespace\":\"team-a\",\"name\":"
-    "\"web-1\"},\"kind\":\"Pod\"}",
+    "\"web-1\"},\"kind\":\"Pod\",\"apiVersion\":\"v1\"}",
     /* nested metadata in spec.template must not count */
-    "{\"spec\":{\"template\":{\"metadata\":{\"name\":\"decoy\",\"namespace\":"
+    "{\"apiVersion\":\"v1\",\"spec\":{\"template\":{\"metadata\":{"
+    "\"name\":\"decoy\",\"namespace\":"
     "\"decoy\",\"annotations\":{\"ringwatch.io/written-at\":\"7\"}}}},"
     "\"metadata\":{\"namespace\":\"team-a\",\"name\":\"web-1\"}}",
     /* whitespace everywhere, escaped annotation key */
-    "{ \"metadata\" : { \"name\" : \"web-1\" , \"namespace\" : \"team-a\" ,"
+    "{ \"apiVersion\" : \"v1\" , \"metadata\" : { \"name\" : \"web-1\" , "
+    "\"namespace\" : \"team-a\" ,"
     "\n \"annotations\" : { \"ringwatch.io\\/written-at\" : \"99\" } } ,\t"
     "\"status\" : { \"phase\" : \"Running\" , \"n\" : [ 1 , -2.5e3 , true ,"
     " null , { } , [ ] ] } }",
     /* annotations null, strings with escapes elsewhere */
-    "{\"metadata\":{\"name\":\"web-1\",\"namespace\":\"team-a\","
-    "\"annotations\":null,\"labels\":{\"q\":\"\\u00e9\\ud83d\\ude00\\n\"}},"
+    "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"web-1\",\"namespace\":"
+    "\"team-a\",\"annotations\":null,\"labels\":{\"q\":"
+    "\"\\u00e9\\ud83d\\ude00\\n\"}},"
     "\"data\":\"\\\"}{][\"}",
 };
 

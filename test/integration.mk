@@ -23,6 +23,8 @@ INTEGRATION_TESTS = \
 	test/integration/relist_test.py \
 	test/integration/relist_lagging_test.py \
 	test/integration/undecodable_test.py \
+	test/integration/wrong_type_test.py \
+	test/integration/store_reset_test.py \
 	test/integration/txn_test.py \
 	test/integration/python_client_test.py \
 	test/integration/js_informer_test.py \

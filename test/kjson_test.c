@@ -8,7 +8,8 @@
  * are the stored ones, compared byte for byte (numbers beyond a double,
  * \u0000 in values and keys, escapes, raw UTF-8, lone surrogates, repeated
  * members, whitespace) except at the spliced spots; insertion of every
- * missing member; the key's authority over name and namespace; rejections
+ * missing member; the key's authority over name and namespace; the type
+ * (kind and apiVersion) the value names; rejections
  * with their reasons (invalid UTF-8, strict JSON syntax, the nesting
  * limit, repeated spliced members; under valgrind, nothing leaked).
  * Encoding: watch frames byte for byte, and Status and list documents
@@ -178,8 +179,9 @@ static void test_decode_pod(void **state)
 static void test_decode_completes_configmap(void **state)
 {
     const struct resource_type *rt = type("configmaps");
-    struct object *o = decode_ok(rt, "/registry/configmaps/kube-system/cm-1",
-                                 " {\"data\":{\"a\":\"b\"}} \n", 7);
+    struct object *o =
+        decode_ok(rt, "/registry/configmaps/kube-system/cm-1",
+                  " {\"apiVersion\":\"v1\",\"data\":{\"a\":\"b\"}} \n", 7);
     cJSON *root;
 
     assert_string_equal(o->json->data,
@@ -203,10 +205,10 @@ static void test_decode_fills_missing_in_metadata(void **state)
     struct object *o = decode_ok(
         rt, "/registry/deployments/ns/dep",
         "{\"metadata\":{\"uid\":\"x\",\"name\":\"\",\"namespace\":null},"
-        "\"kind\":\"\",\"spec\":{}}",
+        "\"kind\":\"\",\"apiVersion\":\"apps/v1\",\"spec\":{}}",
         100);
 
-    /* An empty kind is replaced where it stands; apiVersion follows it. */
+    /* An empty kind is replaced where it stands. */
     assert_string_equal(o->json->data,
                         "{\"metadata\":{\"uid\":\"x\",\"name\":\"dep\","
                         "\"namespace\":\"ns\",\"resourceVersion\":\"100\"},"
@@ -243,7 +245,8 @@ static void test_decode_node_cluster_scoped(void **state)
     object_unref(o);
 
     o2 = decode_ok(rt, "/registry/minions/n2",
-                   "{\"spec\":{\"unschedulable\":true}}", 6);
+                   "{\"apiVersion\":\"v1\",\"spec\":{\"unschedulable\":true}}",
+                   6);
     assert_string_equal(o2->name, "n2");
     assert_string_equal(o2->fields[0], "true");
     assert_null(strstr(o2->json->data, "namespace"));
@@ -251,9 +254,10 @@ static void test_decode_node_cluster_scoped(void **state)
 
     /* A namespace on a cluster-scoped object: the key says it has none. */
     FAILS(rt, "/registry/minions/node-1",
-          "{\"metadata\":{\"namespace\":\"ignored\"}}",
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"namespace\":\"ignored\"}}",
           "metadata.namespace is set on a cluster-scoped object");
-    FAILS(rt, "/registry/minions/node-1", "{\"metadata\":{\"namespace\":1}}",
+    FAILS(rt, "/registry/minions/node-1",
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"namespace\":1}}",
           "metadata.namespace is not a string");
 }
 
@@ -262,14 +266,16 @@ static void test_decode_event_source(void **state)
     const struct resource_type *rt = type("events");
     struct object *a = decode_ok(
         rt, "/registry/events/default/e1",
-        "{\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"default\","
+        "{\"apiVersion\":\"v1\",\"involvedObject\":{\"kind\":\"Pod\","
+        "\"namespace\":\"default\","
         "\"name\":\"web\",\"uid\":\"u\"},\"reason\":\"Started\",\"source\":"
         "{\"component\":\"kubelet\",\"host\":\"n1\"},\"type\":\"Normal\"}",
         1);
-    struct object *b = decode_ok(rt, "/registry/events/default/e2",
-                                 "{\"reportingComponent\":\"sched\","
-                                 "\"source\":{}}",
-                                 2);
+    struct object *b =
+        decode_ok(rt, "/registry/events/default/e2",
+                  "{\"apiVersion\":\"v1\",\"reportingComponent\":\"sched\","
+                  "\"source\":{}}",
+                  2);
 
     assert_string_equal(a->fields[0], "Pod");
     assert_string_equal(a->fields[1], "default");
@@ -302,7 +308,8 @@ static void test_decode_field_renderings(void **state)
     };
     struct object *o = decode_ok(
         &rt, "/registry/example.com/widgets/a/b",
-        "{\"spec\":{\"replicas\":3,\"ratio\":0.5,\"on\":true,\"off\":false,"
+        "{\"apiVersion\":\"example.com/"
+        "v1\",\"spec\":{\"replicas\":3,\"ratio\":0.5,\"on\":true,\"off\":false,"
         "\"obj\":{\"x\":1},\"none\":null,\"big\":1e300,\"neg\":-42.0}}",
         9);
 
@@ -327,7 +334,8 @@ static void test_decode_odd_labels_and_unicode(void **state)
     /* Raw UTF-8 (Japanese, an emoji), escapes, quotes and a control
      * character, in label keys and values and in the data. */
     const char *value =
-        "{\"metadata\":{\"labels\":{\"example.com/na\\\"me\":\"a\\\"b\\\\c"
+        "{\"apiVersion\":\"v1\",\"metadata\":{\"labels\":{\"example.com/"
+        "na\\\"me\":\"a\\\"b\\\\c"
         "\\n\",\"uni\":\"\\u00e9t\\u00e9 \xe6\x97\xa5\xe6\x9c\xac\","
         "\"emoji\":\"\\ud83d\\ude00\",\"empty\":\"\"}},"
         "\"data\":{\"k\":\"\xe6\x97\xa5\xe6\x9c\xac \\u0001 \\/ \\t\"}}";
@@ -401,21 +409,27 @@ static void test_decode_rejections(void **state)
     FAILS(pods, key, "{\"a\":1}\0", "value is not JSON");
     FAILS(pods, key, "[1,2]", "value is not a JSON object");
     FAILS(pods, key, "\"pod\"", "value is not a JSON object");
-    FAILS(pods, key, "{\"metadata\":\"x\"}", "metadata is not an object");
-    FAILS(pods, key, "{\"metadata\":[]}", "metadata is not an object");
-    FAILS(pods, key, "{\"kind\":1}", "kind is not a string");
+    FAILS(pods, key, "{\"apiVersion\":\"v1\",\"metadata\":\"x\"}",
+          "metadata is not an object");
+    FAILS(pods, key, "{\"apiVersion\":\"v1\",\"metadata\":[]}",
+          "metadata is not an object");
+    FAILS(pods, key, "{\"apiVersion\":\"v1\",\"kind\":1}",
+          "kind is not a string");
     FAILS(pods, key, "{\"apiVersion\":{}}", "apiVersion is not a string");
-    FAILS(pods, key, "{\"metadata\":{\"name\":5}}",
+    FAILS(pods, key, "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":5}}",
           "metadata.name is not a string");
-    FAILS(pods, key, "{\"metadata\":{\"namespace\":true}}",
+    FAILS(pods, key,
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"namespace\":true}}",
           "metadata.namespace is not a string");
-    FAILS(pods, key, "{\"metadata\":{\"labels\":{\"a\":1}}}",
+    FAILS(pods, key,
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"labels\":{\"a\":1}}}",
           "label values must be strings");
     FAILS(pods, key,
-          "{\"metadata\":{\"labels\":{\"a\":\"x\",\"b\":"
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"labels\":{\"a\":\"x\",\"b\":"
           "null}}}",
           "label values must be strings");
-    FAILS(pods, key, "{\"metadata\":{\"labels\":[\"a\"]}}",
+    FAILS(pods, key,
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"labels\":[\"a\"]}}",
           "metadata.labels is not an object");
 
     const char *const bad_pod_keys[] = {
@@ -504,7 +518,7 @@ static struct object *decode_exact(const struct resource_type *rt,
 static void test_decode_numbers_byte_exact(void **state)
 {
     /* Each of these came out changed when cJSON printed the object. */
-    EXACT("{\"spec\":{\"generation\":9007199254740993,"
+    EXACT("{\"apiVersion\":\"v1\",\"spec\":{\"generation\":9007199254740993,"
           "\"min\":-9223372036854775808,\"max\":9223372036854775807,"
           "\"huge\":1e400,\"dec\":1.50,\"exp\":-1.5E-7,\"zero\":-0,"
           "\"more\":[0,1e+2,2.50e-3,123456789012345678901234567890]}}",
@@ -530,17 +544,20 @@ static void test_decode_nul_escapes(void **state)
     struct object *o;
 
     /* \u0000 in a value and in keys (cJSON cut both at the NUL). */
-    EXACT("{\"data\":{\"v\":\"x\\u0000y\",\"x\\u0000y\":\"k\",\"x\":\"z\"}}",
+    EXACT("{\"apiVersion\":\"v1\",\"data\":{\"v\":\"x\\u0000y\",\"x\\u0000y\":"
+          "\"k\",\"x\":\"z\"}}",
           CM_INSERTED ",\"data\":{\"v\":\"x\\u0000y\",\"x\\u0000y\":\"k\","
                       "\"x\":\"z\"}}");
     /* "kind\u0000" is not kind: kind is inserted, the other kept. */
-    EXACT("{\"kind\\u0000\":1}", CM_INSERTED ",\"kind\\u0000\":1}");
+    EXACT("{\"apiVersion\":\"v1\",\"kind\\u0000\":1}",
+          CM_INSERTED ",\"kind\\u0000\":1}");
 
     /* Extracted strings read U+FFFD for the NUL, so that a selector for
      * the part before it does not match. */
     o = DECODE_EXACT(
         pods, "/registry/pods/ns/p",
-        "{\"metadata\":{\"labels\":{\"a\\u0000b\":\"x\\u0000y\"}},"
+        "{\"apiVersion\":\"v1\",\"metadata\":{\"labels\":{\"a\\u0000b\":"
+        "\"x\\u0000y\"}},"
         "\"spec\":{\"nodeName\":\"n1\\u0000evil\"}}",
         "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p\","
         "\"namespace\":\"ns\",\"labels\":{\"a\\u0000b\":\"x\\u0000y\"},"
@@ -556,7 +573,8 @@ static void test_decode_nul_escapes(void **state)
     object_unref(o);
 
     /* A NUL in the name cannot match the key (which has none). */
-    FAILS(type("configmaps"), CM_KEY, "{\"metadata\":{\"name\":\"cm\\u0000\"}}",
+    FAILS(type("configmaps"), CM_KEY,
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"cm\\u0000\"}}",
           "metadata.name does not match the key");
 }
 
@@ -566,7 +584,8 @@ static void test_decode_unicode_byte_exact(void **state)
     struct object *o;
 
     /* Escapes stay escapes (in either case), raw UTF-8 stays raw. */
-    EXACT("{\"data\":{\"e\":\"\\ud83d\\ude00\",\"E\":\"\\uD83D\\uDE00\","
+    EXACT("{\"apiVersion\":\"v1\",\"data\":{\"e\":\"\\ud83d\\ude00\",\"E\":"
+          "\"\\uD83D\\uDE00\","
           "\"raw\":\"\xf0\x9f\x98\x80 \xe6\x97\xa5 \xc3\xa9 \x7f\","
           "\"esc\":\"\\u00e9\\/\\b\\f\\n\\r\\t\\\"\\\\\\u001f\"}}",
           CM_INSERTED ",\"data\":{\"e\":\"\\ud83d\\ude00\","
@@ -575,7 +594,8 @@ static void test_decode_unicode_byte_exact(void **state)
                       "\\n\\r\\t\\\"\\\\\\u001f\"}}");
     /* In a raw 4-byte character in a label: extracted as is. */
     o = DECODE_EXACT(rt, CM_KEY,
-                     "{\"metadata\":{\"labels\":{\"k\":\"\xf0\x9f\x98\x80\"}}}",
+                     "{\"apiVersion\":\"v1\",\"metadata\":{\"labels\":{\"k\":"
+                     "\"\xf0\x9f\x98\x80\"}}}",
                      CM_HEAD CM_META "\"labels\":{\"k\":\"\xf0\x9f\x98\x80\"},"
                                      "\"resourceVersion\":\"7\"}}",
                      true);
@@ -586,7 +606,8 @@ static void test_decode_unicode_byte_exact(void **state)
      * U+FFFD), served as stored; cJSON would refuse them. */
     o = DECODE_EXACT(
         rt, CM_KEY,
-        "{\"metadata\":{\"labels\":{\"l\":\"\\ud800\"}},\"data\":{\"a\":"
+        "{\"apiVersion\":\"v1\",\"metadata\":{\"labels\":{\"l\":\"\\ud800\"}},"
+        "\"data\":{\"a\":"
         "\"\\udc00\",\"b\":\"\\ud800\\u0041\",\"c\":\"x\\ud83d\"}}",
         CM_HEAD CM_META "\"labels\":{\"l\":\"\\ud800\"},"
                         "\"resourceVersion\":\"7\"},\"data\":{\"a\":"
@@ -595,6 +616,98 @@ static void test_decode_unicode_byte_exact(void **state)
         false);
     assert_string_equal(object_label(o, "l"), "\xef\xbf\xbd");
     object_unref(o);
+}
+
+/*
+ * A value that decodes but is another type is refused, as the apiserver's
+ * storage decoder refuses it (it decodes with the group, version and kind
+ * the stored bytes name, and that does not convert to the resource's
+ * type): namespaced, cluster-scoped and grouped (apps/v1) types alike.
+ */
+static void test_decode_type_must_match(void **state)
+{
+    static const char *const kind = "kind does not match the resource";
+    static const char *const api = "apiVersion does not match the resource";
+    static const char *const no_api = "apiVersion is missing";
+    static const struct {
+        const char *type, *key, *value, *why;
+    } cases[] = {
+        /* Wrong kind, right apiVersion. */
+        {"configmaps", CM_KEY, "{\"apiVersion\":\"v1\",\"kind\":\"Secret\"}",
+         kind},
+        {"configmaps", CM_KEY, "{\"kind\":\"configmap\",\"apiVersion\":\"v1\"}",
+         kind},
+        {"configmaps", CM_KEY,
+         "{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\"}", kind},
+        {"nodes", "/registry/minions/n1",
+         "{\"kind\":\"Namespace\",\"apiVersion\":\"v1\"}", kind},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"StatefulSet\",\"apiVersion\":\"apps/v1\"}", kind},
+        /* Another group's type under a core prefix, and the reverse. */
+        {"pods", "/registry/pods/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1\",\"metadata\":"
+         "{\"name\":\"web\"}}",
+         kind},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Pod\",\"apiVersion\":\"v1\"}", kind},
+        /* Right kind, another group or version. */
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v2\"}",
+         api},
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"V1\"}",
+         api},
+        {"configmaps", CM_KEY,
+         "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1 \"}", api},
+        {"configmaps", CM_KEY,
+         "{\"kind\":\"ConfigMap\",\"apiVersion\":\"core/v1\"}", api},
+        {"configmaps", CM_KEY,
+         "{\"kind\":\"ConfigMap\",\"apiVersion\":\"apps/v1\"}", api},
+        {"configmaps", CM_KEY,
+         "{\"kind\":\"ConfigMap\",\"apiVersion\":\"/v1\"}", api},
+        {"nodes", "/registry/minions/n1",
+         "{\"kind\":\"Node\",\"apiVersion\":\"v1beta1\"}", api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"v1\"}", api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1beta2\"}", api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"extensions/v1beta1\"}",
+         api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"apps\"}", api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"apiVersion\":\"batch/v1\"}", api},
+        /* No apiVersion: the decoder cannot tell the type. */
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\"}", no_api},
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":null}",
+         no_api},
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"\"}",
+         no_api},
+        {"configmaps", CM_KEY, "{}", no_api},
+        {"nodes", "/registry/minions/n1", "{\"kind\":\"Node\"}", no_api},
+        {"apps/v1/deployments", "/registry/deployments/ns/web",
+         "{\"kind\":\"Deployment\",\"spec\":{}}", no_api},
+        {"configmaps", CM_KEY, "{\"kind\":\"ConfigMap\",\"apiVersion\":1}",
+         "apiVersion is not a string"},
+    };
+    struct object *o;
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++)
+        decode_fails(type(cases[i].type), cases[i].key, cases[i].value,
+                     strlen(cases[i].value), cases[i].why);
+
+    /* Missing kind: the decoder takes the type's (it names the type with
+     * the type's apiVersion); equal after unescaping is equal. */
+    o = DECODE_EXACT(type("apps/v1/deployments"),
+                     "/registry/deployments/ns/web",
+                     "{\"apiVersion\":\"apps/v1\"}",
+                     "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1\","
+                     "\"metadata\":{\"name\":\"web\",\"namespace\":\"ns\","
+                     "\"resourceVersion\":\"7\"}}",
+                     true);
+    object_unref(o);
+    EXACT("{\"kind\":\"Config\\u004dap\",\"apiVersion\":\"\\u00761\"}",
+          "{\"kind\":\"Config\\u004dap\",\"apiVersion\":\"\\u00761\"," CM_META
+          "\"resourceVersion\":\"7\"}}");
 }
 
 static void test_decode_rejects_invalid_utf8(void **state)
@@ -673,23 +786,27 @@ static void test_decode_strict_syntax(void **state)
         assert_null(o);
         assert_string_equal(why, "value is not JSON");
     }
-    EXACT(" {\"a\":-0.0e+0,\"b\":[],\"c\":{},\"d\":[{}],\"e\":\"\\/\","
+    EXACT(" {\"apiVersion\":\"v1\",\"a\":-0.0e+0,\"b\":[],\"c\":{},\"d\":[{}],"
+          "\"e\":\"\\/\","
           "\"f\":[true,false,null]} ",
           CM_INSERTED ",\"a\":-0.0e+0,\"b\":[],\"c\":{},\"d\":[{}],"
                       "\"e\":\"\\/\",\"f\":[true,false,null]}");
 }
 
-/* {"a":[[...]]} with containers containers in all. */
+#define NESTED_HEAD "{\"apiVersion\":\"v1\""
+
+/* {"apiVersion":"v1","a":[[...]]} with containers containers in all. */
 static char *nested(size_t containers, size_t *len)
 {
-    size_t arrays = containers - 1;
-    char *s = xmalloc(2 * arrays + 7);
+    static const char head[] = NESTED_HEAD ",\"a\":";
+    size_t arrays = containers - 1, n = sizeof(head) - 1;
+    char *s = xmalloc(n + 2 * arrays + 2);
 
-    memcpy(s, "{\"a\":", 5);
-    memset(s + 5, '[', arrays);
-    memset(s + 5 + arrays, ']', arrays);
-    memcpy(s + 5 + 2 * arrays, "}", 2);
-    *len = 6 + 2 * arrays;
+    memcpy(s, head, n);
+    memset(s + n, '[', arrays);
+    memset(s + n + arrays, ']', arrays);
+    memcpy(s + n + 2 * arrays, "}", 2);
+    *len = n + 2 * arrays + 1;
     return s;
 }
 
@@ -705,7 +822,8 @@ static void test_decode_depth_limit(void **state)
     assert_int_equal(
         kjson_decode_object(rt, CM_KEY, strlen(CM_KEY), s, len, 1, &o, &why),
         RW_OK);
-    assert_int_equal(o->json->len, len + strlen(CM_INSERTED));
+    assert_int_equal(o->json->len,
+                     len - strlen(NESTED_HEAD) + strlen(CM_INSERTED));
     object_unref(o);
     free(s);
     s = nested(1001, &len);
@@ -721,38 +839,44 @@ static void test_decode_key_is_authoritative(void **state)
 
     /* Listed by key under team-a, so it cannot claim kube-system. */
     FAILS(cms, "/registry/configmaps/team-a/spoof",
-          "{\"metadata\":{\"name\":\"spoof\",\"namespace\":\"kube-system\"}}",
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"spoof\","
+          "\"namespace\":\"kube-system\"}}",
           "metadata.namespace does not match the key");
     FAILS(cms, "/registry/configmaps/team-a/spoof",
-          "{\"metadata\":{\"name\":\"other\",\"namespace\":\"team-a\"}}",
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"other\","
+          "\"namespace\":\"team-a\"}}",
           "metadata.name does not match the key");
-    FAILS(cms, CM_KEY, "{\"metadata\":{\"name\":\"CM\"}}",
+    FAILS(cms, CM_KEY, "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"CM\"}}",
           "metadata.name does not match the key");
-    FAILS(cms, CM_KEY, "{\"metadata\":{\"namespace\":\"ns \"}}",
+    FAILS(cms, CM_KEY,
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"namespace\":\"ns \"}}",
           "metadata.namespace does not match the key");
-    FAILS(cms, CM_KEY, "{\"metadata\":{\"name\":\"c\"}}",
+    FAILS(cms, CM_KEY, "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"c\"}}",
           "metadata.name does not match the key");
-    FAILS(cms, CM_KEY, "{\"metadata\":{\"name\":\"cmx\"}}",
+    FAILS(cms, CM_KEY,
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"cmx\"}}",
           "metadata.name does not match the key");
     FAILS(nodes, "/registry/minions/n1",
-          "{\"metadata\":{\"name\":\"n1\",\"namespace\":\"kube-system\"}}",
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"n1\",\"namespace\":"
+          "\"kube-system\"}}",
           "metadata.namespace is set on a cluster-scoped object");
 
     /* Equal after unescaping: accepted, and the escape is kept. */
-    o = DECODE_EXACT(
-        cms, "/registry/configmaps/team-a/x\"y",
-        "{\"metadata\":{\"name\":\"x\\\"\\u0079\",\"namespace\":\"te\\u0061m-"
-        "a\"}}",
-        CM_HEAD "\"metadata\":{\"name\":\"x\\\"\\u0079\",\"namespace\":"
-                "\"te\\u0061m-a\",\"resourceVersion\":\"7\"}}",
-        true);
+    o = DECODE_EXACT(cms, "/registry/configmaps/team-a/x\"y",
+                     "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+                     "\"x\\\"\\u0079\",\"namespace\":\"te\\u0061m-"
+                     "a\"}}",
+                     CM_HEAD
+                     "\"metadata\":{\"name\":\"x\\\"\\u0079\",\"namespace\":"
+                     "\"te\\u0061m-a\",\"resourceVersion\":\"7\"}}",
+                     true);
     assert_string_equal(o->ns, "team-a");
     assert_string_equal(o->name, "x\"y");
     object_unref(o);
 
     /* Inserted names are escaped; ns and name come from the key. */
-    o = decode_exact(cms, "/registry/configmaps/team-a/q\"\\\x01\xc3\xa9", "{}",
-                     2,
+    o = DECODE_EXACT(cms, "/registry/configmaps/team-a/q\"\\\x01\xc3\xa9",
+                     "{\"apiVersion\":\"v1\"}",
                      CM_HEAD "\"metadata\":{\"name\":\"q\\\"\\\\\\u0001\xc3\xa9"
                              "\",\"namespace\":\"team-a\",\"resourceVersion\":"
                              "\"7\"}}",
@@ -762,12 +886,13 @@ static void test_decode_key_is_authoritative(void **state)
     object_unref(o);
 
     /* A cluster-scoped object may carry an empty or null namespace. */
-    o = DECODE_EXACT(nodes, "/registry/minions/n1",
-                     "{\"metadata\":{\"namespace\":null}}",
-                     "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{"
-                     "\"name\":\"n1\",\"namespace\":null,\"resourceVersion\":"
-                     "\"7\"}}",
-                     true);
+    o = DECODE_EXACT(
+        nodes, "/registry/minions/n1",
+        "{\"apiVersion\":\"v1\",\"metadata\":{\"namespace\":null}}",
+        "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{"
+        "\"name\":\"n1\",\"namespace\":null,\"resourceVersion\":"
+        "\"7\"}}",
+        true);
     assert_string_equal(o->ns, "");
     assert_string_equal(o->name, "n1");
     object_unref(o);
@@ -777,47 +902,56 @@ static void test_decode_inserts_missing(void **state)
 {
     const struct resource_type *nodes = type("nodes");
 
-    EXACT("{}", CM_INSERTED "}");
-    EXACT("{\"a\":1}", CM_INSERTED ",\"a\":1}");
-    /* apiVersion goes after kind, metadata after apiVersion. */
-    EXACT("{\"a\":1,\"kind\":\"ConfigMap\",\"b\":2}",
-          "{\"a\":1,\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\"," CM_META
-          "\"resourceVersion\":\"7\"},\"b\":2}");
+    EXACT("{\"apiVersion\":\"v1\"}", CM_INSERTED "}");
+    EXACT("{\"apiVersion\":\"v1\",\"a\":1}", CM_INSERTED ",\"a\":1}");
+    /* kind goes first, metadata after apiVersion. */
+    EXACT(
+        "{\"a\":1,\"kind\":\"ConfigMap\",\"b\":2,\"apiVersion\":\"v1\"}",
+        "{\"a\":1,\"kind\":\"ConfigMap\",\"b\":2,\"apiVersion\":\"v1\"," CM_META
+        "\"resourceVersion\":\"7\"}}");
     EXACT("{\"a\":1,\"apiVersion\":\"v1\",\"b\":2}",
           "{\"kind\":\"ConfigMap\",\"a\":1,\"apiVersion\":\"v1\"," CM_META
           "\"resourceVersion\":\"7\"},\"b\":2}");
-    EXACT("{\"metadata\":{},\"apiVersion\":\"v2\",\"kind\":\"X\"}",
+    EXACT("{\"metadata\":{},\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"}",
           "{\"metadata\":{\"name\":\"cm\",\"namespace\":\"ns\","
-          "\"resourceVersion\":\"7\"},\"apiVersion\":\"v2\",\"kind\":\"X\"}");
-    /* null and "" are replaced where they stand. */
-    EXACT("{\"metadata\":null,\"kind\":null,\"apiVersion\":\"\"}",
+          "\"resourceVersion\":\"7\"},\"apiVersion\":\"v1\","
+          "\"kind\":\"ConfigMap\"}");
+    /* A null or "" kind is the type's, replaced where it stands. */
+    EXACT("{\"metadata\":null,\"kind\":null,\"apiVersion\":\"v1\"}",
           "{\"metadata\":{\"name\":\"cm\",\"namespace\":\"ns\","
           "\"resourceVersion\":\"7\"},\"kind\":\"ConfigMap\","
           "\"apiVersion\":\"v1\"}");
-    EXACT("{\"metadata\":{\"resourceVersion\":\"3\"}}",
+    EXACT("{\"kind\":\"\",\"apiVersion\":\"v1\"}", CM_INSERTED "}");
+    EXACT("{\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"3\"}}",
           CM_HEAD CM_META "\"resourceVersion\":\"7\"}}");
-    EXACT("{\"metadata\":{\"namespace\":\"ns\",\"uid\":\"u\"}}",
+    EXACT("{\"apiVersion\":\"v1\",\"metadata\":{\"namespace\":\"ns\",\"uid\":"
+          "\"u\"}}",
           CM_HEAD "\"metadata\":{\"name\":\"cm\",\"namespace\":\"ns\","
                   "\"uid\":\"u\",\"resourceVersion\":\"7\"}}");
-    EXACT("{\"metadata\":{\"uid\":\"u\",\"name\":\"cm\"}}",
-          CM_HEAD "\"metadata\":{\"uid\":\"u\",\"name\":\"cm\","
-                  "\"namespace\":\"ns\",\"resourceVersion\":\"7\"}}");
+    EXACT(
+        "{\"apiVersion\":\"v1\",\"metadata\":{\"uid\":\"u\",\"name\":\"cm\"}}",
+        CM_HEAD "\"metadata\":{\"uid\":\"u\",\"name\":\"cm\","
+                "\"namespace\":\"ns\",\"resourceVersion\":\"7\"}}");
     /* Whatever resourceVersion held is replaced. */
-    EXACT("{\"metadata\":{\"resourceVersion\":5,\"name\":null}}",
+    EXACT("{\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":5,\"name\":"
+          "null}}",
           CM_HEAD "\"metadata\":{\"resourceVersion\":\"7\",\"name\":\"cm\","
                   "\"namespace\":\"ns\"}}");
-    EXACT("{\"metadata\":{\"resourceVersion\":{\"a\":[1,\"}\"]},"
+    EXACT("{\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":{\"a\":[1,"
+          "\"}\"]},"
           "\"namespace\":\"\",\"name\":\"\"}}",
           CM_HEAD "\"metadata\":{\"resourceVersion\":\"7\",\"namespace\":"
                   "\"ns\",\"name\":\"cm\"}}");
     /* Cluster-scoped: no namespace is inserted. */
-    object_unref(decode_exact(nodes, "/registry/minions/n1", "{}", 2,
+    object_unref(DECODE_EXACT(nodes, "/registry/minions/n1",
+                              "{\"apiVersion\":\"v1\"}",
                               "{\"kind\":\"Node\",\"apiVersion\":\"v1\","
                               "\"metadata\":{\"name\":\"n1\","
                               "\"resourceVersion\":\"7\"}}",
                               true));
     object_unref(DECODE_EXACT(
-        nodes, "/registry/minions/n1", "{\"metadata\":{\"namespace\":\"\"}}",
+        nodes, "/registry/minions/n1",
+        "{\"apiVersion\":\"v1\",\"metadata\":{\"namespace\":\"\"}}",
         "{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
         "\"n1\",\"namespace\":\"\",\"resourceVersion\":\"7\"}}",
         true));
@@ -828,25 +962,34 @@ static void test_decode_duplicates(void **state)
     const struct resource_type *rt = type("configmaps");
     struct object *o;
 
-    FAILS(rt, CM_KEY, "{\"kind\":\"A\",\"kind\":\"B\"}", "duplicate kind");
+    FAILS(rt, CM_KEY, "{\"apiVersion\":\"v1\",\"kind\":\"A\",\"kind\":\"B\"}",
+          "duplicate kind");
     FAILS(rt, CM_KEY, "{\"apiVersion\":\"v1\",\"apiVersion\":null}",
           "duplicate apiVersion");
-    FAILS(rt, CM_KEY, "{\"metadata\":{},\"metadata\":{}}",
+    FAILS(rt, CM_KEY, "{\"apiVersion\":\"v1\",\"metadata\":{},\"metadata\":{}}",
           "duplicate metadata");
-    FAILS(rt, CM_KEY, "{\"metad\\u0061ta\":{},\"metadata\":null}",
+    FAILS(rt, CM_KEY,
+          "{\"apiVersion\":\"v1\",\"metad\\u0061ta\":{},\"metadata\":null}",
           "duplicate metadata");
-    FAILS(rt, CM_KEY, "{\"metadata\":{\"name\":\"cm\",\"name\":\"cm\"}}",
-          "duplicate metadata.name");
-    FAILS(rt, CM_KEY, "{\"metadata\":{\"name\":\"cm\",\"na\\u006de\":\"x\"}}",
+    FAILS(rt, CM_KEY,
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"cm\",\"name\":"
+          "\"cm\"}}",
           "duplicate metadata.name");
     FAILS(rt, CM_KEY,
-          "{\"metadata\":{\"namespace\":\"ns\",\"namespace\":\"ns\"}}",
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"cm\",\"na\\u006de\":"
+          "\"x\"}}",
+          "duplicate metadata.name");
+    FAILS(rt, CM_KEY,
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"namespace\":\"ns\","
+          "\"namespace\":\"ns\"}}",
           "duplicate metadata.namespace");
     FAILS(type("nodes"), "/registry/minions/n",
-          "{\"metadata\":{\"namespace\":\"\",\"namespace\":null}}",
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"namespace\":\"\","
+          "\"namespace\":null}}",
           "duplicate metadata.namespace");
     FAILS(rt, CM_KEY,
-          "{\"metadata\":{\"resourceVersion\":\"1\",\"name\":\"cm\","
+          "{\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"1\","
+          "\"name\":\"cm\","
           "\"resourceVersion\":\"2\"}}",
           "duplicate metadata.resourceVersion");
 
@@ -854,7 +997,8 @@ static void test_decode_duplicates(void **state)
      * extracted, as Go's encoding/json. */
     o = DECODE_EXACT(
         rt, CM_KEY,
-        "{\"metadata\":{\"labels\":{\"x\":\"1\",\"x\":\"2\"},\"labels\":{"
+        "{\"apiVersion\":\"v1\",\"metadata\":{\"labels\":{\"x\":\"1\",\"x\":"
+        "\"2\"},\"labels\":{"
         "\"y\":\"1\",\"x\":\"3\"}},\"data\":{\"k\":\"1\",\"k\":\"2\"}}",
         CM_HEAD CM_META "\"labels\":{\"x\":\"1\",\"x\":\"2\"},\"labels\":{"
                         "\"y\":\"1\",\"x\":\"3\"},\"resourceVersion\":\"7\"},"
@@ -866,7 +1010,8 @@ static void test_decode_duplicates(void **state)
     object_unref(o);
     /* Names differing in case are different members (as the apiserver's
      * case-sensitive decoder); a nested "metadata" is not ours. */
-    EXACT("{\"Kind\":\"x\",\"METADATA\":1,\"spec\":{\"metadata\":{\"name\":"
+    EXACT("{\"apiVersion\":\"v1\",\"Kind\":\"x\",\"METADATA\":1,\"spec\":{"
+          "\"metadata\":{\"name\":"
           "\"x\",\"name\":\"y\"},\"kind\":1,\"kind\":2}}",
           CM_INSERTED ",\"Kind\":\"x\",\"METADATA\":1,\"spec\":{\"metadata\":"
                       "{\"name\":\"x\",\"name\":\"y\"},\"kind\":1,"
@@ -877,7 +1022,8 @@ static void test_decode_whitespace(void **state)
 {
     const struct resource_type *rt = type("configmaps");
     static const char value[] =
-        " \t\r\n{ \"kind\" : \"ConfigMap\" ,\n \"metadata\" :\t{ \"name\" "
+        " \t\r\n{ \"kind\" : \"ConfigMap\" , \"apiVersion\" : \"v1\" ,\n "
+        "\"metadata\" :\t{ \"name\" "
         ": \"cm\" , \"resourceVersion\" : \"1\" , \"labels\" : { \"a b\" : "
         "\" x y \" } } ,\r\n \"data\" : { \"s\" : \"  a \\\" b \\\\\" , "
         "\"n\" : [ 1 , 2.50 , { } , [ ] , { \"k\" : null } ] } \n } \n\n";
@@ -921,7 +1067,8 @@ static void test_watch_frame_exact(void **state)
 {
     static const char *const names[] = {"ADDED", "MODIFIED", "DELETED"};
     const struct resource_type *rt = type("configmaps");
-    struct object *o = decode_ok(rt, "/registry/configmaps/ns/c", "{}", 42);
+    struct object *o = decode_ok(rt, "/registry/configmaps/ns/c",
+                                 "{\"apiVersion\":\"v1\"}", 42);
 
     for (int t = 0; t < EVENT_TYPE_MAX; t++) {
         struct rbuf *f = kjson_watch_frame((enum event_type)t, o);
@@ -1014,6 +1161,41 @@ static void test_error_frame(void **state)
     rbuf_unref(f);
 }
 
+/* The Status of storage.NewTooLargeResourceVersionError, byte for byte as
+ * the apiserver encodes it, as a body and as an ERROR event; details
+ * without causes or retryAfterSeconds. */
+static void test_status_detailed(void **state)
+{
+    static const char too_large[] =
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+        "\"status\":\"Failure\",\"message\":\"Timeout: Too large resource "
+        "version: 9, current: 5\",\"reason\":\"Timeout\",\"details\":{"
+        "\"causes\":[{\"reason\":\"ResourceVersionTooLarge\",\"message\":"
+        "\"Too large resource version\"}],\"retryAfterSeconds\":1},"
+        "\"code\":504}";
+    struct rbuf *b = kjson_status_detailed(
+        504, "Timeout", "Timeout: Too large resource version: 9, current: 5",
+        "ResourceVersionTooLarge", "Too large resource version", 1, false);
+    char *event = xasprintf("{\"type\":\"ERROR\",\"object\":%s}\n", too_large);
+
+    assert_string_equal(b->data, too_large);
+    rbuf_unref(b);
+    b = kjson_status_detailed(
+        504, "Timeout", "Timeout: Too large resource version: 9, current: 5",
+        "ResourceVersionTooLarge", "Too large resource version", 1, true);
+    assert_int_equal(frame_payload_len(b), strlen(event));
+    assert_memory_equal(frame_payload(b), event, strlen(event));
+    rbuf_unref(b);
+    free(event);
+    b = kjson_status_detailed(504, "Timeout", "x", NULL, NULL, 1, false);
+    assert_non_null(strstr(b->data, ",\"details\":{\"retryAfterSeconds\":1},"));
+    rbuf_unref(b);
+    b = kjson_status_detailed(429, "TooManyRequests", "x", NULL, NULL, 0,
+                              false);
+    assert_non_null(strstr(b->data, ",\"details\":{},\"code\":429}"));
+    rbuf_unref(b);
+}
+
 /* head + items joined by "," + tail, parsed. */
 static cJSON *assemble_list(struct rbuf *head, struct object **items, size_t n)
 {
@@ -1040,8 +1222,10 @@ static void test_list(void **state)
 {
     const struct resource_type *rt = type("configmaps");
     struct object *items[2] = {
-        decode_ok(rt, "/registry/configmaps/a/x", "{}", 10),
-        decode_ok(rt, "/registry/configmaps/b/y", "{}", 11),
+        decode_ok(rt, "/registry/configmaps/a/x", "{\"apiVersion\":\"v1\"}",
+                  10),
+        decode_ok(rt, "/registry/configmaps/b/y", "{\"apiVersion\":\"v1\"}",
+                  11),
     };
     struct rbuf *head = kjson_list_head(rt, 20, NULL, -1);
     cJSON *root, *list;
@@ -1129,6 +1313,7 @@ int main(void)
         cmocka_unit_test(test_decode_numbers_byte_exact),
         cmocka_unit_test(test_decode_nul_escapes),
         cmocka_unit_test(test_decode_unicode_byte_exact),
+        cmocka_unit_test(test_decode_type_must_match),
         cmocka_unit_test(test_decode_rejects_invalid_utf8),
         cmocka_unit_test(test_decode_strict_syntax),
         cmocka_unit_test(test_decode_depth_limit),
@@ -1139,6 +1324,7 @@ int main(void)
         cmocka_unit_test(test_watch_frame_exact),
         cmocka_unit_test(test_status),
         cmocka_unit_test(test_error_frame),
+        cmocka_unit_test(test_status_detailed),
         cmocka_unit_test(test_list),
         cmocka_unit_test(test_escape),
     };

@@ -75,7 +75,7 @@ struct resource {
     struct rec log[MAX_LOG]; /* events since the start */
     size_t n_log;
     int list_begins, list_ends, list_aborts;
-    int flushes, progresses, reconnects, up_changes;
+    int flushes, progresses, reconnects, up_changes, resets;
     int64_t last_progress;
     bool up;
     int violations;
@@ -255,6 +255,16 @@ void resource_note_reconnect(struct resource *r)
 void resource_set_reader(struct resource *r, const struct upstream_reader *rd)
 {
     r->reader = rd;
+}
+
+/* src/upstream_history.c's verdict: the model starts over (the adapter
+ * aborts the list in progress, if any, and lists again). */
+void resource_history_reset(struct resource *r, enum resource_reset why,
+                            int64_t old_rev, int64_t new_rev)
+{
+    r->resets++;
+    r->rv = 0;
+    r->n_model = 0;
 }
 
 /* ==== a TCP relay between the adapter and etcd ==== */

@@ -1,7 +1,8 @@
 /*
  * watchcache_test.c: one resource's cache (cache/watchcache.c): event
  * shapes (ADDED, MODIFIED with prev, DELETED carrying the last state with
- * the delete's revision), replays, progress, replace with its diff, and
+ * the delete's revision), replays, progress, replace with its diff, reset
+ * (the store's history was reset), and
  * where a watch from revision N starts -- kube-apiserver's
  * getAllEventsSinceLocked rule, including cases C01 and C03 of
  * docs/cases.md at the cache's level.
@@ -327,6 +328,42 @@ static void test_replace_and_diff(void **state)
     check_and_release_objects();
 }
 
+/* The store's history was reset: everything is forgotten and the next
+ * list, at a lower revision, is the cache's revision (the one time it
+ * goes down); the ring's seqs go on. */
+static void test_reset(void **state)
+{
+    struct watchcache *wc = cache_at(4, 100);
+    struct store *fresh = store_new();
+    int64_t rvs[16], too_old;
+    uint64_t head;
+
+    for (int i = 0; i < 6; i++) /* evicts: the window is not the list's */
+        assert_int_equal(watchcache_put(wc, mk("a", 101 + i)), RW_OK);
+    head = ring_head_seq(watchcache_ring(wc));
+    watchcache_reset(wc);
+    assert_false(watchcache_initialized(wc));
+    assert_int_equal(watchcache_rv(wc), 0);
+    assert_int_equal(watchcache_list_rv(wc), 0);
+    assert_int_equal(store_count(watchcache_store(wc)), 0);
+    assert_int_equal(ring_len(watchcache_ring(wc)), 0);
+
+    assert_null(store_put(fresh, mk("b", 40)));
+    watchcache_replace(wc, fresh, 42, NULL, NULL);
+    assert_true(watchcache_initialized(wc));
+    assert_int_equal(watchcache_rv(wc), 42);
+    assert_int_equal(watchcache_list_rv(wc), 42);
+    assert_int_equal(ring_head_seq(watchcache_ring(wc)), head);
+    /* Nothing evicted since this list: its window starts at it. */
+    assert_int_equal(watch(wc, 41, rvs, &too_old), -1);
+    assert_int_equal(too_old, 42);
+    assert_int_equal(watchcache_put(wc, mk("b", 43)), RW_OK);
+    assert_int_equal(watch(wc, 42, rvs, &too_old), 1);
+    assert_int_equal(rvs[0], 43);
+    watchcache_free(wc);
+    check_and_release_objects();
+}
+
 /* C01: ring capacity 8, 20 puts; a watch from the first is too old, with
  * message numbers "too old resource version: <req> (<oldest-1>)". */
 static void test_c01_too_old(void **state)
@@ -509,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_split_revision_expires),
         cmocka_unit_test(test_progress),
         cmocka_unit_test(test_replace_and_diff),
+        cmocka_unit_test(test_reset),
         cmocka_unit_test(test_c01_too_old),
         cmocka_unit_test(test_c03_window_edge),
         cmocka_unit_test(test_window_with_gaps),

@@ -134,6 +134,62 @@ class Etcd:
         r = self.call("/v3/kv/range", {"key": b64("\0"), "count_only": True})
         return int(r["header"]["revision"])
 
+    def range(self, prefix):
+        """Every key under prefix: {key: (mod_revision, value bytes)}."""
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        r = self.call("/v3/kv/range", {"key": b64(prefix), "range_end": b64(end)})
+        return {base64.b64decode(kv["key"]).decode(): (int(kv["mod_revision"]),
+                                                      base64.b64decode(kv.get("value", "")))
+                for kv in r.get("kvs", [])}
+
+    def logtail(self):
+        with open(os.path.join(self.dir, "etcd.log"), errors="replace") as f:
+            return f.read()[-2000:]
+
+    @property
+    def data(self):
+        """etcd's data directory (halt() first to copy or replace it)."""
+        return os.path.join(self.dir, "data")
+
+    def halt(self):
+        """Stops etcd and keeps its data and its ports for resume()."""
+        with open(os.path.join(self.dir, "pid")) as f:
+            pid = int(f.read())
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            self.args = [a.decode() for a in f.read().split(b"\0")[:-1]]
+        subprocess.run([ETCD_LOCAL, "stop", self.dir], check=True, timeout=30)
+
+    def resume(self, *extra):
+        """Starts etcd again on the same ports and the same command line
+        (plus extra arguments) over whatever its data directory holds:
+        resume() after replacing the directory restores an older copy,
+        after emptying it starts a brand-new member (a new cluster when
+        extra changes --initial-cluster-token)."""
+        # Started in the background of a shell that exits at once, so that
+        # etcd is nobody's child here and `etcd-local stop` sees it go.
+        out = subprocess.run(
+            ["sh", "-c", '"$@" </dev/null >>"$ETCD_LOG" 2>&1 & echo $!', "sh"]
+            + self.args + list(extra), capture_output=True, text=True, check=True,
+            timeout=10, env=dict(os.environ, ETCD_LOG=os.path.join(self.dir, "etcd.log")))
+        pid = int(out.stdout.strip())
+        with open(os.path.join(self.dir, "pid"), "w") as f:
+            f.write("%d\n" % pid)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if not os.path.exists("/proc/%d" % pid):
+                raise Failure("etcd exited on resume:\n%s" % self.logtail())
+            try:
+                conn = http.client.HTTPConnection(self.host, self.port, timeout=1)
+                conn.request("GET", "/health")
+                ok = b'"health":"true"' in conn.getresponse().read()
+                conn.close()
+                if ok:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise Failure("etcd not healthy in 20 s after resume")
+
 
 def seed_cluster(etcd, nodes, namespaces, deployments, replicas, configmaps):
     """Seeds etcd with scripts/seed-cluster (namespaces, nodes, deployments

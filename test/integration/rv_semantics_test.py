@@ -8,8 +8,11 @@ not already cover, against real etcd:
   the upstream cut, a write the cache has not seen must not be hidden: 504
   (RV=0 still answers from the cache).
 - LIST, RV=N newer than etcd: 504 Timeout "Too large resource version"
-  with Retry-After after ~3 s.  A WATCH from it: the same.  A WATCH from an
-  RV newer than the cache but reached by etcd starts at once.
+  with Retry-After and the ResourceVersionTooLarge cause after ~3 s.  A
+  plain WATCH from it is accepted at once (200), sends nothing (no
+  BOOKMARK below N) until changes beyond N arrive, then exactly those, and
+  ends cleanly at timeoutSeconds.  A sendInitialEvents WATCH from it ends
+  after ~3 s with that 504 Status as its one ERROR event.
 - LIST with limit/continue: pages of one snapshot, remainingItemCount,
   opaque tokens; continue with a non-zero RV -> 400; a malformed token ->
   400; an expired token -> 410 with a fresh token that continues on
@@ -136,20 +139,66 @@ def shared_probes(rw):
     check(1 <= probes <= 50, "%d probes for 100 concurrent LISTs", probes)
 
 
+def too_large_status(st, future, what):
+    """The apiserver's storage.NewTooLargeResourceVersionError."""
+    eq((st["kind"], st["status"], st["code"], st["reason"]), ("Status", "Failure", 504, "Timeout"),
+       "%s: Status" % what)
+    check(st["message"].startswith("Timeout: Too large resource version: %d, current: " % future),
+          "%s: message %r", what, st["message"])
+    eq(st["details"], {"causes": [{"reason": "ResourceVersionTooLarge",
+                                   "message": "Too large resource version"}],
+                       "retryAfterSeconds": 1}, "%s: details" % what)
+
+
 def too_large(etcd, rw):
     future = etcd.revision() + 1000
     t0 = time.time()
     status, hdrs, body = rw.get(CM + "?resourceVersion=%d" % future)
     took = time.time() - t0
     eq(status, 504, "LIST from the future")
-    st = json.loads(body)
-    eq(st["reason"], "Timeout", "reason")
-    check(st["message"].startswith("Timeout: Too large resource version: %d, current: " % future),
-          "message %r", st["message"])
+    too_large_status(json.loads(body), future, "LIST")
     eq(hdrs.get("retry-after"), "1", "Retry-After")
     check(2.5 <= took <= 6, "waited %.1f s, not ~3 s", took)
-    w = rw.watch(CM + "?watch=1&resourceVersion=%d" % future)
-    eq(w.status, 504, "WATCH from the future")
+    eq(rw.get(CM + "/a?resourceVersion=%d" % future)[0], 504, "GET from the future")
+
+    # A sendInitialEvents watch cannot be made fresh: 200, then the 504
+    # Status as its one ERROR event after ~3 s, then the end.
+    t0 = time.time()
+    w = rw.watch(CM + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+                 "&allowWatchBookmarks=true&resourceVersion=%d" % future)
+    eq(w.status, 200, "sendInitialEvents WATCH from the future")
+    events, ended = w.events_for(8)
+    took = time.time() - t0
+    check(ended, "sendInitialEvents WATCH from the future did not end")
+    eq([e["type"] for e in events], ["ERROR"], "sendInitialEvents WATCH events")
+    too_large_status(events[0]["object"], future, "sendInitialEvents WATCH")
+    check(2.5 <= took <= 6, "ERROR after %.1f s, not ~3 s", took)
+
+    # A plain watch from a revision etcd has not reached: accepted at once;
+    # nothing (not even a bookmark) until changes beyond N, then those; it
+    # ends cleanly at timeoutSeconds.
+    n = etcd.revision() + 3
+    t0 = time.time()
+    w = rw.watch(CM + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=7&resourceVersion=%d" % n)
+    eq(w.status, 200, "WATCH from the future")
+    check(time.time() - t0 < 1, "WATCH from the future answered after %.1f s", time.time() - t0)
+    events, ended = w.events_for(2.5)
+    eq((events, ended), ([], False), "WATCH from the future before any write (bookmarks every 1 s)")
+    writes = [etcd.put(cm_key("ns", "f%d" % i), configmap("ns", "f%d" % i)) for i in range(3)]
+    eq(writes[-1], n, "the third write's revision")
+    events, _ = w.events_for(2.5)
+    check(all(e["type"] == "BOOKMARK" and rv_of(e["object"]) >= n for e in events),
+          "changes up to N (or bookmarks below it) sent: %r", events)
+    rf = etcd.put(cm_key("ns", "f3"), configmap("ns", "f3"))
+    events, ended = w.events_for(10)
+    check(ended, "WATCH from the future did not end at timeoutSeconds")
+    check(time.time() - t0 < 9, "ended after %.1f s, timeoutSeconds=7", time.time() - t0)
+    eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"]))
+        for e in events if e["type"] != "BOOKMARK"], [("ADDED", "f3", rf)],
+       "WATCH from the future after N")
+    check(all(rv_of(e["object"]) >= rf for e in events if e["type"] == "BOOKMARK"),
+          "bookmark below the last event: %r", events)
+    check(any(e["type"] == "BOOKMARK" for e in events), "no bookmark after N: %r", events)
 
 
 def pagination(etcd, rw):
@@ -233,7 +282,8 @@ def readiness(etcd):
 def main():
     etcd = Etcd()
     relay = Relay(etcd.port)
-    rw = Ringwatch(etcd, "--ring-capacity", "8", resources="configmaps", etcd_url=relay.url)
+    rw = Ringwatch(etcd, "--ring-capacity", "8", "--bookmark-interval", "1",
+                   resources="configmaps", etcd_url=relay.url)
     consistent_reads(etcd, rw, relay)
     outages_and_odd_values(etcd, rw, relay)
     shared_probes(rw)

@@ -1,0 +1,205 @@
+"""A store that goes backwards, against real etcd restarted on its port.
+
+1. etcd is stopped, its data directory copied, and etcd started again on
+   the same port: the same history, so nothing is reset (no false alarm).
+2. More writes (a new object, a change, a delete), read through
+   ringwatch: LIST, watches (plain, sendInitialEvents, on another
+   resource), a continue token and an Exact read.
+3. etcd is stopped, the older copy put back, etcd started again: its
+   revision is below what ringwatch served, and new writes reuse those
+   revisions for other changes.  Every watch ends with ERROR 410 Expired
+   (so informers relist); a fresh consistent LIST shows exactly etcd's
+   state (the object the old history created is gone, the restored ones
+   are back, the new one is there); the old continue token and the old
+   Exact read get 410; a new watch from the new LIST sees new writes;
+   ringwatch_upstream_store_resets_total{reason="revision"} counts 1 per
+   resource; the reset is logged once.
+4. While ringwatch is cut off (a TCP relay), etcd is replaced by a
+   brand-new cluster on the same port, written past ringwatch's revision:
+   the cluster ID alone tells; the same outcome, counted as reason
+   "identity".
+"""
+from harness import *
+
+CM = "/api/v1/namespaces/ns/configmaps"
+PODS = "/api/v1/namespaces/ns/pods"
+
+
+def pod(name):
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ns",
+                         "creationTimestamp": "2026-11-29T00:00:00Z"},
+            "spec": {"nodeName": "n1"}}
+
+
+def state(lst):
+    return sorted((i["metadata"]["name"], rv_of(i), i.get("data")) for i in lst["items"])
+
+
+def etcd_state(etcd, prefix):
+    return sorted((k.rsplit("/", 1)[1], rev, json.loads(v).get("data"))
+                  for k, (rev, v) in etcd.range(prefix).items())
+
+
+def expect_410(w, what, old_rv):
+    """The watch gets nothing but bookmarks of the old history, then ERROR
+    410 Expired, then its end."""
+    events, ended = w.events_for(15)
+    check(ended, "%s: the stream did not end (events %r)", what, events)
+    eq([e["type"] for e in events if e["type"] != "BOOKMARK"], ["ERROR"], "%s: events" % what)
+    check(all(rv_of(e["object"]) >= old_rv for e in events if e["type"] == "BOOKMARK"),
+          "%s: a bookmark of the new history: %r", what, events)
+    st = events[-1]["object"]
+    eq((st["code"], st["reason"]), (410, "Expired"), "%s: Status" % what)
+
+
+def wait_list(rw, path, etcd, prefix, timeout=15):
+    """Waits until a consistent LIST of path is 200 (ready again) and
+    equals etcd's state under prefix; returns it."""
+    deadline = time.time() + timeout
+    while True:
+        status, _, body = rw.get(path)
+        if status == 200:
+            lst = json.loads(body)
+            if state(lst) == etcd_state(etcd, prefix):
+                return lst
+        else:
+            check(status in (429, 504), "LIST during the reset: %d %r", status, body[:200])
+        if time.time() > deadline:
+            raise Failure("LIST %s never matched etcd: %s %r vs %r" % (
+                path, status, body[:300], etcd_state(etcd, prefix)))
+        time.sleep(0.1)
+
+
+def resets(rw, reason):
+    return [rw.metric("ringwatch_upstream_store_resets_total", resource=r, reason=reason)
+            for r in ("pods", "configmaps")]
+
+
+def restore_older_copy(etcd, relay, rw):
+    etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"v": "1"}))
+    etcd.put(cm_key("ns", "b"), configmap("ns", "b", {"v": "1"}))
+    r_snap = etcd.put("/registry/pods/ns/p", pod("p"))
+    rw.wait_rv(r_snap)
+
+    # A restart over the same data: the same history.
+    etcd.halt()
+    snap = etcd.data + ".snap"
+    shutil.copytree(etcd.data, snap)
+    defer(lambda: shutil.rmtree(snap, ignore_errors=True))
+    etcd.resume()
+    rc = etcd.put(cm_key("ns", "c"), configmap("ns", "c", {"v": "old history"}))
+    rw.wait_rv(rc)
+    early = rw.get_json(CM + "?limit=1")
+    eq(rv_of(early), rc, "paged LIST revision just after c")
+    etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"v": "2"}))
+    r_old = etcd.delete(cm_key("ns", "b"))
+    lst = rw.wait_rv(r_old)
+    eq(state(lst), [("a", r_old - 1, {"v": "2"}), ("c", r_old - 2, {"v": "old history"})],
+       "LIST before the restore")
+    eq(resets(rw, "revision"), [0.0, 0.0], "resets after a plain restart")
+    eq(state(rw.get_json(CM)), state(lst), "consistent LIST before the restore")
+    page = rw.get_json(CM + "?limit=1")
+    token = page["metadata"]["continue"]
+    eq(rv_of(page), r_old, "paged LIST revision")
+    eq(rw.get(CM + "?resourceVersion=%d&resourceVersionMatch=Exact" % r_old)[0], 200,
+       "Exact read at the old revision before the restore")
+
+    watches = {
+        "plain": rw.watch(CM + "?watch=1&resourceVersion=%d" % r_old),
+        "all namespaces": rw.watch("/api/v1/configmaps?watch=1&resourceVersion=%d"
+                                   "&allowWatchBookmarks=true" % r_old),
+        "sendInitialEvents": rw.watch(CM + "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true"
+                                      "&resourceVersionMatch=NotOlderThan"),
+        "pods": rw.watch(PODS + "?watch=1&resourceVersion=%d" % r_old),
+    }
+    watches["sendInitialEvents"].events_for(1)  # its initial events and marker
+
+    # Restore the older copy: etcd is back at r_snap < r_old.
+    etcd.halt()
+    shutil.rmtree(etcd.data)
+    shutil.copytree(snap, etcd.data)
+    etcd.resume()
+    eq(etcd.revision(), r_snap, "etcd's revision after the restore")
+    rd = etcd.put(cm_key("ns", "d"), configmap("ns", "d", {"v": "new history"}))
+    check(rd <= r_old, "the new write reuses an old revision (%d > %d)", rd, r_old)
+
+    for what, w in watches.items():
+        expect_410(w, what, r_old)
+    lst = wait_list(rw, CM, etcd, "/registry/configmaps/")
+    eq([n for n, _, _ in state(lst)], ["a", "b", "d"], "names after the restore")
+    eq(dict((n, d) for n, _, d in state(lst)),
+       {"a": {"v": "1"}, "b": {"v": "1"}, "d": {"v": "new history"}}, "data after the restore")
+    wait_list(rw, PODS, etcd, "/registry/pods/")
+    eq(resets(rw, "revision"), [1.0, 1.0], "resets counted")
+    eq(resets(rw, "identity"), [0.0, 0.0], "identity resets")
+    eq(rw.metric("ringwatch_watchers_terminated_total", resource="configmaps",
+                 reason="store_reset"), 3.0, "configmaps watchers ended by the reset")
+    log = rw.logtext()
+    eq(log.count("the store's revision went back"), 1, "reset log lines")
+    check("went back from %d to " % r_old in log, "old revision not named in the log")
+
+    # The old history's continue token and Exact read: 410, never the new
+    # history's state under an old name.
+    status, _, body = rw.get(CM + "?limit=1&continue=" + token)
+    eq(status, 410, "old continue token (%r)" % body[:200])
+    eq(json.loads(body)["reason"], "Expired", "old continue token reason")
+    status, _, body = rw.get(CM + "?resourceVersion=%d&resourceVersionMatch=Exact" % r_old)
+    eq(status, 410, "old Exact read (%r)" % body[:200])
+    # A watch from the old history's last revision, which the new one has
+    # not reached: ERROR 410 (it would wait, then skip the new changes).
+    expect_410(rw.watch(CM + "?watch=1&resourceVersion=%d" % r_old), "old watch", r_old)
+    # A token of the old history at a revision the new one has reached
+    # too (c's, now d's): only its epoch tells, and it gets 410.
+    re = etcd.put(cm_key("ns", "e"), configmap("ns", "e"))
+    rw.wait_rv(re)
+    check(rc <= re, "the new history reached %d", rc)
+    status, _, body = rw.get(CM + "?limit=1&continue=" + early["metadata"]["continue"])
+    eq(status, 410, "old continue token at a revision both histories have (%r)" % body[:200])
+
+    # New watches see the new history's writes; its tokens work.
+    w = rw.watch(CM + "?watch=1&resourceVersion=%s" % lst["metadata"]["resourceVersion"])
+    rf = etcd.put(cm_key("ns", "f"), configmap("ns", "f"))
+    events, _ = w.events_for(2)
+    eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
+       [("ADDED", "e", re), ("ADDED", "f", rf)], "a new watch after the reset")
+    w.close()
+    page = rw.get_json(CM + "?limit=1")
+    eq([i["metadata"]["name"] for i in rw.get_json(
+        CM + "?limit=5&continue=" + page["metadata"]["continue"])["items"]],
+       ["b", "d", "e", "f"], "a new continue token")
+    return rf
+
+
+def brand_new_cluster(etcd, relay, rw, r_before):
+    w = rw.watch(CM + "?watch=1&resourceVersion=%d" % r_before)
+    relay.cut()
+    etcd.halt()
+    shutil.rmtree(etcd.data)
+    etcd.resume("--initial-cluster-token", "another-cluster")
+    # Far past ringwatch's revision: only the cluster ID can tell.
+    last = 0
+    for i in range(r_before + 5):
+        last = etcd.put(cm_key("other", "x%d" % (i % 4)), configmap("other", "x%d" % (i % 4),
+                                                                      {"i": str(i)}))
+    check(last > r_before + 3, "new cluster at %d, not past %d", last, r_before)
+    relay.restore()
+    expect_410(w, "watch across the cluster change", r_before)
+    lst = wait_list(rw, "/api/v1/configmaps", etcd, "/registry/configmaps/")
+    eq([n for n, _, _ in state(lst)], ["x0", "x1", "x2", "x3"], "LIST of the new cluster")
+    eq(resets(rw, "identity"), [1.0, 1.0], "identity resets counted")
+    eq(resets(rw, "revision"), [1.0, 1.0], "revision resets unchanged")
+    check("the store changed: cluster ID" in rw.logtext(), "cluster change not logged")
+    eq(rw.get("/readyz")[0], 200, "ready again")
+
+
+def main():
+    etcd = Etcd()
+    relay = Relay(etcd.port)
+    rw = Ringwatch(etcd, "--bookmark-interval", "1", resources="pods,configmaps",
+                   etcd_url=relay.url)
+    r = restore_older_copy(etcd, relay, rw)
+    brand_new_cluster(etcd, relay, rw, r)
+
+
+run(main)
