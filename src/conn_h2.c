@@ -99,6 +99,7 @@
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "src/h2_guard.h"
 #include "src/log.h"
 #include "src/stream_impl.h"
 
@@ -195,7 +196,9 @@ struct conn_h2 {
     nghttp2_session *session;
     struct h2_stream *streams;
     struct h2_stream *work_head, **work_tail;
-    uint32_t live; /* dispatched streams not yet freed */
+    uint32_t live;     /* dispatched streams not yet freed */
+    uint32_t open;     /* request streams nghttp2 has open, refused aside */
+    uint32_t refusing; /* refused streams whose RST_STREAM is not sent */
     /* timeouts (h2_timeouts); times in listener_now_ms */
     uint64_t block_since_ms; /* the open header block began */
     uint64_t idle_since_ms;  /* no live stream, output flushed; 0: busy */
@@ -571,6 +574,7 @@ static struct h2_stream *h2_stream_new(struct conn_h2 *c, int32_t id)
     st->conn = c;
     st->id = id;
     st->req = xcalloc(1, sizeof(*st->req));
+    c->open++;
     st->next = c->streams;
     if (c->streams != NULL)
         c->streams->prev = st;
@@ -671,16 +675,43 @@ static void h2_run_work(struct conn_h2 *c)
 
 /* ---- nghttp2 callbacks: record, never free ---- */
 
+/* The stream of id, NULL if nghttp2 has none for us (refused ones). */
+static struct h2_stream *h2_stream_get(nghttp2_session *session, int32_t id)
+{
+    void *data = nghttp2_session_get_stream_user_data(session, id);
+
+    return h2_guard_is_refused(data) ? NULL : data;
+}
+
+/* nghttp2 closed st (or never knew it): on_close and free from the
+ * work FIFO. */
+static void h2_stream_closed(struct conn_h2 *c, struct h2_stream *st)
+{
+    st->closed = true;
+    c->open--;
+    stream_gone(&st->base);
+    segs_clear(st);
+    work_push(c, st);
+}
+
 static ssize_t conn_h2_send_cb(nghttp2_session *session, const uint8_t *data,
                                size_t length, int flags, void *user_data)
 {
     struct conn_h2 *c = user_data;
+    uint8_t settings[H2_GUARD_SETTINGS_MAX];
 
     if (h2_out_len(c) >= h2_high_water(c)) {
         c->dirty = true; /* h2_service writes, then sends again */
         return NGHTTP2_ERR_WOULDBLOCK;
     }
-    out_copy(&c->out, data, length);
+    /* the limit nghttp2 is not told (see h2_guard.h) */
+    if (h2_guard_settings(
+            data, length,
+            listener_config(c->base.listener)->h2_max_concurrent_streams,
+            settings))
+        out_copy(&c->out, settings, length);
+    else
+        out_copy(&c->out, data, length);
     return (ssize_t)length;
 }
 
@@ -742,11 +773,15 @@ static int conn_h2_begin_headers_cb(nghttp2_session *session,
     if (frame->hd.type != NGHTTP2_HEADERS ||
         frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0;
+    /* RFC 9113 5.1.2: beyond our limit, a stream error (see h2_guard.h) */
+    if (c->open >=
+        listener_config(c->base.listener)->h2_max_concurrent_streams)
+        return h2_guard_refuse(session, frame->hd.stream_id, &c->refusing) == 0
+                   ? 0
+                   : NGHTTP2_ERR_CALLBACK_FAILURE;
     st = h2_stream_new(c, frame->hd.stream_id);
-    if (nghttp2_session_set_stream_user_data(session, st->id, st) != 0) {
-        st->closed = true; /* nghttp2 does not know it: drop it */
-        work_push(c, st);
-    }
+    if (nghttp2_session_set_stream_user_data(session, st->id, st) != 0)
+        h2_stream_closed(c, st); /* nghttp2 does not know it: drop it */
     return 0;
 }
 
@@ -789,7 +824,7 @@ static int conn_h2_header_cb(nghttp2_session *session,
     if (frame->hd.type != NGHTTP2_HEADERS ||
         frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0; /* trailers: ignored */
-    st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
+    st = h2_stream_get(session, frame->hd.stream_id);
     if (st == NULL || (r = st->req) == NULL)
         return 0;
     r->bytes += namelen + valuelen + 32;
@@ -812,7 +847,7 @@ static int conn_h2_frame_recv_cb(nghttp2_session *session,
 
     if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
         return 0;
-    st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
+    st = h2_stream_get(session, frame->hd.stream_id);
     if (st == NULL)
         return 0;
     if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)
@@ -839,7 +874,7 @@ static int conn_h2_frame_send_cb(nghttp2_session *session,
     if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
         !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
         return 0;
-    st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
+    st = h2_stream_get(session, frame->hd.stream_id);
     if (st != NULL && !st->request_done)
         nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE,
                                   frame->hd.stream_id, NGHTTP2_NO_ERROR);
@@ -850,18 +885,19 @@ static int conn_h2_stream_close_cb(nghttp2_session *session, int32_t stream_id,
                                    uint32_t error_code, void *user_data)
 {
     struct conn_h2 *c = user_data;
-    struct h2_stream *st;
+    void *data = nghttp2_session_get_stream_user_data(session, stream_id);
+    struct h2_stream *st = data;
 
-    st = nghttp2_session_get_stream_user_data(session, stream_id);
+    if (h2_guard_is_refused(data)) {
+        c->refusing--;
+        return 0;
+    }
     if (st == NULL || st->closed)
         return 0;
     if (error_code != NGHTTP2_NO_ERROR)
         log_debug("conn_h2: stream %d reset: %s", stream_id,
                   nghttp2_http2_strerror(error_code));
-    st->closed = true;
-    stream_gone(&st->base);
-    segs_clear(st);
-    work_push(c, st);
+    h2_stream_closed(c, st);
     return 0;
 }
 
@@ -1411,6 +1447,7 @@ static nghttp2_session_callbacks *h2_callbacks(void)
     nghttp2_session_callbacks_set_on_stream_close_callback(
         cbs, conn_h2_stream_close_cb);
     nghttp2_session_callbacks_set_error_callback2(cbs, conn_h2_error_cb);
+    h2_guard_callbacks(cbs);
     return cbs;
 }
 
@@ -1419,8 +1456,8 @@ static int h2_session_new(struct conn_h2 *c, const struct front_config *cfg)
     nghttp2_session_callbacks *cbs = h2_callbacks();
     nghttp2_option *opt;
     nghttp2_settings_entry iv[] = {
-        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS,
-         cfg->h2_max_concurrent_streams},
+        /* on the wire: cfg->h2_max_concurrent_streams (h2_guard.h) */
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_GUARD_NO_LIMIT},
         {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
          (uint32_t)RW_MIN(cfg->max_header_bytes, (size_t)UINT32_MAX)},
     };

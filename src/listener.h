@@ -24,7 +24,9 @@ struct front_config {
     /* Open connections at most (sniffing, HTTP/1.x and HTTP/2 together);
      * a connection accepted beyond it is closed at once.  0: no limit. */
     unsigned max_connections;
-    /* SETTINGS_MAX_CONCURRENT_STREAMS sent to HTTP/2 clients. */
+    /* SETTINGS_MAX_CONCURRENT_STREAMS sent to HTTP/2 clients; a stream
+     * beyond it is refused alone (RST_STREAM REFUSED_STREAM, RFC 9113
+     * 5.1.2), the connection and its other streams carry on. */
     unsigned h2_max_concurrent_streams;
     /* Request line and headers at most, bytes (HTTP/2: the header list
      * size as RFC 9113 6.5.2 counts it); beyond: 431. */

@@ -10,6 +10,7 @@ src_libsrc_a_SOURCES = \
 	src/listener.c src/listener.h \
 	src/conn_h1.c src/conn_h1.h \
 	src/conn_h2.c src/conn_h2.h \
+	src/h2_guard.c src/h2_guard.h \
 	src/config.c src/config.h \
 	src/metrics.c src/metrics.h \
 	src/resource.c src/resource.h \

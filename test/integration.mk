@@ -13,6 +13,7 @@ INTEGRATION_TESTS = \
 	test/integration/c10_watch_list.py \
 	test/integration/rv_semantics_test.py \
 	test/integration/shutdown_test.py \
+	test/integration/h2_stream_errors_test.py \
 	test/integration/dispatch_test.py \
 	test/integration/kubectl_test.py \
 	test/integration/routes_test.py \
@@ -25,6 +26,7 @@ INTEGRATION_TESTS = \
 	test/integration/python_client_test.py \
 	test/integration/js_informer_test.py
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py
+EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py \
+	test/integration/h2raw.py
 EXTRA_DIST += test/integration/js/informer.mjs test/integration/js/package.json \
 	test/integration/js/package-lock.json
