@@ -774,8 +774,7 @@ static int conn_h2_begin_headers_cb(nghttp2_session *session,
         frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0;
     /* RFC 9113 5.1.2: beyond our limit, a stream error (see h2_guard.h) */
-    if (c->open >=
-        listener_config(c->base.listener)->h2_max_concurrent_streams)
+    if (c->open >= listener_config(c->base.listener)->h2_max_concurrent_streams)
         return h2_guard_refuse(session, frame->hd.stream_id, &c->refusing) == 0
                    ? 0
                    : NGHTTP2_ERR_CALLBACK_FAILURE;

@@ -29,7 +29,8 @@ struct front_config {
      * 5.1.2), the connection and its other streams carry on. */
     unsigned h2_max_concurrent_streams;
     /* Request line and headers at most, bytes (HTTP/2: the header list
-     * size as RFC 9113 6.5.2 counts it); beyond: 431. */
+     * size as RFC 9113 6.5.2 counts it); beyond: 431, or 414 when the
+     * HTTP/1.x request line alone is longer. */
     size_t max_header_bytes;
     /* Seconds a connection may wait for its next request before it is
      * closed: an HTTP/1.x keep-alive connection once its last response

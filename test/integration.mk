@@ -14,6 +14,7 @@ INTEGRATION_TESTS = \
 	test/integration/rv_semantics_test.py \
 	test/integration/shutdown_test.py \
 	test/integration/h2_stream_errors_test.py \
+	test/integration/h1_strict_test.py \
 	test/integration/dispatch_test.py \
 	test/integration/kubectl_test.py \
 	test/integration/routes_test.py \
