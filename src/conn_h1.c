@@ -271,6 +271,14 @@ static void h1_shutdown(struct front_conn *fc)
     h1_free((struct conn_h1 *)fc);
 }
 
+static bool h1_unfinished(const struct front_conn *fc, size_t *unsent)
+{
+    const struct conn_h1 *c = (const struct conn_h1 *)fc;
+
+    *unsent = c->dead ? 0 : evbuffer_get_length(bufferevent_get_output(c->bev));
+    return c->stream != NULL || *unsent > 0;
+}
+
 static void h1_service(struct conn_h1 *c);
 
 static void h1_service_cb(struct front_conn *fc)
@@ -669,6 +677,11 @@ static void h1_service(struct conn_h1 *c)
             break;
         if (c->closing)
             break;
+        if (listener_draining(c->base.listener) && c->req == NULL) {
+            /* shutting down: no request after this one */
+            h1_close(c, listener_flush_seconds(c->base.listener));
+            break;
+        }
         h1_parse(c);
         if (c->stream == NULL) {
             /* nothing more to answer from a client that has gone quiet */
@@ -875,6 +888,7 @@ void conn_h1_new(struct listener *l, struct bufferevent *bev)
     c->bev = bev;
     c->base.service = h1_service_cb;
     c->base.shutdown = h1_shutdown;
+    c->base.unfinished = h1_unfinished;
     parser_limit(cfg->max_header_bytes);
     h1_parser_reset(c);
     listener_attach(l, &c->base, FRONT_H1);

@@ -106,6 +106,7 @@
 #define H2_SEGS_MIN 4              /* segment queue: first and kept size */
 #define H2_SERVICE_ROUNDS 16       /* send / work rounds per callback */
 #define H2_TIMEOUT_FLUSH_SECONDS 2 /* flushing GOAWAY after a timeout */
+#define H2_LINGER_SECONDS 2        /* closing: reading until the client does */
 #define H2_FRAME_HEAD_LEN 9
 #define H2_PREFACE_LEN 24
 #define H2_STACK_NV 16
@@ -215,6 +216,8 @@ struct conn_h2 {
     bool in_service; /* inside h2_service: no scheduling needed */
     bool dirty;      /* something for nghttp2_session_send */
     bool closing;    /* answering no more: flushing, then closing */
+    bool lingering;  /* flushed, write side shut: reading until EOF */
+    bool goaway;     /* listener_drain: GOAWAY submitted */
     bool dead;       /* the reaper frees it */
 };
 
@@ -1161,6 +1164,19 @@ static void h2_shutdown(struct front_conn *fc)
     h2_free((struct conn_h2 *)fc);
 }
 
+static bool h2_unfinished(const struct front_conn *fc, size_t *unsent)
+{
+    const struct conn_h2 *c = (const struct conn_h2 *)fc;
+
+    if (c->dead) {
+        *unsent = 0;
+        return false;
+    }
+    *unsent = h2_out_len(c);
+    return c->streams != NULL || *unsent > 0 ||
+           nghttp2_session_want_write(c->session);
+}
+
 static void h2_kill(struct conn_h2 *c)
 {
     c->dead = true;
@@ -1233,6 +1249,38 @@ static void h2_timeouts(struct conn_h2 *c)
     h2_write_rearm(c);
 }
 
+/* The output is flushed: shuts the write side and reads, discarding,
+ * until the client closes (H2_LINGER_SECONDS at most), so that it reads
+ * the last frames and not a reset (closing a socket with unread input
+ * resets it). */
+static void h2_linger(struct conn_h2 *c)
+{
+    struct timeval tv = {.tv_sec = H2_LINGER_SECONDS, .tv_usec = 0};
+
+    if (c->lingering)
+        return;
+    if (c->fd < 0 || shutdown(c->fd, SHUT_WR) < 0) {
+        c->dead = true;
+        return;
+    }
+    c->lingering = true;
+    bufferevent_set_timeouts(c->bev, &tv, NULL);
+    bufferevent_enable(c->bev, EV_READ);
+}
+
+/* Shutting down (listener_drain): GOAWAY with the last stream taken, so
+ * that the client opens no more; nghttp2 then ends the session once the
+ * streams are done (h2_service closes it). */
+static void h2_drain(struct conn_h2 *c)
+{
+    if (c->goaway || !listener_draining(c->base.listener))
+        return;
+    c->goaway = true;
+    nghttp2_submit_goaway(c->session, NGHTTP2_FLAG_NONE,
+                          nghttp2_session_get_last_proc_stream_id(c->session),
+                          NGHTTP2_NO_ERROR, NULL, 0);
+}
+
 static void h2_service(struct conn_h2 *c)
 {
     size_t high = h2_high_water(c);
@@ -1245,6 +1293,7 @@ static void h2_service(struct conn_h2 *c)
         return;
     }
     c->in_service = true;
+    h2_drain(c);
     h2_run_work(c);
     for (int round = 0; round < H2_SERVICE_ROUNDS && !c->dead; round++) {
         c->dirty = false;
@@ -1270,7 +1319,7 @@ static void h2_service(struct conn_h2 *c)
         !nghttp2_session_want_write(s))
         h2_close(c, listener_flush_seconds(c->base.listener));
     if (c->closing && h2_out_len(c) == 0)
-        c->dead = true;
+        h2_linger(c);
     if (c->dead) {
         h2_kill(c);
         return;
@@ -1508,6 +1557,7 @@ void conn_h2_new(struct listener *l, struct bufferevent *bev)
     c->write_max = h2_write_max(c, cfg);
     c->base.service = h2_service_cb;
     c->base.shutdown = h2_shutdown;
+    c->base.unfinished = h2_unfinished;
     c->work_tail = &c->work_head;
     c->scan_left = H2_PREFACE_LEN; /* the preface, not yet consumed */
     c->scan_type = NGHTTP2_DATA;   /* (of no header block) */

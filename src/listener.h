@@ -91,6 +91,19 @@ void listener_free(struct listener *l);
  * carry on until listener_free. */
 void listener_stop_accepting(struct listener *l);
 
+/*
+ * Graceful shutdown: stops accepting, and from now on every connection
+ * closes once it has no response left to finish: HTTP/1.x after its
+ * current response (keep-alive ends; an idle one at once), HTTP/2 after
+ * a GOAWAY (NO_ERROR, the last stream it took) once its streams are
+ * done, as Go's http.Server.Shutdown.  Each flushes its output, then
+ * shuts down its write side and reads until the client closes (a couple
+ * of seconds at most), so that the client reads every byte and not a
+ * reset.  listener_stats tells the progress (connections_unfinished,
+ * then no connections at all).
+ */
+void listener_drain(struct listener *l);
+
 /* The bound port (useful after port 0), host byte order. */
 int listener_port(const struct listener *l);
 
@@ -104,6 +117,11 @@ struct listener_stats {
     uint64_t connections_rejected; /* closed at accept: max_connections */
     uint64_t streams_h1_total;     /* requests since listener_new */
     uint64_t streams_h2_total;     /* streams since listener_new */
+    /* open connections with a response left to finish (a stream open, or
+     * output queued in ringwatch that the kernel has not taken yet), and
+     * the bytes they have queued */
+    uint64_t connections_unfinished;
+    uint64_t bytes_unsent;
 };
 
 /* A snapshot of l's counters. */

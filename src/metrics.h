@@ -46,6 +46,7 @@ struct metrics_global {
     bool upstream_connected;
     const char *upstream_version; /* etcd's version, "" when unknown */
     uint64_t upstream_reconnects;
+    uint64_t shutdown_connections_cut; /* closed unfinished at shutdown */
 };
 
 /* Renders every metric as Prometheus text into a new rbuf. */

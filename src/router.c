@@ -203,7 +203,7 @@ out:
 static bool router_special(struct router *rt, struct stream *s,
                            const struct request *req)
 {
-    struct metrics_global g = {{0, 0}, false, "", 0};
+    struct metrics_global g = {.upstream_version = ""};
     bool verbose = query_has(req->query, "verbose");
 
     if (rt->stats != NULL)

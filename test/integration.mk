@@ -13,6 +13,7 @@ INTEGRATION_TESTS = \
 	test/integration/c10_watch_list.py \
 	test/integration/rv_semantics_test.py \
 	test/integration/shutdown_test.py \
+	test/integration/shutdown_drain_test.py \
 	test/integration/h2_stream_errors_test.py \
 	test/integration/h1_strict_test.py \
 	test/integration/dispatch_test.py \
