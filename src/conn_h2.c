@@ -213,12 +213,13 @@ struct conn_h2 {
     uint8_t scan_type, scan_flags; /* of the frame being received */
     bool in_block;                 /* inside a header block */
     /* output and service */
-    bool in_service; /* inside h2_service: no scheduling needed */
-    bool dirty;      /* something for nghttp2_session_send */
-    bool closing;    /* answering no more: flushing, then closing */
-    bool lingering;  /* flushed, write side shut: reading until EOF */
-    bool goaway;     /* listener_drain: GOAWAY submitted */
-    bool dead;       /* the reaper frees it */
+    bool in_service;          /* inside h2_service: no scheduling needed */
+    bool dirty;               /* something for nghttp2_session_send */
+    bool closing;             /* answering no more: flushing, then closing */
+    bool lingering;           /* flushed, write side shut: reading until EOF */
+    uint64_t linger_until_ms; /* lingering: closed then at the latest */
+    bool goaway;              /* listener_drain: GOAWAY submitted */
+    bool dead;                /* the reaper frees it */
 };
 
 static const struct stream_ops h2_ops;
@@ -1264,6 +1265,7 @@ static void h2_linger(struct conn_h2 *c)
         return;
     }
     c->lingering = true;
+    c->linger_until_ms = listener_now_ms() + H2_LINGER_SECONDS * 1000;
     bufferevent_set_timeouts(c->bev, &tv, NULL);
     bufferevent_enable(c->bev, EV_READ);
 }
@@ -1409,6 +1411,12 @@ static void h2_recv(struct conn_h2 *c)
     }
     if (c->closing)
         evbuffer_drain(in, evbuffer_get_length(in));
+    if (c->lingering) { /* a deadline, however the client trickles */
+        struct timeval tv;
+
+        listener_until(c->linger_until_ms, &tv);
+        bufferevent_set_timeouts(c->bev, &tv, NULL);
+    }
 }
 
 static void conn_h2_read_cb(struct bufferevent *bev, void *arg)

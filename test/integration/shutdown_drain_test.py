@@ -113,6 +113,22 @@ class H2Reader(threading.Thread):
         c.close()
 
 
+def terminate(rw, readers, after):
+    """Starts the readers, sends SIGTERM after that many seconds, waits
+    for ringwatch to exit 0 and for the readers; returns the seconds from
+    SIGTERM to the exit."""
+    for r in readers:
+        r.start()
+    time.sleep(after)
+    t0 = time.time()
+    rw.proc.send_signal(signal.SIGTERM)
+    eq(rw.proc.wait(30), 0, "exit status")
+    took = time.time() - t0
+    for r in readers:
+        r.join(30)
+    return took
+
+
 def drained(etcd):
     rw = Ringwatch(etcd, "--shutdown-grace", "10", "--sndbuf", "65536",
                    resources="configmaps")
@@ -120,15 +136,8 @@ def drained(etcd):
           "no ringwatch_shutdown_connections_cut_total on /metrics")
     readers = [H1Reader(rw.port, 150e3), H1Reader(rw.port, 150e3),
                H2Reader(rw.port, 150e3)]
+    took = terminate(rw, readers, 1.0)
     for r in readers:
-        r.start()
-    time.sleep(1.0)
-    t0 = time.time()
-    rw.proc.send_signal(signal.SIGTERM)
-    eq(rw.proc.wait(30), 0, "exit status")
-    took = time.time() - t0
-    for r in readers:
-        r.join(30)
         check(r.error is None, "%s: %r after %d bytes; log %s",
               type(r).__name__, r.error,
               len(r.raw) if hasattr(r, "raw") else len(r.c.data.get(1, b"")),
@@ -160,13 +169,7 @@ def cut(etcd):
     rw = Ringwatch(etcd, "--shutdown-grace", "1", "--sndbuf", "16384",
                    resources="configmaps")
     r = H1Reader(rw.port, 16e3)
-    r.start()
-    time.sleep(0.5)
-    t0 = time.time()
-    rw.proc.send_signal(signal.SIGTERM)
-    eq(rw.proc.wait(15), 0, "exit status")
-    took = time.time() - t0
-    r.join(30)
+    took = terminate(rw, [r], 0.5)
     check(not r.raw.endswith(b"\r\n0\r\n\r\n"),
           "a reader too slow for the grace got the whole stream")
     log = rw.logtext()
