@@ -71,6 +71,16 @@
  * connection follows the frame headers of the bytes nghttp2 consumes
  * (h2_scan: a few bytes of state).
  *
+ * Input reaches nghttp2 a frame at a time, each frame shown first to
+ * h2_guard_inspect, and SETTINGS_MAX_CONCURRENT_STREAMS is enforced here
+ * rather than by nghttp2: a client's stream error resets that stream
+ * only, never the connection and its other watches (h2_guard.h).
+ * Closing: what nghttp2 queued (GOAWAY) is flushed, then the write side
+ * is shut and input discarded until the client closes (H2_LINGER_SECONDS
+ * at most), so that the client reads the last frames rather than a
+ * reset.  Under listener_drain (graceful shutdown) a connection sends
+ * GOAWAY NO_ERROR and closes once its streams are done.
+ *
  * Ordering and lifetimes: nghttp2's callbacks only record what happened
  * (header block complete, stream closed, queue drained) by putting the
  * stream on the work FIFO; handlers run from the loop after nghttp2
@@ -197,9 +207,10 @@ struct conn_h2 {
     nghttp2_session *session;
     struct h2_stream *streams;
     struct h2_stream *work_head, **work_tail;
-    uint32_t live;     /* dispatched streams not yet freed */
-    uint32_t open;     /* request streams nghttp2 has open, refused aside */
-    uint32_t refusing; /* refused streams whose RST_STREAM is not sent */
+    uint32_t live;         /* dispatched streams not yet freed */
+    uint32_t open;         /* request streams nghttp2 has open, refused aside */
+    uint32_t refusing;     /* refused streams whose RST_STREAM is not sent */
+    struct h2_guard guard; /* client frames, before nghttp2 (h2_guard.h) */
     /* timeouts (h2_timeouts); times in listener_now_ms */
     uint64_t block_since_ms; /* the open header block began */
     uint64_t idle_since_ms;  /* no live stream, output flushed; 0: busy */
@@ -772,14 +783,22 @@ static int conn_h2_begin_headers_cb(nghttp2_session *session,
                                     const nghttp2_frame *frame, void *user_data)
 {
     struct conn_h2 *c = user_data;
+    int32_t id = frame->hd.stream_id;
     struct h2_stream *st;
+    uint32_t refuse = 0;
 
     if (frame->hd.type != NGHTTP2_HEADERS ||
         frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0;
-    /* RFC 9113 5.1.2: beyond our limit, a stream error (see h2_guard.h) */
-    if (c->open >= listener_config(c->base.listener)->h2_max_concurrent_streams)
-        return h2_guard_refuse(session, frame->hd.stream_id, &c->refusing) == 0
+    /* stream errors (see h2_guard.h): a stream that depends on itself
+     * (RFC 9113 5.3.1), one beyond our limit (5.1.2) */
+    if (id == c->guard.refuse_id)
+        refuse = NGHTTP2_PROTOCOL_ERROR;
+    else if (c->open >=
+             listener_config(c->base.listener)->h2_max_concurrent_streams)
+        refuse = NGHTTP2_REFUSED_STREAM;
+    if (refuse != 0)
+        return h2_guard_refuse(session, id, refuse, &c->refusing) == 0
                    ? 0
                    : NGHTTP2_ERR_CALLBACK_FAILURE;
     st = h2_stream_new(c, frame->hd.stream_id);
@@ -1388,16 +1407,42 @@ static void h2_scan(struct conn_h2 *c, const uint8_t *p, size_t len)
 
 /* ---- libevent callbacks ---- */
 
-/* Hands the input to nghttp2 (discards it once closing). */
+/* The next input bytes for nghttp2, at v: up to the end of the frame
+ * (or preface) being received, so that h2_guard_inspect sees each frame
+ * before nghttp2 does; 0 while more input is needed. */
+static size_t h2_recv_next(struct conn_h2 *c, struct evbuffer *in,
+                           struct evbuffer_iovec *v)
+{
+    size_t need = H2_FRAME_HEAD_LEN, frame = 0;
+    uint8_t *p;
+
+    if (c->scan_left == 0 && c->scan_have == 0) { /* a frame begins */
+        if (evbuffer_get_length(in) < need)
+            return 0;
+        need = h2_guard_need(evbuffer_pullup(in, H2_FRAME_HEAD_LEN));
+        if (evbuffer_get_length(in) < need)
+            return 0;
+        p = evbuffer_pullup(in, (ssize_t)need);
+        h2_guard_inspect(&c->guard, c->session, p);
+        frame = H2_FRAME_HEAD_LEN +
+                ((size_t)p[0] << 16 | (size_t)p[1] << 8 | (size_t)p[2]);
+    }
+    if (evbuffer_peek(in, -1, NULL, v, 1) < 1)
+        return 0;
+    return RW_MIN(v->iov_len, frame > 0 ? frame : (size_t)c->scan_left);
+}
+
+/* Hands the input to nghttp2, a frame at a time (discards it once
+ * closing). */
 static void h2_recv(struct conn_h2 *c)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
     struct evbuffer_iovec v;
     ssize_t rv;
+    size_t len;
 
-    while (!c->closing && evbuffer_peek(in, -1, NULL, &v, 1) >= 1 &&
-           v.iov_len > 0) {
-        rv = nghttp2_session_mem_recv(c->session, v.iov_base, v.iov_len);
+    while (!c->closing && (len = h2_recv_next(c, in, &v)) > 0) {
+        rv = nghttp2_session_mem_recv(c->session, v.iov_base, len);
         if (rv < 0) {
             log_debug("conn_h2: closing: %s", nghttp2_strerror((int)rv));
             nghttp2_session_terminate_session(c->session,

@@ -24,6 +24,17 @@
  * stream beyond it itself (h2_guard_refuse): RST_STREAM REFUSED_STREAM,
  * which tells the client that it may retry the request.
  *
+ * nghttp2 also makes connection errors of a few frames that RFC 9113
+ * makes stream errors; conn_h2 shows each client frame to
+ * h2_guard_inspect before nghttp2 sees it, which resets the stream and
+ * turns the frame into one nghttp2 ignores: DATA or HEADERS (trailers)
+ * on a stream the client has half-closed (5.1: STREAM_CLOSED; the frame
+ * is moved to a closed stream nghttp2 has forgotten, so that a header
+ * block still updates the HPACK table and DATA still counts against the
+ * connection's flow-control window), WINDOW_UPDATE of 0 on a stream
+ * (6.9: PROTOCOL_ERROR) and a stream that depends on itself (5.3.1:
+ * PROTOCOL_ERROR; in PRIORITY or in the HEADERS that opens it).
+ *
  * Connection errors stay connection errors (GOAWAY): HPACK decoding
  * errors, frame size errors, a bad preface or SETTINGS, frames on stream
  * 0 that belong to a stream, DATA on an idle stream.
@@ -47,6 +58,29 @@
  * ENHANCE_YOUR_CALM. */
 #define H2_GUARD_REFUSING_MAX 256
 
+/* What h2_guard_inspect keeps from one frame to the next; zeroed. */
+struct h2_guard {
+    int32_t block_from, block_to; /* a header block being moved */
+    int32_t refuse_id; /* a stream to refuse (PROTOCOL_ERROR) as it opens */
+};
+
+/* How many bytes of the client frame whose 9-byte header is at head
+ * h2_guard_inspect needs: the header, and the start of the payload of
+ * WINDOW_UPDATE, PRIORITY and HEADERS with a priority (never more than
+ * the frame). */
+size_t h2_guard_need(const uint8_t *head);
+
+/*
+ * Looks at a client frame before nghttp2 does: its first h2_guard_need
+ * bytes at frame, which it may rewrite (see the top of this file).
+ * Queues RST_STREAM for a stream error; a HEADERS frame that opens a
+ * stream depending on itself has its dependency cleared and its stream
+ * noted in g->refuse_id, for conn_h2 to refuse as it opens
+ * (h2_guard_refuse).  Other frames are left to nghttp2.
+ */
+void h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
+                      uint8_t *frame);
+
 /* The longest SETTINGS frame h2_guard_settings rewrites, bytes. */
 #define H2_GUARD_SETTINGS_MAX (9 + 6 * 8)
 
@@ -62,7 +96,8 @@ bool h2_guard_settings(const uint8_t *frame, size_t len, uint32_t max,
 
 /*
  * Refuses stream id, whose HEADERS frame is being received (from
- * on_begin_headers): RST_STREAM REFUSED_STREAM is queued and the stream
+ * on_begin_headers): RST_STREAM with error_code (REFUSED_STREAM beyond
+ * the limit, PROTOCOL_ERROR for g->refuse_id) is queued and the stream
  * marked (h2_guard_is_refused on its user data) so that the rest of its
  * header block is ignored.  *refusing counts the refusals not yet sent
  * (the caller decrements it when nghttp2 closes a marked stream); past
@@ -70,7 +105,8 @@ bool h2_guard_settings(const uint8_t *frame, size_t len, uint32_t max,
  * ENHANCE_YOUR_CALM instead.  Returns 0, or an nghttp2 error code when
  * nghttp2 is out of memory.
  */
-int h2_guard_refuse(nghttp2_session *session, int32_t id, uint32_t *refusing);
+int h2_guard_refuse(nghttp2_session *session, int32_t id, uint32_t error_code,
+                    uint32_t *refusing);
 
 /* Whether a stream's user data marks it refused (h2_guard_refuse). */
 bool h2_guard_is_refused(const void *stream_user_data);

@@ -5,7 +5,10 @@ raw client then sends, one stream at a time, every kind of malformed
 request of RFC 9113 8.1.1, 8.2 and 8.3 (bad, missing, repeated or
 misplaced pseudo-headers, invalid field names and values, upper-case and
 connection-specific fields, TE other than trailers, content-length that
-disagrees with the body, bad trailers) and a stream beyond
+disagrees with the body, bad trailers), frames that RFC 9113 makes
+stream errors where nghttp2 alone ends the connection (DATA or trailers
+after END_STREAM, WINDOW_UPDATE of 0, a stream depending on itself) and
+a stream beyond
 SETTINGS_MAX_CONCURRENT_STREAMS after acknowledging the server's
 SETTINGS.  Each must be answered by RST_STREAM on that stream alone
 (PROTOCOL_ERROR; REFUSED_STREAM beyond the limit, as Go's server), never
@@ -39,6 +42,7 @@ class Conn:
         eq(self.c.status[1], b"\x88", "watch :status 200")
         self.next_sid = 3
         self.writes = 0
+        self.errors = 0
 
     def sid(self):
         sid, self.next_sid = self.next_sid, self.next_sid + 2
@@ -68,6 +72,7 @@ class Conn:
            "%s: RST_STREAM code" % what)
         check(dispatched or sid not in self.c.status,
               "%s: the malformed request was served", what)
+        self.errors += 1
         self.watch_alive(what)
 
 
@@ -137,6 +142,42 @@ def malformed_bodies(conn):
                h2_frame(DATA, 0, sid, b"x") +
                h2_frame(HEADERS, flags, sid, header_block(trailers)))
         conn.expect_reset(sid, 1, what, dispatched=True)
+
+
+def on_open_streams(conn):
+    """Stream errors on a stream being answered (a second watch), which
+    nghttp2 alone would make connection errors: frames after the client's
+    END_STREAM (RFC 9113 5.1: STREAM_CLOSED), WINDOW_UPDATE of 0 (6.9),
+    a stream depending on itself (5.3.1: PROTOCOL_ERROR); and a new
+    stream that depends on itself."""
+    c = conn.c
+    trailers = header_block([("x-t", "1")])
+    for what, frames, code in (
+            ("DATA after END_STREAM", lambda s: h2_frame(DATA, 0, s, b"x"),
+             5),
+            ("trailers after END_STREAM",
+             lambda s: h2_frame(HEADERS, END_STREAM | END_HEADERS, s,
+                                trailers), 5),
+            ("trailers after END_STREAM, with CONTINUATION",
+             lambda s: h2_frame(HEADERS, END_STREAM, s, trailers[:3]) +
+             h2_frame(CONTINUATION, END_HEADERS, s, trailers[3:]), 5),
+            ("WINDOW_UPDATE of 0 on a stream",
+             lambda s: h2_frame(WINDOW_UPDATE, 0, s, struct.pack(">I", 0)),
+             1),
+            ("PRIORITY: a stream depending on itself",
+             lambda s: h2_frame(PRIORITY, 0, s, struct.pack(">IB", s, 16)),
+             1)):
+        sid = conn.sid()
+        c.get(sid, "/api/v1/namespaces/ns/configmaps?watch=1"
+                   "&resourceVersion=%d" % conn.rv)
+        check(c.until(lambda: sid in c.status), "%s: watch not answered",
+              what)
+        c.send(frames(sid))
+        conn.expect_reset(sid, code, what, dispatched=True)
+    sid = conn.sid()
+    c.send(h2_frame(HEADERS, END_STREAM | END_HEADERS | PRIORITY_FLAG, sid,
+                    struct.pack(">IB", sid, 16) + header_block(P)))
+    conn.expect_reset(sid, 1, "HEADERS: a new stream depending on itself")
 
 
 def well_formed(conn):
@@ -243,10 +284,11 @@ def main():
     check(not failed, "%d malformed requests not reset alone: %s",
           len(failed), "; ".join(failed))
     malformed_bodies(conn)
+    on_open_streams(conn)
     well_formed(conn)
     beyond_the_limit(conn)
     print("%d stream errors, each reset alone; the watch got %d events"
-          % (len(MALFORMED) + 10, conn.writes))
+          % (conn.errors, conn.writes))
 
     for what, data, code in connection_errors():
         c = H2Client(rw.port, open_windows=True)
