@@ -10,7 +10,8 @@
  * request smuggling risk) and only then handed to http-parser, which
  * extracts its fields; the body is read and discarded by h1_head's
  * reader, not by http-parser.  A request refused there (400, 413, 414,
- * 431, 501, 505) gets a Kubernetes Status with Connection: close.  Requests are answered one at a time in order (sequential
+ * 431, 501, 505) gets a Kubernetes Status with Connection: close.
+ * Requests are answered one at a time in order (sequential
  * pipelining): once a request is complete the parser is paused, and bytes
  * of later requests wait in the input buffer until the current stream has
  * finished (on_close delivered) and the output buffer is below the
@@ -787,8 +788,8 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
         c->body = H1_BODY_CLOSE;
     if (c->body == H1_BODY_CLOSE)
         c->keep_alive = false;
-    h1_printf(c, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status, stream_reason(status),
-              stream_date());
+    h1_printf(c, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status,
+              stream_reason(status), stream_date());
     if (content_type != NULL)
         h1_printf(c, "Content-Type: %s\r\n", content_type);
     if (c->body == H1_BODY_LENGTH)
