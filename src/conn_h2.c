@@ -20,18 +20,11 @@
  * output queue (struct h2_out), not into libevent's evbuffer, which would
  * give each reference its own chain (a malloc) and the header copied after
  * it another: two mallocs and frees per DATA frame at fan-out.  The queue
- * is a ring of iovecs with, in parallel, what each holds on to: a payload
- * reference (the segment's own rbuf reference, handed over when the
- * segment is taken whole; released with rbuf_unref once written), a copy
- * in the arena, or constant bytes (padding).  The arena is a FIFO byte
- * ring for the 9-byte DATA frame headers and for the frames nghttp2's
- * send callback serializes (SETTINGS, HEADERS, WINDOW_UPDATE, GOAWAY...);
- * a copy that follows the previous one in the arena extends its iovec.  A
- * copy that does not fit grows the arena (doubling, the queued copies
- * moved and their iovecs re-pointed).  Nothing is allocated per frame:
- * the rings only grow, and an empty queue keeps its memory while the
- * connection has live streams (unless it grew past H2_OUT_KEEP pieces or
- * H2_ARENA_KEEP bytes); without one it is freed.  Every payload reaches
+ * (h2_out.h) holds payloads by reference (the segment's own rbuf
+ * reference, handed over when the segment is taken whole) and copies of
+ * frame headers in an arena; nothing is allocated per frame, and an
+ * empty queue keeps its memory while the connection has live streams,
+ * else it is freed.  Every payload reaches
  * the socket by reference: sendmsg (writev with MSG_NOSIGNAL) of up to
  * H2_IOV_MAX pieces straight from the ring, from h2_service after
  * nghttp2_session_send, until the kernel takes no more; only then an
@@ -110,6 +103,7 @@
 #include "proto/frame.h"
 #include "proto/kjson.h"
 #include "src/h2_guard.h"
+#include "src/h2_out.h"
 #include "src/log.h"
 #include "src/stream_impl.h"
 
@@ -120,10 +114,6 @@
 #define H2_FRAME_HEAD_LEN 9
 #define H2_PREFACE_LEN 24
 #define H2_STACK_NV 16
-#define H2_OUT_MIN 16       /* output pieces: first size */
-#define H2_OUT_KEEP 1024    /* kept while streams are live, at most */
-#define H2_ARENA_MIN 256    /* copy arena bytes: first size */
-#define H2_ARENA_KEEP 16384 /* kept while streams are live, at most */
 #if defined(IOV_MAX) && IOV_MAX < 1024
 #define H2_IOV_MAX IOV_MAX
 #else
@@ -151,31 +141,6 @@ struct h2_request {
 struct h2_seg {
     struct rbuf *buf;
     size_t off, len;
-};
-
-enum h2_piece_kind {
-    H2_PIECE_REF,    /* bytes of an rbuf: one reference, released */
-    H2_PIECE_ARENA,  /* bytes copied into the arena */
-    H2_PIECE_STATIC, /* constant bytes (padding) */
-};
-
-/* What a queued iovec holds on to; parallel to h2_out.iov. */
-struct h2_piece {
-    struct rbuf *ref;   /* H2_PIECE_REF */
-    uint32_t arena_end; /* H2_PIECE_ARENA: arena offset past its bytes */
-    uint8_t kind;
-};
-
-/* The connection's output queue (see the header comment). */
-struct h2_out {
-    struct iovec *iov;      /* ring of cap: bytes of each piece left */
-    struct h2_piece *piece; /* ring of cap, parallel to iov */
-    uint32_t head, count, cap;
-    size_t bytes;   /* left to write, all pieces */
-    bool fresh;     /* pieces queued since the last write attempt */
-    uint8_t *arena; /* FIFO byte ring of arena_cap for copies */
-    uint32_t arena_cap, arena_head, arena_tail;
-    uint32_t arena_pieces; /* H2_PIECE_ARENA pieces queued */
 };
 
 struct h2_stream {
@@ -247,7 +212,7 @@ static struct evbuffer *h2_output(const struct conn_h2 *c)
 
 /* Output bytes not yet taken by the kernel (or, for a bufferevent pair,
  * by its other end). */
-static size_t h2_out_len(const struct conn_h2 *c)
+static size_t h2_output_len(const struct conn_h2 *c)
 {
     return c->out.bytes + (c->fd < 0 ? evbuffer_get_length(h2_output(c)) : 0);
 }
@@ -285,224 +250,6 @@ static struct h2_stream *work_pop(struct conn_h2 *c)
     st->in_work = false;
     st->work_next = NULL;
     return st;
-}
-
-/* ---- output queue ---- */
-
-static void out_grow(struct h2_out *o)
-{
-    uint32_t cap = o->cap ? o->cap * 2 : H2_OUT_MIN;
-    struct iovec *iov = xmalloc(cap * sizeof(*iov));
-    struct h2_piece *piece = xmalloc(cap * sizeof(*piece));
-
-    for (uint32_t i = 0; i < o->count; i++) {
-        iov[i] = o->iov[(o->head + i) & (o->cap - 1)];
-        piece[i] = o->piece[(o->head + i) & (o->cap - 1)];
-    }
-    free(o->iov);
-    free(o->piece);
-    o->iov = iov;
-    o->piece = piece;
-    o->cap = cap;
-    o->head = 0;
-}
-
-/* Appends a piece of len (> 0) bytes at p; returns it to be filled in. */
-static struct h2_piece *out_push(struct h2_out *o, const void *p, size_t len)
-{
-    uint32_t i;
-
-    if (o->count == o->cap)
-        out_grow(o);
-    i = (o->head + o->count) & (o->cap - 1);
-    o->iov[i].iov_base = (void *)p;
-    o->iov[i].iov_len = len;
-    o->count++;
-    o->bytes += len;
-    o->fresh = true;
-    return &o->piece[i];
-}
-
-/* The index of the last piece (count > 0). */
-static uint32_t out_last(const struct h2_out *o)
-{
-    return (o->head + o->count - 1) & (o->cap - 1);
-}
-
-/* Where len contiguous arena bytes fit (live bytes run from arena_head
- * to arena_tail, wrapping; head == tail with pieces: full); false if
- * they do not. */
-static bool out_arena_fit(const struct h2_out *o, size_t len, uint32_t *off)
-{
-    uint32_t head = o->arena_head, tail = o->arena_tail, cap = o->arena_cap;
-
-    if (o->arena_pieces == 0) {
-        *off = 0;
-        return len <= cap;
-    }
-    if (tail > head) {
-        *off = cap - tail >= len ? tail : 0;
-        return cap - tail >= len || len <= head;
-    }
-    *off = tail;
-    return tail < head && head - tail >= len;
-}
-
-/* Moves the queued copies into a new arena with room for len more bytes
- * (their iovecs follow); amortized over the doublings. */
-static void out_arena_grow(struct h2_out *o, size_t len)
-{
-    size_t live = 0, cap = o->arena_cap ? o->arena_cap * 2 : H2_ARENA_MIN;
-    uint8_t *arena;
-    uint32_t pos = 0;
-
-    for (uint32_t n = 0; n < o->count; n++) {
-        uint32_t i = (o->head + n) & (o->cap - 1);
-
-        if (o->piece[i].kind == H2_PIECE_ARENA)
-            live += o->iov[i].iov_len;
-    }
-    while (cap < live + len)
-        cap *= 2;
-    rw_assert(cap <= UINT32_MAX);
-    arena = xmalloc(cap);
-    for (uint32_t n = 0; n < o->count; n++) {
-        uint32_t i = (o->head + n) & (o->cap - 1);
-
-        if (o->piece[i].kind != H2_PIECE_ARENA)
-            continue;
-        memcpy(arena + pos, o->iov[i].iov_base, o->iov[i].iov_len);
-        o->iov[i].iov_base = arena + pos;
-        pos += (uint32_t)o->iov[i].iov_len;
-        o->piece[i].arena_end = pos;
-    }
-    free(o->arena);
-    o->arena = arena;
-    o->arena_cap = (uint32_t)cap;
-    o->arena_head = 0;
-    o->arena_tail = pos;
-}
-
-/* Appends a copy of len bytes at p, in the last piece when it is the
- * arena's and the bytes follow it. */
-static void out_copy(struct h2_out *o, const void *p, size_t len)
-{
-    struct h2_piece *pc;
-    uint32_t off, last;
-
-    if (len == 0)
-        return;
-    if (!out_arena_fit(o, len, &off)) {
-        out_arena_grow(o, len);
-        off = o->arena_tail;
-    }
-    memcpy(o->arena + off, p, len);
-    o->arena_tail = off + (uint32_t)len;
-    if (o->count > 0) {
-        last = out_last(o);
-        if (o->piece[last].kind == H2_PIECE_ARENA &&
-            (uint8_t *)o->iov[last].iov_base + o->iov[last].iov_len ==
-                o->arena + off) {
-            o->iov[last].iov_len += len;
-            o->piece[last].arena_end = o->arena_tail;
-            o->bytes += len;
-            o->fresh = true;
-            return;
-        }
-    }
-    pc = out_push(o, o->arena + off, len);
-    pc->kind = H2_PIECE_ARENA;
-    pc->arena_end = o->arena_tail;
-    pc->ref = NULL;
-    o->arena_pieces++;
-}
-
-/* Appends len bytes of b at off by reference; takes over the caller's
- * reference if give, else takes one. */
-static void out_ref(struct h2_out *o, struct rbuf *b, size_t off, size_t len,
-                    bool give)
-{
-    struct h2_piece *pc;
-
-    if (len == 0) {
-        if (give)
-            rbuf_unref(b);
-        return;
-    }
-    pc = out_push(o, b->data + off, len);
-    pc->kind = H2_PIECE_REF;
-    pc->ref = give ? b : rbuf_ref(b);
-}
-
-/* Appends len constant bytes at p (they outlive the connection). */
-static void out_static(struct h2_out *o, const void *p, size_t len)
-{
-    struct h2_piece *pc;
-
-    if (len == 0)
-        return;
-    pc = out_push(o, p, len);
-    pc->kind = H2_PIECE_STATIC;
-    pc->ref = NULL;
-}
-
-/* Drops the first piece, written or not. */
-static void out_pop(struct h2_out *o)
-{
-    struct h2_piece *pc = &o->piece[o->head];
-
-    o->bytes -= o->iov[o->head].iov_len;
-    if (pc->kind == H2_PIECE_REF) {
-        rbuf_unref(pc->ref);
-    } else if (pc->kind == H2_PIECE_ARENA) {
-        o->arena_head = pc->arena_end;
-        if (--o->arena_pieces == 0)
-            o->arena_head = o->arena_tail = 0;
-    }
-    o->head = (o->head + 1) & (o->cap - 1);
-    o->count--;
-}
-
-/* n bytes of the queue's front were written; returns the pieces done. */
-static uint32_t out_consume(struct h2_out *o, size_t n)
-{
-    uint32_t done = 0;
-
-    while (n > 0) {
-        struct iovec *v = &o->iov[o->head];
-
-        rw_assert(o->count > 0);
-        if (n < v->iov_len) {
-            v->iov_base = (uint8_t *)v->iov_base + n;
-            v->iov_len -= n;
-            o->bytes -= n;
-            break;
-        }
-        n -= v->iov_len;
-        out_pop(o);
-        done++;
-    }
-    return done;
-}
-
-/* Releases every piece and the queue's memory. */
-static void out_clear(struct h2_out *o)
-{
-    while (o->count > 0)
-        out_pop(o);
-    free(o->iov);
-    free(o->piece);
-    free(o->arena);
-    memset(o, 0, sizeof(*o));
-}
-
-/* An empty queue keeps its memory while streams are live, unless it
- * grew past the KEEP sizes (reallocated small on the next output). */
-static void out_trim(struct h2_out *o, bool live)
-{
-    if (o->count == 0 &&
-        (!live || o->cap > H2_OUT_KEEP || o->arena_cap > H2_ARENA_KEEP))
-        out_clear(o);
 }
 
 /* ---- segment queue ---- */
@@ -565,7 +312,7 @@ static void segs_emit(struct h2_stream *st, struct h2_out *out, size_t length)
         size_t take = RW_MIN(seg->len, length);
 
         rw_assert(st->seg_count > 0);
-        out_ref(out, seg->buf, seg->off, take, take == seg->len);
+        h2_out_ref(out, seg->buf, seg->off, take, take == seg->len);
         length -= take;
         st->queued -= take;
         if (take == seg->len) {
@@ -715,7 +462,7 @@ static ssize_t conn_h2_send_cb(nghttp2_session *session, const uint8_t *data,
     struct conn_h2 *c = user_data;
     uint8_t settings[H2_GUARD_SETTINGS_MAX];
 
-    if (h2_out_len(c) >= h2_high_water(c)) {
+    if (h2_output_len(c) >= h2_high_water(c)) {
         c->dirty = true; /* h2_service writes, then sends again */
         return NGHTTP2_ERR_WOULDBLOCK;
     }
@@ -724,9 +471,9 @@ static ssize_t conn_h2_send_cb(nghttp2_session *session, const uint8_t *data,
             data, length,
             listener_config(c->base.listener)->h2_max_concurrent_streams,
             settings))
-        out_copy(&c->out, settings, length);
+        h2_out_copy(&c->out, settings, length);
     else
-        out_copy(&c->out, data, length);
+        h2_out_copy(&c->out, data, length);
     return (ssize_t)length;
 }
 
@@ -740,15 +487,15 @@ static int conn_h2_send_data_cb(nghttp2_session *session, nghttp2_frame *frame,
     size_t padlen = frame->data.padlen;
     uint8_t padbyte = (uint8_t)(padlen > 0 ? padlen - 1 : 0);
 
-    out_copy(&c->out, framehd, H2_FRAME_HEAD_LEN);
+    h2_out_copy(&c->out, framehd, H2_FRAME_HEAD_LEN);
     if (padlen > 0)
-        out_copy(&c->out, &padbyte, 1);
+        h2_out_copy(&c->out, &padbyte, 1);
     segs_emit(st, &c->out, length);
     if (padlen > 1)
-        out_static(&c->out, zeros, padlen - 1);
+        h2_out_static(&c->out, zeros, padlen - 1);
     if (st->base.above_low && st->queued <= STREAM_LOW_WATER)
         work_push(c, st);
-    if (h2_out_len(c) >= h2_high_water(c)) {
+    if (h2_output_len(c) >= h2_high_water(c)) {
         c->dirty = true; /* h2_service writes, then sends again */
         return NGHTTP2_ERR_PAUSE;
     }
@@ -1082,7 +829,7 @@ static int h2_flush_bev(struct conn_h2 *c)
 
         if (evbuffer_add(out, v->iov_base, v->iov_len) < 0)
             return -1;
-        out_pop(o);
+        h2_out_pop(o);
     }
     return 0;
 }
@@ -1141,12 +888,12 @@ static int h2_flush(struct conn_h2 *c)
             break;
         }
         progress = true;
-        if (out_consume(o, (size_t)w) < m.msg_iovlen)
+        if (h2_out_consume(o, (size_t)w) < m.msg_iovlen)
             break; /* the kernel is full */
     }
     if (rv == 0)
         h2_write_arm(c, progress);
-    out_trim(o, c->live > 0);
+    h2_out_trim(o, c->live > 0);
     return rv;
 }
 
@@ -1171,7 +918,7 @@ static void h2_free(struct conn_h2 *c)
     nghttp2_session_del(c->session);
     listener_detach(&c->base);
     /* released now, not when the loop finalizes the bufferevent */
-    out_clear(&c->out);
+    h2_out_clear(&c->out);
     if (c->wev != NULL)
         event_free(c->wev);
     evbuffer_drain(out, evbuffer_get_length(out));
@@ -1192,7 +939,7 @@ static bool h2_unfinished(const struct front_conn *fc, size_t *unsent)
         *unsent = 0;
         return false;
     }
-    *unsent = h2_out_len(c);
+    *unsent = h2_output_len(c);
     return c->streams != NULL || *unsent > 0 ||
            nghttp2_session_want_write(c->session);
 }
@@ -1231,7 +978,7 @@ static uint64_t h2_deadline(struct conn_h2 *c)
         c->idle_since_ms = 0;
         return 0;
     }
-    if (c->idle_since_ms == 0 && h2_out_len(c) == 0)
+    if (c->idle_since_ms == 0 && h2_output_len(c) == 0)
         c->idle_since_ms = listener_now_ms();
     if (c->in_block && cfg->header_timeout > 0)
         deadline = c->block_since_ms + cfg->header_timeout * 1000ull;
@@ -1319,10 +1066,10 @@ static void h2_service(struct conn_h2 *c)
     for (int round = 0; round < H2_SERVICE_ROUNDS && !c->dead; round++) {
         c->dirty = false;
         /* at the mark: write; still there, the write event resumes */
-        if (h2_out_len(c) >= high) {
+        if (h2_output_len(c) >= high) {
             if (h2_flush_fresh(c) < 0)
                 c->dead = true;
-            if (c->dead || h2_out_len(c) >= high)
+            if (c->dead || h2_output_len(c) >= high)
                 break;
         }
         if (nghttp2_session_send(s) != 0) {
@@ -1339,13 +1086,13 @@ static void h2_service(struct conn_h2 *c)
     if (!c->dead && !nghttp2_session_want_read(s) &&
         !nghttp2_session_want_write(s))
         h2_close(c, listener_flush_seconds(c->base.listener));
-    if (c->closing && h2_out_len(c) == 0)
+    if (c->closing && h2_output_len(c) == 0)
         h2_linger(c);
     if (c->dead) {
         h2_kill(c);
         return;
     }
-    if (c->dirty && h2_out_len(c) < high)
+    if (c->dirty && h2_output_len(c) < high)
         h2_schedule(c);
     h2_timeouts(c);
 }
