@@ -5,7 +5,13 @@
  * Data structure: one bufferevent, one http_parser, the request being
  * parsed (its URL and the few header values handlers see, in one growing
  * buffer freed at dispatch) and at most one stream: the request being
- * answered.  Requests are answered one at a time in order (sequential
+ * answered.  Each request head is checked strictly first (h1_head.h:
+ * http-parser alone is lenient where a proxy in front may not be, a
+ * request smuggling risk) and only then handed to http-parser, which
+ * extracts its fields; the body is read and discarded by h1_head's
+ * reader, not by http-parser.  A request refused there (400, 413, 414,
+ * 431, 501, 505) gets a Kubernetes Status with Connection: close.
+ * Requests are answered one at a time in order (sequential
  * pipelining): once a request is complete the parser is paused, and bytes
  * of later requests wait in the input buffer until the current stream has
  * finished (on_close delivered) and the output buffer is below the
@@ -74,6 +80,7 @@
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "src/h1_head.h"
 #include "src/log.h"
 #include "src/stream_impl.h"
 
@@ -116,15 +123,13 @@ struct h1_request {
     size_t len, cap;
     size_t url_len;
     struct h1_value values[4]; /* by enum h1_field; [0] unused */
-    size_t header_bytes;       /* request line and headers so far */
     uint64_t deadline_ms;      /* complete by then (listener_now_ms) */
-    uint64_t body_bytes;
-    char field[H1_FIELD_MAX]; /* current header name, lower case */
+    struct h1_reader reader;   /* head end, checks, body (h1_head.h) */
+    char field[H1_FIELD_MAX];  /* current header name, lower case */
     size_t field_len;
     enum h1_field field_kind;
     bool in_value;
-    bool complete; /* message complete; parser paused */
-    int reject;    /* 0, or the status the front answers: 413, 431 */
+    bool complete; /* http-parser has the whole head; paused */
     int version;   /* 10 or 11, once complete */
     bool keep_alive;
     const char *method;
@@ -267,6 +272,14 @@ static void h1_shutdown(struct front_conn *fc)
     h1_free((struct conn_h1 *)fc);
 }
 
+static bool h1_unfinished(const struct front_conn *fc, size_t *unsent)
+{
+    const struct conn_h1 *c = (const struct conn_h1 *)fc;
+
+    *unsent = c->dead ? 0 : evbuffer_get_length(bufferevent_get_output(c->bev));
+    return c->stream != NULL || *unsent > 0;
+}
+
 static void h1_service(struct conn_h1 *c);
 
 static void h1_service_cb(struct front_conn *fc)
@@ -330,12 +343,6 @@ static void h1_printf(struct conn_h1 *c, const char *fmt, ...)
         h1_queue_failed(c, strlen(fmt));
 }
 
-/* The reason phrase, with the one stream_reason lacks. */
-static const char *h1_reason(int status)
-{
-    return status == 408 ? "Request Timeout" : stream_reason(status);
-}
-
 /* Answers with a Kubernetes Status and closes (no stream involved), the
  * answer flushed within flush_seconds of no progress. */
 static void h1_reject(struct conn_h1 *c, int status, const char *reason,
@@ -348,34 +355,31 @@ static void h1_reject(struct conn_h1 *c, int status, const char *reason,
               "HTTP/1.1 %d %s\r\nDate: %s\r\n"
               "Content-Type: application/json\r\n"
               "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-              status, h1_reason(status), stream_date(), body->len);
+              status, stream_reason(status), stream_date(), body->len);
     h1_add_ref(c, body, 0, body->len);
     rbuf_unref(body);
     h1_close(c, flush_seconds);
 }
 
-static void h1_reject_parse(struct conn_h1 *c, enum http_errno err)
+/* Refuses the request being read with status (400, 413, 414, 431, 501
+ * or 505) and closes: the framing of what follows cannot be trusted. */
+static void h1_refuse(struct conn_h1 *c, int status, const char *message)
 {
-    const struct front_config *cfg = listener_config(c->base.listener);
-    char msg[160];
+    static const struct {
+        int status;
+        const char *reason;
+    } reasons[] = {
+        {413, "RequestEntityTooLarge"},       {414, "RequestURITooLong"},
+        {431, "RequestHeaderFieldsTooLarge"}, {501, "NotImplemented"},
+        {505, "HTTPVersionNotSupported"},
+    };
+    const char *reason = "BadRequest";
 
-    if (c->req->reject == 413) {
-        snprintf(msg, sizeof(msg),
-                 "Request entity too large: limit is %d bytes", H1_MAX_BODY);
-        h1_reject(c, 413, "RequestEntityTooLarge", msg,
-                  listener_flush_seconds(c->base.listener));
-    } else if (c->req->reject == 431 || err == HPE_HEADER_OVERFLOW) {
-        snprintf(msg, sizeof(msg),
-                 "Request header fields too large: limit is %zu bytes",
-                 cfg->max_header_bytes);
-        h1_reject(c, 431, "RequestHeaderFieldsTooLarge", msg,
-                  listener_flush_seconds(c->base.listener));
-    } else {
-        snprintf(msg, sizeof(msg), "Malformed HTTP/1.1 request: %s",
-                 http_errno_description(err));
-        h1_reject(c, 400, "BadRequest", msg,
-                  listener_flush_seconds(c->base.listener));
-    }
+    for (size_t i = 0; i < RW_ARRAY_LEN(reasons); i++)
+        if (reasons[i].status == status)
+            reason = reasons[i].reason;
+    h1_reject(c, status, reason, message,
+              listener_flush_seconds(c->base.listener));
 }
 
 /* ---- parsing ---- */
@@ -391,23 +395,10 @@ static void req_append(struct h1_request *r, const char *at, size_t len)
     r->len += len;
 }
 
-/* Counts header bytes; -1 (stop parsing, 431) beyond the limit. */
-static int req_count(struct conn_h1 *c, size_t len)
-{
-    c->req->header_bytes += len;
-    if (c->req->header_bytes <=
-        listener_config(c->base.listener)->max_header_bytes)
-        return 0;
-    c->req->reject = 431;
-    return -1;
-}
-
 static int h1_on_url(http_parser *p, const char *at, size_t len)
 {
     struct conn_h1 *c = p->data;
 
-    if (req_count(c, len) < 0)
-        return -1;
     req_append(c->req, at, len);
     c->req->url_len += len;
     return 0;
@@ -418,8 +409,6 @@ static int h1_on_header_field(http_parser *p, const char *at, size_t len)
     struct conn_h1 *c = p->data;
     struct h1_request *r = c->req;
 
-    if (req_count(c, len + 4) < 0) /* ": " and CRLF */
-        return -1;
     if (r->in_value) {
         r->in_value = false;
         r->field_len = 0;
@@ -453,8 +442,6 @@ static int h1_on_header_value(http_parser *p, const char *at, size_t len)
     struct conn_h1 *c = p->data;
     struct h1_request *r = c->req;
 
-    if (req_count(c, len) < 0)
-        return -1;
     if (!r->in_value) {
         r->in_value = true;
         r->field_kind = field_kind(r);
@@ -479,32 +466,11 @@ static bool req_expects_continue(const struct h1_request *r)
            strncasecmp(r->buf + v->off, "100-continue", 12) == 0;
 }
 
+/* The body is conn_h1's to read (h1_body_read): 1 tells http-parser
+ * that none follows. */
 static int h1_on_headers_complete(http_parser *p)
 {
-    struct conn_h1 *c = p->data;
-    bool has_body = (p->flags & F_CHUNKED) ||
-                    ((p->flags & F_CONTENTLENGTH) && p->content_length > 0);
-
-    if ((p->flags & F_CONTENTLENGTH) && p->content_length > H1_MAX_BODY) {
-        c->req->reject = 413;
-        return -1;
-    }
-    /* RFC 9110 10.1.1: a client waiting for 100 (Continue) */
-    if (has_body && p->http_major == 1 && p->http_minor >= 1 &&
-        req_expects_continue(c->req))
-        h1_copy(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
-    return 0;
-}
-
-static int h1_on_body(http_parser *p, const char *at, size_t len)
-{
-    struct conn_h1 *c = p->data;
-
-    c->req->body_bytes += len; /* drained and discarded */
-    if (c->req->body_bytes <= H1_MAX_BODY)
-        return 0;
-    c->req->reject = 413;
-    return -1;
+    return 1;
 }
 
 static int h1_on_message_complete(http_parser *p)
@@ -595,34 +561,91 @@ static void h1_request_begin(struct conn_h1 *c)
     c->req->deadline_ms = listener_now_ms() + limit * 1000ull;
 }
 
-/* Parses input while no stream is being answered and the output has
+/* Reads the request head once it is all in: checked (h1_head_parse),
+ * then parsed by http-parser for its fields.  Returns 1 once read, 0
+ * while incomplete, -1 after refusing the request. */
+static int h1_head_read(struct conn_h1 *c)
+{
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+    struct h1_request *r = c->req;
+    char why[256];
+    int status = 0;
+    long len = h1_reader_head(
+        &r->reader, in, listener_config(c->base.listener)->max_header_bytes,
+        &status, why, sizeof(why));
+    const char *p = NULL;
+    size_t n;
+
+    if (len == 0)
+        return 0;
+    if (len > 0) {
+        p = (const char *)evbuffer_pullup(in, len);
+        status =
+            h1_head_parse(p, (size_t)len, &r->reader.head, why, sizeof(why));
+    }
+    if (status != 0) {
+        h1_refuse(c, status, why);
+        return -1;
+    }
+    n = http_parser_execute(&c->parser, &h1_settings, p, (size_t)len);
+    if (!r->complete || n != (size_t)len) {
+        enum http_errno err = HTTP_PARSER_ERRNO(&c->parser);
+
+        snprintf(why, sizeof(why), "Malformed HTTP/1.1 request: %s",
+                 http_errno_description(err));
+        /* a method token http-parser does not know (RFC 9110 9.1) */
+        h1_refuse(c, err == HPE_INVALID_METHOD ? 501 : 400, why);
+        return -1;
+    }
+    h1_reader_head_done(&r->reader, in, (size_t)len);
+    return 1;
+}
+
+/* Reads and discards the request body; true once it is all in. */
+static bool h1_body_read(struct conn_h1 *c)
+{
+    char why[160];
+    int status = 0;
+    int rc = h1_reader_body(&c->req->reader, bufferevent_get_input(c->bev),
+                            listener_config(c->base.listener)->max_header_bytes,
+                            H1_MAX_BODY, &status, why, sizeof(why));
+
+    if (rc < 0)
+        h1_refuse(c, status, why);
+    return rc > 0;
+}
+
+/* RFC 9110 10.1.1: a client waiting for 100 (Continue) before it sends
+ * the body gets it once the head is accepted. */
+static void h1_continue(struct conn_h1 *c)
+{
+    struct h1_request *r = c->req;
+
+    if (r->reader.head.framing != H1_FRAMING_NONE &&
+        r->reader.head.version >= 11 && req_expects_continue(r))
+        h1_copy(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+}
+
+/* Reads input while no stream is being answered and the output has
  * room; dispatches at most one request. */
 static void h1_parse(struct conn_h1 *c)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
     size_t high = listener_config(c->base.listener)->output_high_water;
-    struct evbuffer_iovec v;
-    size_t n;
 
-    while (c->stream == NULL && !c->closing && !c->dead) {
-        if (evbuffer_get_length(bufferevent_get_output(c->bev)) > high)
-            return; /* the write callback comes back */
-        if (evbuffer_peek(in, -1, NULL, &v, 1) < 1 || v.iov_len == 0)
+    if (c->stream != NULL || c->closing || c->dead ||
+        evbuffer_get_length(bufferevent_get_output(c->bev)) > high ||
+        evbuffer_get_length(in) == 0)
+        return; /* (the write callback comes back when below high) */
+    if (c->req == NULL)
+        h1_request_begin(c);
+    if (!c->req->reader.head_done) {
+        if (h1_head_read(c) <= 0)
             return;
-        if (c->req == NULL)
-            h1_request_begin(c);
-        n = http_parser_execute(&c->parser, &h1_settings, v.iov_base,
-                                v.iov_len);
-        evbuffer_drain(in, n);
-        if (c->req->complete) {
-            h1_dispatch(c);
-            return;
-        }
-        if (HTTP_PARSER_ERRNO(&c->parser) != HPE_OK) {
-            h1_reject_parse(c, HTTP_PARSER_ERRNO(&c->parser));
-            return;
-        }
+        h1_continue(c);
     }
+    if (h1_body_read(c))
+        h1_dispatch(c);
 }
 
 /* ---- the service loop, at the tail of every callback ---- */
@@ -655,6 +678,11 @@ static void h1_service(struct conn_h1 *c)
             break;
         if (c->closing)
             break;
+        if (listener_draining(c->base.listener) && c->req == NULL) {
+            /* shutting down: no request after this one */
+            h1_close(c, listener_flush_seconds(c->base.listener));
+            break;
+        }
         h1_parse(c);
         if (c->stream == NULL) {
             /* nothing more to answer from a client that has gone quiet */
@@ -760,8 +788,8 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
         c->body = H1_BODY_CLOSE;
     if (c->body == H1_BODY_CLOSE)
         c->keep_alive = false;
-    h1_printf(c, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status, h1_reason(status),
-              stream_date());
+    h1_printf(c, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status,
+              stream_reason(status), stream_date());
     if (content_type != NULL)
         h1_printf(c, "Content-Type: %s\r\n", content_type);
     if (c->body == H1_BODY_LENGTH)
@@ -832,7 +860,6 @@ static http_parser_settings h1_settings = {
     .on_header_field = h1_on_header_field,
     .on_header_value = h1_on_header_value,
     .on_headers_complete = h1_on_headers_complete,
-    .on_body = h1_on_body,
     .on_message_complete = h1_on_message_complete,
 };
 
@@ -862,6 +889,7 @@ void conn_h1_new(struct listener *l, struct bufferevent *bev)
     c->bev = bev;
     c->base.service = h1_service_cb;
     c->base.shutdown = h1_shutdown;
+    c->base.unfinished = h1_unfinished;
     parser_limit(cfg->max_header_bytes);
     h1_parser_reset(c);
     listener_attach(l, &c->base, FRONT_H1);

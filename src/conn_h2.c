@@ -20,18 +20,11 @@
  * output queue (struct h2_out), not into libevent's evbuffer, which would
  * give each reference its own chain (a malloc) and the header copied after
  * it another: two mallocs and frees per DATA frame at fan-out.  The queue
- * is a ring of iovecs with, in parallel, what each holds on to: a payload
- * reference (the segment's own rbuf reference, handed over when the
- * segment is taken whole; released with rbuf_unref once written), a copy
- * in the arena, or constant bytes (padding).  The arena is a FIFO byte
- * ring for the 9-byte DATA frame headers and for the frames nghttp2's
- * send callback serializes (SETTINGS, HEADERS, WINDOW_UPDATE, GOAWAY...);
- * a copy that follows the previous one in the arena extends its iovec.  A
- * copy that does not fit grows the arena (doubling, the queued copies
- * moved and their iovecs re-pointed).  Nothing is allocated per frame:
- * the rings only grow, and an empty queue keeps its memory while the
- * connection has live streams (unless it grew past H2_OUT_KEEP pieces or
- * H2_ARENA_KEEP bytes); without one it is freed.  Every payload reaches
+ * (h2_out.h) holds payloads by reference (the segment's own rbuf
+ * reference, handed over when the segment is taken whole) and copies of
+ * frame headers in an arena; nothing is allocated per frame, and an
+ * empty queue keeps its memory while the connection has live streams,
+ * else it is freed.  Every payload reaches
  * the socket by reference: sendmsg (writev with MSG_NOSIGNAL) of up to
  * H2_IOV_MAX pieces straight from the ring, from h2_service after
  * nghttp2_session_send, until the kernel takes no more; only then an
@@ -71,6 +64,16 @@
  * connection follows the frame headers of the bytes nghttp2 consumes
  * (h2_scan: a few bytes of state).
  *
+ * Input reaches nghttp2 a frame at a time, each frame shown first to
+ * h2_guard_inspect, and SETTINGS_MAX_CONCURRENT_STREAMS is enforced here
+ * rather than by nghttp2: a client's stream error resets that stream
+ * only, never the connection and its other watches (h2_guard.h).
+ * Closing: what nghttp2 queued (GOAWAY) is flushed, then the write side
+ * is shut and input discarded until the client closes (H2_LINGER_SECONDS
+ * at most), so that the client reads the last frames rather than a
+ * reset.  Under listener_drain (graceful shutdown) a connection sends
+ * GOAWAY NO_ERROR and closes once its streams are done.
+ *
  * Ordering and lifetimes: nghttp2's callbacks only record what happened
  * (header block complete, stream closed, queue drained) by putting the
  * stream on the work FIFO; handlers run from the loop after nghttp2
@@ -99,19 +102,18 @@
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "src/h2_guard.h"
+#include "src/h2_out.h"
 #include "src/log.h"
 #include "src/stream_impl.h"
 
 #define H2_SEGS_MIN 4              /* segment queue: first and kept size */
 #define H2_SERVICE_ROUNDS 16       /* send / work rounds per callback */
 #define H2_TIMEOUT_FLUSH_SECONDS 2 /* flushing GOAWAY after a timeout */
+#define H2_LINGER_SECONDS 2        /* closing: reading until the client does */
 #define H2_FRAME_HEAD_LEN 9
 #define H2_PREFACE_LEN 24
 #define H2_STACK_NV 16
-#define H2_OUT_MIN 16       /* output pieces: first size */
-#define H2_OUT_KEEP 1024    /* kept while streams are live, at most */
-#define H2_ARENA_MIN 256    /* copy arena bytes: first size */
-#define H2_ARENA_KEEP 16384 /* kept while streams are live, at most */
 #if defined(IOV_MAX) && IOV_MAX < 1024
 #define H2_IOV_MAX IOV_MAX
 #else
@@ -139,31 +141,6 @@ struct h2_request {
 struct h2_seg {
     struct rbuf *buf;
     size_t off, len;
-};
-
-enum h2_piece_kind {
-    H2_PIECE_REF,    /* bytes of an rbuf: one reference, released */
-    H2_PIECE_ARENA,  /* bytes copied into the arena */
-    H2_PIECE_STATIC, /* constant bytes (padding) */
-};
-
-/* What a queued iovec holds on to; parallel to h2_out.iov. */
-struct h2_piece {
-    struct rbuf *ref;   /* H2_PIECE_REF */
-    uint32_t arena_end; /* H2_PIECE_ARENA: arena offset past its bytes */
-    uint8_t kind;
-};
-
-/* The connection's output queue (see the header comment). */
-struct h2_out {
-    struct iovec *iov;      /* ring of cap: bytes of each piece left */
-    struct h2_piece *piece; /* ring of cap, parallel to iov */
-    uint32_t head, count, cap;
-    size_t bytes;   /* left to write, all pieces */
-    bool fresh;     /* pieces queued since the last write attempt */
-    uint8_t *arena; /* FIFO byte ring of arena_cap for copies */
-    uint32_t arena_cap, arena_head, arena_tail;
-    uint32_t arena_pieces; /* H2_PIECE_ARENA pieces queued */
 };
 
 struct h2_stream {
@@ -195,7 +172,10 @@ struct conn_h2 {
     nghttp2_session *session;
     struct h2_stream *streams;
     struct h2_stream *work_head, **work_tail;
-    uint32_t live; /* dispatched streams not yet freed */
+    uint32_t live;         /* dispatched streams not yet freed */
+    uint32_t open;         /* request streams nghttp2 has open, refused aside */
+    uint32_t refusing;     /* refused streams whose RST_STREAM is not sent */
+    struct h2_guard guard; /* client frames, before nghttp2 (h2_guard.h) */
     /* timeouts (h2_timeouts); times in listener_now_ms */
     uint64_t block_since_ms; /* the open header block began */
     uint64_t idle_since_ms;  /* no live stream, output flushed; 0: busy */
@@ -209,10 +189,13 @@ struct conn_h2 {
     uint8_t scan_type, scan_flags; /* of the frame being received */
     bool in_block;                 /* inside a header block */
     /* output and service */
-    bool in_service; /* inside h2_service: no scheduling needed */
-    bool dirty;      /* something for nghttp2_session_send */
-    bool closing;    /* answering no more: flushing, then closing */
-    bool dead;       /* the reaper frees it */
+    bool in_service;          /* inside h2_service: no scheduling needed */
+    bool dirty;               /* something for nghttp2_session_send */
+    bool closing;             /* answering no more: flushing, then closing */
+    bool lingering;           /* flushed, write side shut: reading until EOF */
+    uint64_t linger_until_ms; /* lingering: closed then at the latest */
+    bool goaway;              /* listener_drain: GOAWAY submitted */
+    bool dead;                /* the reaper frees it */
 };
 
 static const struct stream_ops h2_ops;
@@ -229,7 +212,7 @@ static struct evbuffer *h2_output(const struct conn_h2 *c)
 
 /* Output bytes not yet taken by the kernel (or, for a bufferevent pair,
  * by its other end). */
-static size_t h2_out_len(const struct conn_h2 *c)
+static size_t h2_output_len(const struct conn_h2 *c)
 {
     return c->out.bytes + (c->fd < 0 ? evbuffer_get_length(h2_output(c)) : 0);
 }
@@ -267,224 +250,6 @@ static struct h2_stream *work_pop(struct conn_h2 *c)
     st->in_work = false;
     st->work_next = NULL;
     return st;
-}
-
-/* ---- output queue ---- */
-
-static void out_grow(struct h2_out *o)
-{
-    uint32_t cap = o->cap ? o->cap * 2 : H2_OUT_MIN;
-    struct iovec *iov = xmalloc(cap * sizeof(*iov));
-    struct h2_piece *piece = xmalloc(cap * sizeof(*piece));
-
-    for (uint32_t i = 0; i < o->count; i++) {
-        iov[i] = o->iov[(o->head + i) & (o->cap - 1)];
-        piece[i] = o->piece[(o->head + i) & (o->cap - 1)];
-    }
-    free(o->iov);
-    free(o->piece);
-    o->iov = iov;
-    o->piece = piece;
-    o->cap = cap;
-    o->head = 0;
-}
-
-/* Appends a piece of len (> 0) bytes at p; returns it to be filled in. */
-static struct h2_piece *out_push(struct h2_out *o, const void *p, size_t len)
-{
-    uint32_t i;
-
-    if (o->count == o->cap)
-        out_grow(o);
-    i = (o->head + o->count) & (o->cap - 1);
-    o->iov[i].iov_base = (void *)p;
-    o->iov[i].iov_len = len;
-    o->count++;
-    o->bytes += len;
-    o->fresh = true;
-    return &o->piece[i];
-}
-
-/* The index of the last piece (count > 0). */
-static uint32_t out_last(const struct h2_out *o)
-{
-    return (o->head + o->count - 1) & (o->cap - 1);
-}
-
-/* Where len contiguous arena bytes fit (live bytes run from arena_head
- * to arena_tail, wrapping; head == tail with pieces: full); false if
- * they do not. */
-static bool out_arena_fit(const struct h2_out *o, size_t len, uint32_t *off)
-{
-    uint32_t head = o->arena_head, tail = o->arena_tail, cap = o->arena_cap;
-
-    if (o->arena_pieces == 0) {
-        *off = 0;
-        return len <= cap;
-    }
-    if (tail > head) {
-        *off = cap - tail >= len ? tail : 0;
-        return cap - tail >= len || len <= head;
-    }
-    *off = tail;
-    return tail < head && head - tail >= len;
-}
-
-/* Moves the queued copies into a new arena with room for len more bytes
- * (their iovecs follow); amortized over the doublings. */
-static void out_arena_grow(struct h2_out *o, size_t len)
-{
-    size_t live = 0, cap = o->arena_cap ? o->arena_cap * 2 : H2_ARENA_MIN;
-    uint8_t *arena;
-    uint32_t pos = 0;
-
-    for (uint32_t n = 0; n < o->count; n++) {
-        uint32_t i = (o->head + n) & (o->cap - 1);
-
-        if (o->piece[i].kind == H2_PIECE_ARENA)
-            live += o->iov[i].iov_len;
-    }
-    while (cap < live + len)
-        cap *= 2;
-    rw_assert(cap <= UINT32_MAX);
-    arena = xmalloc(cap);
-    for (uint32_t n = 0; n < o->count; n++) {
-        uint32_t i = (o->head + n) & (o->cap - 1);
-
-        if (o->piece[i].kind != H2_PIECE_ARENA)
-            continue;
-        memcpy(arena + pos, o->iov[i].iov_base, o->iov[i].iov_len);
-        o->iov[i].iov_base = arena + pos;
-        pos += (uint32_t)o->iov[i].iov_len;
-        o->piece[i].arena_end = pos;
-    }
-    free(o->arena);
-    o->arena = arena;
-    o->arena_cap = (uint32_t)cap;
-    o->arena_head = 0;
-    o->arena_tail = pos;
-}
-
-/* Appends a copy of len bytes at p, in the last piece when it is the
- * arena's and the bytes follow it. */
-static void out_copy(struct h2_out *o, const void *p, size_t len)
-{
-    struct h2_piece *pc;
-    uint32_t off, last;
-
-    if (len == 0)
-        return;
-    if (!out_arena_fit(o, len, &off)) {
-        out_arena_grow(o, len);
-        off = o->arena_tail;
-    }
-    memcpy(o->arena + off, p, len);
-    o->arena_tail = off + (uint32_t)len;
-    if (o->count > 0) {
-        last = out_last(o);
-        if (o->piece[last].kind == H2_PIECE_ARENA &&
-            (uint8_t *)o->iov[last].iov_base + o->iov[last].iov_len ==
-                o->arena + off) {
-            o->iov[last].iov_len += len;
-            o->piece[last].arena_end = o->arena_tail;
-            o->bytes += len;
-            o->fresh = true;
-            return;
-        }
-    }
-    pc = out_push(o, o->arena + off, len);
-    pc->kind = H2_PIECE_ARENA;
-    pc->arena_end = o->arena_tail;
-    pc->ref = NULL;
-    o->arena_pieces++;
-}
-
-/* Appends len bytes of b at off by reference; takes over the caller's
- * reference if give, else takes one. */
-static void out_ref(struct h2_out *o, struct rbuf *b, size_t off, size_t len,
-                    bool give)
-{
-    struct h2_piece *pc;
-
-    if (len == 0) {
-        if (give)
-            rbuf_unref(b);
-        return;
-    }
-    pc = out_push(o, b->data + off, len);
-    pc->kind = H2_PIECE_REF;
-    pc->ref = give ? b : rbuf_ref(b);
-}
-
-/* Appends len constant bytes at p (they outlive the connection). */
-static void out_static(struct h2_out *o, const void *p, size_t len)
-{
-    struct h2_piece *pc;
-
-    if (len == 0)
-        return;
-    pc = out_push(o, p, len);
-    pc->kind = H2_PIECE_STATIC;
-    pc->ref = NULL;
-}
-
-/* Drops the first piece, written or not. */
-static void out_pop(struct h2_out *o)
-{
-    struct h2_piece *pc = &o->piece[o->head];
-
-    o->bytes -= o->iov[o->head].iov_len;
-    if (pc->kind == H2_PIECE_REF) {
-        rbuf_unref(pc->ref);
-    } else if (pc->kind == H2_PIECE_ARENA) {
-        o->arena_head = pc->arena_end;
-        if (--o->arena_pieces == 0)
-            o->arena_head = o->arena_tail = 0;
-    }
-    o->head = (o->head + 1) & (o->cap - 1);
-    o->count--;
-}
-
-/* n bytes of the queue's front were written; returns the pieces done. */
-static uint32_t out_consume(struct h2_out *o, size_t n)
-{
-    uint32_t done = 0;
-
-    while (n > 0) {
-        struct iovec *v = &o->iov[o->head];
-
-        rw_assert(o->count > 0);
-        if (n < v->iov_len) {
-            v->iov_base = (uint8_t *)v->iov_base + n;
-            v->iov_len -= n;
-            o->bytes -= n;
-            break;
-        }
-        n -= v->iov_len;
-        out_pop(o);
-        done++;
-    }
-    return done;
-}
-
-/* Releases every piece and the queue's memory. */
-static void out_clear(struct h2_out *o)
-{
-    while (o->count > 0)
-        out_pop(o);
-    free(o->iov);
-    free(o->piece);
-    free(o->arena);
-    memset(o, 0, sizeof(*o));
-}
-
-/* An empty queue keeps its memory while streams are live, unless it
- * grew past the KEEP sizes (reallocated small on the next output). */
-static void out_trim(struct h2_out *o, bool live)
-{
-    if (o->count == 0 &&
-        (!live || o->cap > H2_OUT_KEEP || o->arena_cap > H2_ARENA_KEEP))
-        out_clear(o);
 }
 
 /* ---- segment queue ---- */
@@ -547,7 +312,7 @@ static void segs_emit(struct h2_stream *st, struct h2_out *out, size_t length)
         size_t take = RW_MIN(seg->len, length);
 
         rw_assert(st->seg_count > 0);
-        out_ref(out, seg->buf, seg->off, take, take == seg->len);
+        h2_out_ref(out, seg->buf, seg->off, take, take == seg->len);
         length -= take;
         st->queued -= take;
         if (take == seg->len) {
@@ -571,6 +336,7 @@ static struct h2_stream *h2_stream_new(struct conn_h2 *c, int32_t id)
     st->conn = c;
     st->id = id;
     st->req = xcalloc(1, sizeof(*st->req));
+    c->open++;
     st->next = c->streams;
     if (c->streams != NULL)
         c->streams->prev = st;
@@ -671,16 +437,43 @@ static void h2_run_work(struct conn_h2 *c)
 
 /* ---- nghttp2 callbacks: record, never free ---- */
 
+/* The stream of id, NULL if nghttp2 has none for us (refused ones). */
+static struct h2_stream *h2_stream_get(nghttp2_session *session, int32_t id)
+{
+    void *data = nghttp2_session_get_stream_user_data(session, id);
+
+    return h2_guard_is_refused(data) ? NULL : data;
+}
+
+/* nghttp2 closed st (or never knew it): on_close and free from the
+ * work FIFO. */
+static void h2_stream_closed(struct conn_h2 *c, struct h2_stream *st)
+{
+    st->closed = true;
+    c->open--;
+    stream_gone(&st->base);
+    segs_clear(st);
+    work_push(c, st);
+}
+
 static ssize_t conn_h2_send_cb(nghttp2_session *session, const uint8_t *data,
                                size_t length, int flags, void *user_data)
 {
     struct conn_h2 *c = user_data;
+    uint8_t settings[H2_GUARD_SETTINGS_MAX];
 
-    if (h2_out_len(c) >= h2_high_water(c)) {
+    if (h2_output_len(c) >= h2_high_water(c)) {
         c->dirty = true; /* h2_service writes, then sends again */
         return NGHTTP2_ERR_WOULDBLOCK;
     }
-    out_copy(&c->out, data, length);
+    /* the limit nghttp2 is not told (see h2_guard.h) */
+    if (h2_guard_settings(
+            data, length,
+            listener_config(c->base.listener)->h2_max_concurrent_streams,
+            settings))
+        h2_out_copy(&c->out, settings, length);
+    else
+        h2_out_copy(&c->out, data, length);
     return (ssize_t)length;
 }
 
@@ -694,15 +487,15 @@ static int conn_h2_send_data_cb(nghttp2_session *session, nghttp2_frame *frame,
     size_t padlen = frame->data.padlen;
     uint8_t padbyte = (uint8_t)(padlen > 0 ? padlen - 1 : 0);
 
-    out_copy(&c->out, framehd, H2_FRAME_HEAD_LEN);
+    h2_out_copy(&c->out, framehd, H2_FRAME_HEAD_LEN);
     if (padlen > 0)
-        out_copy(&c->out, &padbyte, 1);
+        h2_out_copy(&c->out, &padbyte, 1);
     segs_emit(st, &c->out, length);
     if (padlen > 1)
-        out_static(&c->out, zeros, padlen - 1);
+        h2_out_static(&c->out, zeros, padlen - 1);
     if (st->base.above_low && st->queued <= STREAM_LOW_WATER)
         work_push(c, st);
-    if (h2_out_len(c) >= h2_high_water(c)) {
+    if (h2_output_len(c) >= h2_high_water(c)) {
         c->dirty = true; /* h2_service writes, then sends again */
         return NGHTTP2_ERR_PAUSE;
     }
@@ -737,16 +530,27 @@ static int conn_h2_begin_headers_cb(nghttp2_session *session,
                                     const nghttp2_frame *frame, void *user_data)
 {
     struct conn_h2 *c = user_data;
+    int32_t id = frame->hd.stream_id;
     struct h2_stream *st;
+    uint32_t refuse = 0;
 
     if (frame->hd.type != NGHTTP2_HEADERS ||
         frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0;
+    /* stream errors (see h2_guard.h): a stream that depends on itself
+     * (RFC 9113 5.3.1), one beyond our limit (5.1.2) */
+    if (id == c->guard.refuse_id)
+        refuse = NGHTTP2_PROTOCOL_ERROR;
+    else if (c->open >=
+             listener_config(c->base.listener)->h2_max_concurrent_streams)
+        refuse = NGHTTP2_REFUSED_STREAM;
+    if (refuse != 0)
+        return h2_guard_refuse(session, id, refuse, &c->refusing) == 0
+                   ? 0
+                   : NGHTTP2_ERR_CALLBACK_FAILURE;
     st = h2_stream_new(c, frame->hd.stream_id);
-    if (nghttp2_session_set_stream_user_data(session, st->id, st) != 0) {
-        st->closed = true; /* nghttp2 does not know it: drop it */
-        work_push(c, st);
-    }
+    if (nghttp2_session_set_stream_user_data(session, st->id, st) != 0)
+        h2_stream_closed(c, st); /* nghttp2 does not know it: drop it */
     return 0;
 }
 
@@ -789,7 +593,7 @@ static int conn_h2_header_cb(nghttp2_session *session,
     if (frame->hd.type != NGHTTP2_HEADERS ||
         frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0; /* trailers: ignored */
-    st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
+    st = h2_stream_get(session, frame->hd.stream_id);
     if (st == NULL || (r = st->req) == NULL)
         return 0;
     r->bytes += namelen + valuelen + 32;
@@ -812,7 +616,7 @@ static int conn_h2_frame_recv_cb(nghttp2_session *session,
 
     if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
         return 0;
-    st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
+    st = h2_stream_get(session, frame->hd.stream_id);
     if (st == NULL)
         return 0;
     if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)
@@ -839,7 +643,7 @@ static int conn_h2_frame_send_cb(nghttp2_session *session,
     if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
         !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
         return 0;
-    st = nghttp2_session_get_stream_user_data(session, frame->hd.stream_id);
+    st = h2_stream_get(session, frame->hd.stream_id);
     if (st != NULL && !st->request_done)
         nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE,
                                   frame->hd.stream_id, NGHTTP2_NO_ERROR);
@@ -850,18 +654,19 @@ static int conn_h2_stream_close_cb(nghttp2_session *session, int32_t stream_id,
                                    uint32_t error_code, void *user_data)
 {
     struct conn_h2 *c = user_data;
-    struct h2_stream *st;
+    void *data = nghttp2_session_get_stream_user_data(session, stream_id);
+    struct h2_stream *st = data;
 
-    st = nghttp2_session_get_stream_user_data(session, stream_id);
+    if (h2_guard_is_refused(data)) {
+        c->refusing--;
+        return 0;
+    }
     if (st == NULL || st->closed)
         return 0;
     if (error_code != NGHTTP2_NO_ERROR)
         log_debug("conn_h2: stream %d reset: %s", stream_id,
                   nghttp2_http2_strerror(error_code));
-    st->closed = true;
-    stream_gone(&st->base);
-    segs_clear(st);
-    work_push(c, st);
+    h2_stream_closed(c, st);
     return 0;
 }
 
@@ -1024,7 +829,7 @@ static int h2_flush_bev(struct conn_h2 *c)
 
         if (evbuffer_add(out, v->iov_base, v->iov_len) < 0)
             return -1;
-        out_pop(o);
+        h2_out_pop(o);
     }
     return 0;
 }
@@ -1083,12 +888,12 @@ static int h2_flush(struct conn_h2 *c)
             break;
         }
         progress = true;
-        if (out_consume(o, (size_t)w) < m.msg_iovlen)
+        if (h2_out_consume(o, (size_t)w) < m.msg_iovlen)
             break; /* the kernel is full */
     }
     if (rv == 0)
         h2_write_arm(c, progress);
-    out_trim(o, c->live > 0);
+    h2_out_trim(o, c->live > 0);
     return rv;
 }
 
@@ -1113,7 +918,7 @@ static void h2_free(struct conn_h2 *c)
     nghttp2_session_del(c->session);
     listener_detach(&c->base);
     /* released now, not when the loop finalizes the bufferevent */
-    out_clear(&c->out);
+    h2_out_clear(&c->out);
     if (c->wev != NULL)
         event_free(c->wev);
     evbuffer_drain(out, evbuffer_get_length(out));
@@ -1124,6 +929,19 @@ static void h2_free(struct conn_h2 *c)
 static void h2_shutdown(struct front_conn *fc)
 {
     h2_free((struct conn_h2 *)fc);
+}
+
+static bool h2_unfinished(const struct front_conn *fc, size_t *unsent)
+{
+    const struct conn_h2 *c = (const struct conn_h2 *)fc;
+
+    if (c->dead) {
+        *unsent = 0;
+        return false;
+    }
+    *unsent = h2_output_len(c);
+    return c->streams != NULL || *unsent > 0 ||
+           nghttp2_session_want_write(c->session);
 }
 
 static void h2_kill(struct conn_h2 *c)
@@ -1160,7 +978,7 @@ static uint64_t h2_deadline(struct conn_h2 *c)
         c->idle_since_ms = 0;
         return 0;
     }
-    if (c->idle_since_ms == 0 && h2_out_len(c) == 0)
+    if (c->idle_since_ms == 0 && h2_output_len(c) == 0)
         c->idle_since_ms = listener_now_ms();
     if (c->in_block && cfg->header_timeout > 0)
         deadline = c->block_since_ms + cfg->header_timeout * 1000ull;
@@ -1198,6 +1016,39 @@ static void h2_timeouts(struct conn_h2 *c)
     h2_write_rearm(c);
 }
 
+/* The output is flushed: shuts the write side and reads, discarding,
+ * until the client closes (H2_LINGER_SECONDS at most), so that it reads
+ * the last frames and not a reset (closing a socket with unread input
+ * resets it). */
+static void h2_linger(struct conn_h2 *c)
+{
+    struct timeval tv = {.tv_sec = H2_LINGER_SECONDS, .tv_usec = 0};
+
+    if (c->lingering)
+        return;
+    if (c->fd < 0 || shutdown(c->fd, SHUT_WR) < 0) {
+        c->dead = true;
+        return;
+    }
+    c->lingering = true;
+    c->linger_until_ms = listener_now_ms() + H2_LINGER_SECONDS * 1000;
+    bufferevent_set_timeouts(c->bev, &tv, NULL);
+    bufferevent_enable(c->bev, EV_READ);
+}
+
+/* Shutting down (listener_drain): GOAWAY with the last stream taken, so
+ * that the client opens no more; nghttp2 then ends the session once the
+ * streams are done (h2_service closes it). */
+static void h2_drain(struct conn_h2 *c)
+{
+    if (c->goaway || !listener_draining(c->base.listener))
+        return;
+    c->goaway = true;
+    nghttp2_submit_goaway(c->session, NGHTTP2_FLAG_NONE,
+                          nghttp2_session_get_last_proc_stream_id(c->session),
+                          NGHTTP2_NO_ERROR, NULL, 0);
+}
+
 static void h2_service(struct conn_h2 *c)
 {
     size_t high = h2_high_water(c);
@@ -1210,14 +1061,15 @@ static void h2_service(struct conn_h2 *c)
         return;
     }
     c->in_service = true;
+    h2_drain(c);
     h2_run_work(c);
     for (int round = 0; round < H2_SERVICE_ROUNDS && !c->dead; round++) {
         c->dirty = false;
         /* at the mark: write; still there, the write event resumes */
-        if (h2_out_len(c) >= high) {
+        if (h2_output_len(c) >= high) {
             if (h2_flush_fresh(c) < 0)
                 c->dead = true;
-            if (c->dead || h2_out_len(c) >= high)
+            if (c->dead || h2_output_len(c) >= high)
                 break;
         }
         if (nghttp2_session_send(s) != 0) {
@@ -1234,13 +1086,13 @@ static void h2_service(struct conn_h2 *c)
     if (!c->dead && !nghttp2_session_want_read(s) &&
         !nghttp2_session_want_write(s))
         h2_close(c, listener_flush_seconds(c->base.listener));
-    if (c->closing && h2_out_len(c) == 0)
-        c->dead = true;
+    if (c->closing && h2_output_len(c) == 0)
+        h2_linger(c);
     if (c->dead) {
         h2_kill(c);
         return;
     }
-    if (c->dirty && h2_out_len(c) < high)
+    if (c->dirty && h2_output_len(c) < high)
         h2_schedule(c);
     h2_timeouts(c);
 }
@@ -1302,16 +1154,42 @@ static void h2_scan(struct conn_h2 *c, const uint8_t *p, size_t len)
 
 /* ---- libevent callbacks ---- */
 
-/* Hands the input to nghttp2 (discards it once closing). */
+/* The next input bytes for nghttp2, at v: up to the end of the frame
+ * (or preface) being received, so that h2_guard_inspect sees each frame
+ * before nghttp2 does; 0 while more input is needed. */
+static size_t h2_recv_next(struct conn_h2 *c, struct evbuffer *in,
+                           struct evbuffer_iovec *v)
+{
+    size_t need = H2_FRAME_HEAD_LEN, frame = 0;
+    uint8_t *p;
+
+    if (c->scan_left == 0 && c->scan_have == 0) { /* a frame begins */
+        if (evbuffer_get_length(in) < need)
+            return 0;
+        need = h2_guard_need(evbuffer_pullup(in, H2_FRAME_HEAD_LEN));
+        if (evbuffer_get_length(in) < need)
+            return 0;
+        p = evbuffer_pullup(in, (ssize_t)need);
+        h2_guard_inspect(&c->guard, c->session, p);
+        frame = H2_FRAME_HEAD_LEN +
+                ((size_t)p[0] << 16 | (size_t)p[1] << 8 | (size_t)p[2]);
+    }
+    if (evbuffer_peek(in, -1, NULL, v, 1) < 1)
+        return 0;
+    return RW_MIN(v->iov_len, frame > 0 ? frame : (size_t)c->scan_left);
+}
+
+/* Hands the input to nghttp2, a frame at a time (discards it once
+ * closing). */
 static void h2_recv(struct conn_h2 *c)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
     struct evbuffer_iovec v;
     ssize_t rv;
+    size_t len;
 
-    while (!c->closing && evbuffer_peek(in, -1, NULL, &v, 1) >= 1 &&
-           v.iov_len > 0) {
-        rv = nghttp2_session_mem_recv(c->session, v.iov_base, v.iov_len);
+    while (!c->closing && (len = h2_recv_next(c, in, &v)) > 0) {
+        rv = nghttp2_session_mem_recv(c->session, v.iov_base, len);
         if (rv < 0) {
             log_debug("conn_h2: closing: %s", nghttp2_strerror((int)rv));
             nghttp2_session_terminate_session(c->session,
@@ -1325,6 +1203,12 @@ static void h2_recv(struct conn_h2 *c)
     }
     if (c->closing)
         evbuffer_drain(in, evbuffer_get_length(in));
+    if (c->lingering) { /* a deadline, however the client trickles */
+        struct timeval tv;
+
+        listener_until(c->linger_until_ms, &tv);
+        bufferevent_set_timeouts(c->bev, &tv, NULL);
+    }
 }
 
 static void conn_h2_read_cb(struct bufferevent *bev, void *arg)
@@ -1411,6 +1295,7 @@ static nghttp2_session_callbacks *h2_callbacks(void)
     nghttp2_session_callbacks_set_on_stream_close_callback(
         cbs, conn_h2_stream_close_cb);
     nghttp2_session_callbacks_set_error_callback2(cbs, conn_h2_error_cb);
+    h2_guard_callbacks(cbs);
     return cbs;
 }
 
@@ -1419,8 +1304,8 @@ static int h2_session_new(struct conn_h2 *c, const struct front_config *cfg)
     nghttp2_session_callbacks *cbs = h2_callbacks();
     nghttp2_option *opt;
     nghttp2_settings_entry iv[] = {
-        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS,
-         cfg->h2_max_concurrent_streams},
+        /* on the wire: cfg->h2_max_concurrent_streams (h2_guard.h) */
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_GUARD_NO_LIMIT},
         {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
          (uint32_t)RW_MIN(cfg->max_header_bytes, (size_t)UINT32_MAX)},
     };
@@ -1472,6 +1357,7 @@ void conn_h2_new(struct listener *l, struct bufferevent *bev)
     c->write_max = h2_write_max(c, cfg);
     c->base.service = h2_service_cb;
     c->base.shutdown = h2_shutdown;
+    c->base.unfinished = h2_unfinished;
     c->work_tail = &c->work_head;
     c->scan_left = H2_PREFACE_LEN; /* the preface, not yet consumed */
     c->scan_type = NGHTTP2_DATA;   /* (of no header block) */

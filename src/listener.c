@@ -57,6 +57,7 @@ struct listener {
     struct event_base *base;
     struct evconnlistener *evl;
     bool stopped;         /* listener_stop_accepting */
+    bool draining;        /* listener_drain */
     struct event *resume; /* re-enables accepting after EMFILE */
     struct event *work;   /* serves and shuts down queued connections */
     struct front_config cfg;
@@ -396,6 +397,26 @@ void listener_stop_accepting(struct listener *l)
     l->stopped = true;
 }
 
+void listener_drain(struct listener *l)
+{
+    struct front_conn *c, *next;
+
+    listener_stop_accepting(l);
+    l->draining = true;
+    for (c = l->conns; c != NULL; c = next) {
+        next = c->next;
+        if (c->protocol == FRONT_SNIFFING)
+            sniff_kill((struct sniff *)c); /* no request yet */
+        else
+            listener_schedule(c); /* its service closes it when done */
+    }
+}
+
+bool listener_draining(const struct listener *l)
+{
+    return l->draining;
+}
+
 static void listener_error_cb(struct evconnlistener *evl, void *arg)
 {
     struct listener *l = arg;
@@ -505,6 +526,14 @@ void listener_stats(const struct listener *l, struct listener_stats *out)
     out->connections_rejected = l->rejected;
     out->streams_h1_total = l->streams_total[FRONT_H1];
     out->streams_h2_total = l->streams_total[FRONT_H2];
+    for (const struct front_conn *c = l->conns; c != NULL; c = c->next) {
+        size_t unsent = 0;
+
+        if (c->unfinished != NULL && c->unfinished(c, &unsent)) {
+            out->connections_unfinished++;
+            out->bytes_unsent += unsent;
+        }
+    }
 }
 
 /* ---- deadlines and output queues (for the connection modules) ---- */

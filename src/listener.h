@@ -24,10 +24,13 @@ struct front_config {
     /* Open connections at most (sniffing, HTTP/1.x and HTTP/2 together);
      * a connection accepted beyond it is closed at once.  0: no limit. */
     unsigned max_connections;
-    /* SETTINGS_MAX_CONCURRENT_STREAMS sent to HTTP/2 clients. */
+    /* SETTINGS_MAX_CONCURRENT_STREAMS sent to HTTP/2 clients; a stream
+     * beyond it is refused alone (RST_STREAM REFUSED_STREAM, RFC 9113
+     * 5.1.2), the connection and its other streams carry on. */
     unsigned h2_max_concurrent_streams;
     /* Request line and headers at most, bytes (HTTP/2: the header list
-     * size as RFC 9113 6.5.2 counts it); beyond: 431. */
+     * size as RFC 9113 6.5.2 counts it); beyond: 431, or 414 when the
+     * HTTP/1.x request line alone is longer. */
     size_t max_header_bytes;
     /* Seconds a connection may wait for its next request before it is
      * closed: an HTTP/1.x keep-alive connection once its last response
@@ -88,6 +91,19 @@ void listener_free(struct listener *l);
  * carry on until listener_free. */
 void listener_stop_accepting(struct listener *l);
 
+/*
+ * Graceful shutdown: stops accepting, and from now on every connection
+ * closes once it has no response left to finish: HTTP/1.x after its
+ * current response (keep-alive ends; an idle one at once), HTTP/2 after
+ * a GOAWAY (NO_ERROR, the last stream it took) once its streams are
+ * done, as Go's http.Server.Shutdown.  Each flushes its output, then
+ * shuts down its write side and reads until the client closes (a couple
+ * of seconds at most), so that the client reads every byte and not a
+ * reset.  listener_stats tells the progress (connections_unfinished,
+ * then no connections at all).
+ */
+void listener_drain(struct listener *l);
+
 /* The bound port (useful after port 0), host byte order. */
 int listener_port(const struct listener *l);
 
@@ -101,6 +117,11 @@ struct listener_stats {
     uint64_t connections_rejected; /* closed at accept: max_connections */
     uint64_t streams_h1_total;     /* requests since listener_new */
     uint64_t streams_h2_total;     /* streams since listener_new */
+    /* open connections with a response left to finish (a stream open, or
+     * output queued in ringwatch that the kernel has not taken yet), and
+     * the bytes they have queued */
+    uint64_t connections_unfinished;
+    uint64_t bytes_unsent;
 };
 
 /* A snapshot of l's counters. */

@@ -13,7 +13,10 @@ src_libsrc_a_SOURCES = \
 	src/stream.c src/stream.h src/stream_impl.h \
 	src/listener.c src/listener.h \
 	src/conn_h1.c src/conn_h1.h \
+	src/h1_head.c src/h1_head.h \
 	src/conn_h2.c src/conn_h2.h \
+	src/h2_guard.c src/h2_guard.h \
+	src/h2_out.c src/h2_out.h \
 	src/config.c src/config.h \
 	src/metrics.c src/metrics.h \
 	src/resource.c src/resource.h \

@@ -5,9 +5,13 @@
  * the listener, and runs the event loop until SIGINT or SIGTERM.  SIGHUP,
  * SIGUSR1 and SIGUSR2 are the operator's (signals.h).
  *
- * Shutdown order: the listener first (every stream's on_close runs, so
- * watchers leave their resources), then the upstream (unfinished lists are
- * aborted into their resources), then the resources.
+ * Graceful shutdown (SIGTERM, SIGINT): stop accepting, end every watch at
+ * an event boundary, keep serving until every response has left
+ * ringwatch's buffers or --shutdown-grace is over (then the connections
+ * still unfinished are cut, counted and logged).  Shutdown order then:
+ * the listener first (every stream's on_close runs, so watchers leave
+ * their resources), then the upstream (unfinished lists are aborted into
+ * their resources), then the resources.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -57,6 +61,8 @@ struct daemon {
     struct signals *operator_signals; /* SIGHUP, SIGUSR1, SIGUSR2 */
     struct event *drain; /* graceful shutdown: polls for drained streams */
     struct event *grace; /* graceful shutdown: its end */
+    uint64_t connections_cut; /* closed unfinished by the shutdown */
+    bool finished;            /* every response finished */
 };
 
 /* Raises the descriptor limit to the hard limit and sizes the number of
@@ -93,9 +99,12 @@ static void daemon_stats_cb(struct metrics_global *g, void *arg)
     g->upstream_version = us.version;
     g->upstream_connects = us.connects;
     g->upstream_connect_failures = us.connect_failures;
+    g->shutdown_connections_cut = d->connections_cut;
 }
 
-/* Graceful shutdown: done when every stream has finished or the grace
+/* Graceful shutdown: done when every response has finished, that is
+ * when its last byte has left ringwatch's buffers (not when it was
+ * queued: a slow reader still has its events coming), or when the grace
  * period is over. */
 static void daemon_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -103,22 +112,34 @@ static void daemon_drain_cb(evutil_socket_t fd, short what, void *arg)
     struct listener_stats ls;
 
     listener_stats(d->listener, &ls);
-    if (ls.streams_h1 + ls.streams_h2 == 0) {
+    if (ls.connections_unfinished == 0 && !d->finished) {
+        d->finished = true;
         log_info("shutdown: every response finished");
-        event_base_loopbreak(d->base);
     }
+    /* and every connection closed, after the client read the last byte */
+    if (ls.connections_h1 + ls.connections_h2 + ls.connections_sniffing == 0)
+        event_base_loopbreak(d->base);
+}
+
+/* Closes the connections still unfinished (counted, logged); the loop
+ * ends, and listener_free closes them. */
+static void daemon_cut(struct daemon *d, const char *why)
+{
+    struct listener_stats ls;
+
+    listener_stats(d->listener, &ls);
+    d->connections_cut += ls.connections_unfinished;
+    log_info("shutdown: %s: %" PRIu64 " connections cut with a response "
+             "unfinished (%" PRIu64 " streams open, %" PRIu64
+             " bytes unsent)",
+             why, ls.connections_unfinished, ls.streams_h1 + ls.streams_h2,
+             ls.bytes_unsent);
+    event_base_loopbreak(d->base);
 }
 
 static void daemon_grace_cb(evutil_socket_t fd, short what, void *arg)
 {
-    struct daemon *d = arg;
-    struct listener_stats ls;
-
-    listener_stats(d->listener, &ls);
-    log_info("shutdown: grace period over with %" PRIu64
-             " responses unfinished",
-             ls.streams_h1 + ls.streams_h2);
-    event_base_loopbreak(d->base);
+    daemon_cut(arg, "grace period over");
 }
 
 static void daemon_signal_cb(evutil_socket_t sig, short what, void *arg)
@@ -128,13 +149,12 @@ static void daemon_signal_cb(evutil_socket_t sig, short what, void *arg)
     struct timeval grace = rw_timeval(d->cfg.shutdown_grace);
 
     if (d->drain != NULL) {
-        log_info("%s: closing every connection now", strsignal((int)sig));
-        event_base_loopbreak(d->base);
+        daemon_cut(d, strsignal((int)sig));
         return;
     }
     log_info("%s: shutting down: ending every watch, %.0f s to drain",
              strsignal((int)sig), d->cfg.shutdown_grace);
-    listener_stop_accepting(d->listener);
+    listener_drain(d->listener);
     router_shutting_down(d->router);
     for (size_t i = 0; i < d->n; i++)
         watch_set_end_all(resource_watch_set(d->resources[i]));

@@ -345,6 +345,11 @@ static void render_global(struct sbuf *t, const struct metrics_global *g)
               g->connections[0]);
     sbuf_addf(t, "ringwatch_connections{protocol=\"h2\"} %" PRIu64 "\n",
               g->connections[1]);
+    family(t, "ringwatch_shutdown_connections_cut_total", "counter",
+           "Connections closed by a shutdown with a response unfinished "
+           "(--shutdown-grace over, or a second signal).");
+    sbuf_addf(t, "ringwatch_shutdown_connections_cut_total %" PRIu64 "\n",
+              g->shutdown_connections_cut);
     family(t, "ringwatch_upstream_connected", "gauge",
            "1 while the connection to the upstream store is up.");
     sbuf_addf(t, "ringwatch_upstream_connected %d\n",

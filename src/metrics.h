@@ -50,6 +50,7 @@ struct metrics_global {
     uint64_t upstream_connects; /* connections established, the first
                                    included */
     uint64_t upstream_connect_failures; /* attempts that failed */
+    uint64_t shutdown_connections_cut; /* closed unfinished at shutdown */
 };
 
 /* Renders every metric as Prometheus text into a new rbuf. */

@@ -22,6 +22,7 @@
 #include "watch.h"
 
 #define ROUTER_MAX_SEGMENTS 10
+#define ROUTER_ALLOW "GET, HEAD"
 
 struct router {
     struct resource *const *resources;
@@ -288,6 +289,9 @@ void router_handle(struct stream *s, void *arg)
     bool found = false;
 
     if (req->method != HTTP_GET && req->method != HTTP_HEAD) {
+        /* RFC 9110 15.5.6: what the target supports; every path here
+         * serves the same two */
+        stream_add_header(s, "allow", ROUTER_ALLOW);
         status_respond(s, 405, "MethodNotAllowed",
                        "the server does not allow this method on the "
                        "requested resource (ringwatch serves get, list and "

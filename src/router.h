@@ -7,7 +7,8 @@
  *   /apis/G/V/[namespaces/NS/]RESOURCE[/NAME]
  *   the same under .../watch/... (deprecated watch paths)
  *
- * Only GET and HEAD are served (405 MethodNotAllowed otherwise); a path
+ * Only GET and HEAD are served (405 MethodNotAllowed otherwise, with
+ * "Allow: GET, HEAD" as RFC 9110 15.5.6 wants, on every path); a path
  * that names nothing is 404 NotFound; a bad query or selector is 400
  * BadRequest; an Accept header that allows nothing ringwatch writes is 406
  * NotAcceptable (proto/accept.h, in the apiserver's order: go-restful's

@@ -292,6 +292,8 @@ const char *stream_reason(int status)
         return "Gone";
     case 413:
         return "Content Too Large";
+    case 414:
+        return "URI Too Long";
     case 415:
         return "Unsupported Media Type";
     case 422:

@@ -146,6 +146,13 @@ struct front_conn {
      * only from outside the connection's own callbacks: from the
      * listener's event (after listener_reap) or by listener_free. */
     void (*shutdown)(struct front_conn *c);
+    /* Whether the connection has a response left to finish: a stream
+     * open, or bytes queued in ringwatch (output buffers, nghttp2's
+     * frames) that the kernel has not taken yet, *unsent of them.  A
+     * response is finished when its last byte has left ringwatch, not
+     * when it was queued (graceful shutdown waits for that).  NULL: never
+     * (a connection being sniffed). */
+    bool (*unfinished)(const struct front_conn *c, size_t *unsent);
     struct front_conn *work_next; /* on the listener's work queue */
     enum front_protocol protocol;
     bool queued; /* on the work queue */
@@ -173,6 +180,8 @@ void listener_reap(struct front_conn *c);
 void listener_count_stream(struct listener *l, enum front_protocol protocol,
                            int delta);
 const struct front_config *listener_config(const struct listener *l);
+/* listener_drain was called: connections close once finished. */
+bool listener_draining(const struct listener *l);
 
 /* Seconds a closing connection may go without flushing progress: the idle
  * timeout, else LISTENER_CLOSE_FLUSH_SECONDS. */

@@ -1,4 +1,5 @@
-# test/front.mk: the serving front (src/stream, listener, conn_h1, conn_h2).
+# test/front.mk: the serving front (src/stream, listener, conn_h1, h1_head,
+# conn_h2).
 UNIT_TESTS += test/stream_test
 test_stream_test_SOURCES = test/stream_test.c
 test_stream_test_CFLAGS = $(TEST_CFLAGS)
@@ -9,10 +10,15 @@ test_listener_test_SOURCES = test/listener_test.c
 test_listener_test_CFLAGS = $(TEST_CFLAGS)
 test_listener_test_LDADD = $(TEST_LIBS)
 
-UNIT_TESTS += test/conn_h2_test
-test_conn_h2_test_SOURCES = test/conn_h2_test.c
-test_conn_h2_test_CFLAGS = $(TEST_CFLAGS)
-test_conn_h2_test_LDADD = $(TEST_LIBS)
+UNIT_TESTS += test/h1_head_test
+test_h1_head_test_SOURCES = test/h1_head_test.c
+test_h1_head_test_CFLAGS = $(TEST_CFLAGS)
+test_h1_head_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/h2_out_test
+test_h2_out_test_SOURCES = test/h2_out_test.c
+test_h2_out_test_CFLAGS = $(TEST_CFLAGS)
+test_h2_out_test_LDADD = $(TEST_LIBS)
 
 # The front with test handlers, driven by real clients (curl, nghttp,
 # h2load, raw sockets) in front_test.py.

@@ -13,6 +13,9 @@ INTEGRATION_TESTS = \
 	test/integration/c10_watch_list.py \
 	test/integration/rv_semantics_test.py \
 	test/integration/shutdown_test.py \
+	test/integration/shutdown_drain_test.py \
+	test/integration/h2_stream_errors_test.py \
+	test/integration/h1_strict_test.py \
 	test/integration/dispatch_test.py \
 	test/integration/kubectl_test.py \
 	test/integration/representations_test.py \
@@ -36,6 +39,7 @@ INTEGRATION_TESTS = \
 	test/integration/signals_test.py \
 	test/integration/seeded_test.py
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py
+EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py \
+	test/integration/h2raw.py
 EXTRA_DIST += test/integration/js/informer.mjs test/integration/js/package.json \
 	test/integration/js/package-lock.json

@@ -1,5 +1,5 @@
 /*
- * conn_h2_test.c: the HTTP/2 connection's output queue (src/conn_h2.c,
+ * h2_out_test.c: the HTTP/2 connection's output queue (src/h2_out.c,
  * included for its statics): copies into the arena ring (coalesced,
  * wrapping, grown while pieces point into it), payload references
  * (taken, handed over, released once written), constant pieces, and
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "src/conn_h2.c"
+#include "src/h2_out.c"
 
 #define STREAM_MAX (8u << 20)
 #define OPS 40000
@@ -62,7 +62,7 @@ static void check_queue(const struct h2_out *o, const struct model *m)
 static void consume(struct h2_out *o, struct model *m, size_t n)
 {
     check_queue(o, m);
-    out_consume(o, n);
+    h2_out_consume(o, n);
     m->consumed += n;
 }
 
@@ -84,7 +84,7 @@ static void test_out_random(void **state)
 
             for (size_t i = 0; i < len; i++)
                 tmp[i] = (uint8_t)rnd();
-            out_copy(&o, tmp, len);
+            h2_out_copy(&o, tmp, len);
             model_add(&m, tmp, len);
         } else if (r < 70) { /* a payload reference */
             size_t off = rnd() % b->len;
@@ -93,18 +93,18 @@ static void test_out_random(void **state)
 
             if (give)
                 rbuf_ref(b);
-            out_ref(&o, b, off, len, give);
+            h2_out_ref(&o, b, off, len, give);
             model_add(&m, b->data + off, len);
         } else if (r < 73) {
             size_t len = rnd() % sizeof(zeros);
 
-            out_static(&o, zeros, len);
+            h2_out_static(&o, zeros, len);
             model_add(&m, zeros, len);
         } else if (o.bytes > 0) { /* a partial or whole write */
             size_t n = r < 95 ? 1 + rnd() % o.bytes : o.bytes;
 
             consume(&o, &m, n);
-            out_trim(&o, rnd() % 2);
+            h2_out_trim(&o, rnd() % 2);
         }
         if (m.appended > STREAM_MAX - 16384) {
             consume(&o, &m, o.bytes);
@@ -118,7 +118,7 @@ static void test_out_random(void **state)
     assert_int_equal(o.arena_head, 0);
     assert_int_equal(o.arena_tail, 0);
     assert_int_equal(b->refs, 1); /* every reference released */
-    out_clear(&o);
+    h2_out_clear(&o);
     rbuf_unref(b);
     free(m.bytes);
 }
@@ -132,23 +132,23 @@ static void test_out_coalesce_and_grow(void **state)
     uint8_t big[3000];
 
     memset(big, 'x', sizeof(big));
-    out_copy(&o, "abc", 3);
-    out_copy(&o, "def", 3);
+    h2_out_copy(&o, "abc", 3);
+    h2_out_copy(&o, "def", 3);
     assert_int_equal(o.count, 1);
     assert_memory_equal(o.iov[o.head].iov_base, "abcdef", 6);
-    out_ref(&o, b, 0, 7, false);
-    out_copy(&o, "ghi", 3);
+    h2_out_ref(&o, b, 0, 7, false);
+    h2_out_copy(&o, "ghi", 3);
     assert_int_equal(o.count, 3);
-    out_consume(&o, 2);             /* "cdef" left of the first copy */
-    out_copy(&o, big, sizeof(big)); /* beyond H2_ARENA_MIN: grows */
+    h2_out_consume(&o, 2);             /* "cdef" left of the first copy */
+    h2_out_copy(&o, big, sizeof(big)); /* beyond H2_ARENA_MIN: grows */
     assert_true(o.arena_cap >= sizeof(big) + 7);
     assert_memory_equal(o.iov[o.head].iov_base, "cdef", 4);
     assert_int_equal(o.bytes, 4 + 7 + 3 + sizeof(big));
     assert_int_equal(b->refs, 2);
-    out_consume(&o, 4 + 7);
+    h2_out_consume(&o, 4 + 7);
     assert_int_equal(b->refs, 1);
-    out_consume(&o, o.bytes);
-    out_trim(&o, false);
+    h2_out_consume(&o, o.bytes);
+    h2_out_trim(&o, false);
     assert_null(o.iov);
     assert_null(o.arena);
     rbuf_unref(b);
@@ -161,12 +161,12 @@ static void test_out_clear_releases(void **state)
     struct rbuf *b = rbuf_from_str("0123456789");
 
     for (int i = 0; i < 100; i++) {
-        out_copy(&o, "h", 1);
-        out_ref(&o, b, (size_t)i % 10, 1, false);
+        h2_out_copy(&o, "h", 1);
+        h2_out_ref(&o, b, (size_t)i % 10, 1, false);
     }
-    out_consume(&o, 51);
+    h2_out_consume(&o, 51);
     assert_int_equal(b->refs, 1 + 75);
-    out_clear(&o);
+    h2_out_clear(&o);
     assert_int_equal(b->refs, 1);
     rbuf_unref(b);
 }
@@ -179,6 +179,5 @@ int main(void)
         cmocka_unit_test(test_out_clear_releases),
     };
 
-    log_init(LOG_ERROR, "conn_h2_test");
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

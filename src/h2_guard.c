@@ -1,0 +1,208 @@
+/*
+ * h2_guard.c: an HTTP/2 client's stream errors kept to their stream (see
+ * h2_guard.h for what nghttp2 does by itself and what this adds).
+ *
+ * No state of its own: the refusal count lives in the connection, and a
+ * refused stream is marked by pointing its nghttp2 user data at a
+ * private byte, so that no allocation is made for a stream the client
+ * was not allowed to open.
+ */
+#include "src/h2_guard.h"
+
+#include <string.h>
+
+#include "src/log.h"
+
+#define FRAME_HEAD_LEN 9
+#define SETTINGS_ENTRY_LEN 6
+#define PRIORITY_LEN 5
+#define IGNORED_TYPE 0xf0 /* a type nghttp2 does not know: ignored */
+
+static const char refused_marker;
+
+bool h2_guard_settings(const uint8_t *frame, size_t len, uint32_t max,
+                       uint8_t out[H2_GUARD_SETTINGS_MAX])
+{
+    if (len < FRAME_HEAD_LEN || len > H2_GUARD_SETTINGS_MAX ||
+        frame[3] != NGHTTP2_SETTINGS || (frame[4] & NGHTTP2_FLAG_ACK))
+        return false;
+    memcpy(out, frame, len);
+    for (size_t at = FRAME_HEAD_LEN; at + SETTINGS_ENTRY_LEN <= len;
+         at += SETTINGS_ENTRY_LEN) {
+        if (out[at] != 0 ||
+            out[at + 1] != NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+            continue;
+        out[at + 2] = (uint8_t)(max >> 24);
+        out[at + 3] = (uint8_t)(max >> 16);
+        out[at + 4] = (uint8_t)(max >> 8);
+        out[at + 5] = (uint8_t)max;
+    }
+    return true;
+}
+
+int h2_guard_refuse(nghttp2_session *session, int32_t id, uint32_t error_code,
+                    uint32_t *refusing)
+{
+    if (*refusing >= H2_GUARD_REFUSING_MAX) {
+        log_debug("h2_guard: %u streams refused and not yet told: "
+                  "GOAWAY ENHANCE_YOUR_CALM",
+                  *refusing);
+        return nghttp2_session_terminate_session(session,
+                                                 NGHTTP2_ENHANCE_YOUR_CALM);
+    }
+    log_debug("h2_guard: stream %d refused: %s", id,
+              nghttp2_http2_strerror(error_code));
+    (*refusing)++;
+    nghttp2_session_set_stream_user_data(session, id, (void *)&refused_marker);
+    return nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id,
+                                     error_code);
+}
+
+/* ---- frames nghttp2 would make connection errors ---- */
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+           p[3];
+}
+
+static void put_stream(uint8_t *frame, int32_t id)
+{
+    frame[5] = (uint8_t)(id >> 24);
+    frame[6] = (uint8_t)(id >> 16);
+    frame[7] = (uint8_t)(id >> 8);
+    frame[8] = (uint8_t)id;
+}
+
+size_t h2_guard_need(const uint8_t *head)
+{
+    size_t len = (size_t)head[0] << 16 | (size_t)head[1] << 8 | head[2];
+    size_t want = 0;
+
+    if (head[3] == NGHTTP2_WINDOW_UPDATE)
+        want = 4;
+    else if (head[3] == NGHTTP2_PRIORITY)
+        want = PRIORITY_LEN;
+    else if (head[3] == NGHTTP2_HEADERS && (head[4] & NGHTTP2_FLAG_PRIORITY))
+        want = (head[4] & NGHTTP2_FLAG_PADDED ? 1 : 0) + PRIORITY_LEN;
+    return FRAME_HEAD_LEN + (want < len ? want : len);
+}
+
+/* A client stream nghttp2 has closed and forgotten (none is kept:
+ * nghttp2_option_set_no_closed_streams), for a frame to be ignored on;
+ * 0 if every one it took is still open. */
+static int32_t forgotten_stream(nghttp2_session *session)
+{
+    int32_t last = nghttp2_session_get_last_proc_stream_id(session);
+
+    for (int32_t id = 1; id > 0 && id <= last; id += 2)
+        if (nghttp2_session_find_stream(session, id) == NULL)
+            return id;
+    return 0;
+}
+
+/* A stream error on id (not idle: nghttp2 ignores RST_STREAM there). */
+static void reset(nghttp2_session *session, int32_t id, uint32_t code,
+                  const char *why)
+{
+    log_debug("h2_guard: stream %d: %s: %s", id, why,
+              nghttp2_http2_strerror(code));
+    nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, code);
+}
+
+/* DATA or HEADERS on a stream the client half-closed (RFC 9113 5.1):
+ * STREAM_CLOSED, and the frame moved to a forgotten stream (DATA without
+ * one is made an ignored type; its bytes then do not come back to the
+ * client's window, but a client that does this has no body to send). */
+static void half_closed(struct h2_guard *g, nghttp2_session *session,
+                        uint8_t *frame, int32_t id)
+{
+    int32_t to = forgotten_stream(session);
+
+    reset(session, id, NGHTTP2_STREAM_CLOSED,
+          frame[3] == NGHTTP2_DATA ? "DATA after END_STREAM"
+                                   : "HEADERS after END_STREAM");
+    if (to != 0)
+        put_stream(frame, to);
+    else if (frame[3] == NGHTTP2_DATA)
+        frame[3] = IGNORED_TYPE;
+    if (to != 0 && frame[3] == NGHTTP2_HEADERS &&
+        !(frame[4] & NGHTTP2_FLAG_END_HEADERS)) {
+        g->block_from = id;
+        g->block_to = to;
+    }
+}
+
+/* WINDOW_UPDATE of 0 on a stream (RFC 9113 6.9), PRIORITY making a
+ * stream depend on itself (5.3.1): PROTOCOL_ERROR, the frame ignored. */
+static void bad_stream_frame(nghttp2_session *session, uint8_t *frame,
+                             size_t len, int32_t id)
+{
+    const uint8_t *p = frame + FRAME_HEAD_LEN;
+    bool zero = frame[3] == NGHTTP2_WINDOW_UPDATE && len == 4 &&
+                (get32(p) & 0x7fffffff) == 0;
+    bool self = frame[3] == NGHTTP2_PRIORITY && len == PRIORITY_LEN &&
+                (int32_t)(get32(p) & 0x7fffffff) == id;
+
+    if (!zero && !self)
+        return;
+    if (nghttp2_session_find_stream(session, id) != NULL)
+        reset(session, id, NGHTTP2_PROTOCOL_ERROR,
+              zero ? "WINDOW_UPDATE of 0" : "depends on itself");
+    frame[3] = IGNORED_TYPE;
+}
+
+void h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
+                      uint8_t *frame)
+{
+    size_t len = (size_t)frame[0] << 16 | (size_t)frame[1] << 8 | frame[2];
+    int32_t id = (int32_t)(get32(frame + 5) & 0x7fffffff);
+    uint8_t *dep;
+
+    if (g->block_from != 0) { /* CONTINUATION of a moved header block */
+        if (frame[3] == NGHTTP2_CONTINUATION && id == g->block_from)
+            put_stream(frame, g->block_to);
+        if (frame[3] != NGHTTP2_CONTINUATION ||
+            (frame[4] & NGHTTP2_FLAG_END_HEADERS))
+            g->block_from = 0;
+        return;
+    }
+    if (id == 0)
+        return;
+    if ((frame[3] == NGHTTP2_DATA || frame[3] == NGHTTP2_HEADERS) &&
+        nghttp2_session_get_stream_remote_close(session, id) == 1) {
+        half_closed(g, session, frame, id);
+        return;
+    }
+    if (frame[3] == NGHTTP2_HEADERS && (frame[4] & NGHTTP2_FLAG_PRIORITY) &&
+        len >= h2_guard_need(frame) - FRAME_HEAD_LEN) {
+        dep = frame + FRAME_HEAD_LEN + (frame[4] & NGHTTP2_FLAG_PADDED ? 1 : 0);
+        if ((int32_t)(get32(dep) & 0x7fffffff) == id &&
+            nghttp2_session_find_stream(session, id) == NULL) {
+            memset(dep, 0, 4); /* (nghttp2 would end the connection) */
+            g->refuse_id = id;
+        }
+        return;
+    }
+    bad_stream_frame(session, frame, len, id);
+}
+
+bool h2_guard_is_refused(const void *stream_user_data)
+{
+    return stream_user_data == &refused_marker;
+}
+
+static int h2_guard_invalid_frame_cb(nghttp2_session *session,
+                                     const nghttp2_frame *frame,
+                                     int lib_error_code, void *user_data)
+{
+    log_debug("h2_guard: stream %d: %s", frame->hd.stream_id,
+              nghttp2_strerror(lib_error_code));
+    return 0;
+}
+
+void h2_guard_callbacks(nghttp2_session_callbacks *cbs)
+{
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(
+        cbs, h2_guard_invalid_frame_cb);
+}

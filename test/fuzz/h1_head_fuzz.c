@@ -1,0 +1,68 @@
+/*
+ * h1_head_fuzz.c: the strict HTTP/1.1 request checks (src/h1_head.c) on
+ * arbitrary bytes: the input goes through the reader on an evbuffer (the
+ * head's end found, then checked by h1_head_parse), and what follows the
+ * head is fed as a chunked body whole and a byte at a time, which must
+ * agree.  Refusals must say why; an accepted head has a version of 10 or
+ * 11.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+
+#include "cache/rw.h"
+#include "src/h1_head.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Feeds size bytes a piece at a time (step); returns done, or -1. */
+static int chunked(const uint8_t *data, size_t size, size_t step,
+                   uint64_t *body)
+{
+    struct h1_chunked ch = {0};
+    char why[128];
+
+    for (size_t at = 0; at < size && !ch.done; at += step) {
+        size_t n = RW_MIN(step, size - at);
+        long got = h1_chunked_feed(&ch, (const char *)data + at, n, 256, why,
+                                   sizeof(why));
+
+        if (got < 0) {
+            rw_assert(why[0] != '\0');
+            return -1;
+        }
+        rw_assert((size_t)got == n || ch.done);
+    }
+    *body = ch.data;
+    return ch.done;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct evbuffer *in = evbuffer_new();
+    struct h1_reader r = {0};
+    char why[256] = "";
+    int status = 0;
+    uint64_t whole = 0, bytewise = 0;
+    long len;
+
+    evbuffer_add(in, data, size);
+    len = h1_reader_head(&r, in, 4096, &status, why, sizeof(why));
+    if (len < 0)
+        rw_assert((status == 414 || status == 431) && why[0] != '\0');
+    if (len > 0) {
+        status = h1_head_parse((const char *)evbuffer_pullup(in, len),
+                               (size_t)len, &r.head, why, sizeof(why));
+        rw_assert(status == 0 ? r.head.version == 10 || r.head.version == 11
+                              : why[0] != '\0');
+        evbuffer_drain(in, (size_t)len);
+    }
+    size = evbuffer_get_length(in);
+    data = evbuffer_pullup(in, -1);
+    rw_assert(chunked(data, size, size + 1, &whole) ==
+              chunked(data, size, 1, &bytewise));
+    rw_assert(whole == bytewise);
+    evbuffer_free(in);
+    return 0;
+}
