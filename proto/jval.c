@@ -91,16 +91,6 @@ bool jval_is_number(const struct jval *v)
     return cJSON_IsNumber(item(v));
 }
 
-bool jval_is_string(const struct jval *v)
-{
-    return cJSON_IsString(item(v));
-}
-
-bool jval_is_array(const struct jval *v)
-{
-    return cJSON_IsArray(item(v));
-}
-
 bool jval_is_object(const struct jval *v)
 {
     return cJSON_IsObject(item(v));
@@ -145,7 +135,7 @@ size_t jval_len(const struct jval *v)
     const struct jval *c;
     size_t n = 0;
 
-    if (jval_is_array(v))
+    if (cJSON_IsArray(item(v)))
         return (size_t)cJSON_GetArraySize(item(v));
     if (!jval_is_object(v))
         return 0;
@@ -156,7 +146,7 @@ size_t jval_len(const struct jval *v)
 
 const struct jval *jval_at(const struct jval *v, size_t i)
 {
-    if (!jval_is_array(v) || i > (size_t)INT32_MAX)
+    if (!cJSON_IsArray(item(v)) || i > (size_t)INT32_MAX)
         return NULL;
     return val(cJSON_GetArrayItem(item(v), (int)i));
 }

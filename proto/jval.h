@@ -51,10 +51,8 @@ int64_t jval_int(const struct jval *v);
 /* Whether v is the JSON literal true. */
 bool jval_true(const struct jval *v);
 
-/* Whether v is a JSON number, string, array or object. */
+/* Whether v is a JSON number, or an object. */
 bool jval_is_number(const struct jval *v);
-bool jval_is_string(const struct jval *v);
-bool jval_is_array(const struct jval *v);
 bool jval_is_object(const struct jval *v);
 
 /* The number v as a double, 0 for anything else. */

@@ -44,6 +44,19 @@ static const struct printer_column hpa_columns[] = {
 /* At most this many metrics are listed, then "+ N more...". */
 #define METRICS_SHOWN 2
 
+/* "current/target" of two *Quantity values; current reads <unknown> when
+ * the status does not have it (known false). */
+static void add_pair(struct sbuf *s, bool known, const struct jval *current,
+                     const struct jval *target)
+{
+    if (known)
+        printer_add_quantity(s, current, PRINTER_QUANTITY_POINTER);
+    else
+        sbuf_add(s, "<unknown>");
+    sbuf_add(s, "/");
+    printer_add_quantity(s, target, PRINTER_QUANTITY_POINTER);
+}
+
 /* An Object or External metric: "current/target (avg)" for an average
  * value target, else "current/target". */
 static void add_value_metric(struct sbuf *s, const struct jval *spec,
@@ -53,24 +66,13 @@ static void add_value_metric(struct sbuf *s, const struct jval *spec,
     const struct jval *current = jval_get(status, "current");
 
     if (avg != NULL) {
-        if (status != NULL && jval_get(current, "averageValue") != NULL)
-            printer_add_quantity(s, jval_get(current, "averageValue"),
-                                 PRINTER_QUANTITY_POINTER);
-        else
-            sbuf_add(s, "<unknown>");
-        sbuf_add(s, "/");
-        printer_add_quantity(s, avg, PRINTER_QUANTITY_POINTER);
+        add_pair(s, jval_get(current, "averageValue") != NULL,
+                 jval_get(current, "averageValue"), avg);
         sbuf_add(s, " (avg)");
-        return;
+    } else {
+        add_pair(s, status != NULL, jval_get(current, "value"),
+                 jval_path(spec, "target.value"));
     }
-    if (status != NULL)
-        printer_add_quantity(s, jval_get(current, "value"),
-                             PRINTER_QUANTITY_POINTER);
-    else
-        sbuf_add(s, "<unknown>");
-    sbuf_add(s, "/");
-    printer_add_quantity(s, jval_path(spec, "target.value"),
-                         PRINTER_QUANTITY_POINTER);
 }
 
 /* A Resource or ContainerResource metric: "name: current/target", by
@@ -85,14 +87,8 @@ static void add_resource_metric(struct sbuf *s, const struct jval *spec,
 
     sbuf_addf(s, "%s: ", jval_str(jval_get(spec, "name")));
     if (jval_get(target, "averageValue") != NULL) {
-        if (status != NULL)
-            printer_add_quantity(s, jval_get(current, "averageValue"),
-                                 PRINTER_QUANTITY_POINTER);
-        else
-            sbuf_add(s, "<unknown>");
-        sbuf_add(s, "/");
-        printer_add_quantity(s, jval_get(target, "averageValue"),
-                             PRINTER_QUANTITY_POINTER);
+        add_pair(s, status != NULL, jval_get(current, "averageValue"),
+                 jval_get(target, "averageValue"));
         return;
     }
     if (status != NULL && util != NULL)
@@ -129,22 +125,14 @@ static void add_metric(struct sbuf *s, const struct jval *spec,
 
         if (strcmp(type, sources[i].type) != 0)
             continue;
-        if (sources[i].resource) {
+        if (sources[i].resource)
             add_resource_metric(s, source, current);
-        } else if (strcmp(type, "Pods") == 0) {
-            /* always by average value */
-            if (current != NULL)
-                printer_add_quantity(s,
-                                     jval_path(current, "current.averageValue"),
-                                     PRINTER_QUANTITY_POINTER);
-            else
-                sbuf_add(s, "<unknown>");
-            sbuf_add(s, "/");
-            printer_add_quantity(s, jval_path(source, "target.averageValue"),
-                                 PRINTER_QUANTITY_POINTER);
-        } else {
+        else if (strcmp(type, "Pods") == 0) /* always by average value */
+            add_pair(s, current != NULL,
+                     jval_path(current, "current.averageValue"),
+                     jval_path(source, "target.averageValue"));
+        else
             add_value_metric(s, source, current);
-        }
         return;
     }
     sbuf_add(s, "<unknown type>");

@@ -30,6 +30,18 @@
  * it ("2024-01-02T02:59:05Z" is 5m ago). */
 #define T0 ((time_t)1704164645)
 
+/* Times relative to T0. */
+#define AGO_10Y "2014-01-04T03:04:05Z"
+#define AGO_3D "2023-12-30T03:04:05Z"
+#define AGO_2D "2023-12-31T03:04:05Z"
+#define AGO_20M "2024-01-02T02:44:05Z"
+#define AGO_5M "2024-01-02T02:59:05Z"
+#define AGO_30S "2024-01-02T03:03:35Z"
+#define AGO_10S "2024-01-02T03:03:55Z"
+#define IN_1S "2024-01-02T03:04:06Z"
+#define IN_1M "2024-01-02T03:05:05Z"
+#define IN_31M "2024-01-02T03:35:05Z"
+
 /* s with every ' turned into " (a new string). */
 static inline char *quotes(const char *s)
 {

@@ -11,15 +11,6 @@
  */
 #include "printers_testlib.h"
 
-#define AGO_10Y "2014-01-04T03:04:05Z"
-#define AGO_20M "2024-01-02T02:44:05Z"
-#define AGO_5M "2024-01-02T02:59:05Z"
-#define AGO_30S "2024-01-02T03:03:35Z"
-#define AGO_10S "2024-01-02T03:03:55Z"
-#define IN_1S "2024-01-02T03:04:06Z"
-#define IN_1M "2024-01-02T03:05:05Z"
-#define IN_31M "2024-01-02T03:35:05Z"
-
 /* Two containers, as printers_test.go's templates. */
 #define CONTAINERS                                                             \
     "'containers':[{'name':'fake-container1','image':'fake-image1'},{'name':"  \

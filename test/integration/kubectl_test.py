@@ -118,30 +118,41 @@ def main():
     # get -w: the list, then a new pod arrives on the stream; kubectl exits
     # 0 when the stream ends (timeoutSeconds via --request-timeout is not
     # used: we stop it ourselves).
-    proc = subprocess.Popen([KUBECTL, "--server", rw.url, "--cache-dir", cache, "get", "pods",
-                             "-n", ns, "-w", "--output-watch-events"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "watched-pod", "namespace": ns,
+                        "creationTimestamp": "2026-11-29T00:00:00Z"},
+           "spec": {"nodeName": "node-000"}, "status": {"phase": "Pending"}}
+    lines = watch_while_writing(kubectl, ["get", "pods", "-n", ns, "-w", "--output-watch-events"],
+                                1 + len([1 for s, _ in pods if s == ns]),
+                                etcd, "/registry/pods/%s/watched-pod" % ns, pod)
+    added = [l for l in lines if "watched-pod" in l]
+    check(added and added[0].split()[0] == "ADDED", "kubectl -w output: %r", lines)
+
+    check_every_type(etcd, kubectl, ns0)
+
+
+def watch_while_writing(kubectl, args, initial, etcd, key, obj):
+    """Runs kubectl ARGS (a watch), waits for its first initial lines,
+    writes obj at key and waits for a line naming it; returns the lines
+    printed.  kubectl is stopped by us (it would exit 0 when the stream
+    ends)."""
+    proc = subprocess.Popen([KUBECTL, "--server", kubectl.server, "--cache-dir", kubectl.cache]
+                            + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     defer(lambda: proc.poll() is None and proc.kill())
     lines = []
     reader = threading.Thread(target=lambda: [lines.append(l) for l in proc.stdout])
     reader.start()
     deadline = time.time() + 15
-    while len(lines) < 1 + len([1 for s, _ in pods if s == ns]) and time.time() < deadline:
+    while len(lines) < initial and time.time() < deadline:
         time.sleep(0.1)
-    pod = {"apiVersion": "v1", "kind": "Pod",
-           "metadata": {"name": "watched-pod", "namespace": ns,
-                        "creationTimestamp": "2026-11-29T00:00:00Z"},
-           "spec": {"nodeName": "node-000"}, "status": {"phase": "Pending"}}
-    etcd.put("/registry/pods/%s/watched-pod" % ns, pod)
-    while not any("watched-pod" in l for l in lines) and time.time() < deadline:
+    etcd.put(key, obj)
+    name = obj["metadata"]["name"]
+    while not any(name in l for l in lines) and time.time() < deadline:
         time.sleep(0.1)
     proc.terminate()
     proc.wait(5)
     reader.join(5)
-    added = [l for l in lines if "watched-pod" in l]
-    check(added and added[0].split()[0] == "ADDED", "kubectl -w output: %r", lines)
-
-    check_every_type(etcd, kubectl, ns0)
+    return lines
 
 
 def put_workloads(etcd, ns):
@@ -307,27 +318,13 @@ def check_every_type(etcd, kubectl, ns):
        "COUNT NAME", "events -o wide header")
 
     # get -w: a job created while watching prints its every column.
-    proc = subprocess.Popen([KUBECTL, "--server", kubectl.server, "--cache-dir", kubectl.cache,
-                             "get", "jobs", "-n", ns, "-w"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    defer(lambda: proc.poll() is None and proc.kill())
-    lines = []
-    reader = threading.Thread(target=lambda: [lines.append(l) for l in proc.stdout])
-    reader.start()
-    deadline = time.time() + 15
-    while len(lines) < 3 and time.time() < deadline:
-        time.sleep(0.1)
     job = {"apiVersion": "batch/v1", "kind": "Job",
            "metadata": {"name": "watched-job", "namespace": ns,
                         "creationTimestamp": ts(datetime.now(timezone.utc) - timedelta(days=3))},
            "spec": {"completions": 3, "template": {"spec": {"containers": []}}},
            "status": {"succeeded": 2}}
-    etcd.put("/registry/jobs/%s/watched-job" % ns, job)
-    while not any("watched-job" in l for l in lines) and time.time() < deadline:
-        time.sleep(0.1)
-    proc.terminate()
-    proc.wait(5)
-    reader.join(5)
+    lines = watch_while_writing(kubectl, ["get", "jobs", "-n", ns, "-w"], 3,
+                                etcd, "/registry/jobs/%s/watched-job" % ns, job)
     eq(" ".join(lines[0].split()), HEADERS["job.batch"], "get jobs -w header")
     eq(sum(1 for l in lines if l.startswith("NAME")), 1, "get -w prints one header")
     seen = [re.split(r"\s{2,}", l.strip()) for l in lines if "watched-job" in l]
