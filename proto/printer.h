@@ -4,8 +4,10 @@
  * type's column definitions, the row being written, and the cell formats
  * several printers share (ages, label maps and selectors, containers,
  * quantities).  The per-type printers live in proto/printers_*.c, one
- * module per API group (the core group in three); proto/table.c finds them
- * (printer lookup) and writes the Table around their cells.
+ * module per API group (the core group's split into pods, services and
+ * endpoints, storage and the rest; replicationcontrollers sit with the
+ * apps group's printers, which they share); proto/table.c finds them and
+ * writes the Table around their cells.
  *
  * A printer reads the stored (v1) object through proto/jval.h with the
  * defaults the apiserver's decoder applies before its printer runs
@@ -146,8 +148,8 @@ void printer_cell_sbuf(struct printer_row *r, struct sbuf *s,
 void printer_cell_age(struct printer_row *r, const struct object *o);
 /* translateTimestampSince of a metav1.Time value: "<unknown>" when unset. */
 void printer_cell_since(struct printer_row *r, const struct jval *timestamp);
-/* labels.FormatLabels of a map: "k=v,..." sorted by key, "<none>" when
- * empty. */
+/* labels.FormatLabels of a map: the "k=v" strings sorted and joined by
+ * ",", "<none>" when empty. */
 void printer_cell_labels(struct printer_row *r, const struct jval *map);
 /* metav1.FormatLabelSelector: the selector's String(), "<none>" when it is
  * empty or absent, "<error>" when LabelSelectorAsSelector refuses it. */

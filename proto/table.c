@@ -4,7 +4,7 @@
  * The Table document is built here, in one sbuf handed over as an rbuf;
  * each row's cells come from the type's printer (proto/printer.h), found
  * in the printers_*.c modules by group and resource.  Every type ringwatch
- * serves has one (test/printers_test checks it); an object is parsed once
+ * serves has one (test/table_test checks it); an object is parsed once
  * per row (proto/jval.h).
  */
 #include "table.h"
