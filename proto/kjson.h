@@ -7,9 +7,9 @@
  * events one per line {"type":...,"object":...}\n, lists
  * {"kind":"<Kind>List","apiVersion":...,"metadata":{...},"items":[...]},
  * Status objects for errors.  (BOOKMARKs and other representations:
- * repr.h; discovery documents: apis.h.)  kjson.c, table.c (server-side
- * Tables) and ctoken.c (continue tokens) are the Kubernetes JSON codec: the
- * only files that include cJSON.
+ * repr.h; discovery documents: apis.h.)  kjson.c, jval.c (the Table
+ * printers' view of an object) and ctoken.c (continue tokens) are the
+ * Kubernetes JSON codec: the only files that include cJSON.
  */
 #ifndef KJSON_H
 #define KJSON_H

@@ -32,6 +32,17 @@ proto_libproto_a_SOURCES = \
 	proto/query.c proto/query.h \
 	proto/accept.c proto/accept.h \
 	proto/table.c proto/table.h \
+	proto/jval.c proto/jval.h \
+	proto/quantity.c proto/quantity.h \
+	proto/printer.c proto/printer.h \
+	proto/printers_pod.c proto/printers_pod.h \
+	proto/printers_core.c proto/printers_core.h \
+	proto/printers_service.c proto/printers_service.h \
+	proto/printers_storage.c proto/printers_storage.h \
+	proto/printers_apps.c proto/printers_apps.h \
+	proto/printers_batch.c proto/printers_batch.h \
+	proto/printers_autoscaling.c proto/printers_autoscaling.h \
+	proto/printers_coordination.c proto/printers_coordination.h \
 	proto/partial.c proto/partial.h \
 	proto/repr.c proto/repr.h \
 	proto/apis.c proto/apis.h \

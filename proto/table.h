@@ -8,9 +8,10 @@
  * includeObject asks.  A LIST is one Table of its items; a GET and each
  * object of a WATCH one Table of one row (handlers/response.go asTable).
  *
- * Part of the Kubernetes JSON codec: it reads objects with cJSON and writes
- * strings with kjson_escape's rules.  The caller decides what to cache: a
- * Table's AGE cells depend on the render time.
+ * Each type's columns and cells come from its printer (proto/printer.h,
+ * proto/printers_*.c); this module writes the document around them.  The
+ * caller decides what to cache: a Table's AGE cells depend on the render
+ * time.
  */
 #ifndef TABLE_H
 #define TABLE_H
@@ -43,20 +44,19 @@ enum table_object {
  *
  * Columns: every column is {"name","type","format","description",
  * "priority"} as the apiserver's printer for rt declares them, "format"
- * "" and "priority" 0 included, as the apiserver serialises them.  Types
- * with a printer here: pods, nodes, namespaces, configmaps, secrets,
- * services, deployments (every column, wide ones included).  Every other
- * type gets Name and Age only (the apiserver has a printer for each type
- * ringwatch serves; those columns are a subset of it).
+ * "" and "priority" 0 included, as the apiserver serialises them, wide
+ * ones (priority 1) included.  Every type ringwatch serves has its
+ * apiserver printer (cache/resource_type.c's table; rt must be one of
+ * them).
  *
  * Rows: one per items[i], in order: {"cells":[...][,"conditions":[...]],
  * "object":...}.  Cells are JSON strings or integers exactly as the
  * printer computes them from the object (e.g. pods: "1/2", the status
- * reason, "2 (5m ago)"); pods that Succeeded or Failed carry the
- * printer's "Completed" row condition.  AGE is now minus
- * metadata.creationTimestamp as duration.HumanDuration writes it ("10s",
- * "2m5s", "3h", "2d1h", "<invalid>" in the future), "<unknown>" when
- * absent.  now: seconds since the epoch.
+ * reason, "2 (5m ago)"; events: "3d", "deployment/web"); pods that
+ * Succeeded or Failed carry the printer's "Completed" row condition.  AGE
+ * is now minus metadata.creationTimestamp as duration.HumanDuration writes
+ * it ("10s", "2m5s", "3h", "2d1h", "<invalid>" in the future),
+ * "<unknown>" when absent.  now: seconds since the epoch.
  *
  * The row's object, per include_object: TABLE_OBJECT_METADATA, the
  * object's PartialObjectMetadata (proto/partial.h); TABLE_OBJECT_NONE, null
@@ -65,7 +65,7 @@ enum table_object {
  *
  * beta: apiVersion meta.k8s.io/v1beta1 (the Table's and its rows'
  * PartialObjectMetadata), the same shape.  items: n objects of type rt,
- * borrowed.  An object whose JSON cJSON cannot parse (never, for what
+ * borrowed.  An object whose JSON cannot be parsed (never, for what
  * kjson_decode_object accepted) renders as if empty.  Returns a new rbuf
  * (refs 1) owned by the caller.
  */

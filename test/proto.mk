@@ -44,3 +44,23 @@ UNIT_TESTS += test/apis_test
 test_apis_test_SOURCES = test/apis_test.c
 test_apis_test_CFLAGS = $(TEST_CFLAGS)
 test_apis_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/quantity_test
+test_quantity_test_SOURCES = test/quantity_test.c
+test_quantity_test_CFLAGS = $(TEST_CFLAGS)
+test_quantity_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/printers_test
+test_printers_test_SOURCES = test/printers_test.c test/printers_testlib.h
+test_printers_test_CFLAGS = $(TEST_CFLAGS)
+test_printers_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/printers_workloads_test
+test_printers_workloads_test_SOURCES = test/printers_workloads_test.c test/printers_testlib.h
+test_printers_workloads_test_CFLAGS = $(TEST_CFLAGS)
+test_printers_workloads_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/printer_test
+test_printer_test_SOURCES = test/printer_test.c
+test_printer_test_CFLAGS = $(TEST_CFLAGS)
+test_printer_test_LDADD = $(TEST_LIBS)

@@ -5,8 +5,9 @@ lists as needing a real kube-apiserver fail the way it says, with a
 Kubernetes Status kubectl understands rather than a hang or garbage.
 
 Works: describe (with the Events section when events are served),
-events, wait --for=jsonpath, api-resources, api-versions, version,
-cluster-info (with services served), get --raw /metrics, proxy,
+events, get events (the apiserver's columns), get all (the served types
+of the "all" category), wait --for=jsonpath, api-resources, api-versions,
+version, cluster-info (with services served), get --raw /metrics, proxy,
 get -w -o name receiving a change.
 Needs an apiserver: create, delete, label, annotate, scale, patch (405
 MethodNotAllowed), apply -f (OpenAPI validation), explain (404), logs
@@ -25,7 +26,8 @@ import urllib.request
 from harness import Etcd, Ringwatch, check, defer, eq, free_port, run, seed_cluster
 
 KUBECTL = shutil.which("kubectl")
-RESOURCES = "pods,configmaps,nodes,namespaces,apps/v1/deployments,events,services"
+RESOURCES = ("pods,configmaps,nodes,namespaces,apps/v1/deployments,apps/v1/replicasets,"
+             "events,services")
 
 
 def first_pod(etcd):
@@ -90,6 +92,14 @@ def main():
     check("Events:" in out and "Pulled" in out, "describe shows the pod's events:\n%s", out)
     works("describe", "node", pod["spec"]["nodeName"], want="Name:")
     works("events", "-n", ns, want="Container image pulled by the test")
+    out = works("get", "events", "-n", ns, want="Container image pulled by the test")
+    eq(" ".join(out.splitlines()[0].split()), "LAST SEEN TYPE REASON OBJECT MESSAGE",
+       "get events header")
+    check(any("pod/" + name in l and "Pulled" in l for l in out.splitlines()),
+          "get events: the pod's Pulled event as OBJECT pod/%s:\n%s", name, out)
+    out = works("get", "all", "-n", ns)
+    for kind in ("pod/", "service/", "deployment.apps/", "replicaset.apps/"):
+        check(("\n" + kind) in out, "get all lists %s:\n%s", kind, out)
     works("wait", "--for=jsonpath={.status.phase}=" + pod["status"]["phase"],
           "pod/" + name, "-n", ns, "--timeout=10s", want="condition met")
     out = works("api-resources")

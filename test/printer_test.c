@@ -1,0 +1,254 @@
+/*
+ * printer_test.c: the Table printers' toolkit (proto/printer.c) and the
+ * JSON view they read through (proto/jval.c): duration.HumanDuration at
+ * its boundaries; RFC 3339 times, Go's zero time read as unset; cells
+ * written straight into a row: label maps, FormatLabelSelector and
+ * LabelSelectorAsSelector with what NewRequirement refuses, containers,
+ * quantities (absent values and pointers, numbers, refused strings),
+ * strings.TrimSpace; and jval's Go decoding rules (last repeated member,
+ * null as absent, map lengths, dotted paths).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/rw.h"
+#include "proto/printer.h"
+
+/* 2024-01-02T03:04:05Z */
+#define T0 ((time_t)1704164645)
+
+/* ------------------------------------------------------------------ */
+/* Time                                                                */
+/* ------------------------------------------------------------------ */
+
+static void assert_duration(int64_t s, const char *want)
+{
+    char buf[32];
+
+    printer_human_duration(buf, sizeof(buf), s);
+    if (strcmp(buf, want) != 0)
+        fail_msg("%lld s: want %s, got %s", (long long)s, want, buf);
+}
+
+static void test_human_duration(void **state)
+{
+    const int64_t m = 60, h = 3600, d = 86400;
+
+    (void)state;
+    assert_duration(-2, "<invalid>");
+    assert_duration(-1, "0s");
+    assert_duration(0, "0s");
+    assert_duration(119, "119s");
+    assert_duration(2 * m, "2m");
+    assert_duration(2 * m + 5, "2m5s");
+    assert_duration(10 * m - 1, "9m59s");
+    assert_duration(10 * m + 59, "10m");
+    assert_duration(3 * h - 1, "179m");
+    assert_duration(3 * h, "3h");
+    assert_duration(3 * h + 30 * m, "3h30m");
+    assert_duration(8 * h - 1, "7h59m");
+    assert_duration(48 * h - 1, "47h");
+    assert_duration(2 * d + h, "2d1h");
+    assert_duration(8 * d - 1, "7d23h");
+    assert_duration(8 * d, "8d");
+    assert_duration(730 * d - 1, "729d");
+    assert_duration(730 * d, "2y");
+    assert_duration(731 * d, "2y1d");
+    assert_duration(8 * 365 * d, "8y");
+    assert_duration(10 * 365 * d + 5 * d, "10y");
+}
+
+static void test_parse_time(void **state)
+{
+    int64_t t;
+
+    (void)state;
+    assert_true(printer_parse_time("2024-01-02T03:04:05Z", &t));
+    assert_int_equal(t, T0);
+    assert_true(printer_parse_time("2024-01-02T03:04:05.123456Z", &t));
+    assert_int_equal(t, T0);
+    assert_true(printer_parse_time("2024-01-02T05:04:05+02:00", &t));
+    assert_int_equal(t, T0);
+    assert_true(printer_parse_time("2024-01-01T22:04:05-05:00", &t));
+    assert_int_equal(t, T0);
+    assert_true(printer_parse_time("1970-01-01T00:00:00Z", &t));
+    assert_int_equal(t, 0);
+    /* metav1.Time.IsZero: Go's zero time is unset. */
+    assert_false(printer_parse_time("0001-01-01T00:00:00Z", &t));
+    assert_false(printer_parse_time("", &t));
+    assert_false(printer_parse_time("2024-01-02 03:04:05Z", &t));
+    assert_false(printer_parse_time("2024-01-02T03:04:05", &t));
+    assert_false(printer_parse_time("2024-13-02T03:04:05Z", &t));
+    assert_false(printer_parse_time("2024-01-02T03:04:05Zjunk", &t));
+}
+
+/* ------------------------------------------------------------------ */
+/* Cells                                                               */
+/* ------------------------------------------------------------------ */
+
+typedef void one_value_fn(struct printer_row *r, const struct jval *v);
+
+/* The cells fn writes for member "v" of json (' for "): a JSON array. */
+static void cells_are(one_value_fn *fn, const char *json, const char *want)
+{
+    char *text = xstrdup(json);
+    struct sbuf sb = {0};
+    struct printer_row r = {.sb = &sb, .now = T0};
+    struct jval *doc;
+
+    for (char *p = text; *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    doc = jval_parse(text, strlen(text));
+    sbuf_add(&sb, "[");
+    fn(&r, jval_get(doc, "v"));
+    sbuf_add(&sb, "]");
+    if (strcmp(sb.data, want) != 0)
+        fail_msg("%s: got %s, want %s", json, sb.data, want);
+    sbuf_fini(&sb);
+    jval_free(doc);
+    free(text);
+}
+
+static void list_quantity(struct printer_row *r, const struct jval *v)
+{
+    printer_cell_quantity(r, v, PRINTER_QUANTITY_LIST);
+}
+
+static void pointer_quantity(struct printer_row *r, const struct jval *v)
+{
+    printer_cell_quantity(r, v, PRINTER_QUANTITY_POINTER);
+}
+
+static void trimmed(struct printer_row *r, const struct jval *v)
+{
+    printer_cell_trimmed(r, jval_str(v));
+}
+
+static void test_selectors(void **state)
+{
+    (void)state;
+    /* FormatLabelSelector */
+    cells_are(printer_cell_selector, "{}", "[\"<none>\"]");
+    cells_are(printer_cell_selector, "{'v':{}}", "[\"<none>\"]");
+    cells_are(printer_cell_selector,
+              "{'v':{'matchLabels':{'b':'2','a':'1','b':'3'},"
+              "'matchExpressions':[{'key':'c','operator':'In','values':['z',"
+              "'y']},{'key':'app.kubernetes.io/name','operator':'DoesNotExist'"
+              "}]}}",
+              "[\"a=1,!app.kubernetes.io/name,b=3,c in (y,z)\"]");
+    cells_are(printer_cell_selector,
+              "{'v':{'matchLabels':{'a':''},'matchExpressions':[{'key':'x',"
+              "'operator':'NotIn','values':['']}]}}",
+              "[\"a=,x notin ()\"]");
+    /* What labels.NewRequirement refuses: <error>. */
+    static const char *const refused[] = {
+        "{'v':{'matchExpressions':[{'key':'a','operator':'In'}]}}",
+        "{'v':{'matchExpressions':[{'key':'a','operator':'Exists','values':"
+        "['x']}]}}",
+        "{'v':{'matchExpressions':[{'key':'a','operator':'in','values':['x']}"
+        "]}}",
+        "{'v':{'matchExpressions':[{'key':'','operator':'Exists'}]}}",
+        "{'v':{'matchLabels':{'a':'b,c=d'}}}",
+        "{'v':{'matchLabels':{'-a':'b'}}}",
+        "{'v':{'matchLabels':{'a':'b '}}}",
+        "{'v':{'matchLabels':{'a':"
+        "'0123456789012345678901234567890123456789012345678901234567890123'"
+        "}}}",
+    };
+    for (size_t i = 0; i < RW_ARRAY_LEN(refused); i++)
+        cells_are(printer_cell_selector, refused[i], "[\"<error>\"]");
+    /* LabelSelectorAsSelector(...).String() as printDeployment writes it. */
+    cells_are(printer_cell_selector_string, "{}", "[\"\"]");
+    cells_are(printer_cell_selector_string, "{'v':{'matchLabels':{'a':'b'}}}",
+              "[\"a=b\"]");
+    cells_are(printer_cell_selector_string, refused[0], "[\"<invalid>\"]");
+}
+
+static void test_cells(void **state)
+{
+    (void)state;
+    cells_are(printer_cell_labels, "{'v':{'z':'1','a':'2','z':'3'}}",
+              "[\"a=2,z=3\"]");
+    cells_are(printer_cell_labels, "{'v':null}", "[\"<none>\"]");
+    cells_are(printer_cell_containers,
+              "{'v':[{'name':'a','image':'i:1'},{'name':'b'},{'image':'c'}]}",
+              "[\"a,b,\",\"i:1,,c\"]");
+    cells_are(printer_cell_containers, "{}", "[\"\",\"\"]");
+    /* Quantities: String(); an absent ResourceList value is 0, an absent
+     * pointer <nil>; numbers by their text; a value ParseQuantity refuses
+     * as stored. */
+    cells_are(list_quantity, "{'v':'1024Mi'}", "[\"1Gi\"]");
+    cells_are(list_quantity, "{'v':'500u'}", "[\"1m\"]");
+    cells_are(pointer_quantity, "{'v':'500u'}", "[\"500u\"]");
+    cells_are(list_quantity, "{}", "[\"0\"]");
+    cells_are(pointer_quantity, "{'v':null}", "[\"<nil>\"]");
+    cells_are(pointer_quantity, "{'v':1000}", "[\"1k\"]");
+    cells_are(pointer_quantity, "{'v':0.5}", "[\"500m\"]");
+    cells_are(pointer_quantity, "{'v':'12 apples'}", "[\"12 apples\"]");
+    cells_are(printer_cell_since, "{'v':'2024-01-02T02:59:05Z'}", "[\"5m\"]");
+    cells_are(printer_cell_since, "{'v':'0001-01-01T00:00:00Z'}",
+              "[\"<unknown>\"]");
+    /* strings.TrimSpace: Unicode white space, not other characters. */
+    cells_are(trimmed,
+              "{'v':'\\u3000\\t\\u2002 a \\u00a0b\\u0085\\n\\u200a\\r'}",
+              "[\"a \u00a0b\"]");
+    cells_are(trimmed, "{'v':'\\u200bx\\u200b'}", "[\"\u200bx\u200b\"]");
+}
+
+/* ------------------------------------------------------------------ */
+/* jval                                                                */
+/* ------------------------------------------------------------------ */
+
+static void test_jval(void **state)
+{
+    static const char json[] =
+        "{\"a\":{\"b\":{\"c\":\"x\"}},\"a\":{\"b\":{\"c\":\"y\"}},\"n\":null,"
+        "\"m\":{\"k\":1,\"l\":2,\"k\":3},\"s\":[1,2.9,-3],\"t\":true,"
+        "\"big\":1e30}";
+    struct jval *doc = jval_parse(json, strlen(json));
+    struct jval *bad = jval_parse("{", 1);
+    const struct jval *c;
+    int64_t sum = 0;
+
+    (void)state;
+    assert_string_equal(jval_str(jval_path(doc, "a.b.c")), "y");
+    assert_null(jval_get(doc, "n"));
+    assert_null(jval_path(doc, "a.x.c"));
+    assert_null(jval_get(jval_get(doc, "s"), "a"));
+    assert_int_equal(jval_len(jval_get(doc, "m")), 2);
+    assert_int_equal(jval_int(jval_get(jval_get(doc, "m"), "k")), 3);
+    assert_int_equal(jval_len(jval_get(doc, "s")), 3);
+    JVAL_EACH(c, jval_get(doc, "s"))
+    sum += jval_int(c);
+    assert_int_equal(sum, 0); /* 1 + 2 - 3: truncated toward zero */
+    assert_null(jval_at(jval_get(doc, "s"), 3));
+    assert_true(jval_true(jval_get(doc, "t")));
+    assert_int_equal(jval_int(jval_get(doc, "big")), 0);
+    assert_string_equal(jval_str(jval_get(doc, "t")), "");
+    assert_int_equal(jval_len(jval_get(doc, "t")), 0);
+    assert_true(jval_is_object(bad));
+    assert_int_equal(jval_len(bad), 0);
+    jval_free(doc);
+    jval_free(bad);
+    jval_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_human_duration),
+        cmocka_unit_test(test_parse_time),
+        cmocka_unit_test(test_selectors),
+        cmocka_unit_test(test_cells),
+        cmocka_unit_test(test_jval),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
