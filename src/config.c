@@ -259,10 +259,16 @@ int config_parse(const struct option_spec *specs, size_t n, void *base,
         size_t len;
 
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
-            return 1;
+            return CONFIG_HELP;
         if (strcmp(arg, "--version") == 0) {
             printf("%s\n", version);
-            return 1;
+            return CONFIG_VERSION;
+        }
+        if (strncmp(arg, "--help=", 7) == 0 ||
+            strncmp(arg, "--version=", 10) == 0) {
+            snprintf(why, why_len, "%.*s takes no value",
+                     (int)strcspn(arg, "="), arg);
+            return RW_EINVAL;
         }
         if (strncmp(arg, "--", 2) != 0) {
             snprintf(why, why_len, "unexpected argument \"%s\"", arg);

@@ -36,11 +36,14 @@ struct option_spec {
 
 /*
  * Applies the defaults, then argv[1..argc) to the struct at base.
- * "--name value" and "--name=value" are accepted.  Returns RW_OK; 1 when
- * --help or --version was given (printed to stdout); RW_EINVAL with a
- * message in why ("--ring-capacity: 0 is below the minimum 1", "unknown
- * option --foo", ...).  Strings point into argv or the table.
+ * "--name value" and "--name=value" are accepted.  Returns RW_OK;
+ * CONFIG_HELP when --help (or -h) was given, for the caller to print
+ * config_usage; CONFIG_VERSION when --version was given (printed to
+ * stdout); RW_EINVAL with a message in why ("--ring-capacity: 0 is below
+ * the minimum 1", "unknown option --foo", "--help takes no value", ...).
+ * Strings point into argv or the table.
  */
+enum { CONFIG_HELP = 1, CONFIG_VERSION = 2 };
 int config_parse(const struct option_spec *specs, size_t n, void *base,
                  int argc, char **argv, const char *version, char *why,
                  size_t why_len);

@@ -277,8 +277,8 @@ int main(int argc, char **argv)
     signals_ignore();
     rc = config_parse(ringwatch_options, ringwatch_noptions, &d.cfg, argc, argv,
                       "ringwatch " PACKAGE_VERSION, why, sizeof(why));
-    if (rc == 1) {
-        if (strcmp(argv[argc - 1], "--version") != 0)
+    if (rc == CONFIG_HELP || rc == CONFIG_VERSION) {
+        if (rc == CONFIG_HELP)
             config_usage(stdout, "ringwatch", "[options]", ringwatch_options,
                          ringwatch_noptions);
         return 0;
@@ -295,6 +295,8 @@ int main(int argc, char **argv)
     if (d.cfg.log_file != NULL && log_open(d.cfg.log_file) != RW_OK) {
         fprintf(stderr, "ringwatch: --log-file %s: %s\n", d.cfg.log_file,
                 strerror(errno));
+        free(d.types);
+        free(d.indexed_field);
         return 1;
     }
     srandom((unsigned)time(NULL) ^ (unsigned)getpid());

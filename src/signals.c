@@ -45,13 +45,14 @@ void signals_ignore(void)
 void signals_reload(struct signals *s)
 {
     struct sbuf line = {0};
-    size_t reloaded = 0;
+    size_t reloaded = 0, failed = 0;
 
     for (size_t i = 0; i < s->nhooks; i++) {
         char done[512] = "";
 
         if (s->hooks[i].fn(s->hooks[i].arg, done, sizeof(done)) != RW_OK) {
             log_warnx("SIGHUP: %s not reloaded: %s", s->hooks[i].what, done);
+            failed++;
             continue;
         }
         if (done[0] == '\0')
@@ -61,7 +62,7 @@ void signals_reload(struct signals *s)
     }
     if (reloaded > 0)
         log_info_always("SIGHUP: reloaded %s", line.data);
-    else
+    else if (failed == 0) /* a failure has said so already */
         log_info_always("SIGHUP: nothing to reload (command-line options "
                         "need a restart)");
     sbuf_fini(&line);

@@ -105,7 +105,12 @@ static void test_errors(void **state)
     assert_int_equal(parse(&c, why, sizeof(why), 2, "--listen"), RW_EINVAL);
     assert_non_null(strstr(why, "needs a value"));
     assert_int_equal(parse(&c, why, sizeof(why), 2, "stray"), RW_EINVAL);
-    assert_int_equal(parse(&c, why, sizeof(why), 2, "--help"), 1);
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "--help"), CONFIG_HELP);
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "-h"), CONFIG_HELP);
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "--help=1"), RW_EINVAL);
+    assert_string_equal(why, "--help takes no value");
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "--version=x"), RW_EINVAL);
+    assert_string_equal(why, "--version takes no value");
 }
 
 static void test_every_option_refuses_invalid_values(void **state)

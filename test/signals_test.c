@@ -141,6 +141,31 @@ static void test_hup_without_hooks(void **state)
     event_base_free(base);
 }
 
+/* A reload whose one hook fails says so once, as a warning, and does not
+ * also claim there was nothing to reload. */
+static void test_hup_only_failure(void **state)
+{
+    struct event_base *base = event_base_new();
+    struct signals *s = signals_new(base, state_cb, "it");
+    struct hook broken = {.done = NULL};
+    char *before, *text;
+    size_t seen;
+
+    signals_on_reload(s, "log file", hook_cb, &broken);
+    before = log_text(log_path_buf);
+    seen = strlen(before); /* the group's earlier tests wrote the rest */
+    free(before);
+    deliver(base, SIGHUP);
+    assert_int_equal(broken.calls, 1);
+    text = log_text(log_path_buf);
+    assert_non_null(
+        strstr(text + seen, "SIGHUP: log file not reloaded: disk on fire"));
+    assert_null(strstr(text + seen, "nothing to reload"));
+    free(text);
+    signals_free(s);
+    event_base_free(base);
+}
+
 static void test_usr1_usr2_pipe(void **state)
 {
     struct event_base *base = event_base_new();
@@ -194,6 +219,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hup_runs_every_hook),
         cmocka_unit_test(test_hup_without_hooks),
+        cmocka_unit_test(test_hup_only_failure),
         cmocka_unit_test(test_usr1_usr2_pipe),
         cmocka_unit_test(test_log_reopen_follows_rotation),
     };

@@ -808,8 +808,8 @@ int main(int argc, char **argv)
 
     rc = config_parse(fleet_options, fleet_noptions, &f.cfg, argc, argv,
                       "ringwatch-fleet " PACKAGE_VERSION, why, sizeof(why));
-    if (rc == 1) {
-        if (strcmp(argv[argc - 1], "--version") != 0)
+    if (rc == CONFIG_HELP || rc == CONFIG_VERSION) {
+        if (rc == CONFIG_HELP)
             config_usage(stdout, "ringwatch-fleet", FLEET_SYNOPSIS,
                          fleet_options, fleet_noptions);
         return 0;

@@ -345,8 +345,8 @@ int main(int argc, char **argv)
 
     rc = config_parse(rawfan_options, rawfan_noptions, &rf.cfg, argc, argv,
                       "ringwatch-rawfan " PACKAGE_VERSION, why, sizeof(why));
-    if (rc == 1) {
-        if (strcmp(argv[argc - 1], "--version") != 0)
+    if (rc == CONFIG_HELP || rc == CONFIG_VERSION) {
+        if (rc == CONFIG_HELP)
             config_usage(stdout, "ringwatch-rawfan", RAWFAN_SYNOPSIS,
                          rawfan_options, rawfan_noptions);
         return 0;

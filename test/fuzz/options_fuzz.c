@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rw_assert(strncmp(why, "--", 2) == 0 && res.types == NULL);
         }
     }
-    rw_assert(rc == RW_OK || rc == 1 || strchr(why, '\n') == NULL);
+    rw_assert(rc == RW_OK || rc == CONFIG_HELP || rc == CONFIG_VERSION || strchr(why, '\n') == NULL);
     free(copy);
     free(text);
     return 0;

@@ -48,6 +48,8 @@ RINGWATCH_INVALID = [
     (["--nope"], "unknown option --nope"),
     (["--listen"], "--listen needs a value (ADDRESS)"),
     (["stray"], 'unexpected argument "stray"'),
+    (["--help=1"], "--help takes no value"),
+    (["--version=2"], "--version takes no value"),
 ]
 
 FLEET_INVALID = [
@@ -162,7 +164,24 @@ def check_descriptor_limit():
             os.unlink(log.name)
 
 
+def check_help_and_version():
+    """--help prints the usage and --version one line, both exit 0 and stop
+    at once, whatever follows them."""
+    for binary, program in ((RINGWATCH, "ringwatch"), (FLEET, "ringwatch-fleet")):
+        p = subprocess.run([binary, "--version", "--nope"], capture_output=True,
+                           text=True, timeout=20)
+        eq((p.returncode, p.stderr), (0, ""), "%s --version --nope" % program)
+        eq(len(p.stdout.splitlines()), 1, "%s --version: lines (%r)" % (program, p.stdout))
+        check(p.stdout.startswith(program + " "), "%s --version: %r", program, p.stdout)
+        p = subprocess.run([binary, "--help", "--nope"], capture_output=True,
+                           text=True, timeout=20)
+        eq((p.returncode, p.stderr), (0, ""), "%s --help --nope" % program)
+        check("--help" in p.stdout and len(p.stdout.splitlines()) > 5,
+              "%s --help: %r", program, p.stdout[:200])
+
+
 def main():
+    check_help_and_version()
     check_invalid(RINGWATCH, "ringwatch", RINGWATCH_INVALID)
     check_invalid(FLEET, "ringwatch-fleet", FLEET_INVALID)
     check_runtime_failures()

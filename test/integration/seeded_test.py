@@ -38,10 +38,10 @@ LISTERS = {
 }
 
 
-def seed(etcd):
+def seed(etcd, namespaces=3):
     out = subprocess.run([os.path.join(TOP, "scripts", "seed-cluster"), etcd.url,
-                          "--nodes", "4", "--namespaces", "3", "--deployments", "12",
-                          "--replicas", "3", "--configmaps", "5"],
+                          "--nodes", "4", "--namespaces", str(namespaces),
+                          "--deployments", "12", "--replicas", "3", "--configmaps", "5"],
                          check=True, capture_output=True, text=True, timeout=60).stdout
     m = re.match(r"seeded (.*) at revision (\d+)$", out.strip())
     check(m, "seed-cluster said %r", out)
@@ -137,6 +137,9 @@ def main():
     if client is None:
         print("python3-kubernetes not installed: skipping")
         sys.exit(77)
+    # More namespaces than seed-cluster has team names: exactly as many.
+    counts, _ = seed(Etcd(), namespaces=12)
+    eq(counts["namespaces"], 12, "namespaces seeded with --namespaces 12")
     etcd = Etcd()
     counts, rev = seed(etcd)
     resources = demo_resources()
