@@ -106,15 +106,15 @@ enum h1_wait {
     H1_WAIT_ANSWER,  /* the handler: no timeout */
 };
 
-enum h1_field {
-    H1_FIELD_OTHER,
-    H1_FIELD_ACCEPT,
-    H1_FIELD_USER_AGENT,
-    H1_FIELD_EXPECT,
-};
+/* The header fields a request keeps: those handlers see (enum
+ * stream_field), and Expect. */
+#define H1_FIELD_EXPECT STREAM_FIELD_COUNT
+#define H1_FIELDS (STREAM_FIELD_COUNT + 1)
+#define H1_FIELD_OTHER (-1)
 
 struct h1_value {
     size_t off, len; /* in h1_request.buf */
+    bool seen;
 };
 
 /* The request being parsed. */
@@ -122,12 +122,12 @@ struct h1_request {
     char *buf; /* URL, then the values below; NULL between requests */
     size_t len, cap;
     size_t url_len;
-    struct h1_value values[4]; /* by enum h1_field; [0] unused */
-    uint64_t deadline_ms;      /* complete by then (listener_now_ms) */
-    struct h1_reader reader;   /* head end, checks, body (h1_head.h) */
-    char field[H1_FIELD_MAX];  /* current header name, lower case */
+    struct h1_value values[H1_FIELDS]; /* the first of each name */
+    uint64_t deadline_ms;              /* complete by then (listener_now_ms) */
+    struct h1_reader reader;           /* head end, checks, body (h1_head.h) */
+    char field[H1_FIELD_MAX];          /* current header name, lower case */
     size_t field_len;
-    enum h1_field field_kind;
+    int field_kind; /* of the current field: H1_FIELD_*, or < 0 */
     bool in_value;
     bool complete; /* http-parser has the whole head; paused */
     int version;   /* 10 or 11, once complete */
@@ -419,22 +419,14 @@ static int h1_on_header_field(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
-static enum h1_field field_kind(const struct h1_request *r)
+/* Which field kept the current field is (H1_FIELD_OTHER: none). */
+static int field_kind(const struct h1_request *r)
 {
-    static const struct {
-        const char *name;
-        enum h1_field kind;
-    } fields[] = {
-        {"accept", H1_FIELD_ACCEPT},
-        {"user-agent", H1_FIELD_USER_AGENT},
-        {"expect", H1_FIELD_EXPECT},
-    };
-
-    for (size_t i = 0; i < RW_ARRAY_LEN(fields); i++)
-        if (strlen(fields[i].name) == r->field_len &&
-            memcmp(fields[i].name, r->field, r->field_len) == 0)
-            return fields[i].kind;
-    return H1_FIELD_OTHER;
+    if (r->field_len == 6 && memcmp(r->field, "expect", 6) == 0)
+        return H1_FIELD_EXPECT;
+    if (r->field_len > H1_FIELD_MAX)
+        return H1_FIELD_OTHER;
+    return stream_field_index(r->field, r->field_len);
 }
 
 static int h1_on_header_value(http_parser *p, const char *at, size_t len)
@@ -445,10 +437,13 @@ static int h1_on_header_value(http_parser *p, const char *at, size_t len)
     if (!r->in_value) {
         r->in_value = true;
         r->field_kind = field_kind(r);
+        /* a repeated field: the first one counts (stream_field_index) */
+        if (r->field_kind != H1_FIELD_OTHER && r->values[r->field_kind].seen)
+            r->field_kind = H1_FIELD_OTHER;
         if (r->field_kind != H1_FIELD_OTHER) {
-            /* a repeated header: the last one wins */
             r->values[r->field_kind].off = r->len;
             r->values[r->field_kind].len = 0;
+            r->values[r->field_kind].seen = true;
         }
     }
     if (r->field_kind != H1_FIELD_OTHER) {
@@ -530,17 +525,19 @@ static void h1_dispatch(struct conn_h1 *c)
 {
     struct h1_request *r = c->req;
     struct h1_stream *st = xcalloc(1, sizeof(*st));
-    const struct h1_value *acc = &r->values[H1_FIELD_ACCEPT];
-    const struct h1_value *ua = &r->values[H1_FIELD_USER_AGENT];
+    struct stream_value fields[STREAM_FIELD_COUNT];
     const char *path, *query;
     size_t path_len, query_len;
 
     stream_init(&st->base, &h1_ops, FRONT_H1);
     st->conn = c;
     target_split(r->buf, r->url_len, &path, &path_len, &query, &query_len);
+    for (int i = 0; i < STREAM_FIELD_COUNT; i++)
+        fields[i] = (struct stream_value){
+            r->values[i].seen ? r->buf + r->values[i].off : NULL,
+            r->values[i].len};
     stream_set_request(&st->base, r->version, r->method, strlen(r->method),
-                       path, path_len, query, query_len, r->buf + acc->off,
-                       acc->len, r->buf + ua->off, ua->len);
+                       path, path_len, query, query_len, fields);
     c->keep_alive = r->keep_alive;
     req_free(r);
     c->req = NULL;
@@ -780,7 +777,9 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
     struct conn_h1 *c = h1_conn(s);
     bool v11 = s->req.http_version >= 11;
 
-    if (content_length >= 0)
+    if (stream_bodiless(status))
+        c->body = H1_BODY_NONE;
+    else if (content_length >= 0)
         c->body = H1_BODY_LENGTH;
     else if (v11)
         c->body = H1_BODY_CHUNKED;

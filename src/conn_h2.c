@@ -120,12 +120,13 @@
 #define H2_IOV_MAX 1024 /* pieces per sendmsg (Linux UIO_MAXIOV) */
 #endif
 
+/* The header fields a request keeps: its method and path, and those
+ * handlers see (enum stream_field, from H2_HDR_FIELDS on). */
 enum h2_header {
     H2_HDR_METHOD,
     H2_HDR_PATH,
-    H2_HDR_ACCEPT,
-    H2_HDR_USER_AGENT,
-    H2_HDR_COUNT,
+    H2_HDR_FIELDS,
+    H2_HDR_COUNT = H2_HDR_FIELDS + STREAM_FIELD_COUNT,
 };
 
 /* A request's headers while they arrive; freed at dispatch. */
@@ -371,8 +372,9 @@ static void h2_reject(struct h2_stream *st, int status, const char *reason,
     struct rbuf *body = kjson_status(status, reason, message);
 
     log_debug("conn_h2: stream %d: %d %s: %s", st->id, status, reason, message);
-    stream_set_request(&st->base, 20, "GET", 3, "/", 1, NULL, 0, NULL, 0, NULL,
-                       0);
+    static const struct stream_value none[STREAM_FIELD_COUNT];
+
+    stream_set_request(&st->base, 20, "GET", 3, "/", 1, NULL, 0, none);
     stream_respond(&st->base, status, "application/json", body);
     rbuf_unref(body);
 }
@@ -380,6 +382,7 @@ static void h2_reject(struct h2_stream *st, int status, const char *reason,
 static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
 {
     struct h2_request *r = st->req;
+    struct stream_value fields[STREAM_FIELD_COUNT];
     const char *path, *q, *v[H2_HDR_COUNT];
     size_t path_len;
     char msg[128];
@@ -400,12 +403,13 @@ static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
         path = v[H2_HDR_PATH];
         q = memchr(path, '?', r->vlen[H2_HDR_PATH]);
         path_len = q != NULL ? (size_t)(q - path) : r->vlen[H2_HDR_PATH];
-        stream_set_request(&st->base, 20, v[H2_HDR_METHOD],
-                           r->vlen[H2_HDR_METHOD], path, path_len,
-                           q != NULL ? q + 1 : NULL,
-                           q != NULL ? r->vlen[H2_HDR_PATH] - path_len - 1 : 0,
-                           v[H2_HDR_ACCEPT], r->vlen[H2_HDR_ACCEPT],
-                           v[H2_HDR_USER_AGENT], r->vlen[H2_HDR_USER_AGENT]);
+        for (int i = 0; i < STREAM_FIELD_COUNT; i++)
+            fields[i] = (struct stream_value){v[H2_HDR_FIELDS + i],
+                                              r->vlen[H2_HDR_FIELDS + i]};
+        stream_set_request(
+            &st->base, 20, v[H2_HDR_METHOD], r->vlen[H2_HDR_METHOD], path,
+            path_len, q != NULL ? q + 1 : NULL,
+            q != NULL ? r->vlen[H2_HDR_PATH] - path_len - 1 : 0, fields);
         h2_request_free(r);
         r = NULL;
         listener_dispatch(c->base.listener, &st->base);
@@ -547,19 +551,17 @@ static int conn_h2_begin_headers_cb(nghttp2_session *session,
     return 0;
 }
 
+/* Which enum h2_header a field is, or -1 (names are lower case). */
 static int header_index(const uint8_t *name, size_t len)
 {
-    static const char *const names[H2_HDR_COUNT] = {
-        [H2_HDR_METHOD] = ":method",
-        [H2_HDR_PATH] = ":path",
-        [H2_HDR_ACCEPT] = "accept",
-        [H2_HDR_USER_AGENT] = "user-agent",
-    };
+    int i;
 
-    for (int i = 0; i < H2_HDR_COUNT; i++)
-        if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
-            return i;
-    return -1;
+    if (len == 7 && memcmp(name, ":method", 7) == 0)
+        return H2_HDR_METHOD;
+    if (len == 5 && memcmp(name, ":path", 5) == 0)
+        return H2_HDR_PATH;
+    i = stream_field_index((const char *)name, len);
+    return i < 0 ? -1 : H2_HDR_FIELDS + i;
 }
 
 static void req_append(struct h2_request *r, const uint8_t *v, size_t len)
@@ -592,7 +594,8 @@ static int conn_h2_header_cb(nghttp2_session *session,
     r->bytes += namelen + valuelen + 32;
     if (r->bytes > listener_config(c->base.listener)->max_header_bytes)
         r->too_large = true;
-    if (r->too_large || (i = header_index(name, namelen)) < 0)
+    /* a repeated field: the first one counts (stream_field_index) */
+    if (r->too_large || (i = header_index(name, namelen)) < 0 || r->seen[i])
         return 0;
     r->off[i] = r->len;
     r->vlen[i] = valuelen;
@@ -715,7 +718,7 @@ static void h2_begin(struct stream *s, int status, const char *content_type,
     nva[n++] = make_nv("date", stream_date());
     if (content_type != NULL)
         nva[n++] = make_nv("content-type", content_type);
-    if (content_length >= 0) {
+    if (content_length >= 0 && !stream_bodiless(status)) {
         snprintf(length_str, sizeof(length_str), "%lld",
                  (long long)content_length);
         nva[n++] = make_nv("content-length", length_str);
