@@ -10,7 +10,8 @@
  * request smuggling risk) and only then handed to http-parser, which
  * extracts its fields; the body is read and discarded by h1_head's
  * reader, not by http-parser.  A request refused there (400, 413, 414,
- * 431, 501, 505) gets a Kubernetes Status with Connection: close.
+ * 431, 501, 505; 417 for an Expect other than 100-continue, as Go's
+ * server) gets a Kubernetes Status with Connection: close.
  * Requests are answered one at a time in order (sequential
  * pipelining): once a request is complete the parser is paused, and bytes
  * of later requests wait in the input buffer until the current stream has
@@ -361,17 +362,18 @@ static void h1_reject(struct conn_h1 *c, int status, const char *reason,
     h1_close(c, flush_seconds);
 }
 
-/* Refuses the request being read with status (400, 413, 414, 431, 501
- * or 505) and closes: the framing of what follows cannot be trusted. */
+/* Refuses the request being read with status (400, 413, 414, 417, 431,
+ * 501 or 505) and closes: the framing of what follows cannot be
+ * trusted. */
 static void h1_refuse(struct conn_h1 *c, int status, const char *message)
 {
     static const struct {
         int status;
         const char *reason;
     } reasons[] = {
-        {413, "RequestEntityTooLarge"},       {414, "RequestURITooLong"},
-        {431, "RequestHeaderFieldsTooLarge"}, {501, "NotImplemented"},
-        {505, "HTTPVersionNotSupported"},
+        {413, "RequestEntityTooLarge"}, {414, "RequestURITooLong"},
+        {417, "ExpectationFailed"},     {431, "RequestHeaderFieldsTooLarge"},
+        {501, "NotImplemented"},        {505, "HTTPVersionNotSupported"},
     };
     const char *reason = "BadRequest";
 
@@ -453,12 +455,35 @@ static int h1_on_header_value(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
+/* Whether the Expect field lists 100-continue (Go's hasToken: a
+ * comma-separated element, in any case). */
 static bool req_expects_continue(const struct h1_request *r)
 {
     const struct h1_value *v = &r->values[H1_FIELD_EXPECT];
+    const char *p = r->buf + v->off, *end = p + v->len;
 
-    return v->len == 12 &&
-           strncasecmp(r->buf + v->off, "100-continue", 12) == 0;
+    while (p < end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *e = comma != NULL ? comma : end;
+
+        while (p < e && (*p == ' ' || *p == '\t'))
+            p++;
+        while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e - p == 12 && strncasecmp(p, "100-continue", 12) == 0)
+            return true;
+        p = comma != NULL ? comma + 1 : end;
+    }
+    return false;
+}
+
+/* An expectation other than 100-continue cannot be met (RFC 9110
+ * 10.1.1): 417, and the connection closes, as Go's server answers. */
+static bool req_expectation_failed(const struct h1_request *r)
+{
+    const struct h1_value *v = &r->values[H1_FIELD_EXPECT];
+
+    return v->seen && v->len > 0 && !req_expects_continue(r);
 }
 
 /* The body is conn_h1's to read (h1_body_read): 1 tells http-parser
@@ -490,7 +515,8 @@ static void h1_parser_reset(struct conn_h1 *c)
 }
 
 /* Splits the request target (origin or absolute form) into path and
- * query; the fragment, which clients do not send, is dropped. */
+ * query.  A "#" is kept where it is, in the path or the query, as Go's
+ * url.ParseRequestURI keeps it (a request target has no fragment). */
 static void target_split(const char *url, size_t len, const char **path,
                          size_t *path_len, const char **query,
                          size_t *query_len)
@@ -506,18 +532,12 @@ static void target_split(const char *url, size_t len, const char **path,
                 p++;
         }
     }
-    for (q = p; q < end && *q != '?' && *q != '#'; q++)
+    for (q = p; q < end && *q != '?'; q++)
         ;
     *path = p == q ? "/" : p;
     *path_len = p == q ? 1 : (size_t)(q - p);
-    *query = "";
-    *query_len = 0;
-    if (q < end && *q == '?') {
-        const char *hash = memchr(q + 1, '#', (size_t)(end - q - 1));
-
-        *query = q + 1;
-        *query_len = (size_t)((hash != NULL ? hash : end) - q - 1);
-    }
+    *query = q < end ? q + 1 : "";
+    *query_len = q < end ? (size_t)(end - q - 1) : 0;
 }
 
 /* The parsed request becomes the stream being answered. */
@@ -639,6 +659,12 @@ static void h1_parse(struct conn_h1 *c)
     if (!c->req->reader.head_done) {
         if (h1_head_read(c) <= 0)
             return;
+        if (req_expectation_failed(c->req)) {
+            h1_refuse(c, 417,
+                      "Expectation Failed: only 100-continue can be "
+                      "met");
+            return;
+        }
         h1_continue(c);
     }
     if (h1_body_read(c))

@@ -102,6 +102,7 @@
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "proto/query.h"
 #include "src/h2_guard.h"
 #include "src/h2_in.h"
 #include "src/h2_out.h"
@@ -379,12 +380,39 @@ static void h2_reject(struct h2_stream *st, int status, const char *reason,
     rbuf_unref(body);
 }
 
+/* Hands a request to the listener, its :path split into path and query;
+ * resets its stream instead when the path's escapes are invalid, as Go's
+ * server does where url.ParseRequestURI fails. */
+static void h2_dispatch_request(struct conn_h2 *c, struct h2_stream *st,
+                                const struct h2_request *r,
+                                const char *const v[H2_HDR_COUNT])
+{
+    struct stream_value fields[STREAM_FIELD_COUNT];
+    const char *path = v[H2_HDR_PATH];
+    size_t len = r->vlen[H2_HDR_PATH];
+    const char *q = memchr(path, '?', len);
+    size_t path_len = q != NULL ? (size_t)(q - path) : len;
+
+    if (!query_escapes_valid(path, path_len)) {
+        log_debug("conn_h2: stream %d: invalid URL escape in :path", st->id);
+        nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, st->id,
+                                  NGHTTP2_PROTOCOL_ERROR);
+        h2_schedule(c);
+        return;
+    }
+    for (int i = 0; i < STREAM_FIELD_COUNT; i++)
+        fields[i] = (struct stream_value){v[H2_HDR_FIELDS + i],
+                                          r->vlen[H2_HDR_FIELDS + i]};
+    stream_set_request(&st->base, 20, v[H2_HDR_METHOD], r->vlen[H2_HDR_METHOD],
+                       path, path_len, q != NULL ? q + 1 : NULL,
+                       q != NULL ? len - path_len - 1 : 0, fields);
+    listener_dispatch(c->base.listener, &st->base);
+}
+
 static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
 {
     struct h2_request *r = st->req;
-    struct stream_value fields[STREAM_FIELD_COUNT];
-    const char *path, *q, *v[H2_HDR_COUNT];
-    size_t path_len;
+    const char *v[H2_HDR_COUNT];
     char msg[128];
 
     st->dispatched = true;
@@ -400,19 +428,7 @@ static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
     } else if (v[H2_HDR_METHOD] == NULL || v[H2_HDR_PATH] == NULL) {
         h2_reject(st, 400, "BadRequest", "Request without :method or :path");
     } else {
-        path = v[H2_HDR_PATH];
-        q = memchr(path, '?', r->vlen[H2_HDR_PATH]);
-        path_len = q != NULL ? (size_t)(q - path) : r->vlen[H2_HDR_PATH];
-        for (int i = 0; i < STREAM_FIELD_COUNT; i++)
-            fields[i] = (struct stream_value){v[H2_HDR_FIELDS + i],
-                                              r->vlen[H2_HDR_FIELDS + i]};
-        stream_set_request(
-            &st->base, 20, v[H2_HDR_METHOD], r->vlen[H2_HDR_METHOD], path,
-            path_len, q != NULL ? q + 1 : NULL,
-            q != NULL ? r->vlen[H2_HDR_PATH] - path_len - 1 : 0, fields);
-        h2_request_free(r);
-        r = NULL;
-        listener_dispatch(c->base.listener, &st->base);
+        h2_dispatch_request(c, st, r, v);
     }
     h2_request_free(r);
 }

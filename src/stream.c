@@ -319,6 +319,8 @@ const char *stream_reason(int status)
         return "URI Too Long";
     case 415:
         return "Unsupported Media Type";
+    case 417:
+        return "Expectation Failed";
     case 422:
         return "Unprocessable Entity";
     case 429:
