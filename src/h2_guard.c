@@ -89,15 +89,6 @@ size_t h2_guard_need(const uint8_t *head)
     return FRAME_HEAD_LEN + (want < len ? want : len);
 }
 
-/* A stream error on id (not idle: nghttp2 ignores RST_STREAM there). */
-static void reset(nghttp2_session *session, int32_t id, uint32_t code,
-                  const char *why)
-{
-    log_debug("h2_guard: stream %d: %s: %s", id, why,
-              nghttp2_http2_strerror(code));
-    nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, code);
-}
-
 static void remember_reset(struct h2_guard *g, int32_t id)
 {
     g->reset[g->reset_next] = id;
@@ -138,24 +129,28 @@ static uint32_t forget(nghttp2_session *session, int32_t id, uint32_t code)
     return 0;
 }
 
-/* DATA or HEADERS on a stream the client half-closed (RFC 9113 5.1):
- * STREAM_CLOSED on that stream only (none more for a stream refused,
- * whose RST_STREAM is on its way), the stream forgotten first so that
- * nghttp2 ignores the frame rather than end the connection. */
-static uint32_t half_closed(struct h2_guard *g, nghttp2_session *session,
-                            const uint8_t *frame, int32_t id)
+/* A stream error on id, a stream nghttp2 has: closed in nghttp2 at once
+ * (forget), so that nghttp2 ignores the frame and what follows on the
+ * stream, remembered, and RST_STREAM with code queued (none more for a
+ * refused stream, whose RST_STREAM is on its way).  As a reset nghttp2
+ * is fed, each counts toward its limit on stream resets, so that a
+ * client making ringwatch reset streams is held to the limit of one
+ * resetting them (MadeYouReset, CVE-2025-8671).  Returns 0, or an
+ * HTTP/2 error code if nghttp2 failed. */
+static uint32_t stream_error(struct h2_guard *g, nghttp2_session *session,
+                             int32_t id, uint32_t code, const char *why)
 {
     bool refused =
         h2_guard_is_refused(nghttp2_session_get_stream_user_data(session, id));
-    uint32_t rv = forget(session, id, NGHTTP2_STREAM_CLOSED);
+    uint32_t rv;
 
-    if (rv != 0)
+    log_debug("h2_guard: stream %d: %s: %s", id, why,
+              nghttp2_http2_strerror(code));
+    if ((rv = forget(session, id, code)) != 0)
         return rv;
     remember_reset(g, id);
     if (!refused)
-        reset(session, id, NGHTTP2_STREAM_CLOSED,
-              frame[3] == NGHTTP2_DATA ? "DATA after END_STREAM"
-                                       : "HEADERS after END_STREAM");
+        nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, code);
     return 0;
 }
 
@@ -170,9 +165,10 @@ static bool reused(const struct h2_guard *g, nghttp2_session *session,
 }
 
 /* WINDOW_UPDATE of 0 on a stream (RFC 9113 6.9), PRIORITY making a
- * stream depend on itself (5.3.1): PROTOCOL_ERROR, the frame ignored. */
-static void bad_stream_frame(nghttp2_session *session, uint8_t *frame,
-                             size_t len, int32_t id)
+ * stream depend on itself (5.3.1): PROTOCOL_ERROR, the frame ignored.
+ * Returns 0 or the code of a connection error. */
+static uint32_t bad_stream_frame(struct h2_guard *g, nghttp2_session *session,
+                                 uint8_t *frame, size_t len, int32_t id)
 {
     const uint8_t *p = frame + FRAME_HEAD_LEN;
     bool zero = frame[3] == NGHTTP2_WINDOW_UPDATE && len == 4 &&
@@ -181,11 +177,12 @@ static void bad_stream_frame(nghttp2_session *session, uint8_t *frame,
                 (int32_t)(get32(p) & 0x7fffffff) == id;
 
     if (!zero && !self)
-        return;
-    if (nghttp2_session_find_stream(session, id) != NULL)
-        reset(session, id, NGHTTP2_PROTOCOL_ERROR,
-              zero ? "WINDOW_UPDATE of 0" : "depends on itself");
+        return 0;
     frame[3] = IGNORED_TYPE;
+    if (nghttp2_session_find_stream(session, id) == NULL)
+        return 0;
+    return stream_error(g, session, id, NGHTTP2_PROTOCOL_ERROR,
+                        zero ? "WINDOW_UPDATE of 0" : "depends on itself");
 }
 
 uint32_t h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
@@ -199,7 +196,11 @@ uint32_t h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
         return 0;
     if ((frame[3] == NGHTTP2_DATA || frame[3] == NGHTTP2_HEADERS) &&
         nghttp2_session_get_stream_remote_close(session, id) == 1)
-        return half_closed(g, session, frame, id);
+        /* RFC 9113 5.1: half-closed (remote) */
+        return stream_error(g, session, id, NGHTTP2_STREAM_CLOSED,
+                            frame[3] == NGHTTP2_DATA
+                                ? "DATA after END_STREAM"
+                                : "HEADERS after END_STREAM");
     if (frame[3] == NGHTTP2_HEADERS && reused(g, session, id)) {
         log_debug("h2_guard: HEADERS on closed stream %d", id);
         return NGHTTP2_PROTOCOL_ERROR;
@@ -214,8 +215,7 @@ uint32_t h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
         }
         return 0;
     }
-    bad_stream_frame(session, frame, len, id);
-    return 0;
+    return bad_stream_frame(g, session, frame, len, id);
 }
 
 bool h2_guard_is_refused(const void *stream_user_data)

@@ -27,17 +27,20 @@
  * nghttp2 also makes connection errors of a few frames that RFC 9113
  * makes stream errors; h2_in shows each client frame to
  * h2_guard_inspect before nghttp2 sees it, which resets the stream and
- * turns the frame into one nghttp2 ignores.  DATA or HEADERS (trailers)
- * on a stream the client has half-closed (5.1: STREAM_CLOSED): the
- * stream is closed in nghttp2 first, as a RST_STREAM from the client
- * would close it, so that nghttp2 has forgotten it and ignores the
- * frame where it would end the connection, while a header block is
- * still decoded (the HPACK table stays in step with the client's) and
- * DATA still counts against the connection's flow-control window; this
- * holds for any stream, the connection's first included.  WINDOW_UPDATE
- * of 0 on a stream (6.9: PROTOCOL_ERROR) and a stream that depends on
- * itself (5.3.1: PROTOCOL_ERROR; in PRIORITY or in the HEADERS that
- * opens it) are made frames of an unknown type (ignored).
+ * turns the frame into one nghttp2 ignores.  The stream is closed in
+ * nghttp2 first, as a RST_STREAM from the client would close it (so
+ * each such reset counts toward nghttp2's limit on resets, as the
+ * client's own would), and nghttp2 has then forgotten it: this depends
+ * on no other stream, and holds on the connection's first.  DATA or
+ * HEADERS (trailers) on a stream the client has half-closed (5.1:
+ * STREAM_CLOSED) are then ignored where nghttp2 would end the
+ * connection, while a header block is still decoded (the HPACK table
+ * stays in step with the client's) and DATA still counts against the
+ * connection's flow-control window.  WINDOW_UPDATE of 0 on a stream
+ * (6.9: PROTOCOL_ERROR) and PRIORITY making a stream depend on itself
+ * (5.3.1: PROTOCOL_ERROR) are made frames of an unknown type (ignored);
+ * a HEADERS frame that opens a stream depending on itself has the
+ * dependency cleared and its stream refused (h2_guard_refuse).
  *
  * A HEADERS frame on a closed stream is a stream identifier used again
  * (5.1.1), which nghttp2 ignores (the request would hang) and Go's

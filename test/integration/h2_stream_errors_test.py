@@ -20,7 +20,8 @@ however many CONTINUATION frames carry it (nghttp2 alone: GOAWAY after
 frames on the wrong stream, bad SETTINGS, a header block beyond 128 KiB
 or a CONTINUATION flood, a stream identifier used again) must still end
 its connection with GOAWAY and the right code, while trailers on a
-stream ringwatch reset are ignored."""
+stream ringwatch reset are ignored; and a client that makes ringwatch
+reset stream after stream gets GOAWAY after a bounded number."""
 import struct
 
 from harness import *
@@ -322,6 +323,39 @@ def closed_streams(rw):
     c.close()
 
 
+def reset_flood(rw, rv):
+    """A client that makes ringwatch reset stream after stream (a watch,
+    then WINDOW_UPDATE of 0 or trailers after END_STREAM: MadeYouReset,
+    CVE-2025-8671) is held to nghttp2's limit on resets as if it reset
+    them itself: GOAWAY, after a bounded number (a burst of 1000)."""
+    for what, bad in (("WINDOW_UPDATE of 0",
+                       lambda s: h2_frame(WINDOW_UPDATE, 0, s,
+                                          struct.pack(">I", 0))),
+                      ("trailers after END_STREAM",
+                       lambda s: h2_frame(HEADERS, END_STREAM | END_HEADERS,
+                                          s, header_block([("x-t", "1")])))):
+        c = H2Client(rw.port, open_windows=True)
+        check(c.until(lambda: c.server_settings is not None), "no SETTINGS")
+        block = h2_request_headers("/api/v1/namespaces/ns/configmaps?watch=1"
+                                   "&resourceVersion=%d" % rv)
+        sid = 1
+        for _ in range(30):
+            c.send(b"".join(h2_frame(HEADERS, END_STREAM | END_HEADERS,
+                                     sid + 2 * i, block) + bad(sid + 2 * i)
+                            for i in range(50)))
+            sid += 100
+            c.settle(0.02)
+            if c.goaway is not None:
+                break
+        check(c.closed(5) and c.goaway is not None,
+              "%s on %d streams: no GOAWAY", what, sid // 2)
+        eq(error_name(c.goaway[1]), "INTERNAL_ERROR",
+           "%s: GOAWAY code (nghttp2's limit on resets)" % what)
+        check(sid // 2 <= 1500, "%s: GOAWAY only after %d streams", what,
+              sid // 2)
+        c.close()
+
+
 def well_formed(conn):
     """What is valid stays served: te: trailers, inner spaces, a body
     matching its content-length."""
@@ -462,6 +496,7 @@ def main():
         c.close()
     closed_streams(rw)
     no_closed_stream(rw, etcd)
+    reset_flood(rw, conn.rv)
     check(rw.proc.poll() is None, "ringwatch died")
     conn.watch_alive("the connection errors on other connections")
 
