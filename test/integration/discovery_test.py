@@ -18,7 +18,6 @@
 """
 import re
 import shutil
-import socket
 
 from harness import *
 from h2raw import END_HEADERS, END_STREAM, HEADERS, H2Client, h2_frame, \
@@ -179,18 +178,10 @@ def check_etag(rw):
                           (('"0"', etag), 200)):
             fields = inm if isinstance(inm, tuple) else (inm,)
             what = "%s with If-None-Match %r" % (path, fields)
-            s = socket.create_connection(("127.0.0.1", rw.port), timeout=10)
-            s.sendall(("GET %s HTTP/1.1\r\nHost: a\r\nAccept: %s\r\n%s"
-                       "Connection: close\r\n\r\n" % (path, accept, "".join(
-                           "If-None-Match: %s\r\n" % v for v in fields)))
-                      .encode())
-            raw = b""
-            while True:
-                data = s.recv(65536)
-                if not data:
-                    break
-                raw += data
-            s.close()
+            raw = rw.raw(("GET %s HTTP/1.1\r\nHost: a\r\nAccept: %s\r\n%s"
+                          "Connection: close\r\n\r\n" % (path, accept, "".join(
+                              "If-None-Match: %s\r\n" % v for v in fields)))
+                         .encode())
             head, _, body = raw.partition(b"\r\n\r\n")
             lines = head.decode().lower().split("\r\n")
             eq(int(lines[0].split()[1]), want, what)

@@ -56,13 +56,14 @@ def hpack_int(value, prefix_bits, first=0):
     return bytes(out + [value])
 
 
-def hpack_literal(name, value):
-    """Literal field without indexing, new name (RFC 7541 6.2.2)."""
+def hpack_literal(name, value, first=b"\x00"):
+    """Literal field without indexing, new name (RFC 7541 6.2.2); with
+    first 0x40, with incremental indexing (6.2.1)."""
     if isinstance(name, str):
         name = name.encode()
     if isinstance(value, str):
         value = value.encode()
-    return (b"\x00" + hpack_int(len(name), 7) + name +
+    return (first + hpack_int(len(name), 7) + name +
             hpack_int(len(value), 7) + value)
 
 
@@ -70,12 +71,7 @@ def hpack_indexing(name, value):
     """Literal field with incremental indexing, new name (RFC 7541
     6.2.1): the decoder adds it to its dynamic table, where the next one
     added is index 62."""
-    if isinstance(name, str):
-        name = name.encode()
-    if isinstance(value, str):
-        value = value.encode()
-    return (b"\x40" + hpack_int(len(name), 7) + name +
-            hpack_int(len(value), 7) + value)
+    return hpack_literal(name, value, b"\x40")
 
 
 def hpack_indexed(index):

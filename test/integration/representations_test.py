@@ -25,7 +25,6 @@ kubectl 1.32.
   HTTP/1.1 and HTTP/2, on LIST, GET and WATCH.
 """
 import shutil
-import socket
 import threading
 
 from harness import *
@@ -355,16 +354,10 @@ def check_other_endpoints(rw):
 def raw_h1(rw, path, accepts):
     """GET path over HTTP/1.1 with one Accept field per item of accepts;
     (status, first line of the body)."""
-    s = socket.create_connection(("127.0.0.1", rw.port), timeout=10)
-    s.sendall(("GET %s HTTP/1.1\r\nHost: a\r\nConnection: close\r\n%s\r\n" % (
-        path, "".join("Accept: %s\r\n" % a for a in accepts))).encode())
-    buf = b""
-    while b"\r\n\r\n" not in buf or b"\n" not in buf.split(b"\r\n\r\n", 1)[1]:
-        data = s.recv(65536)
-        if not data:
-            break
-        buf += data
-    s.close()
+    buf = rw.raw(("GET %s HTTP/1.1\r\nHost: a\r\nConnection: close\r\n%s"
+                  "\r\n" % (path, "".join("Accept: %s\r\n" % a
+                                          for a in accepts))).encode(),
+                 until=lambda b: b"\n" in b.partition(b"\r\n\r\n")[2])
     head, _, body = buf.partition(b"\r\n\r\n")
     if b"chunked" in head.lower():
         body = body.split(b"\r\n", 1)[1]
