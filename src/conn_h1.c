@@ -421,7 +421,8 @@ static int h1_on_header_field(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
-/* Which field kept the current field is (H1_FIELD_OTHER: none). */
+/* The kept field (an enum stream_field, or H1_FIELD_EXPECT) the current
+ * field is; H1_FIELD_OTHER for any other. */
 static int field_kind(const struct h1_request *r)
 {
     if (r->field_len == 6 && memcmp(r->field, "expect", 6) == 0)

@@ -370,11 +370,10 @@ static void h2_stream_free(struct conn_h2 *c, struct h2_stream *st)
 static void h2_reject(struct h2_stream *st, int status, const char *reason,
                       const char *message)
 {
+    static const struct stream_value none[STREAM_FIELD_COUNT];
     struct rbuf *body = kjson_status(status, reason, message);
 
     log_debug("conn_h2: stream %d: %d %s: %s", st->id, status, reason, message);
-    static const struct stream_value none[STREAM_FIELD_COUNT];
-
     stream_set_request(&st->base, 20, "GET", 3, "/", 1, NULL, 0, none);
     stream_respond(&st->base, status, "application/json", body);
     rbuf_unref(body);
