@@ -83,6 +83,15 @@ static long unescape_into(char *dst, const char *s, size_t len,
     return (long)n;
 }
 
+bool query_escapes_valid(const char *s, size_t len)
+{
+    for (const char *p = s; (p = memchr(p, '%', len - (size_t)(p - s))); p += 3)
+        if (len - (size_t)(p - s) < 3 || rw_hex_digit(p[1]) < 0 ||
+            rw_hex_digit(p[2]) < 0)
+            return false;
+    return true;
+}
+
 char *query_unescape(const char *s, size_t len, bool plus_is_space)
 {
     char *out = xmalloc(len + 1);

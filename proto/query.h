@@ -89,6 +89,12 @@ void query_fini(struct query *q);
  * ?verbose, which the apiserver reads the same way. */
 bool query_has(const char *query, const char *name);
 
+/* Whether every '%' in len bytes of s begins an escape of two hex digits,
+ * as Go's url.ParseRequestURI requires of a request's path (a request
+ * whose path fails it gets 400 from Go's HTTP/1.1 server, RST_STREAM
+ * PROTOCOL_ERROR from its HTTP/2 server). */
+bool query_escapes_valid(const char *s, size_t len);
+
 /* Percent-decodes len bytes of s into a new NUL-terminated string ('+' is
  * a space when plus_is_space; free() it).  Returns NULL on a malformed %XX
  * escape, and on "%00" or a raw NUL (which would cut the string short). */

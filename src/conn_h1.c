@@ -10,7 +10,8 @@
  * request smuggling risk) and only then handed to http-parser, which
  * extracts its fields; the body is read and discarded by h1_head's
  * reader, not by http-parser.  A request refused there (400, 413, 414,
- * 431, 501, 505) gets a Kubernetes Status with Connection: close.
+ * 431, 501, 505; 417 for an Expect other than 100-continue, as Go's
+ * server) gets a Kubernetes Status with Connection: close.
  * Requests are answered one at a time in order (sequential
  * pipelining): once a request is complete the parser is paused, and bytes
  * of later requests wait in the input buffer until the current stream has
@@ -106,15 +107,15 @@ enum h1_wait {
     H1_WAIT_ANSWER,  /* the handler: no timeout */
 };
 
-enum h1_field {
-    H1_FIELD_OTHER,
-    H1_FIELD_ACCEPT,
-    H1_FIELD_USER_AGENT,
-    H1_FIELD_EXPECT,
-};
+/* The header fields a request keeps: those handlers see (enum
+ * stream_field), and Expect. */
+#define H1_FIELD_EXPECT STREAM_FIELD_COUNT
+#define H1_FIELDS (STREAM_FIELD_COUNT + 1)
+#define H1_FIELD_OTHER (-1)
 
 struct h1_value {
     size_t off, len; /* in h1_request.buf */
+    bool seen;
 };
 
 /* The request being parsed. */
@@ -122,12 +123,12 @@ struct h1_request {
     char *buf; /* URL, then the values below; NULL between requests */
     size_t len, cap;
     size_t url_len;
-    struct h1_value values[4]; /* by enum h1_field; [0] unused */
-    uint64_t deadline_ms;      /* complete by then (listener_now_ms) */
-    struct h1_reader reader;   /* head end, checks, body (h1_head.h) */
-    char field[H1_FIELD_MAX];  /* current header name, lower case */
+    struct h1_value values[H1_FIELDS]; /* the first of each name */
+    uint64_t deadline_ms;              /* complete by then (listener_now_ms) */
+    struct h1_reader reader;           /* head end, checks, body (h1_head.h) */
+    char field[H1_FIELD_MAX];          /* current header name, lower case */
     size_t field_len;
-    enum h1_field field_kind;
+    int field_kind; /* of the current field: H1_FIELD_*, or < 0 */
     bool in_value;
     bool complete; /* http-parser has the whole head; paused */
     int version;   /* 10 or 11, once complete */
@@ -361,17 +362,18 @@ static void h1_reject(struct conn_h1 *c, int status, const char *reason,
     h1_close(c, flush_seconds);
 }
 
-/* Refuses the request being read with status (400, 413, 414, 431, 501
- * or 505) and closes: the framing of what follows cannot be trusted. */
+/* Refuses the request being read with status (400, 413, 414, 417, 431,
+ * 501 or 505) and closes: the framing of what follows cannot be
+ * trusted. */
 static void h1_refuse(struct conn_h1 *c, int status, const char *message)
 {
     static const struct {
         int status;
         const char *reason;
     } reasons[] = {
-        {413, "RequestEntityTooLarge"},       {414, "RequestURITooLong"},
-        {431, "RequestHeaderFieldsTooLarge"}, {501, "NotImplemented"},
-        {505, "HTTPVersionNotSupported"},
+        {413, "RequestEntityTooLarge"}, {414, "RequestURITooLong"},
+        {417, "ExpectationFailed"},     {431, "RequestHeaderFieldsTooLarge"},
+        {501, "NotImplemented"},        {505, "HTTPVersionNotSupported"},
     };
     const char *reason = "BadRequest";
 
@@ -419,22 +421,15 @@ static int h1_on_header_field(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
-static enum h1_field field_kind(const struct h1_request *r)
+/* The kept field (an enum stream_field, or H1_FIELD_EXPECT) the current
+ * field is; H1_FIELD_OTHER for any other. */
+static int field_kind(const struct h1_request *r)
 {
-    static const struct {
-        const char *name;
-        enum h1_field kind;
-    } fields[] = {
-        {"accept", H1_FIELD_ACCEPT},
-        {"user-agent", H1_FIELD_USER_AGENT},
-        {"expect", H1_FIELD_EXPECT},
-    };
-
-    for (size_t i = 0; i < RW_ARRAY_LEN(fields); i++)
-        if (strlen(fields[i].name) == r->field_len &&
-            memcmp(fields[i].name, r->field, r->field_len) == 0)
-            return fields[i].kind;
-    return H1_FIELD_OTHER;
+    if (r->field_len == 6 && memcmp(r->field, "expect", 6) == 0)
+        return H1_FIELD_EXPECT;
+    if (r->field_len > H1_FIELD_MAX)
+        return H1_FIELD_OTHER;
+    return stream_field_index(r->field, r->field_len);
 }
 
 static int h1_on_header_value(http_parser *p, const char *at, size_t len)
@@ -445,10 +440,13 @@ static int h1_on_header_value(http_parser *p, const char *at, size_t len)
     if (!r->in_value) {
         r->in_value = true;
         r->field_kind = field_kind(r);
+        /* a repeated field: the first one counts (stream_field_index) */
+        if (r->field_kind != H1_FIELD_OTHER && r->values[r->field_kind].seen)
+            r->field_kind = H1_FIELD_OTHER;
         if (r->field_kind != H1_FIELD_OTHER) {
-            /* a repeated header: the last one wins */
             r->values[r->field_kind].off = r->len;
             r->values[r->field_kind].len = 0;
+            r->values[r->field_kind].seen = true;
         }
     }
     if (r->field_kind != H1_FIELD_OTHER) {
@@ -458,12 +456,35 @@ static int h1_on_header_value(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
+/* Whether the Expect field lists 100-continue (Go's hasToken: a
+ * comma-separated element, in any case). */
 static bool req_expects_continue(const struct h1_request *r)
 {
     const struct h1_value *v = &r->values[H1_FIELD_EXPECT];
+    const char *p = r->buf + v->off, *end = p + v->len;
 
-    return v->len == 12 &&
-           strncasecmp(r->buf + v->off, "100-continue", 12) == 0;
+    while (p < end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *e = comma != NULL ? comma : end;
+
+        while (p < e && (*p == ' ' || *p == '\t'))
+            p++;
+        while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e - p == 12 && strncasecmp(p, "100-continue", 12) == 0)
+            return true;
+        p = comma != NULL ? comma + 1 : end;
+    }
+    return false;
+}
+
+/* An expectation other than 100-continue cannot be met (RFC 9110
+ * 10.1.1): 417, and the connection closes, as Go's server answers. */
+static bool req_expectation_failed(const struct h1_request *r)
+{
+    const struct h1_value *v = &r->values[H1_FIELD_EXPECT];
+
+    return v->seen && v->len > 0 && !req_expects_continue(r);
 }
 
 /* The body is conn_h1's to read (h1_body_read): 1 tells http-parser
@@ -495,7 +516,8 @@ static void h1_parser_reset(struct conn_h1 *c)
 }
 
 /* Splits the request target (origin or absolute form) into path and
- * query; the fragment, which clients do not send, is dropped. */
+ * query.  A "#" is kept where it is, in the path or the query, as Go's
+ * url.ParseRequestURI keeps it (a request target has no fragment). */
 static void target_split(const char *url, size_t len, const char **path,
                          size_t *path_len, const char **query,
                          size_t *query_len)
@@ -511,18 +533,12 @@ static void target_split(const char *url, size_t len, const char **path,
                 p++;
         }
     }
-    for (q = p; q < end && *q != '?' && *q != '#'; q++)
+    for (q = p; q < end && *q != '?'; q++)
         ;
     *path = p == q ? "/" : p;
     *path_len = p == q ? 1 : (size_t)(q - p);
-    *query = "";
-    *query_len = 0;
-    if (q < end && *q == '?') {
-        const char *hash = memchr(q + 1, '#', (size_t)(end - q - 1));
-
-        *query = q + 1;
-        *query_len = (size_t)((hash != NULL ? hash : end) - q - 1);
-    }
+    *query = q < end ? q + 1 : "";
+    *query_len = q < end ? (size_t)(end - q - 1) : 0;
 }
 
 /* The parsed request becomes the stream being answered. */
@@ -530,17 +546,19 @@ static void h1_dispatch(struct conn_h1 *c)
 {
     struct h1_request *r = c->req;
     struct h1_stream *st = xcalloc(1, sizeof(*st));
-    const struct h1_value *acc = &r->values[H1_FIELD_ACCEPT];
-    const struct h1_value *ua = &r->values[H1_FIELD_USER_AGENT];
+    struct stream_value fields[STREAM_FIELD_COUNT];
     const char *path, *query;
     size_t path_len, query_len;
 
     stream_init(&st->base, &h1_ops, FRONT_H1);
     st->conn = c;
     target_split(r->buf, r->url_len, &path, &path_len, &query, &query_len);
+    for (int i = 0; i < STREAM_FIELD_COUNT; i++)
+        fields[i] = (struct stream_value){
+            r->values[i].seen ? r->buf + r->values[i].off : NULL,
+            r->values[i].len};
     stream_set_request(&st->base, r->version, r->method, strlen(r->method),
-                       path, path_len, query, query_len, r->buf + acc->off,
-                       acc->len, r->buf + ua->off, ua->len);
+                       path, path_len, query, query_len, fields);
     c->keep_alive = r->keep_alive;
     req_free(r);
     c->req = NULL;
@@ -642,6 +660,12 @@ static void h1_parse(struct conn_h1 *c)
     if (!c->req->reader.head_done) {
         if (h1_head_read(c) <= 0)
             return;
+        if (req_expectation_failed(c->req)) {
+            h1_refuse(c, 417,
+                      "Expectation Failed: only 100-continue can be "
+                      "met");
+            return;
+        }
         h1_continue(c);
     }
     if (h1_body_read(c))
@@ -780,7 +804,9 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
     struct conn_h1 *c = h1_conn(s);
     bool v11 = s->req.http_version >= 11;
 
-    if (content_length >= 0)
+    if (stream_bodiless(status))
+        c->body = H1_BODY_NONE;
+    else if (content_length >= 0)
         c->body = H1_BODY_LENGTH;
     else if (v11)
         c->body = H1_BODY_CHUNKED;

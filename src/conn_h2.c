@@ -60,12 +60,12 @@
  * reading its output meanwhile.  Read deadlines are absolute: re-armed
  * with the time left after every read.  An answered stream whose request
  * has not ended is reset (NO_ERROR, as Go's server does), so it does not
- * stay live.  To know where header blocks begin and end on the wire, the
- * connection follows the frame headers of the bytes nghttp2 consumes
- * (h2_scan: a few bytes of state).
+ * stay live.  Where header blocks begin and end on the wire is h2_in's
+ * to follow.
  *
- * Input reaches nghttp2 a frame at a time, each frame shown first to
- * h2_guard_inspect, and SETTINGS_MAX_CONCURRENT_STREAMS is enforced here
+ * Input reaches nghttp2 through h2_in: a frame at a time, each frame
+ * shown first to h2_guard_inspect, header blocks of many frames
+ * coalesced (h2_in.h); SETTINGS_MAX_CONCURRENT_STREAMS is enforced here
  * rather than by nghttp2: a client's stream error resets that stream
  * only, never the connection and its other watches (h2_guard.h).
  * Closing: what nghttp2 queued (GOAWAY) is flushed, then the write side
@@ -102,7 +102,9 @@
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "proto/query.h"
 #include "src/h2_guard.h"
+#include "src/h2_in.h"
 #include "src/h2_out.h"
 #include "src/log.h"
 #include "src/stream_impl.h"
@@ -112,7 +114,6 @@
 #define H2_TIMEOUT_FLUSH_SECONDS 2 /* flushing GOAWAY after a timeout */
 #define H2_LINGER_SECONDS 2        /* closing: reading until the client does */
 #define H2_FRAME_HEAD_LEN 9
-#define H2_PREFACE_LEN 24
 #define H2_STACK_NV 16
 #if defined(IOV_MAX) && IOV_MAX < 1024
 #define H2_IOV_MAX IOV_MAX
@@ -120,12 +121,13 @@
 #define H2_IOV_MAX 1024 /* pieces per sendmsg (Linux UIO_MAXIOV) */
 #endif
 
+/* The header fields a request keeps: its method and path, and those
+ * handlers see (enum stream_field, from H2_HDR_FIELDS on). */
 enum h2_header {
     H2_HDR_METHOD,
     H2_HDR_PATH,
-    H2_HDR_ACCEPT,
-    H2_HDR_USER_AGENT,
-    H2_HDR_COUNT,
+    H2_HDR_FIELDS,
+    H2_HDR_COUNT = H2_HDR_FIELDS + STREAM_FIELD_COUNT,
 };
 
 /* A request's headers while they arrive; freed at dispatch. */
@@ -172,22 +174,15 @@ struct conn_h2 {
     nghttp2_session *session;
     struct h2_stream *streams;
     struct h2_stream *work_head, **work_tail;
-    uint32_t live;         /* dispatched streams not yet freed */
-    uint32_t open;         /* request streams nghttp2 has open, refused aside */
-    uint32_t refusing;     /* refused streams whose RST_STREAM is not sent */
-    struct h2_guard guard; /* client frames, before nghttp2 (h2_guard.h) */
+    uint32_t live;     /* dispatched streams not yet freed */
+    uint32_t open;     /* request streams nghttp2 has open, refused aside */
+    uint32_t refusing; /* refused streams whose RST_STREAM is not sent */
+    struct h2_in in;   /* client bytes into nghttp2 (h2_in.h) */
     /* timeouts (h2_timeouts); times in listener_now_ms */
-    uint64_t block_since_ms; /* the open header block began */
-    uint64_t idle_since_ms;  /* no live stream, output flushed; 0: busy */
-    uint64_t armed_ms;       /* the read deadline as armed; 0: none */
-    bool write_armed;        /* the write timeout is set */
-    bool rearm;              /* bytes read: re-arm the read deadline */
-    /* where the client's bytes are (h2_scan) */
-    uint32_t scan_left; /* payload (or preface) bytes still to come */
-    uint8_t scan_head[H2_FRAME_HEAD_LEN]; /* a frame header so far */
-    uint8_t scan_have;
-    uint8_t scan_type, scan_flags; /* of the frame being received */
-    bool in_block;                 /* inside a header block */
+    uint64_t idle_since_ms; /* no live stream, output flushed; 0: busy */
+    uint64_t armed_ms;      /* the read deadline as armed; 0: none */
+    bool write_armed;       /* the write timeout is set */
+    bool rearm;             /* bytes read: re-arm the read deadline */
     /* output and service */
     bool in_service;          /* inside h2_service: no scheduling needed */
     bool dirty;               /* something for nghttp2_session_send */
@@ -375,20 +370,48 @@ static void h2_stream_free(struct conn_h2 *c, struct h2_stream *st)
 static void h2_reject(struct h2_stream *st, int status, const char *reason,
                       const char *message)
 {
+    static const struct stream_value none[STREAM_FIELD_COUNT];
     struct rbuf *body = kjson_status(status, reason, message);
 
     log_debug("conn_h2: stream %d: %d %s: %s", st->id, status, reason, message);
-    stream_set_request(&st->base, 20, "GET", 3, "/", 1, NULL, 0, NULL, 0, NULL,
-                       0);
+    stream_set_request(&st->base, 20, "GET", 3, "/", 1, NULL, 0, none);
     stream_respond(&st->base, status, "application/json", body);
     rbuf_unref(body);
+}
+
+/* Hands a request to the listener, its :path split into path and query;
+ * resets its stream instead when the path's escapes are invalid, as Go's
+ * server does where url.ParseRequestURI fails. */
+static void h2_dispatch_request(struct conn_h2 *c, struct h2_stream *st,
+                                const struct h2_request *r,
+                                const char *const v[H2_HDR_COUNT])
+{
+    struct stream_value fields[STREAM_FIELD_COUNT];
+    const char *path = v[H2_HDR_PATH];
+    size_t len = r->vlen[H2_HDR_PATH];
+    const char *q = memchr(path, '?', len);
+    size_t path_len = q != NULL ? (size_t)(q - path) : len;
+
+    if (!query_escapes_valid(path, path_len)) {
+        log_debug("conn_h2: stream %d: invalid URL escape in :path", st->id);
+        nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, st->id,
+                                  NGHTTP2_PROTOCOL_ERROR);
+        h2_schedule(c);
+        return;
+    }
+    for (int i = 0; i < STREAM_FIELD_COUNT; i++)
+        fields[i] = (struct stream_value){v[H2_HDR_FIELDS + i],
+                                          r->vlen[H2_HDR_FIELDS + i]};
+    stream_set_request(&st->base, 20, v[H2_HDR_METHOD], r->vlen[H2_HDR_METHOD],
+                       path, path_len, q != NULL ? q + 1 : NULL,
+                       q != NULL ? len - path_len - 1 : 0, fields);
+    listener_dispatch(c->base.listener, &st->base);
 }
 
 static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
 {
     struct h2_request *r = st->req;
-    const char *path, *q, *v[H2_HDR_COUNT];
-    size_t path_len;
+    const char *v[H2_HDR_COUNT];
     char msg[128];
 
     st->dispatched = true;
@@ -404,18 +427,7 @@ static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
     } else if (v[H2_HDR_METHOD] == NULL || v[H2_HDR_PATH] == NULL) {
         h2_reject(st, 400, "BadRequest", "Request without :method or :path");
     } else {
-        path = v[H2_HDR_PATH];
-        q = memchr(path, '?', r->vlen[H2_HDR_PATH]);
-        path_len = q != NULL ? (size_t)(q - path) : r->vlen[H2_HDR_PATH];
-        stream_set_request(&st->base, 20, v[H2_HDR_METHOD],
-                           r->vlen[H2_HDR_METHOD], path, path_len,
-                           q != NULL ? q + 1 : NULL,
-                           q != NULL ? r->vlen[H2_HDR_PATH] - path_len - 1 : 0,
-                           v[H2_HDR_ACCEPT], r->vlen[H2_HDR_ACCEPT],
-                           v[H2_HDR_USER_AGENT], r->vlen[H2_HDR_USER_AGENT]);
-        h2_request_free(r);
-        r = NULL;
-        listener_dispatch(c->base.listener, &st->base);
+        h2_dispatch_request(c, st, r, v);
     }
     h2_request_free(r);
 }
@@ -539,7 +551,7 @@ static int conn_h2_begin_headers_cb(nghttp2_session *session,
         return 0;
     /* stream errors (see h2_guard.h): a stream that depends on itself
      * (RFC 9113 5.3.1), one beyond our limit (5.1.2) */
-    if (id == c->guard.refuse_id)
+    if (id == c->in.guard.refuse_id)
         refuse = NGHTTP2_PROTOCOL_ERROR;
     else if (c->open >=
              listener_config(c->base.listener)->h2_max_concurrent_streams)
@@ -554,19 +566,17 @@ static int conn_h2_begin_headers_cb(nghttp2_session *session,
     return 0;
 }
 
+/* Which enum h2_header a field is, or -1 (names are lower case). */
 static int header_index(const uint8_t *name, size_t len)
 {
-    static const char *const names[H2_HDR_COUNT] = {
-        [H2_HDR_METHOD] = ":method",
-        [H2_HDR_PATH] = ":path",
-        [H2_HDR_ACCEPT] = "accept",
-        [H2_HDR_USER_AGENT] = "user-agent",
-    };
+    int i;
 
-    for (int i = 0; i < H2_HDR_COUNT; i++)
-        if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
-            return i;
-    return -1;
+    if (len == 7 && memcmp(name, ":method", 7) == 0)
+        return H2_HDR_METHOD;
+    if (len == 5 && memcmp(name, ":path", 5) == 0)
+        return H2_HDR_PATH;
+    i = stream_field_index((const char *)name, len);
+    return i < 0 ? -1 : H2_HDR_FIELDS + i;
 }
 
 static void req_append(struct h2_request *r, const uint8_t *v, size_t len)
@@ -599,7 +609,8 @@ static int conn_h2_header_cb(nghttp2_session *session,
     r->bytes += namelen + valuelen + 32;
     if (r->bytes > listener_config(c->base.listener)->max_header_bytes)
         r->too_large = true;
-    if (r->too_large || (i = header_index(name, namelen)) < 0)
+    /* a repeated field: the first one counts (stream_field_index) */
+    if (r->too_large || (i = header_index(name, namelen)) < 0 || r->seen[i])
         return 0;
     r->off[i] = r->len;
     r->vlen[i] = valuelen;
@@ -630,16 +641,20 @@ static int conn_h2_frame_recv_cb(nghttp2_session *session,
     return 0;
 }
 
-/* The response is complete (END_STREAM sent) but the request is not: as
- * RFC 9113 8.1 allows, RST_STREAM with NO_ERROR asks the client to stop
- * sending, and closes the stream, so that a client cannot keep an
- * answered stream (and its connection) open by never ending its
- * request. */
+/* A RST_STREAM sent is remembered by the guard (late trailers on that
+ * stream are ignored, h2_guard.h).  The response is complete (END_STREAM
+ * sent) but the request is not: as RFC 9113 8.1 allows, RST_STREAM with
+ * NO_ERROR asks the client to stop sending, and closes the stream, so
+ * that a client cannot keep an answered stream (and its connection)
+ * open by never ending its request. */
 static int conn_h2_frame_send_cb(nghttp2_session *session,
                                  const nghttp2_frame *frame, void *user_data)
 {
+    struct conn_h2 *c = user_data;
     struct h2_stream *st;
 
+    if (frame->hd.type == NGHTTP2_RST_STREAM)
+        h2_guard_reset_sent(&c->in.guard, frame->hd.stream_id);
     if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
         !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
         return 0;
@@ -718,7 +733,7 @@ static void h2_begin(struct stream *s, int status, const char *content_type,
     nva[n++] = make_nv("date", stream_date());
     if (content_type != NULL)
         nva[n++] = make_nv("content-type", content_type);
-    if (content_length >= 0) {
+    if (content_length >= 0 && !stream_bodiless(status)) {
         snprintf(length_str, sizeof(length_str), "%lld",
                  (long long)content_length);
         nva[n++] = make_nv("content-length", length_str);
@@ -916,6 +931,7 @@ static void h2_free(struct conn_h2 *c)
     while (c->streams != NULL)
         h2_stream_free(c, c->streams);
     nghttp2_session_del(c->session);
+    h2_in_fini(&c->in);
     listener_detach(&c->base);
     /* released now, not when the loop finalizes the bufferevent */
     h2_out_clear(&c->out);
@@ -980,8 +996,8 @@ static uint64_t h2_deadline(struct conn_h2 *c)
     }
     if (c->idle_since_ms == 0 && h2_output_len(c) == 0)
         c->idle_since_ms = listener_now_ms();
-    if (c->in_block && cfg->header_timeout > 0)
-        deadline = c->block_since_ms + cfg->header_timeout * 1000ull;
+    if (c->in.in_block && cfg->header_timeout > 0)
+        deadline = c->in.block_since_ms + cfg->header_timeout * 1000ull;
     if (c->idle_since_ms > 0 && cfg->idle_timeout > 0) {
         idle = c->idle_since_ms + cfg->idle_timeout * 1000ull;
         if (deadline == 0 || idle < deadline)
@@ -1097,109 +1113,21 @@ static void h2_service(struct conn_h2 *c)
     h2_timeouts(c);
 }
 
-/* ---- following the client's frames (header blocks, for timeouts) ---- */
-
-/* A frame header is complete: a HEADERS frame opens a header block
- * (CONTINUATION frames keep it open), any other frame means none is
- * open. */
-static void h2_scan_frame_begin(struct conn_h2 *c)
-{
-    const uint8_t *h = c->scan_head;
-
-    c->scan_left = (uint32_t)h[0] << 16 | (uint32_t)h[1] << 8 | h[2];
-    c->scan_type = h[3];
-    c->scan_flags = h[4];
-    c->scan_have = 0;
-    if (c->scan_type == NGHTTP2_HEADERS && !c->in_block) {
-        c->in_block = true;
-        c->block_since_ms = listener_now_ms();
-    } else if (c->scan_type != NGHTTP2_CONTINUATION) {
-        c->in_block = false;
-    }
-}
-
-/* A frame's payload is complete: END_HEADERS closes the block. */
-static void h2_scan_frame_end(struct conn_h2 *c)
-{
-    if ((c->scan_type == NGHTTP2_HEADERS ||
-         c->scan_type == NGHTTP2_CONTINUATION) &&
-        (c->scan_flags & NGHTTP2_FLAG_END_HEADERS))
-        c->in_block = false;
-}
-
-/* Follows len client bytes at p (those nghttp2 just consumed) through the
- * preface and the frame headers (RFC 9113 4.1). */
-static void h2_scan(struct conn_h2 *c, const uint8_t *p, size_t len)
-{
-    while (len > 0) {
-        if (c->scan_left > 0) {
-            size_t take = RW_MIN(len, (size_t)c->scan_left);
-
-            p += take;
-            len -= take;
-            c->scan_left -= (uint32_t)take;
-            if (c->scan_left == 0)
-                h2_scan_frame_end(c);
-            continue;
-        }
-        c->scan_head[c->scan_have++] = *p++;
-        len--;
-        if (c->scan_have == H2_FRAME_HEAD_LEN) {
-            h2_scan_frame_begin(c);
-            if (c->scan_left == 0)
-                h2_scan_frame_end(c);
-        }
-    }
-}
-
 /* ---- libevent callbacks ---- */
 
-/* The next input bytes for nghttp2, at v: up to the end of the frame
- * (or preface) being received, so that h2_guard_inspect sees each frame
- * before nghttp2 does; 0 while more input is needed. */
-static size_t h2_recv_next(struct conn_h2 *c, struct evbuffer *in,
-                           struct evbuffer_iovec *v)
-{
-    size_t need = H2_FRAME_HEAD_LEN, frame = 0;
-    uint8_t *p;
-
-    if (c->scan_left == 0 && c->scan_have == 0) { /* a frame begins */
-        if (evbuffer_get_length(in) < need)
-            return 0;
-        need = h2_guard_need(evbuffer_pullup(in, H2_FRAME_HEAD_LEN));
-        if (evbuffer_get_length(in) < need)
-            return 0;
-        p = evbuffer_pullup(in, (ssize_t)need);
-        h2_guard_inspect(&c->guard, c->session, p);
-        frame = H2_FRAME_HEAD_LEN +
-                ((size_t)p[0] << 16 | (size_t)p[1] << 8 | (size_t)p[2]);
-    }
-    if (evbuffer_peek(in, -1, NULL, v, 1) < 1)
-        return 0;
-    return RW_MIN(v->iov_len, frame > 0 ? frame : (size_t)c->scan_left);
-}
-
-/* Hands the input to nghttp2, a frame at a time (discards it once
- * closing). */
+/* Hands the input to nghttp2 (h2_in: a frame at a time, through the
+ * guard); discards it once closing. */
 static void h2_recv(struct conn_h2 *c)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
-    struct evbuffer_iovec v;
-    ssize_t rv;
-    size_t len;
+    long rv;
 
-    while (!c->closing && (len = h2_recv_next(c, in, &v)) > 0) {
-        rv = nghttp2_session_mem_recv(c->session, v.iov_base, len);
-        if (rv < 0) {
-            log_debug("conn_h2: closing: %s", nghttp2_strerror((int)rv));
-            nghttp2_session_terminate_session(c->session,
-                                              NGHTTP2_PROTOCOL_ERROR);
+    if (!c->closing) {
+        rv = h2_in_feed(&c->in, c->session, in, listener_now_ms());
+        if (rv < 0)
             h2_close(c, listener_flush_seconds(c->base.listener));
-            break;
-        }
-        h2_scan(c, v.iov_base, (size_t)rv);
-        c->rearm = true;
-        evbuffer_drain(in, (size_t)rv);
+        else if (rv > 0)
+            c->rearm = true;
     }
     if (c->closing)
         evbuffer_drain(in, evbuffer_get_length(in));
@@ -1262,7 +1190,8 @@ static void conn_h2_event_cb(struct bufferevent *bev, short what, void *arg)
     if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING) &&
         !c->closing) {
         log_debug("conn_h2: %s: GOAWAY",
-                  c->in_block ? "header block not finished in time" : "idle");
+                  c->in.in_block ? "header block not finished in time"
+                                 : "idle");
         nghttp2_session_terminate_session(c->session, NGHTTP2_NO_ERROR);
         h2_close(c, H2_TIMEOUT_FLUSH_SECONDS);
         bufferevent_enable(bev, EV_READ);
@@ -1359,8 +1288,7 @@ void conn_h2_new(struct listener *l, struct bufferevent *bev)
     c->base.shutdown = h2_shutdown;
     c->base.unfinished = h2_unfinished;
     c->work_tail = &c->work_head;
-    c->scan_left = H2_PREFACE_LEN; /* the preface, not yet consumed */
-    c->scan_type = NGHTTP2_DATA;   /* (of no header block) */
+    h2_in_init(&c->in);
     listener_attach(l, &c->base, FRONT_H2);
     bufferevent_setcb(bev, conn_h2_read_cb, conn_h2_write_cb, conn_h2_event_cb,
                       c);

@@ -140,12 +140,19 @@ static const struct doc *find_doc(const struct discovery *d, const char *path)
     return NULL;
 }
 
+/* An aggregated document with its ETag; 304 Not Modified without a body
+ * when If-None-Match is that ETag, as kube-apiserver's
+ * ServeHTTPWithETag (the first If-None-Match field, compared whole). */
 static void respond_aggregated(struct stream *s, const struct doc *doc,
                                bool beta)
 {
     stream_add_header(s, "etag", doc->etag[beta]);
     stream_add_header(s, "vary", "Accept");
     stream_add_header(s, "cache-control", "public");
+    if (strcmp(stream_request(s)->if_none_match, doc->etag[beta]) == 0) {
+        stream_respond(s, 304, NULL, NULL);
+        return;
+    }
     stream_respond(s, 200,
                    beta ? "application/json;g=apidiscovery.k8s.io;v=v2beta1;"
                           "as=APIGroupDiscoveryList"

@@ -18,6 +18,8 @@
 
 #include <event2/buffer.h>
 
+#include "proto/query.h"
+
 #define CHUNK_LINE_MAX 1024
 #define CHUNK_SIZE_MAX ((uint64_t)1 << 60)
 #define LENGTH_MAX ((uint64_t)1 << 63)
@@ -105,6 +107,18 @@ static size_t span(const struct line *l, size_t from, bool (*ok)(unsigned char))
     return i;
 }
 
+/* Percent escapes in the target's path (what precedes '?', all of an
+ * absolute-form target's scheme, authority and path): each "%" followed
+ * by two hex digits, as Go's url.ParseRequestURI wants.  The query is
+ * not checked: Go keeps it raw, and so does ringwatch until it parses
+ * it. */
+static bool target_escapes_ok(const char *t, size_t tlen)
+{
+    const char *q = memchr(t, '?', tlen);
+
+    return query_escapes_valid(t, q != NULL ? (size_t)(q - t) : tlen);
+}
+
 /* Origin-form, absolute-form, authority-form (CONNECT only) or
  * asterisk-form (OPTIONS only), as RFC 9112 3.2 permits. */
 static bool target_form_ok(const char *m, size_t mlen, const char *t,
@@ -175,8 +189,28 @@ static int request_line(const struct line *l, struct h1_head *h, char *why,
                       "allows",
                       (int)(t_end - m_end - 1 > 64 ? 64 : t_end - m_end - 1),
                       l->p + m_end + 1);
+    if (!target_escapes_ok(l->p + m_end + 1, t_end - m_end - 1))
+        return refuse(400, why, why_len,
+                      "invalid URL escape in the request target \"%.*s\"",
+                      (int)(t_end - m_end - 1 > 64 ? 64 : t_end - m_end - 1),
+                      l->p + m_end + 1);
     h->version = v[7] == '0' ? 10 : 11;
     return 0;
+}
+
+/* The request line at the start of [p, p + len): checked into h (its
+ * version), or the status to refuse it with. */
+static int check_request_line(const char *p, size_t len, struct h1_head *h,
+                              char *why, size_t why_len)
+{
+    const char *at = p;
+    struct line l;
+
+    if (!next_line(&at, p + len, &l))
+        return refuse(400, why, why_len, "incomplete request head");
+    if (memchr(l.p, '\r', l.len) != NULL)
+        return refuse(400, why, why_len, "CR without LF in the request line");
+    return request_line(&l, h, why, why_len);
 }
 
 /* ---- field lines (RFC 9112 5, RFC 9110 5.5) ---- */
@@ -266,6 +300,7 @@ static void transfer_encoding(const char *v, size_t len, struct fields *f)
 
     while (i < len) {
         size_t start, end;
+        bool params, chunked;
 
         while (i < len && (is_ows((unsigned char)v[i]) || v[i] == ','))
             i++;
@@ -273,16 +308,23 @@ static void transfer_encoding(const char *v, size_t len, struct fields *f)
         while (i < len && is_tchar((unsigned char)v[i]))
             i++;
         end = i;
-        while (i < len && v[i] != ',') /* parameters */
+        while (i < len && is_ows((unsigned char)v[i]))
+            i++;
+        params = i < len && v[i] != ',';
+        while (i < len && v[i] != ',') /* parameters, or not a token */
             i++;
         if (end == start && i == start)
             continue;
         if (f->chunked)
             f->after_chunked = true;
-        if (end - start == 7 && strncasecmp(v + start, "chunked", 7) == 0) {
+        chunked = end - start == 7 && strncasecmp(v + start, "chunked", 7) == 0;
+        if (chunked) {
             f->twice = f->twice || f->chunked;
             f->chunked = true;
-        } else if (f->other == NULL) {
+        }
+        /* chunked has no parameters (RFC 9112 7.1): with some, it is a
+         * coding ringwatch does not implement, as Go's server says */
+        if ((!chunked || params) && f->other == NULL) {
             f->other = v + start;
             f->other_len = i - start;
         }
@@ -355,12 +397,9 @@ int h1_head_parse(const char *p, size_t len, struct h1_head *head, char *why,
     int rc;
 
     memset(head, 0, sizeof(*head));
-    if (!next_line(&at, end, &l))
-        return refuse(400, why, why_len, "incomplete request head");
-    if (memchr(l.p, '\r', l.len) != NULL)
-        return refuse(400, why, why_len, "CR without LF in the request line");
-    if ((rc = request_line(&l, head, why, why_len)) != 0)
+    if ((rc = check_request_line(p, len, head, why, why_len)) != 0)
         return rc;
+    next_line(&at, end, &l); /* (the request line) */
     while (next_line(&at, end, &l) && l.len > 0) {
         if (memchr(l.p, '\r', l.len) != NULL)
             return refuse(400, why, why_len, "CR without LF in a field line");
@@ -555,6 +594,21 @@ static char byte_at(struct evbuffer *in, size_t off)
     return ch;
 }
 
+/* The request line, of len bytes at the front of in, has ended: it is
+ * checked at once, as Go's server reads and parses it before the fields
+ * (a request line alone, as HTTP/0.9 sends it, is refused without
+ * waiting for more).  Returns 0 or the status to refuse it with; one
+ * longer than max_head is left to the 414 check. */
+static int request_line_in(struct h1_reader *r, struct evbuffer *in, size_t len,
+                           size_t max_head, char *why, size_t why_len)
+{
+    r->line1 = len;
+    if (len > max_head)
+        return 0;
+    return check_request_line((const char *)evbuffer_pullup(in, (ssize_t)len),
+                              len, &r->head, why, why_len);
+}
+
 long h1_reader_head(struct h1_reader *r, struct evbuffer *in, size_t max_head,
                     int *status, char *why, size_t why_len)
 {
@@ -570,8 +624,10 @@ long h1_reader_head(struct h1_reader *r, struct evbuffer *in, size_t max_head,
         }
         line = (size_t)at.pos - r->line_start;
         if (line > 1 || (line == 1 && byte_at(in, r->line_start) != '\r')) {
-            if (r->line1 == 0)
-                r->line1 = (size_t)at.pos + 1;
+            if (r->line1 == 0 &&
+                (*status = request_line_in(r, in, (size_t)at.pos + 1, max_head,
+                                           why, why_len)) != 0)
+                return -1;
             r->line_start = r->scanned = (size_t)at.pos + 1;
         } else if (r->line_start > 0) {
             end = (size_t)at.pos + 1;

@@ -55,8 +55,10 @@ struct h1_head {
  *   request line: method SP request-target SP HTTP-version, single
  *     spaces; the method a token; the target visible ASCII, in
  *     origin-form, absolute-form, authority-form (CONNECT only) or
- *     asterisk-form (OPTIONS only); the version HTTP/DIGIT.DIGIT (505
- *     unless the major digit is 1);
+ *     asterisk-form (OPTIONS only), every "%" before its query starting
+ *     an escape of two hex digits (as Go's url.ParseRequestURI; a "#" is
+ *     part of the path or query, as there); the version
+ *     HTTP/DIGIT.DIGIT (505 unless the major digit is 1);
  *   field lines: a token, a colon with nothing before it, a value of
  *     visible characters, obs-text, spaces and tabs only (no NUL, CR,
  *     other control characters or DEL); no line starting with whitespace
@@ -65,7 +67,8 @@ struct h1_head {
  *     [":" port] or empty;
  *   Content-Length: digits only, once, below 2^63;
  *   Transfer-Encoding: not on HTTP/1.0, not with Content-Length, chunked
- *     once and last (400), no other coding (501).
+ *     once and last (400), no other coding and no parameters on chunked
+ *     (501, as Go's server: RFC 9112 7.1 gives chunked none).
  */
 int h1_head_parse(const char *p, size_t len, struct h1_head *head, char *why,
                   size_t why_len);
@@ -119,7 +122,10 @@ struct h1_reader {
  * caller checks it with h1_head_parse and then calls
  * h1_reader_head_done); 0 while it is incomplete; -1 with *status 414
  * when the request line is longer than max_head bytes, 431 when the
- * head is (why written as for h1_head_parse).
+ * head is, and 400 or 505 as soon as the request line has ended if it
+ * is invalid (as h1_head_parse checks it: a request line alone, as
+ * HTTP/0.9 sends it, is refused at once, as by Go's server), why
+ * written as for h1_head_parse.
  */
 long h1_reader_head(struct h1_reader *r, struct evbuffer *in, size_t max_head,
                     int *status, char *why, size_t why_len);

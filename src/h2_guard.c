@@ -2,10 +2,11 @@
  * h2_guard.c: an HTTP/2 client's stream errors kept to their stream (see
  * h2_guard.h for what nghttp2 does by itself and what this adds).
  *
- * No state of its own: the refusal count lives in the connection, and a
- * refused stream is marked by pointing its nghttp2 user data at a
- * private byte, so that no allocation is made for a stream the client
- * was not allowed to open.
+ * State: the stream to refuse as it opens and a ring of the streams
+ * reset lately (struct h2_guard, in the connection's h2_in); the refusal
+ * count lives in the connection, and a refused stream is marked by
+ * pointing its nghttp2 user data at a private byte, so that no
+ * allocation is made for a stream the client was not allowed to open.
  */
 #include "src/h2_guard.h"
 
@@ -88,55 +89,86 @@ size_t h2_guard_need(const uint8_t *head)
     return FRAME_HEAD_LEN + (want < len ? want : len);
 }
 
-/* A client stream nghttp2 has closed and forgotten (none is kept:
- * nghttp2_option_set_no_closed_streams), for a frame to be ignored on;
- * 0 if every one it took is still open. */
-static int32_t forgotten_stream(nghttp2_session *session)
+static void remember_reset(struct h2_guard *g, int32_t id)
 {
-    int32_t last = nghttp2_session_get_last_proc_stream_id(session);
+    g->reset[g->reset_next] = id;
+    g->reset_next = (uint8_t)((g->reset_next + 1) % H2_GUARD_RESETS);
+}
 
-    for (int32_t id = 1; id > 0 && id <= last; id += 2)
-        if (nghttp2_session_find_stream(session, id) == NULL)
-            return id;
+void h2_guard_reset_sent(struct h2_guard *g, int32_t id)
+{
+    remember_reset(g, id);
+}
+
+static bool recently_reset(const struct h2_guard *g, int32_t id)
+{
+    for (int i = 0; i < H2_GUARD_RESETS; i++)
+        if (g->reset[i] == id)
+            return true;
+    return false;
+}
+
+/* Closes stream id in nghttp2 at once, as a RST_STREAM from the client
+ * would (fed between two of the client's frames; code is what
+ * on_stream_close reports): nghttp2 forgets it (no closed streams are
+ * kept), so that what follows on it is ignored, its header blocks still
+ * decoded (HPACK) and its DATA still counted against the connection's
+ * window.  Returns 0, or an HTTP/2 error code if nghttp2 failed. */
+static uint32_t forget(nghttp2_session *session, int32_t id, uint32_t code)
+{
+    uint8_t rst[FRAME_HEAD_LEN + 4] = {0, 0, 4, NGHTTP2_RST_STREAM, 0};
+
+    put_stream(rst, id);
+    rst[9] = (uint8_t)(code >> 24);
+    rst[10] = (uint8_t)(code >> 16);
+    rst[11] = (uint8_t)(code >> 8);
+    rst[12] = (uint8_t)code;
+    if (nghttp2_session_mem_recv(session, rst, sizeof(rst)) !=
+        (ssize_t)sizeof(rst))
+        return NGHTTP2_INTERNAL_ERROR;
     return 0;
 }
 
-/* A stream error on id (not idle: nghttp2 ignores RST_STREAM there). */
-static void reset(nghttp2_session *session, int32_t id, uint32_t code,
-                  const char *why)
+/* A stream error on id, a stream nghttp2 has: closed in nghttp2 at once
+ * (forget), so that nghttp2 ignores the frame and what follows on the
+ * stream, remembered, and RST_STREAM with code queued (none more for a
+ * refused stream, whose RST_STREAM is on its way).  As a reset nghttp2
+ * is fed, each counts toward its limit on stream resets, so that a
+ * client making ringwatch reset streams is held to the limit of one
+ * resetting them (MadeYouReset, CVE-2025-8671).  Returns 0, or an
+ * HTTP/2 error code if nghttp2 failed. */
+static uint32_t stream_error(struct h2_guard *g, nghttp2_session *session,
+                             int32_t id, uint32_t code, const char *why)
 {
+    bool refused =
+        h2_guard_is_refused(nghttp2_session_get_stream_user_data(session, id));
+    uint32_t rv;
+
     log_debug("h2_guard: stream %d: %s: %s", id, why,
               nghttp2_http2_strerror(code));
-    nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, code);
+    if ((rv = forget(session, id, code)) != 0)
+        return rv;
+    remember_reset(g, id);
+    if (!refused)
+        nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, code);
+    return 0;
 }
 
-/* DATA or HEADERS on a stream the client half-closed (RFC 9113 5.1):
- * STREAM_CLOSED, and the frame moved to a forgotten stream (DATA without
- * one is made an ignored type; its bytes then do not come back to the
- * client's window, but a client that does this has no body to send). */
-static void half_closed(struct h2_guard *g, nghttp2_session *session,
-                        uint8_t *frame, int32_t id)
+/* HEADERS on a closed client stream ringwatch has not reset lately: a
+ * stream identifier used again (RFC 9113 5.1.1). */
+static bool reused(const struct h2_guard *g, nghttp2_session *session,
+                   int32_t id)
 {
-    int32_t to = forgotten_stream(session);
-
-    reset(session, id, NGHTTP2_STREAM_CLOSED,
-          frame[3] == NGHTTP2_DATA ? "DATA after END_STREAM"
-                                   : "HEADERS after END_STREAM");
-    if (to != 0)
-        put_stream(frame, to);
-    else if (frame[3] == NGHTTP2_DATA)
-        frame[3] = IGNORED_TYPE;
-    if (to != 0 && frame[3] == NGHTTP2_HEADERS &&
-        !(frame[4] & NGHTTP2_FLAG_END_HEADERS)) {
-        g->block_from = id;
-        g->block_to = to;
-    }
+    return id <= nghttp2_session_get_last_proc_stream_id(session) &&
+           nghttp2_session_find_stream(session, id) == NULL &&
+           !recently_reset(g, id);
 }
 
 /* WINDOW_UPDATE of 0 on a stream (RFC 9113 6.9), PRIORITY making a
- * stream depend on itself (5.3.1): PROTOCOL_ERROR, the frame ignored. */
-static void bad_stream_frame(nghttp2_session *session, uint8_t *frame,
-                             size_t len, int32_t id)
+ * stream depend on itself (5.3.1): PROTOCOL_ERROR, the frame ignored.
+ * Returns 0 or the code of a connection error. */
+static uint32_t bad_stream_frame(struct h2_guard *g, nghttp2_session *session,
+                                 uint8_t *frame, size_t len, int32_t id)
 {
     const uint8_t *p = frame + FRAME_HEAD_LEN;
     bool zero = frame[3] == NGHTTP2_WINDOW_UPDATE && len == 4 &&
@@ -145,34 +177,33 @@ static void bad_stream_frame(nghttp2_session *session, uint8_t *frame,
                 (int32_t)(get32(p) & 0x7fffffff) == id;
 
     if (!zero && !self)
-        return;
-    if (nghttp2_session_find_stream(session, id) != NULL)
-        reset(session, id, NGHTTP2_PROTOCOL_ERROR,
-              zero ? "WINDOW_UPDATE of 0" : "depends on itself");
+        return 0;
     frame[3] = IGNORED_TYPE;
+    if (nghttp2_session_find_stream(session, id) == NULL)
+        return 0;
+    return stream_error(g, session, id, NGHTTP2_PROTOCOL_ERROR,
+                        zero ? "WINDOW_UPDATE of 0" : "depends on itself");
 }
 
-void h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
-                      uint8_t *frame)
+uint32_t h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
+                          uint8_t *frame)
 {
     size_t len = (size_t)frame[0] << 16 | (size_t)frame[1] << 8 | frame[2];
     int32_t id = (int32_t)(get32(frame + 5) & 0x7fffffff);
     uint8_t *dep;
 
-    if (g->block_from != 0) { /* CONTINUATION of a moved header block */
-        if (frame[3] == NGHTTP2_CONTINUATION && id == g->block_from)
-            put_stream(frame, g->block_to);
-        if (frame[3] != NGHTTP2_CONTINUATION ||
-            (frame[4] & NGHTTP2_FLAG_END_HEADERS))
-            g->block_from = 0;
-        return;
-    }
     if (id == 0)
-        return;
+        return 0;
     if ((frame[3] == NGHTTP2_DATA || frame[3] == NGHTTP2_HEADERS) &&
-        nghttp2_session_get_stream_remote_close(session, id) == 1) {
-        half_closed(g, session, frame, id);
-        return;
+        nghttp2_session_get_stream_remote_close(session, id) == 1)
+        /* RFC 9113 5.1: half-closed (remote) */
+        return stream_error(g, session, id, NGHTTP2_STREAM_CLOSED,
+                            frame[3] == NGHTTP2_DATA
+                                ? "DATA after END_STREAM"
+                                : "HEADERS after END_STREAM");
+    if (frame[3] == NGHTTP2_HEADERS && reused(g, session, id)) {
+        log_debug("h2_guard: HEADERS on closed stream %d", id);
+        return NGHTTP2_PROTOCOL_ERROR;
     }
     if (frame[3] == NGHTTP2_HEADERS && (frame[4] & NGHTTP2_FLAG_PRIORITY) &&
         len >= h2_guard_need(frame) - FRAME_HEAD_LEN) {
@@ -182,9 +213,9 @@ void h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
             memset(dep, 0, 4); /* (nghttp2 would end the connection) */
             g->refuse_id = id;
         }
-        return;
+        return 0;
     }
-    bad_stream_frame(session, frame, len, id);
+    return bad_stream_frame(g, session, frame, len, id);
 }
 
 bool h2_guard_is_refused(const void *stream_user_data)

@@ -25,15 +25,29 @@
  * which tells the client that it may retry the request.
  *
  * nghttp2 also makes connection errors of a few frames that RFC 9113
- * makes stream errors; conn_h2 shows each client frame to
+ * makes stream errors; h2_in shows each client frame to
  * h2_guard_inspect before nghttp2 sees it, which resets the stream and
- * turns the frame into one nghttp2 ignores: DATA or HEADERS (trailers)
- * on a stream the client has half-closed (5.1: STREAM_CLOSED; the frame
- * is moved to a closed stream nghttp2 has forgotten, so that a header
- * block still updates the HPACK table and DATA still counts against the
- * connection's flow-control window), WINDOW_UPDATE of 0 on a stream
- * (6.9: PROTOCOL_ERROR) and a stream that depends on itself (5.3.1:
- * PROTOCOL_ERROR; in PRIORITY or in the HEADERS that opens it).
+ * turns the frame into one nghttp2 ignores.  The stream is closed in
+ * nghttp2 first, as a RST_STREAM from the client would close it (so
+ * each such reset counts toward nghttp2's limit on resets, as the
+ * client's own would), and nghttp2 has then forgotten it: this depends
+ * on no other stream, and holds on the connection's first.  DATA or
+ * HEADERS (trailers) on a stream the client has half-closed (5.1:
+ * STREAM_CLOSED) are then ignored where nghttp2 would end the
+ * connection, while a header block is still decoded (the HPACK table
+ * stays in step with the client's) and DATA still counts against the
+ * connection's flow-control window.  WINDOW_UPDATE of 0 on a stream
+ * (6.9: PROTOCOL_ERROR) and PRIORITY making a stream depend on itself
+ * (5.3.1: PROTOCOL_ERROR) are made frames of an unknown type (ignored);
+ * a HEADERS frame that opens a stream depending on itself has the
+ * dependency cleared and its stream refused (h2_guard_refuse).
+ *
+ * A HEADERS frame on a closed stream is a stream identifier used again
+ * (5.1.1), which nghttp2 ignores (the request would hang) and Go's
+ * server answers with GOAWAY PROTOCOL_ERROR: so does ringwatch, unless
+ * ringwatch reset that stream itself lately (the last H2_GUARD_RESETS
+ * it reset), when the client may have sent trailers before it saw the
+ * reset and RFC 9113 5.1 wants them ignored.
  *
  * Connection errors stay connection errors (GOAWAY): HPACK decoding
  * errors, frame size errors, a bad preface or SETTINGS, frames on stream
@@ -58,10 +72,15 @@
  * ENHANCE_YOUR_CALM. */
 #define H2_GUARD_REFUSING_MAX 256
 
+/* Streams ringwatch reset that a client's HEADERS may still follow
+ * (late trailers, ignored), at most: the last ones reset. */
+#define H2_GUARD_RESETS 8
+
 /* What h2_guard_inspect keeps from one frame to the next; zeroed. */
 struct h2_guard {
-    int32_t block_from, block_to; /* a header block being moved */
     int32_t refuse_id; /* a stream to refuse (PROTOCOL_ERROR) as it opens */
+    int32_t reset[H2_GUARD_RESETS]; /* streams reset lately (a ring) */
+    uint8_t reset_next;
 };
 
 /* How many bytes of the client frame whose 9-byte header is at head
@@ -72,14 +91,22 @@ size_t h2_guard_need(const uint8_t *head);
 
 /*
  * Looks at a client frame before nghttp2 does: its first h2_guard_need
- * bytes at frame, which it may rewrite (see the top of this file).
- * Queues RST_STREAM for a stream error; a HEADERS frame that opens a
- * stream depending on itself has its dependency cleared and its stream
- * noted in g->refuse_id, for conn_h2 to refuse as it opens
- * (h2_guard_refuse).  Other frames are left to nghttp2.
+ * bytes at frame, which it may rewrite (see the top of this file); call
+ * it between two frames, outside nghttp2's callbacks (it may feed
+ * nghttp2 a frame of its own).  Queues RST_STREAM for a stream error; a
+ * HEADERS frame that opens a stream depending on itself has its
+ * dependency cleared and its stream noted in g->refuse_id, for conn_h2
+ * to refuse as it opens (h2_guard_refuse).  Other frames are left to
+ * nghttp2.  Returns 0, or the HTTP/2 error code of a connection error
+ * (PROTOCOL_ERROR for a stream identifier used again; INTERNAL_ERROR if
+ * nghttp2 failed), which the caller ends the session with.
  */
-void h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
-                      uint8_t *frame);
+uint32_t h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
+                          uint8_t *frame);
+
+/* RST_STREAM on stream id was sent (whoever queued it: conn_h2 tells
+ * from nghttp2's on_frame_send), for h2_guard_inspect. */
+void h2_guard_reset_sent(struct h2_guard *g, int32_t id);
 
 /* The longest SETTINGS frame h2_guard_settings rewrites, bytes. */
 #define H2_GUARD_SETTINGS_MAX (9 + 6 * 8)

@@ -393,7 +393,11 @@ static void listener_resume_cb(evutil_socket_t fd, short what, void *arg)
 void listener_stop_accepting(struct listener *l)
 {
     event_del(l->resume);
-    evconnlistener_disable(l->evl);
+    /* closed, not just disabled: the kernel would otherwise complete
+     * new handshakes that nobody answers */
+    if (l->evl != NULL)
+        evconnlistener_free(l->evl);
+    l->evl = NULL;
     l->stopped = true;
 }
 

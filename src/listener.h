@@ -87,16 +87,22 @@ struct listener *listener_new(struct event_base *base, const char *address,
  * callback or the request handler.  NULL is a no-op. */
 void listener_free(struct listener *l);
 
-/* Stops accepting connections, for a graceful shutdown: the open ones
- * carry on until listener_free. */
+/* Stops accepting connections, for a graceful shutdown: closes the
+ * listening socket, so that a client connecting from now on is refused
+ * at once (ECONNREFUSED) and tries another replica, as Go's
+ * Server.Shutdown closes its listeners first (connections the kernel
+ * completed but ringwatch had not accepted yet are reset).  The open
+ * ones carry on until listener_free; listener_port still tells the port
+ * it had. */
 void listener_stop_accepting(struct listener *l);
 
 /*
- * Graceful shutdown: stops accepting, and from now on every connection
- * closes once it has no response left to finish: HTTP/1.x after its
- * current response (keep-alive ends; an idle one at once), HTTP/2 after
- * a GOAWAY (NO_ERROR, the last stream it took) once its streams are
- * done, as Go's http.Server.Shutdown.  Each flushes its output, then
+ * Graceful shutdown: stops accepting (listener_stop_accepting), and from
+ * now on every connection closes once it has no response left to
+ * finish: HTTP/1.x after its current response (keep-alive ends; an idle
+ * one at once), HTTP/2 after a GOAWAY (NO_ERROR, the last stream it
+ * took) once its streams are done, as Go's http.Server.Shutdown.  Each
+ * flushes its output, then
  * shuts down its write side and reads until the client closes (a couple
  * of seconds at most), so that the client reads every byte and not a
  * reset.  listener_stats tells the progress (connections_unfinished,

@@ -16,6 +16,7 @@ src_libsrc_a_SOURCES = \
 	src/h1_head.c src/h1_head.h \
 	src/conn_h2.c src/conn_h2.h \
 	src/h2_guard.c src/h2_guard.h \
+	src/h2_in.c src/h2_in.h \
 	src/h2_out.c src/h2_out.h \
 	src/config.c src/config.h \
 	src/metrics.c src/metrics.h \

@@ -5,7 +5,8 @@
  * the listener, and runs the event loop until SIGINT or SIGTERM.  SIGHUP,
  * SIGUSR1 and SIGUSR2 are the operator's (signals.h).
  *
- * Graceful shutdown (SIGTERM, SIGINT): stop accepting, end every watch at
+ * Graceful shutdown (SIGTERM, SIGINT): close the listening socket (new
+ * clients are refused, as by Go's Server.Shutdown), end every watch at
  * an event boundary, keep serving until every response has left
  * ringwatch's buffers or --shutdown-grace is over (then the connections
  * still unfinished are cut, counted and logged).  Shutdown order then:

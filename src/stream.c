@@ -57,32 +57,50 @@ void stream_init(struct stream *s, const struct stream_ops *ops, int protocol)
     s->protocol = (uint8_t)protocol;
     s->content_length = -1;
     s->req.method_name = s->req.path = s->req.query = "";
-    s->req.accept = s->req.user_agent = "";
+    s->req.accept = s->req.user_agent = s->req.if_none_match = "";
+}
+
+int stream_field_index(const char *name, size_t len)
+{
+    static const char *const names[STREAM_FIELD_COUNT] = {
+        [STREAM_FIELD_ACCEPT] = "accept",
+        [STREAM_FIELD_USER_AGENT] = "user-agent",
+        [STREAM_FIELD_IF_NONE_MATCH] = "if-none-match",
+    };
+
+    for (int i = 0; i < STREAM_FIELD_COUNT; i++)
+        if (strlen(names[i]) == len && strncasecmp(names[i], name, len) == 0)
+            return i;
+    return -1;
 }
 
 void stream_set_request(struct stream *s, int http_version, const char *method,
                         size_t method_len, const char *path, size_t path_len,
-                        const char *query, size_t query_len, const char *accept,
-                        size_t accept_len, const char *user_agent,
-                        size_t user_agent_len)
+                        const char *query, size_t query_len,
+                        const struct stream_value fields[STREAM_FIELD_COUNT])
 {
+    const char *f[STREAM_FIELD_COUNT];
+    size_t size, len[STREAM_FIELD_COUNT];
     char *p;
 
-    if (accept == NULL)
-        accept_len = 0;
-    if (user_agent == NULL)
-        user_agent_len = 0;
     if (query == NULL)
         query_len = 0;
+    size = method_len + path_len + query_len + 3;
+    for (int i = 0; i < STREAM_FIELD_COUNT; i++) {
+        len[i] = fields[i].p != NULL ? fields[i].len : 0;
+        size += len[i] + 1;
+    }
     free(s->req_block);
-    s->req_block = p = xmalloc(method_len + path_len + query_len + accept_len +
-                               user_agent_len + 5);
+    s->req_block = p = xmalloc(size);
     s->req.method = method_parse(method, method_len);
     s->req.method_name = block_put(&p, method, method_len);
     s->req.path = block_put(&p, path, path_len);
     s->req.query = block_put(&p, query, query_len);
-    s->req.accept = block_put(&p, accept, accept_len);
-    s->req.user_agent = block_put(&p, user_agent, user_agent_len);
+    for (int i = 0; i < STREAM_FIELD_COUNT; i++)
+        f[i] = block_put(&p, fields[i].p, len[i]);
+    s->req.accept = f[STREAM_FIELD_ACCEPT];
+    s->req.user_agent = f[STREAM_FIELD_USER_AGENT];
+    s->req.if_none_match = f[STREAM_FIELD_IF_NONE_MATCH];
     s->req.http_version = http_version;
     s->head = s->req.method == HTTP_HEAD;
 }
@@ -92,7 +110,7 @@ void stream_forget_request(struct stream *s)
     free(s->req_block);
     s->req_block = NULL;
     s->req.method_name = s->req.path = s->req.query = "";
-    s->req.accept = s->req.user_agent = "";
+    s->req.accept = s->req.user_agent = s->req.if_none_match = "";
 }
 
 const struct request *stream_request(const struct stream *s)
@@ -221,6 +239,11 @@ void stream_respond(struct stream *s, int status, const char *content_type,
 
 /* ---- for the connection modules ---- */
 
+bool stream_bodiless(int status)
+{
+    return (status >= 100 && status < 200) || status == 204 || status == 304;
+}
+
 void stream_gone(struct stream *s)
 {
     s->gone = true;
@@ -296,6 +319,8 @@ const char *stream_reason(int status)
         return "URI Too Long";
     case 415:
         return "Unsupported Media Type";
+    case 417:
+        return "Expectation Failed";
     case 422:
         return "Unprocessable Entity";
     case 429:

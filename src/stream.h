@@ -48,16 +48,20 @@ struct request {
     const char *method_name; /* as sent, e.g. "GET" */
     const char *path;        /* raw path without the query, e.g. "/api/v1/pods" */
     const char *query;       /* raw query after '?'; "" when none */
-    const char *accept;      /* Accept header; "" when absent */
-    const char *user_agent;  /* "" when absent */
-    int http_version;        /* 10, 11 or 20 */
+    /* Header fields: the first of each name when it is repeated, as Go's
+     * Header.Get (kube-apiserver's negotiation, go-restful's routes);
+     * "" when absent.  HTTP/1.1 and HTTP/2 alike (stream_field_index). */
+    const char *accept;
+    const char *user_agent;
+    const char *if_none_match;
+    int http_version; /* 10, 11 or 20 */
 };
 
 struct stream;
 typedef void (*stream_cb)(struct stream *s, void *arg);
 
 const struct request *stream_request(const struct stream *s);
-/* Releases the request's strings (path, query, Accept, User-Agent: they
+/* Releases the request's strings (path, query, header fields: they
  * then read ""), keeping its method and HTTP version: for long-lived
  * streams (watches) that no longer need them, so that ten thousand idle
  * watches do not keep ten thousand copies of their query strings. */

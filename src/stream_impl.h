@@ -93,18 +93,39 @@ struct stream {
 /* Zeroes s and binds it to its module's ops; protocol is 1 or 2. */
 void stream_init(struct stream *s, const struct stream_ops *ops, int protocol);
 
+/* The request header fields handlers see (struct request). */
+enum stream_field {
+    STREAM_FIELD_ACCEPT,
+    STREAM_FIELD_USER_AGENT,
+    STREAM_FIELD_IF_NONE_MATCH,
+    STREAM_FIELD_COUNT,
+};
+
+/* A header field's value as received: len bytes at p (NULL: absent). */
+struct stream_value {
+    const char *p;
+    size_t len;
+};
+
+/*
+ * Which field handlers see a header field named name (len bytes, any
+ * case) is, or -1.  The connection modules keep the value of the first
+ * field of each name and ignore the others, as Go's Header.Get (no
+ * field handlers see is one that Go's servers join).
+ */
+int stream_field_index(const char *name, size_t len);
+
 /*
  * Copies the request into s (one allocation owned by s).  method is the
  * method as sent (mapped to enum http_method), path the request target's
- * path, query what follows '?' (may be empty), accept and user_agent the
- * header values (NULL or empty when absent); each given with its length in
- * bytes.  http_version is 10, 11 or 20.
+ * path, query what follows '?' (may be empty), fields the header values
+ * by enum stream_field; each given with its length in bytes.
+ * http_version is 10, 11 or 20.
  */
 void stream_set_request(struct stream *s, int http_version, const char *method,
                         size_t method_len, const char *path, size_t path_len,
-                        const char *query, size_t query_len, const char *accept,
-                        size_t accept_len, const char *user_agent,
-                        size_t user_agent_len);
+                        const char *query, size_t query_len,
+                        const struct stream_value fields[STREAM_FIELD_COUNT]);
 
 /* The transport will carry nothing more for s (see the top of this file).
  * Idempotent. */
@@ -118,6 +139,12 @@ void stream_drained(struct stream *s);
 /* Delivers on_close (once; marks s gone) and releases what stream.c
  * allocated.  The module frees its own struct right after. */
 void stream_finish(struct stream *s);
+
+/* Whether a response of status has no content by definition (RFC 9110
+ * 6.4.1: 1xx, 204, 304): the modules then send neither a body nor its
+ * framing (no Content-Length, which a 304 would have to give as its 200
+ * does, nor chunks), as Go's server does. */
+bool stream_bodiless(int status);
 
 /* The reason phrase of an HTTP status ("OK", "Not Found"; "Unknown"). */
 const char *stream_reason(int status);

@@ -3,8 +3,8 @@
  * request head of a table gets its status (0: accepted, with its
  * framing), every chunked body of another is accepted or refused, fed
  * whole and split at every byte, and the reader finds heads, drops empty
- * lines before them and applies the 414/431/413 limits on a real
- * evbuffer.
+ * lines before them, refuses a bad request line as soon as it has ended
+ * and applies the 414/431/413 limits on a real evbuffer.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,6 +111,26 @@ static const struct {
     {"POST /x HTTP/1.1\r\n" H "Transfer-Encoding: xchunked\r\n\r\n", 400, 0},
     {"POST /x HTTP/1.1\r\n" H "Transfer-Encoding:\r\n\r\n", 400, 0},
     {"POST /x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400, 0},
+    /* chunked has no parameters (RFC 9112 7.1): 501 as Go's server */
+    {"POST /x HTTP/1.1\r\n" H "Transfer-Encoding: chunked;x=1\r\n\r\n", 501, 0},
+    {"POST /x HTTP/1.1\r\n" H "Transfer-Encoding: chunked ; x=1\r\n\r\n", 501,
+     0},
+    {"POST /x HTTP/1.1\r\n" H "Transfer-Encoding: CHUNKED;\r\n\r\n", 501, 0},
+    {"POST /x HTTP/1.1\r\n" H "Transfer-Encoding: chunked;x=1, gzip\r\n\r\n",
+     400, 0},
+    {"POST /x HTTP/1.1\r\n" H "Transfer-Encoding: chunked \t\r\n\r\n", 0,
+     H1_FRAMING_CHUNKED},
+    {"POST /x HTTP/1.1\r\n" H "Transfer-Encoding: , chunked,\r\n\r\n", 0,
+     H1_FRAMING_CHUNKED},
+    /* the target's escapes (Go's url.ParseRequestURI); "#" is part of it */
+    {"GET /a%2Fb%e6 HTTP/1.1\r\n" H "\r\n", 0, H1_FRAMING_NONE},
+    {"GET /x#y HTTP/1.1\r\n" H "\r\n", 0, H1_FRAMING_NONE},
+    {"GET /x?q=%zz HTTP/1.1\r\n" H "\r\n", 0, H1_FRAMING_NONE},
+    {"GET /x%zz HTTP/1.1\r\n" H "\r\n", 400, 0},
+    {"GET /x%2 HTTP/1.1\r\n" H "\r\n", 400, 0},
+    {"GET /x% HTTP/1.1\r\n" H "\r\n", 400, 0},
+    {"GET /x%?q HTTP/1.1\r\n" H "\r\n", 400, 0},
+    {"GET http://a/%g0 HTTP/1.1\r\n" H "\r\n", 400, 0},
     /* the end */
     {"GET /x HTTP/1.1\r\n" H, 400, 0},
     {"GET /x HTTP/1.1\r\n" H "\r\nGET", 400, 0},
@@ -277,6 +297,28 @@ static void test_reader(void **state)
     assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
                      -1);
     assert_int_equal(status, 431);
+    evbuffer_drain(in, evbuffer_get_length(in));
+
+    /* a request line is checked as soon as it has ended (HTTP/0.9 sends
+     * one alone) */
+    memset(&r, 0, sizeof(r));
+    evbuffer_add_printf(in, "\r\nGET /");
+    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)), 0);
+    evbuffer_add_printf(in, "\r\n");
+    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
+                     -1);
+    assert_int_equal(status, 400);
+    assert_non_null(strstr(why, "HTTP/0.9"));
+    evbuffer_drain(in, evbuffer_get_length(in));
+    memset(&r, 0, sizeof(r));
+    evbuffer_add_printf(in, "GET / HTTP/2.0\r\nHost: a\r\n");
+    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
+                     -1);
+    assert_int_equal(status, 505);
+    evbuffer_drain(in, evbuffer_get_length(in));
+    memset(&r, 0, sizeof(r));
+    evbuffer_add_printf(in, "GET / HTTP/1.1\r\nHo st");
+    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)), 0);
     evbuffer_drain(in, evbuffer_get_length(in));
 
     memset(&r, 0, sizeof(r));

@@ -312,6 +312,27 @@ static void test_unescape(void **state)
     assert_null(query_unescape("a\0b", 3, false));
 }
 
+/* Go's url.ParseRequestURI: '%' only as the start of a %XX escape. */
+static void test_escapes_valid(void **state)
+{
+    static const struct {
+        const char *in;
+        bool valid;
+    } cases[] = {
+        {"", true},      {"/api/v1/pods", true}, {"/a%2Fb", true},
+        {"/a%00", true}, {"/%e6%97%A5", true},   {"/a%", false},
+        {"/a%2", false}, {"/a%zz", false},       {"/a%2g/b", false},
+        {"%%41", false}, {"/a%41%", false},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++)
+        assert_int_equal(query_escapes_valid(cases[i].in, strlen(cases[i].in)),
+                         cases[i].valid);
+    /* the length bounds it: an escape cut short by it is invalid */
+    assert_false(query_escapes_valid("/a%41", 4));
+    assert_true(query_escapes_valid("/a%41", 2));
+}
+
 static void test_has(void **state)
 {
     assert_true(query_has("verbose", "verbose"));
@@ -406,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_why_truncated),
         cmocka_unit_test(test_not_nul_terminated),
         cmocka_unit_test(test_unescape),
+        cmocka_unit_test(test_escapes_valid),
         cmocka_unit_test(test_validate),
     };
 

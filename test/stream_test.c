@@ -85,12 +85,16 @@ static void on_close(struct stream *s, void *arg)
 static struct stream *new_stream(const char *method)
 {
     struct stream *s = calloc(1, sizeof(*s));
+    struct stream_value fields[STREAM_FIELD_COUNT] = {
+        [STREAM_FIELD_ACCEPT] = {"application/json", 16},
+        [STREAM_FIELD_IF_NONE_MATCH] = {"\"ab\"x", 4},
+    };
 
     memset(&fake, 0, sizeof(fake));
     drains = closes = 0;
     stream_init(s, &fake_ops, 1);
     stream_set_request(s, 11, method, strlen(method), "/api/v1/pods", 12,
-                       "watch=1", 7, "application/json", 16, NULL, 0);
+                       "watch=1", 7, fields);
     stream_set_callbacks(s, on_drain, on_close, NULL);
     return s;
 }
@@ -114,6 +118,7 @@ static void test_request(void **state)
     assert_string_equal(r->query, "watch=1");
     assert_string_equal(r->accept, "application/json");
     assert_string_equal(r->user_agent, "");
+    assert_string_equal(r->if_none_match, "\"ab\"");
     assert_int_equal(r->http_version, 11);
     assert_int_equal(stream_protocol(s), 1);
     free_stream(s);
@@ -122,6 +127,15 @@ static void test_request(void **state)
     assert_int_equal(stream_request(s)->method, HTTP_OTHER);
     assert_string_equal(stream_request(s)->method_name, "BREW");
     free_stream(s);
+
+    /* the fields handlers see, by name in any case */
+    assert_int_equal(stream_field_index("Accept", 6), STREAM_FIELD_ACCEPT);
+    assert_int_equal(stream_field_index("user-agent", 10),
+                     STREAM_FIELD_USER_AGENT);
+    assert_int_equal(stream_field_index("If-None-Match", 13),
+                     STREAM_FIELD_IF_NONE_MATCH);
+    assert_int_equal(stream_field_index("accept-encoding", 15), -1);
+    assert_int_equal(stream_field_index("accep", 5), -1);
 }
 
 static void test_respond(void **state)

@@ -4,7 +4,8 @@
  * head's end found, then checked by h1_head_parse), and what follows the
  * head is fed as a chunked body whole and a byte at a time, which must
  * agree.  Refusals must say why; an accepted head has a version of 10 or
- * 11.
+ * 11; a request line the reader refuses as soon as it ends is refused
+ * alike by h1_head_parse.
  */
 #include <stdint.h>
 #include <string.h>
@@ -38,6 +39,24 @@ static int chunked(const uint8_t *data, size_t size, size_t step,
     return ch.done;
 }
 
+/* The reader refused the request line of line1 bytes at the front of in
+ * with status as soon as it ended: h1_head_parse says the same of a head
+ * made of that line alone. */
+static void request_line_agrees(struct evbuffer *in, size_t line1, int status)
+{
+    struct evbuffer *head = evbuffer_new();
+    struct h1_head h;
+    char why[256];
+
+    rw_assert(line1 > 0 && line1 <= evbuffer_get_length(in));
+    evbuffer_add(head, evbuffer_pullup(in, (ssize_t)line1), line1);
+    evbuffer_add(head, "\r\n", 2);
+    rw_assert(h1_head_parse((const char *)evbuffer_pullup(head, -1),
+                            evbuffer_get_length(head), &h, why,
+                            sizeof(why)) == status);
+    evbuffer_free(head);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct evbuffer *in = evbuffer_new();
@@ -50,7 +69,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     evbuffer_add(in, data, size);
     len = h1_reader_head(&r, in, 4096, &status, why, sizeof(why));
     if (len < 0)
-        rw_assert((status == 414 || status == 431) && why[0] != '\0');
+        rw_assert((status == 414 || status == 431 || status == 400 ||
+                   status == 505) &&
+                  why[0] != '\0');
+    if (len < 0 && (status == 400 || status == 505))
+        request_line_agrees(in, r.line1, status);
     if (len > 0) {
         status = h1_head_parse((const char *)evbuffer_pullup(in, len),
                                (size_t)len, &r.head, why, sizeof(why));

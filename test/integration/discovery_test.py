@@ -13,11 +13,15 @@
 - GET /apis/GROUP: the APIGroup; /apis/nope: 404.
 - The aggregated documents (v2 and v2beta1) against the apidiscovery v2
   types, member by member, and their headers; plain JSON for other Accepts.
+- If-None-Match with their ETag: 304 Not Modified, no body (HTTP/1.1 and
+  HTTP/2); another value, a weak or listed one: the document.
 """
 import re
 import shutil
 
 from harness import *
+from h2raw import END_HEADERS, END_STREAM, HEADERS, H2Client, h2_frame, \
+    header_block
 
 KUBECTL = shutil.which("kubectl")
 NS = "disc"
@@ -160,6 +164,51 @@ def check_aggregated(rw):
     eq((v3[0], v3[1]["content-type"]), (200, "application/json"), "unknown version: plain")
 
 
+def check_etag(rw):
+    """If-None-Match with the aggregated document's ETag: 304 Not Modified
+    with the ETag and no body, as the apiserver's ServeHTTPWithETag (the
+    first If-None-Match field, compared whole), over HTTP/1.1 and
+    HTTP/2; anything else gets the document."""
+    for path in ("/api", "/apis"):
+        accept = AGG % "v2" + ",application/json"
+        status, hdrs, body = rw.get(path, headers={"Accept": accept})
+        etag = hdrs["etag"]
+        for inm, want in ((etag, 304), ('"0"', 200), ("W/" + etag, 200),
+                          (etag + ', "0"', 200), ((etag, '"0"'), 304),
+                          (('"0"', etag), 200)):
+            fields = inm if isinstance(inm, tuple) else (inm,)
+            what = "%s with If-None-Match %r" % (path, fields)
+            raw = rw.raw(("GET %s HTTP/1.1\r\nHost: a\r\nAccept: %s\r\n%s"
+                          "Connection: close\r\n\r\n" % (path, accept, "".join(
+                              "If-None-Match: %s\r\n" % v for v in fields)))
+                         .encode())
+            head, _, body = raw.partition(b"\r\n\r\n")
+            lines = head.decode().lower().split("\r\n")
+            eq(int(lines[0].split()[1]), want, what)
+            check("etag: " + etag.lower() in lines, "%s: no ETag: %r", what,
+                  lines)
+            if want == 304:
+                eq(body, b"", what + ": body")
+                check(not any(l.startswith(("content-length", "content-type",
+                                            "transfer-encoding"))
+                              for l in lines), "%s: %r", what, lines)
+                for h in ("vary: accept", "cache-control: public"):
+                    check(h in lines, "%s: no %s", what, h)
+            c = H2Client(rw.port, open_windows=True)
+            c.send(h2_frame(HEADERS, END_STREAM | END_HEADERS, 1, header_block(
+                [(":method", "GET"), (":scheme", "http"), (":path", path),
+                 (":authority", "a"), ("accept", accept)] +
+                [("if-none-match", v) for v in fields])))
+            check(c.until(lambda: 1 in c.ended), "h2 %s: no answer", what)
+            c.close()
+            if want == 304:  # :status 304 is static table entry 11
+                check(c.status[1] == b"\x8b" and not c.data.get(1),
+                      "h2 %s: %r %r", what, c.status[1], c.data.get(1))
+            else:
+                check(c.status[1] == b"\x88" and c.data.get(1),
+                      "h2 %s: %r", what, c.status[1])
+
+
 def main():
     etcd = Etcd()
     rev = seed(etcd)
@@ -167,6 +216,7 @@ def main():
     rw.wait_rv(rev)
     check_group_docs(rw)
     check_aggregated(rw)
+    check_etag(rw)
     if KUBECTL is None:
         print("kubectl not installed: skipping the kubectl part")
     else:

@@ -6,9 +6,14 @@ its status.  Every refusal is a Kubernetes Status (kind, code, reason,
 message) with Connection: close, and ringwatch then closes the connection
 (the framing of what follows cannot be trusted); what RFC 9112 allows
 (HTTP/1.2 as 1.1, LF alone, an empty line before the request, obs-text in
-values, chunk extensions, trailers) is served.  Then every 405 carries
-Allow, on HTTP/1.1 and on HTTP/2 (curl), and the limits answer 414 and
-431 with the limit in the message."""
+values, chunk extensions, trailers) is served.  Where RFC 9112 leaves a
+choice, ringwatch answers as Go's net/http server (the kube-apiserver's):
+501 for chunked with parameters, 417 for an Expect other than
+100-continue, a "#" kept in the path (404, not stripped), 400 for an
+invalid escape in the path, 400 at once for a request line alone
+(HTTP/0.9: no waiting for --header-timeout), 200 for OPTIONS *.  Then
+every 405 carries Allow, on HTTP/1.1 and on HTTP/2 (curl), and the limits
+answer 414 and 431 with the limit in the message."""
 import json
 import shutil
 import socket
@@ -112,6 +117,35 @@ CASES = [
     ("LF alone as line end", b"GET /healthz HTTP/1.1\nHost: a\n\n", 200),
     ("empty line before the request line",
      b"\r\nGET /healthz HTTP/1.1\r\n" + H + b"\r\n", 200),
+    # as Go's net/http server (kube-apiserver's)
+    ("chunked with a parameter",
+     P + b"Transfer-Encoding: chunked;x=1\r\n\r\n0\r\n\r\n", 501),
+    ("chunked, whitespace, a parameter",
+     P + b"Transfer-Encoding: chunked ; x=1\r\n\r\n0\r\n\r\n", 501),
+    ("a coding with a parameter, then chunked",
+     P + b"Transfer-Encoding: gzip;q=1, chunked\r\n\r\n0\r\n\r\n", 501),
+    ("a request line alone (HTTP/0.9), answered at once", b"GET /\r\n", 400),
+    ("HTTP/2.0 request line alone, answered at once",
+     b"GET /healthz HTTP/2.0\r\n", 505),
+    ("a request line with a control character, answered at once",
+     b"GET /heal\x01thz HTTP/1.1\r\n", 400),
+    ("# in the path is part of it", b"GET /healthz#x HTTP/1.1\r\n" + H +
+     b"\r\n", 404),
+    ("# after a collection's name", b"GET " + CM + b"#x HTTP/1.1\r\n" + H +
+     b"\r\n", 404),
+    ("invalid escape in the path", b"GET /api/v1/namespaces/n%zz/configmaps "
+     b"HTTP/1.1\r\n" + H + b"\r\n", 400),
+    ("escape cut short at the end of the path", b"GET /healthz% HTTP/1.1\r\n" +
+     H + b"\r\n", 400),
+    ("invalid escape in an absolute-form path",
+     b"GET http://a/api/%zz HTTP/1.1\r\n" + H + b"\r\n", 400),
+    ("Expect other than 100-continue", G + H + b"Expect: foo\r\n\r\n", 417),
+    ("Expect other than 100-continue on HTTP/1.0",
+     b"GET /healthz HTTP/1.0\r\nExpect: foo\r\n\r\n", 417),
+    ("Expect listing 100-continue", G + H + b"Expect: foo, 100-Continue\r\n"
+     b"\r\n", 200),
+    ("empty Expect", G + H + b"Expect:\r\n\r\n", 200),
+    ("OPTIONS *", b"OPTIONS * HTTP/1.1\r\n" + H + b"\r\n", 200),
 ]
 
 
@@ -172,10 +206,12 @@ def main():
                     want, tuple) else ()):
                 failed.append("%s: %d, want %s (%s)" % (what, status, want,
                                                          body[:160]))
-            elif status >= 400 and status != 405:
+            elif status >= 400 and status not in (404, 405):
                 check_refusal(what, status, headers, body, closed)
         except Failure as e:
             failed.append(str(e))
+        except socket.timeout:
+            failed.append("%s: no answer within 5 s" % what)
         finally:
             s.close()
     check(not failed, "%d of %d inputs answered wrong:\n  %s", len(failed),
@@ -216,7 +252,20 @@ def main():
            "h1 %s: status and Allow" % method.decode())
         eq(json.loads(body)["reason"], "MethodNotAllowed", "405 reason")
         s.close()
+    # OPTIONS *: 200 with Content-Length 0, as Go's server, both protocols
+    s = socket.create_connection(("127.0.0.1", rw.port), timeout=5)
+    s.sendall(b"OPTIONS * HTTP/1.1\r\n" + H + b"\r\n")
+    status, headers, body, _ = response(s)
+    eq((status, headers.get("content-length"), body), (200, "0", b""),
+       "h1 OPTIONS *")
+    s.close()
     if shutil.which("curl"):
+        p = subprocess.run(["curl", "-sS", "--http2-prior-knowledge", "-m", "10",
+                            "-D", "-", "-o", "/dev/null", "-X", "OPTIONS",
+                            "--request-target", "*", rw.url],
+                           capture_output=True, timeout=30)
+        check(p.stdout.decode().lower().startswith("http/2 200"),
+              "h2 OPTIONS *: %r %r", p.stdout, p.stderr)
         for path in ("/api/v1/namespaces/ns/configmaps", "/healthz",
                      "/nowhere"):
             p = subprocess.run(["curl", "-sS", "--http2-prior-knowledge",

@@ -8,14 +8,20 @@ connection-specific fields, TE other than trailers, content-length that
 disagrees with the body, bad trailers), frames that RFC 9113 makes
 stream errors where nghttp2 alone ends the connection (DATA or trailers
 after END_STREAM, WINDOW_UPDATE of 0, a stream depending on itself) and
-a stream beyond
-SETTINGS_MAX_CONCURRENT_STREAMS after acknowledging the server's
-SETTINGS.  Each must be answered by RST_STREAM on that stream alone
-(PROTOCOL_ERROR; REFUSED_STREAM beyond the limit, as Go's server), never
-served, and after each the watch must still receive the next event
-written to etcd.  Then each connection-level error (HPACK garbage, frame
-size errors, frames on the wrong stream, bad SETTINGS) must still end its connection with GOAWAY and
-the right code."""
+a stream beyond SETTINGS_MAX_CONCURRENT_STREAMS after acknowledging the
+server's SETTINGS.  Each must be answered by RST_STREAM on that stream
+alone (PROTOCOL_ERROR; REFUSED_STREAM beyond the limit, as Go's server),
+never served, and after each the watch must still receive the next event
+written to etcd.  Frames after END_STREAM where no stream has closed yet
+(the connection's first stream) get STREAM_CLOSED on their stream alone,
+with the HPACK table still in step.  A valid header block is served
+however many CONTINUATION frames carry it (nghttp2 alone: GOAWAY after
+8).  Then each connection-level error (HPACK garbage, frame size errors,
+frames on the wrong stream, bad SETTINGS, a header block beyond 128 KiB
+or a CONTINUATION flood, a stream identifier used again) must still end
+its connection with GOAWAY and the right code, while trailers on a
+stream ringwatch reset are ignored; and a client that makes ringwatch
+reset stream after stream gets GOAWAY after a bounded number."""
 import struct
 
 from harness import *
@@ -119,6 +125,9 @@ MALFORMED = [
     ("repeated content-length", P + [("content-length", "0"),
                                      ("content-length", "0")]),
     ("content-length without the body", P + [("content-length", "5")]),
+    # Go's server resets a stream whose :path url.ParseRequestURI refuses
+    ("invalid escape in :path",
+     pseudo(path="/api/v1/namespaces/n%zz/configmaps")),
 ]
 
 
@@ -178,6 +187,173 @@ def on_open_streams(conn):
     c.send(h2_frame(HEADERS, END_STREAM | END_HEADERS | PRIORITY_FLAG, sid,
                     struct.pack(">IB", sid, 16) + header_block(P)))
     conn.expect_reset(sid, 1, "HEADERS: a new stream depending on itself")
+
+
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
+
+
+def event_on(c, etcd, sid, what):
+    """Writes a configmap; the watch on stream sid must deliver it."""
+    name = "e%d" % int(time.time() * 1e6)
+    etcd.put(cm_key("ns", name), configmap("ns", name))
+    want = ('"name":"%s"' % name).encode()
+    check(c.until(lambda: want in c.data.get(sid, b""), 10) and
+          c.goaway is None and sid not in c.resets,
+          "%s: the watch on stream %d got no event (GOAWAY %r, resets %r)",
+          what, sid, c.goaway, c.resets)
+
+
+def no_closed_stream(rw, etcd):
+    """Frames after END_STREAM where no stream has closed yet: on a
+    connection's first stream, and on stream 3 with stream 1 open
+    (nghttp2 alone ends the connection with GOAWAY STREAM_CLOSED).  Each
+    must reset its stream alone with STREAM_CLOSED, the other watch
+    carries on, and the HPACK table stays in step: the trailers add an
+    entry (incremental indexing) that the next request then names by
+    its index, which must read as the Accept it was."""
+    rv = etcd.put(cm_key("ns", "first"), configmap("ns", "first"))
+    rw.wait_rv(rv)
+    watch = "/api/v1/namespaces/ns/configmaps?watch=1&resourceVersion=%d" % rv
+    trailers = hpack_indexing("accept", TABLE)
+    kinds = (("DATA", lambda s: h2_frame(DATA, 0, s, b"x")),
+             ("trailers", lambda s: h2_frame(
+                 HEADERS, END_STREAM | END_HEADERS, s, trailers)),
+             ("trailers with CONTINUATION", lambda s: h2_frame(
+                 HEADERS, END_STREAM, s, trailers[:4]) + h2_frame(
+                 CONTINUATION, END_HEADERS, s, trailers[4:])))
+    for kind, frames in kinds:
+        for sid, other in ((1, 3), (3, 1)):
+            what = "%s after END_STREAM on stream %d, stream %d open" % (
+                kind, sid, other)
+            c = H2Client(rw.port, open_windows=True)
+            check(c.until(lambda: c.server_settings is not None),
+                  "%s: no SETTINGS", what)
+            c.get(1, watch)
+            c.get(3, watch)
+            check(c.until(lambda: 1 in c.status and 3 in c.status),
+                  "%s: watches not answered", what)
+            c.send(frames(sid))
+            ok = c.until(lambda: sid in c.resets or c.goaway is not None, 5)
+            check(ok and c.goaway is None, "%s: no RST_STREAM (GOAWAY %r)",
+                  what, c.goaway)
+            eq(error_name(c.resets[sid]), "STREAM_CLOSED",
+               "%s: RST_STREAM code" % what)
+            event_on(c, etcd, other, what)
+            if kind != "DATA":
+                c.send(h2_frame(HEADERS, END_STREAM | END_HEADERS, 5,
+                                header_block(P) + hpack_indexed(62)))
+                check(c.until(lambda: 5 in c.ended or
+                              c.goaway is not None),
+                      "%s: the next request not answered (GOAWAY %r)", what,
+                      c.goaway)
+                check(b'"kind":"Table"' in c.data.get(5, b""),
+                      "%s: the next request's indexed Accept did not read "
+                      "as the trailers' entry: %r", what,
+                      c.data.get(5, b"")[:200])
+            c.close()
+
+
+def header_blocks(conn):
+    """A valid header block is served however many CONTINUATION frames
+    carry it (nghttp2 alone ends the connection after 8): tiny frames,
+    one byte each, a padded HEADERS with a priority; a header list
+    beyond the 64 KiB limit in a block within 128 KiB is refused on its
+    stream (431)."""
+    c = conn.c
+    fields = P + [("accept", TABLE)] + [("x-h%d" % i, "v" * 40)
+                                        for i in range(30)]
+    block = header_block(fields)
+    for what, frames in (
+            ("header block in frames of 64 bytes",
+             lambda s: header_frames(s, block, 64)),
+            ("header block in frames of 1 byte",
+             lambda s: header_frames(s, block, 1)),
+            ("padded HEADERS with a priority, then CONTINUATION",
+             lambda s: h2_frame(HEADERS, END_STREAM | PADDED | PRIORITY_FLAG,
+                                s, bytes([7]) + struct.pack(">IB", 0, 200) +
+                                block[:100] + b"\0" * 7) +
+             h2_frame(CONTINUATION, 0, s, block[100:1000]) +
+             h2_frame(CONTINUATION, END_HEADERS, s, block[1000:]))):
+        sid = conn.sid()
+        c.send(frames(sid))
+        check(c.until(lambda: sid in c.ended or sid in c.resets or
+                      c.goaway is not None),
+              "%s: no answer (GOAWAY %r)", what, c.goaway)
+        check(c.goaway is None and sid not in c.resets,
+              "%s: GOAWAY %r, resets %r", what, c.goaway, c.resets)
+        check(b'"kind":"Table"' in c.data.get(sid, b""),
+              "%s: not served as sent: %r", what, c.data.get(sid, b"")[:200])
+    sid = conn.sid()
+    c.send(header_frames(sid, header_block(
+        P + [("x-b%d" % i, "v" * 4000) for i in range(20)]), 16384))
+    check(c.until(lambda: sid in c.ended or sid in c.resets or
+                  c.goaway is not None),
+          "80 KB header list: no answer (GOAWAY %r)", c.goaway)
+    check(b'"code":431' in c.data.get(sid, b""),
+          "80 KB header list: not 431: %r", c.data.get(sid, b"")[:200])
+    conn.watch_alive("header blocks of many frames")
+
+
+def closed_streams(rw):
+    """HEADERS on a stream that has closed uses its identifier again
+    (RFC 9113 5.1.1): GOAWAY PROTOCOL_ERROR, as Go's server (nghttp2 alone
+    ignores it, and the request hangs); but trailers on a stream
+    ringwatch reset itself are ignored (RFC 9113 5.1: the client may have
+    sent them before it saw the reset)."""
+    c = H2Client(rw.port, open_windows=True)
+    check(c.until(lambda: c.server_settings is not None), "no SETTINGS")
+    c.get(1, "/healthz")
+    check(c.until(lambda: 1 in c.ended), "/healthz not answered")
+    # a POST whose body is still coming: answered (405), then reset
+    c.send(h2_frame(HEADERS, END_HEADERS, 3,
+                    header_block(pseudo(method="POST"))))
+    check(c.until(lambda: 3 in c.resets), "POST not reset once answered")
+    eq(error_name(c.resets[3]), "NO_ERROR", "answered POST's reset")
+    c.send(h2_frame(HEADERS, END_STREAM | END_HEADERS, 3,
+                    header_block([("x-t", "1")])))
+    c.get(5, "/healthz")
+    check(c.until(lambda: 5 in c.ended or c.goaway is not None),
+          "after late trailers: no answer")
+    check(c.goaway is None, "late trailers on a reset stream: GOAWAY %r",
+          c.goaway)
+    c.get(1, "/healthz")
+    check(c.closed(5), "stream 1 used again: connection not closed")
+    check(c.goaway is not None and error_name(c.goaway[1]) ==
+          "PROTOCOL_ERROR", "stream 1 used again: GOAWAY %r", c.goaway)
+    c.close()
+
+
+def reset_flood(rw, rv):
+    """A client that makes ringwatch reset stream after stream (a watch,
+    then WINDOW_UPDATE of 0 or trailers after END_STREAM: MadeYouReset,
+    CVE-2025-8671) is held to nghttp2's limit on resets as if it reset
+    them itself: GOAWAY, after a bounded number (a burst of 1000)."""
+    for what, bad in (("WINDOW_UPDATE of 0",
+                       lambda s: h2_frame(WINDOW_UPDATE, 0, s,
+                                          struct.pack(">I", 0))),
+                      ("trailers after END_STREAM",
+                       lambda s: h2_frame(HEADERS, END_STREAM | END_HEADERS,
+                                          s, header_block([("x-t", "1")])))):
+        c = H2Client(rw.port, open_windows=True)
+        check(c.until(lambda: c.server_settings is not None), "no SETTINGS")
+        block = h2_request_headers("/api/v1/namespaces/ns/configmaps?watch=1"
+                                   "&resourceVersion=%d" % rv)
+        sid = 1
+        for _ in range(30):
+            c.send(b"".join(h2_frame(HEADERS, END_STREAM | END_HEADERS,
+                                     sid + 2 * i, block) + bad(sid + 2 * i)
+                            for i in range(50)))
+            sid += 100
+            c.settle(0.02)
+            if c.goaway is not None:
+                break
+        check(c.closed(5) and c.goaway is not None,
+              "%s on %d streams: no GOAWAY", what, sid // 2)
+        eq(error_name(c.goaway[1]), "INTERNAL_ERROR",
+           "%s: GOAWAY code (nghttp2's limit on resets)" % what)
+        check(sid // 2 <= 1500, "%s: GOAWAY only after %d streams", what,
+              sid // 2)
+        c.close()
 
 
 def well_formed(conn):
@@ -261,6 +437,24 @@ def connection_errors():
         ("HEADERS larger than SETTINGS_MAX_FRAME_SIZE",
          h2_frame(HEADERS, 5, 3, hb + hpack_literal("x-a", "a" * 17000)),
          "FRAME_SIZE_ERROR"),
+        # header blocks of several frames
+        ("CONTINUATION larger than SETTINGS_MAX_FRAME_SIZE",
+         h2_frame(HEADERS, 1, 3, hb) + h2_frame(
+             CONTINUATION, 4, 3, hpack_literal("x-a", "a" * 17000)),
+         "FRAME_SIZE_ERROR"),
+        ("CONTINUATION of another stream",
+         h2_frame(HEADERS, 1, 3, hb) + h2_frame(CONTINUATION, 4, 5, b""),
+         "PROTOCOL_ERROR"),
+        ("HEADERS padding beyond its payload",
+         h2_frame(HEADERS, 1 | PADDED, 3, bytes([200]) + hb) +
+         h2_frame(CONTINUATION, 4, 3, b""), "PROTOCOL_ERROR"),
+        ("header block beyond 128 KiB",
+         header_frames(3, header_block(
+             [("x-a%d" % i, "a" * 4000) for i in range(40)]), 16384),
+         "PROTOCOL_ERROR"),
+        ("CONTINUATION flood: 20,000 empty frames",
+         h2_frame(HEADERS, 1, 3, hb) +
+         h2_frame(CONTINUATION, 0, 3, b"") * 20000, "PROTOCOL_ERROR"),
     ]
 
 
@@ -286,6 +480,7 @@ def main():
     malformed_bodies(conn)
     on_open_streams(conn)
     well_formed(conn)
+    header_blocks(conn)
     beyond_the_limit(conn)
     print("%d stream errors, each reset alone; the watch got %d events"
           % (conn.errors, conn.writes))
@@ -299,6 +494,9 @@ def main():
         check(c.goaway is not None, "%s: no GOAWAY", what)
         eq(error_name(c.goaway[1]), code, "%s: GOAWAY code" % what)
         c.close()
+    closed_streams(rw)
+    no_closed_stream(rw, etcd)
+    reset_flood(rw, conn.rv)
     check(rw.proc.poll() is None, "ringwatch died")
     conn.watch_alive("the connection errors on other connections")
 

@@ -56,14 +56,40 @@ def hpack_int(value, prefix_bits, first=0):
     return bytes(out + [value])
 
 
-def hpack_literal(name, value):
-    """Literal field without indexing, new name (RFC 7541 6.2.2)."""
+def hpack_literal(name, value, first=b"\x00"):
+    """Literal field without indexing, new name (RFC 7541 6.2.2); with
+    first 0x40, with incremental indexing (6.2.1)."""
     if isinstance(name, str):
         name = name.encode()
     if isinstance(value, str):
         value = value.encode()
-    return (b"\x00" + hpack_int(len(name), 7) + name +
+    return (first + hpack_int(len(name), 7) + name +
             hpack_int(len(value), 7) + value)
+
+
+def hpack_indexing(name, value):
+    """Literal field with incremental indexing, new name (RFC 7541
+    6.2.1): the decoder adds it to its dynamic table, where the next one
+    added is index 62."""
+    return hpack_literal(name, value, b"\x40")
+
+
+def hpack_indexed(index):
+    """Indexed field (RFC 7541 6.1): an entry of the static or dynamic
+    table."""
+    return hpack_int(index, 7, 0x80)
+
+
+def header_frames(sid, block, size, end_stream=True):
+    """A header block as HEADERS and CONTINUATION frames of at most size
+    payload bytes each."""
+    first, rest = block[:size], block[size:]
+    out = h2_frame(HEADERS, (END_STREAM if end_stream else 0) |
+                   (0 if rest else END_HEADERS), sid, first)
+    while rest:
+        part, rest = rest[:size], rest[size:]
+        out += h2_frame(CONTINUATION, 0 if rest else END_HEADERS, sid, part)
+    return out
 
 
 def h2_request_headers(path, method="GET", authority="127.0.0.1",

@@ -279,6 +279,22 @@ class Ringwatch:
         conn.close()
         return resp.status, hdrs, body
 
+    def raw(self, data, until=None, timeout=10):
+        """Sends data as it is on a new connection; returns the bytes that
+        come back until the server closes, or until until(bytes) holds."""
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
+        sock.sendall(data)
+        buf = b""
+        try:
+            while until is None or not until(buf):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+        finally:
+            sock.close()
+        return buf
+
     def get_json(self, path, want_status=200):
         status, _, body = self.get(path)
         eq(status, want_status, "GET %s status (body %r)" % (path, body[:300]))

@@ -21,11 +21,15 @@ kubectl 1.32.
   400; */*, no Accept and protobuf-then-JSON give JSON.
 - Discovery, /version, /metrics and health negotiate as the apiserver does.
 - ERROR events carry their Status unconverted in every representation.
+- Repeated Accept fields: the first counts (Go's Header.Get), over
+  HTTP/1.1 and HTTP/2, on LIST, GET and WATCH.
 """
 import shutil
 import threading
 
 from harness import *
+from h2raw import (END_HEADERS, END_STREAM, HEADERS, H2Client, h2_frame,
+                   header_block)
 
 KUBECTL = shutil.which("kubectl")
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
@@ -347,6 +351,60 @@ def check_other_endpoints(rw):
     eq(get(rw, "/healthz", "application/yaml")[:3:2], (200, b"ok"), "health is not negotiated")
 
 
+def raw_h1(rw, path, accepts):
+    """GET path over HTTP/1.1 with one Accept field per item of accepts;
+    (status, first line of the body)."""
+    buf = rw.raw(("GET %s HTTP/1.1\r\nHost: a\r\nConnection: close\r\n%s"
+                  "\r\n" % (path, "".join("Accept: %s\r\n" % a
+                                          for a in accepts))).encode(),
+                 until=lambda b: b"\n" in b.partition(b"\r\n\r\n")[2])
+    head, _, body = buf.partition(b"\r\n\r\n")
+    if b"chunked" in head.lower():
+        body = body.split(b"\r\n", 1)[1]
+    return int(head.split()[1]), body.split(b"\n", 1)[0]
+
+
+def raw_h2(rw, path, accepts):
+    """The same over HTTP/2 (h2c): one accept field per item."""
+    c = H2Client(rw.port, open_windows=True)
+    c.send(h2_frame(HEADERS, END_STREAM | END_HEADERS, 1, header_block(
+        [(":method", "GET"), (":scheme", "http"), (":path", path),
+         (":authority", "a")] + [("accept", a) for a in accepts])))
+    check(c.until(lambda: b"\n" in c.data.get(1, b"") or 1 in c.ended),
+          "h2 %s: no answer", path)
+    c.close()
+    return c.status[1], c.data.get(1, b"").split(b"\n", 1)[0]
+
+
+def check_repeated_accept(rw, etcd):
+    """Two Accept fields: the first one counts, as Go's Header.Get that the
+    apiserver's negotiation and go-restful's route check read, over
+    HTTP/1.1 and HTTP/2, on every verb."""
+    rv = etcd.put("/registry/configmaps/rep/c1", configmap("rep", "c1"))
+    rw.wait_rv(rv)
+    for verb, path in (
+            ("LIST", "/api/v1/namespaces/rep/configmaps"),
+            ("GET", "/api/v1/namespaces/rep/configmaps/c1"),
+            ("WATCH", "/api/v1/namespaces/rep/configmaps?watch=1&resourceVersion=0")):
+        for accepts, want in (((TABLE, "application/json"), "Table"),
+                              (("application/json", TABLE), "json"),
+                              (("", TABLE), "json"),
+                              (("application/yaml", "application/json"), 406)):
+            got = raw_h1(rw, path, accepts)
+            h2 = raw_h2(rw, path, accepts)
+            for proto, (status, line) in (("HTTP/1.1", got), ("HTTP/2", h2)):
+                what = "%s %s with Accept fields %r" % (proto, verb, accepts)
+                if want == 406:
+                    check(status in (406, b"\x48") and b'"code":406' in line,
+                          "%s: not 406: %r %r", what, status, line[:200])
+                    continue
+                check(status in (200, b"\x88"), "%s: %r %r", what, status,
+                      line[:200])
+                table = b'"kind":"Table"' in line
+                check(table == (want == "Table"), "%s: %s, not %s: %r", what,
+                      "a Table" if table else "no Table", want, line[:200])
+
+
 def main():
     etcd = Etcd()
     rw = Ringwatch(etcd, "--bookmark-interval", "1", "--ring-capacity", "50",
@@ -359,6 +417,7 @@ def main():
     check_refusals(rw)
     check_other_endpoints(rw)
     check_error_passthrough(rw, etcd)
+    check_repeated_accept(rw, etcd)
     check(rw.proc.poll() is None, "ringwatch died")
 
 

@@ -13,7 +13,10 @@ ringwatch, not when it was queued.
 
 Then --shutdown-grace 1 and a reader too slow for it (16 KB/s): its
 connection is cut when the grace is over, and the cut is logged and
-counted (ringwatch_shutdown_connections_cut_total)."""
+counted (ringwatch_shutdown_connections_cut_total).
+
+A client connecting during the grace is refused at once (the listening
+socket is closed at SIGTERM), never accepted and left unanswered."""
 import json
 import signal
 import socket
@@ -113,15 +116,42 @@ class H2Reader(threading.Thread):
         c.close()
 
 
-def terminate(rw, readers, after):
-    """Starts the readers, sends SIGTERM after that many seconds, waits
-    for ringwatch to exit 0 and for the readers; returns the seconds from
-    SIGTERM to the exit."""
+def connect_during_grace(rw):
+    """A new connection while the grace runs: refused at once
+    (ECONNREFUSED), so that the client tries another replica, as from Go's
+    Server.Shutdown, which closes its listeners first; not accepted by
+    the kernel and left unanswered."""
+    time.sleep(0.2)
+    check(rw.proc.poll() is None, "ringwatch exited before the probe")
+    s = socket.socket()
+    s.settimeout(5)
+    try:
+        s.connect(("127.0.0.1", rw.port))
+    except ConnectionRefusedError:
+        s.close()
+        check(rw.proc.poll() is None, "ringwatch exited during the probe")
+        return
+    try:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        got = s.recv(100)
+    except OSError as e:
+        got = repr(e)
+    s.close()
+    raise Failure("a connection during the grace was accepted, then: %r"
+                  % (got[:60],))
+
+
+def terminate(rw, readers, after, probe=None):
+    """Starts the readers, sends SIGTERM after that many seconds (then
+    runs probe(rw)), waits for ringwatch to exit 0 and for the readers;
+    returns the seconds from SIGTERM to the exit."""
     for r in readers:
         r.start()
     time.sleep(after)
     t0 = time.time()
     rw.proc.send_signal(signal.SIGTERM)
+    if probe is not None:
+        probe(rw)
     eq(rw.proc.wait(30), 0, "exit status")
     took = time.time() - t0
     for r in readers:
@@ -136,7 +166,7 @@ def drained(etcd):
           "no ringwatch_shutdown_connections_cut_total on /metrics")
     readers = [H1Reader(rw.port, 150e3), H1Reader(rw.port, 150e3),
                H2Reader(rw.port, 150e3)]
-    took = terminate(rw, readers, 1.0)
+    took = terminate(rw, readers, 1.0, connect_during_grace)
     for r in readers:
         check(r.error is None, "%s: %r after %d bytes; log %s",
               type(r).__name__, r.error,
