@@ -54,9 +54,10 @@ enum read_mode {
 struct read_result {
     /* RW_OK; RW_EFUTURE: N is newer than the store and the cache did not
      * reach it in time (504 "Too large resource version"); RW_EEXPIRED: the
-     * state at N left both the window and the store (410); RW_ERESET: the store's history was reset while the read was
-     * in progress (429, as while the cache relists); RW_EUNAVAIL /
-     * RW_ETIMEDOUT / RW_EPROTO: the store could not be asked (504). */
+     * state at N left both the window and the store (410); RW_ERESET: the
+     * store's history was reset while the read was in progress (429, as while
+     * the cache relists); RW_EUNAVAIL / RW_ETIMEDOUT / RW_EPROTO: the store
+     * could not be asked (504). */
     int err;
     struct store_snap *snap; /* the state (borrowed: ref it to keep); NULL
                                 on error */

@@ -476,8 +476,8 @@ static void list_repr(struct list_req *lr, const struct query *q,
 /* A LIST's resourceVersion is one to watch from; a GET's object is not. */
 static void list_start(struct list_req *lr, enum read_mode mode, int64_t rv)
 {
-    struct fresh *f = fresh_read(lr->r, lr->prefix, mode, rv,
-                                 lr->name == NULL, list_ready_cb, lr);
+    struct fresh *f = fresh_read(lr->r, lr->prefix, mode, rv, lr->name == NULL,
+                                 list_ready_cb, lr);
 
     if (f == NULL)
         return; /* answered, lr freed */

@@ -117,8 +117,8 @@ static int setup(void **state)
 
     base = event_base_new();
     f->r = resource_new(base, resource_type_find("configmaps"), &cfg);
-    f->reader = (struct upstream_reader){&f->stub, stub_probe, stub_page,
-                                         stub_cancel};
+    f->reader =
+        (struct upstream_reader){&f->stub, stub_probe, stub_page, stub_cancel};
     resource_set_reader(f->r, &f->reader);
     *state = f;
     return 0;
@@ -406,8 +406,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lost_revisions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_any_served_at_store_revision,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(
-            test_not_older_served_at_store_revision, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_older_served_at_store_revision,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_waits_for_cache, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_store_not_past, setup, teardown),
