@@ -318,47 +318,7 @@ void watch_set_end_all(struct watch_set *ws)
 
 static bool watcher_selects(const struct watcher *w, const struct object *o)
 {
-    if (w->ns != NULL && strcmp(o->ns, w->ns) != 0)
-        return false;
-    return selector_matches(w->sel, o);
-}
-
-/*
- * What watcher w is to be sent for ev, as kube-apiserver's cacheWatcher
- * convertToWatchEvent: returns the object and sets *type, or NULL.
- */
-static struct object *watcher_view(const struct watcher *w, struct event *ev,
-                                   enum event_type *type)
-{
-    bool now, before;
-
-    if (w->ns == NULL && w->sel == NULL) {
-        *type = ev->type;
-        return ev->obj;
-    }
-    switch (ev->type) {
-    case EVENT_ADDED:
-    case EVENT_DELETED:
-        *type = ev->type;
-        return watcher_selects(w, ev->obj) ? ev->obj : NULL;
-    case EVENT_MODIFIED:
-        now = watcher_selects(w, ev->obj);
-        before = watcher_selects(w, ev->prev);
-        if (now) {
-            *type = before ? EVENT_MODIFIED : EVENT_ADDED;
-            return ev->obj;
-        }
-        if (!before)
-            return NULL;
-        /* Leaves the selection: DELETED with the old content at this RV. */
-        if (ev->gone == NULL)
-            ev->gone = object_with_rv(ev->prev, ev->rv);
-        *type = EVENT_DELETED;
-        return ev->gone;
-    default:
-        rw_assert(!"unknown event type");
-    }
-    return NULL;
+    return event_selects(o, w->ns, w->sel);
 }
 
 /* ---- the pull ---- */
@@ -496,7 +456,7 @@ static void watcher_pump(struct watcher *w)
         if (ev->rv <= w->min_rv)
             continue;
         w->seen_rv = ev->rv;
-        if ((obj = watcher_view(w, ev, &type)) == NULL)
+        if ((obj = event_view(ev, w->ns, w->sel, &type)) == NULL)
             continue;
         watcher_write(w, watcher_frame(w, obj, type));
         m->events_dispatched++;
@@ -520,7 +480,7 @@ static void watcher_push(struct watcher *w, struct event *ev, uint64_t seq)
     resource_metrics(w->set->res)->dispatch_visits++;
     if (ev->rv <= w->min_rv)
         return;
-    if ((obj = watcher_view(w, ev, &type)) == NULL)
+    if ((obj = event_view(ev, w->ns, w->sel, &type)) == NULL)
         return;
     if (stream_pending(w->stream) >= w->set->limits.high_water) {
         watcher_go_lagging(w, seq);
