@@ -334,9 +334,10 @@ static void test_changed_waits_for_cache(void **state)
     assert_int_equal(a.objects, 3);
 }
 
-/* The store has not passed the lost revisions: no revision outside them
- * is true of the state; the cache's, as without resume. */
-static void test_store_not_past(void **state)
+/* The store has not passed the lost revisions (no revision outside them
+ * is true of the state), or cannot be asked: the cache's revision, as
+ * without resume. */
+static void test_served_as_before(void **state)
 {
     struct fixture *f = *state;
     struct answer a;
@@ -349,20 +350,13 @@ static void test_store_not_past(void **state)
     assert_int_equal(a.err, RW_OK);
     assert_int_equal(a.rv, 8);
     assert_int_equal(a.objects, 2);
-}
 
-static void test_no_store_to_ask(void **state)
-{
-    struct fixture *f = *state;
-    struct answer a;
-    bool at_once;
-
-    after_reset(f);
     f->stub.unavailable = true;
-    start(f, READ_ANY, 0, true, &a, &at_once);
+    start(f, READ_NOT_OLDER, 7, true, &a, &at_once);
     await(&a);
     assert_int_equal(a.err, RW_OK);
     assert_int_equal(a.rv, 8);
+    assert_int_equal(probes(f), 1);
 }
 
 /* No resume (a GET), or the cache past the lost revisions: at once. */
@@ -410,8 +404,7 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_waits_for_cache, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(test_store_not_past, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_no_store_to_ask, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_served_as_before, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_probe_needed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_never_reset, setup, teardown),
     };
