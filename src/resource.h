@@ -97,8 +97,8 @@ const char *resource_reset_name(enum resource_reset why);
 /*
  * The store's history was reset (told by src/upstream_history.c): every
  * revision up to old_rev (the highest the old history showed) may now name
- * another change, and is lost from now on (resource_rv_lost), and the
- * store is at new_rev.  As losing the window, only
+ * another change and is lost from now on (resource_rv_lost); the store is
+ * at new_rev.  As losing the window, only
  * more so: counts it (ringwatch_upstream_store_resets_total); ends every
  * watch with ERROR 410 Expired "too old resource version: SEEN (new_rev)"
  * (counted as terminated, reason store_reset), so that informers relist;
@@ -124,10 +124,10 @@ uint64_t resource_epoch(const struct resource *r);
  * held it then, or got it from another server) or of the current one
  * (ringwatch may hand it out again while the store has not passed it):
  * nothing tells which, and serving one as the other loses changes
- * silently, so a watch, an Exact read or a continue token of an earlier
- * epoch from it gets 410 Expired (a relist).  Reads choose revisions
- * outside it to hand out when they can (src/fresh.h).  Never true before
- * a reset.
+ * silently, so a watch from it and an Exact read at it get 410 Expired (a
+ * relist; a continue token says its epoch, and is refused only when that
+ * is an earlier one).  Reads choose revisions outside it to hand out when
+ * they can (src/fresh.h).  Never true before a reset.
  */
 bool resource_rv_lost(const struct resource *r, int64_t rv);
 /* The highest lost revision (0: none). */
