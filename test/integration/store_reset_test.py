@@ -6,18 +6,33 @@
    ringwatch: LIST, watches (plain, sendInitialEvents, on another
    resource), a continue token and an Exact read.
 3. etcd is stopped, the older copy put back, etcd started again: its
-   revision is below what ringwatch served, and new writes reuse those
-   revisions for other changes.  Every watch ends with ERROR 410 Expired
-   (so informers relist); a fresh consistent LIST shows exactly etcd's
-   state (the object the old history created is gone, the restored ones
-   are back, the new one is there); the old continue token and the old
-   Exact read get 410; a new watch from the new LIST sees new writes;
+   revision is below what ringwatch served (r_old), and new writes reuse
+   those revisions for other changes.  Every watch ends with ERROR 410
+   Expired (so informers relist); a fresh consistent LIST shows exactly
+   etcd's state (the object the old history created is gone, the
+   restored ones are back, the new one is there); the old continue token
+   and the old Exact read get 410;
    ringwatch_upstream_store_resets_total{reason="revision"} counts 1 per
    resource; the reset is logged once.
-4. While ringwatch is cut off (a TCP relay), etcd is replaced by a
+4. While etcd is below r_old, every revision ringwatch can vouch for is
+   lost: a watch from its own LIST's revision gets ERROR 410 after about
+   a second, so a client that relists at once lists about once a second,
+   each time etcd's state; a continue token of the new history is served.
+5. The new history writes past r_old.  The reviewer's scenario: an
+   informer that held the old history's state at r_old comes back; its
+   watch and Exact reads get 410 (never the new history's changes after
+   r_old as if they followed its state), its NotOlderThan LIST the current
+   state at a revision past r_old.  Every LIST hands out a revision past
+   r_old now, and a watch from it sees the next write.
+6. While ringwatch is cut off (a TCP relay), etcd is replaced by a
    brand-new cluster on the same port, written past ringwatch's revision:
    the cluster ID alone tells; the same outcome, counted as reason
    "identity".
+7. Another etcd without progress notifications: after a restore, pods
+   are not written while configmaps pass r_old, so the pods cache stays
+   at a lost revision; pods LISTs and a watch-list's initial-events-end
+   bookmark are still at etcd's revision (proven by a probe), watches
+   from them work, and no timer bookmark is sent at the lost revision.
 """
 from harness import *
 
@@ -199,7 +214,7 @@ def before_passing(etcd, rw, lst, r_old):
         events, ended = w.events_for(5)
         check(ended and [e["type"] for e in events] == ["ERROR"],
               "relist %d: the watch from its RV got %r", lists, events)
-    check(3 <= lists <= 5, "a client relisting at once listed %d times in %.1f s",
+    check(2 <= lists <= 5, "a client relisting at once listed %d times in %.1f s",
           lists, time.time() - t0)
 
     page = rw.get_json(CM + "?limit=1")
@@ -308,7 +323,7 @@ def quiet_resource():
               "the store's revision %d", q, got["metadata"]["resourceVersion"], last)
     wl = rw.watch(PODS + "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true"
                   "&resourceVersionMatch=NotOlderThan")
-    events, _ = wl.events_for(1)
+    events, _ = wl.events_for(2)
     eq([(e["type"], rv_of(e["object"]) >= last) for e in events],
        [("ADDED", False), ("BOOKMARK", True)], "watch-list of pods (%r)" % events)
     w = rw.watch(PODS + "?watch=1&resourceVersion=%s" % got["metadata"]["resourceVersion"])
