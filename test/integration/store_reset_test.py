@@ -260,6 +260,23 @@ def after_passing(etcd, rw, lst, r_old):
         check(int(got["metadata"]["resourceVersion"]) > r_old, "LIST ?%s at %s, not past %d",
               q, got["metadata"]["resourceVersion"], r_old)
 
+    # A GET not older than r_old: the object as it is now.
+    got = rw.get_json(CM + "/d?resourceVersion=%d" % r_old)
+    eq((got["metadata"]["name"], got.get("data")), ("d", {"v": "new history"}), "GET ?rv=r_old")
+    # A watch-list not older than r_old: the current state, its end marker
+    # past r_old, then the next write.
+    wl = rw.watch(CM + "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true"
+                  "&resourceVersionMatch=NotOlderThan&resourceVersion=%d" % r_old)
+    events, _ = wl.events_for(2)
+    eq(sorted((n, r, None) for n, r, _ in now), sorted(
+        (e["object"]["metadata"]["name"], rv_of(e["object"]), None)
+        for e in events if e["type"] == "ADDED"), "watch-list from r_old: its state")
+    marks = [e for e in events if e["type"] == "BOOKMARK"]
+    check(len(marks) >= 1 and rv_of(marks[0]["object"]) > r_old and
+          marks[0]["object"]["metadata"].get("annotations", {}).get(
+              "k8s.io/initial-events-end") == "true",
+          "watch-list from r_old: end marker %r", marks)
+
     # A client that lists now watches without a relist.
     got = rw.get_json(CM)
     w = rw.watch(CM + "?watch=1&allowWatchBookmarks=true&resourceVersion=%s"
@@ -272,6 +289,10 @@ def after_passing(etcd, rw, lst, r_old):
     check(all(rv_of(e["object"]) >= rf for e in events if e["type"] == "BOOKMARK"),
           "bookmarks %r", events)
     w.close()
+    events, _ = wl.events_for(0.5)
+    eq([(e["type"], e["object"]["metadata"]["name"]) for e in events if e["type"] != "BOOKMARK"],
+       [("ADDED", "f")], "watch-list from r_old after its end marker")
+    wl.close()
     page = rw.get_json(CM + "?limit=1")
     eq([i["metadata"]["name"] for i in rw.get_json(
         CM + "?limit=5&continue=" + page["metadata"]["continue"])["items"]],
