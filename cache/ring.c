@@ -12,7 +12,8 @@
  * kept); rvs never decrease from tail to head (several events share a
  * revision when one transaction wrote several keys); seqs never go back, not
  * even across ring_clear.  Each held event owns one reference to each of
- * obj, prev and gone; they are dropped when the event leaves.
+ * obj, prev and gone; they are dropped when the event leaves.  gone is made
+ * by event_view, the first time a selection sees the event as DELETED.
  */
 #include "ring.h"
 
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "rw.h"
+#include "selector.h"
 
 #define RING_MIN_SLOTS 16
 
@@ -39,6 +41,39 @@ struct ring {
 size_t event_bytes(const struct event *ev)
 {
     return ev->obj->json->len;
+}
+
+bool event_selects(const struct object *o, const char *ns,
+                   const struct selector *sel)
+{
+    if (ns != NULL && strcmp(o->ns, ns) != 0)
+        return false;
+    return selector_matches(sel, o);
+}
+
+struct object *event_view(struct event *ev, const char *ns,
+                          const struct selector *sel, enum event_type *type)
+{
+    bool now, before;
+
+    *type = ev->type;
+    if (ns == NULL && sel == NULL)
+        return ev->obj;
+    if (ev->type != EVENT_MODIFIED)
+        return event_selects(ev->obj, ns, sel) ? ev->obj : NULL;
+    now = event_selects(ev->obj, ns, sel);
+    before = event_selects(ev->prev, ns, sel);
+    if (now) {
+        *type = before ? EVENT_MODIFIED : EVENT_ADDED;
+        return ev->obj;
+    }
+    if (!before)
+        return NULL;
+    /* Leaves the selection: DELETED with the old content at this RV. */
+    if (ev->gone == NULL)
+        ev->gone = object_with_rv(ev->prev, ev->rv);
+    *type = EVENT_DELETED;
+    return ev->gone;
 }
 
 static struct event *slot(const struct ring *r, size_t i)

@@ -16,6 +16,7 @@
 #ifndef RING_H
 #define RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,24 @@ struct event {
 
 /* Bytes an event is charged against max_bytes: its obj's JSON length. */
 size_t event_bytes(const struct event *ev);
+
+struct selector;
+
+/* Whether o is in the selection of namespace ns (NULL: every namespace)
+ * and selector sel (NULL: everything). */
+bool event_selects(const struct object *o, const char *ns,
+                   const struct selector *sel);
+
+/*
+ * What a watcher of that selection is sent for ev, as kube-apiserver's
+ * cacheWatcher convertToWatchEvent: ADDED and DELETED as they are when
+ * their object is selected; for MODIFIED, old and new state selected: the
+ * event as it is, only the new: ADDED, only the old: DELETED with the old
+ * state at the event's revision (ev->gone, made once), neither: nothing.
+ * Returns the object (borrowed from ev) and sets *type, or NULL.
+ */
+struct object *event_view(struct event *ev, const char *ns,
+                          const struct selector *sel, enum event_type *type);
 
 struct ring;
 

@@ -21,6 +21,12 @@
  * cache snapshot for the proof is taken when a probe is sent, at the
  * cache's revision s, so the probe's "modified after s" verdict refers to
  * exactly the state that would be served.
+ *
+ * A read that seeks a revision past the lost ones (resume while the
+ * cache's revision is lost, fresh.h) joins a probe even when the cache
+ * could answer at once; its target becomes the probe's R when R is past
+ * them, and from there it is a consistent read.  Otherwise (R lost, the
+ * probe failed or too slow) it is the read it would have been.
  */
 #include "fresh.h"
 
@@ -54,6 +60,7 @@ struct fresh {
     int64_t target;    /* revision to serve at or after; 0 before the probe */
     int64_t store_rev; /* R from the probe; 0 if none */
     bool future;       /* target > R: only the cache can still reach it */
+    bool seek;         /* after a revision past the lost ones (resume) */
     fresh_cb cb;
     void *arg;
     uint64_t epoch; /* resource_epoch() at the start */
@@ -290,6 +297,10 @@ static void fresh_deadline_cb(evutil_socket_t fd, short what, void *arg)
         fresh_answer(f, f->fail_err, NULL, f->rv, false, f->fail_why);
         break;
     case STEP_PROBE:
+        if (f->seek && resource_rv(f->r) >= f->rv) {
+            fresh_from_cache(f); /* as without resume (fresh.h) */
+            break;
+        }
         fresh_answer(f, RW_ETIMEDOUT, NULL, f->rv, false,
                      "the store did not answer in time");
         break;
@@ -457,7 +468,12 @@ static void fresh_probe_result(struct fresh *f, int err, const char *why,
         return;
     }
     f->store_rev = p->rev;
-    f->target = f->mode == READ_CONSISTENT ? p->rev : f->rv;
+    if (f->mode == READ_CONSISTENT)
+        f->target = p->rev;
+    else if (f->seek && !resource_rv_lost(f->r, p->rev))
+        f->target = RW_MAX(f->rv, p->rev); /* a revision to watch from */
+    else
+        f->target = f->rv;
     if (f->target > p->rev) {
         f->future = true;
         fresh_wait(f);
@@ -475,8 +491,8 @@ static void fresh_probe_result(struct fresh *f, int err, const char *why,
 /* ---- start ---- */
 
 static struct fresh *fresh_new(struct resource *r, const char *prefix,
-                               enum read_mode mode, int64_t rv, fresh_cb cb,
-                               void *arg)
+                               enum read_mode mode, int64_t rv, bool seek,
+                               fresh_cb cb, void *arg)
 {
     struct fresh *f = xcalloc(1, sizeof(*f));
 
@@ -485,6 +501,7 @@ static struct fresh *fresh_new(struct resource *r, const char *prefix,
     f->prefix_len = strlen(prefix);
     f->mode = mode;
     f->rv = rv;
+    f->seek = seek;
     f->cb = cb;
     f->arg = arg;
     f->epoch = resource_epoch(r);
@@ -527,25 +544,17 @@ static bool fresh_now(struct resource *r, enum read_mode mode, int64_t rv,
 }
 
 struct fresh *fresh_read(struct resource *r, const char *prefix,
-                         enum read_mode mode, int64_t rv, fresh_cb cb,
-                         void *arg)
+                         enum read_mode mode, int64_t rv, bool resume,
+                         fresh_cb cb, void *arg)
 {
+    /* Only a probe can find a revision past the lost ones. */
+    bool seek = resume && (mode == READ_ANY || mode == READ_NOT_OLDER) &&
+                resource_rv_lost(r, resource_rv(r));
     struct fresh *f;
 
-    if (mode == READ_EXACT && resource_rv_lost(r, rv)) {
-        struct read_result res = {
-            .err = RW_EEXPIRED,
-            .rv = rv,
-            .cache_rv = resource_rv(r),
-            .why = "the store's history was reset since this revision",
-        };
-
-        cb(&res, arg);
+    if (!seek && fresh_now(r, mode, rv, cb, arg))
         return NULL;
-    }
-    if (fresh_now(r, mode, rv, cb, arg))
-        return NULL;
-    f = fresh_new(r, prefix, mode, rv, cb, arg);
+    f = fresh_new(r, prefix, mode, rv, seek, cb, arg);
     if (mode == READ_EXACT && rv <= watchcache_rv(resource_cache(r))) {
         /* Inside the cache's past but outside its window. */
         f->target = rv;

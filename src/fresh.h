@@ -54,11 +54,10 @@ enum read_mode {
 struct read_result {
     /* RW_OK; RW_EFUTURE: N is newer than the store and the cache did not
      * reach it in time (504 "Too large resource version"); RW_EEXPIRED: the
-     * state at N left both the window and the store, or (READ_EXACT) N may
-     * name a state of a store history that was reset (resource_rv_lost)
-     * (410); RW_ERESET: the store's history was reset while the read was
-     * in progress (429, as while the cache relists); RW_EUNAVAIL /
-     * RW_ETIMEDOUT / RW_EPROTO: the store could not be asked (504). */
+     * state at N left both the window and the store (410); RW_ERESET: the
+     * store's history was reset while the read was in progress (429, as while
+     * the cache relists); RW_EUNAVAIL / RW_ETIMEDOUT / RW_EPROTO: the store
+     * could not be asked (504). */
     int err;
     struct store_snap *snap; /* the state (borrowed: ref it to keep); NULL
                                 on error */
@@ -77,11 +76,27 @@ typedef void (*fresh_cb)(const struct read_result *res, void *arg);
  * cache can answer at once, cb runs before fresh_read returns and NULL is
  * returned; otherwise the pending read is returned, to be canceled with
  * fresh_cancel if the caller goes away first.  Counts nothing: the caller
- * knows whether it was a hit (res->upstream false).
+ * knows whether it was a hit (res->upstream false).  A READ_EXACT rv that
+ * is lost (resource_rv_lost) is the caller's to refuse: only the caller
+ * knows whether it is the client's or one ringwatch handed out in this
+ * epoch (a continue token).
+ *
+ * resume: the answer's revision is handed out as one to watch from (a
+ * LIST's resourceVersion, a sendInitialEvents watch's initial-events-end
+ * bookmark), so it had better not be a lost revision, from which a watch
+ * gets 410.  A state holds at every revision from the one it is at up to
+ * the next change, so when the cache's revision is lost a READ_ANY or
+ * READ_NOT_OLDER read probes the store as a consistent read does, and
+ * when the store's revision R is past the lost ones, it is served at R or
+ * later (the cache proven unchanged up to R, or caught up with it, or the
+ * store read at R).  When R is not past them, or the probe fails, it is
+ * served as without resume: then every revision true of the state is
+ * lost.  Costs one shared probe per read only while the cache's revision
+ * is lost.
  */
 struct fresh *fresh_read(struct resource *r, const char *prefix,
-                         enum read_mode mode, int64_t rv, fresh_cb cb,
-                         void *arg);
+                         enum read_mode mode, int64_t rv, bool resume,
+                         fresh_cb cb, void *arg);
 
 /* Cancels a pending read: cb will not run.  NULL is a no-op. */
 void fresh_cancel(struct fresh *f);

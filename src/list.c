@@ -318,6 +318,14 @@ static void list_continue_expired(struct list_req *lr)
     free(token);
 }
 
+/* An exact read's revision is gone: 410, worded as the apiserver's etcd3
+ * store. */
+static void list_rv_expired(struct list_req *lr)
+{
+    status_respond(lr->s, 410, "Expired",
+                   "The resourceVersion for the provided list is too old.");
+}
+
 static void list_error(struct list_req *lr, const struct read_result *res)
 {
     switch (res->err) {
@@ -325,9 +333,7 @@ static void list_error(struct list_req *lr, const struct read_result *res)
         if (lr->start != NULL)
             list_continue_expired(lr);
         else
-            status_respond(lr->s, 410, "Expired",
-                           "The resourceVersion for the provided list is "
-                           "too old.");
+            list_rv_expired(lr);
         break;
     default:
         fresh_respond_error(lr->s, res);
@@ -400,8 +406,11 @@ static void list_ready_cb(const struct read_result *res, void *arg)
 
 /* ---- starting ---- */
 
-/* Sets the read mode and revision from q; answers 400 and returns false
- * for a continue token that is malformed or comes with a revision. */
+/* Sets the read mode and revision from q; answers and returns false for
+ * a continue token that is malformed or comes with a revision (400) or is
+ * of an earlier store history (410), and for an exact read at a lost
+ * revision (410; a token of this epoch at one is ringwatch's own, and
+ * served). */
 static bool list_mode(struct list_req *lr, const struct query *q,
                       enum read_mode *mode, int64_t *rv)
 {
@@ -440,6 +449,11 @@ static bool list_mode(struct list_req *lr, const struct query *q,
     } else if (q->rv_match == RV_MATCH_EXACT ||
                (q->rv_match == RV_MATCH_UNSET && q->limit > 0)) {
         *mode = READ_EXACT;
+        if (resource_rv_lost(lr->r, q->rv)) {
+            /* Of the abandoned history or of this one: nothing tells. */
+            list_rv_expired(lr);
+            return false;
+        }
     } else {
         *mode = READ_NOT_OLDER;
     }
@@ -459,10 +473,11 @@ static void list_repr(struct list_req *lr, const struct query *q,
         lr->refuse_why = xstrdup(why);
 }
 
+/* A LIST's resourceVersion is one to watch from; a GET's object is not. */
 static void list_start(struct list_req *lr, enum read_mode mode, int64_t rv)
 {
-    struct fresh *f =
-        fresh_read(lr->r, lr->prefix, mode, rv, list_ready_cb, lr);
+    struct fresh *f = fresh_read(lr->r, lr->prefix, mode, rv, lr->name == NULL,
+                                 list_ready_cb, lr);
 
     if (f == NULL)
         return; /* answered, lr freed */

@@ -17,12 +17,18 @@
  *   N (NotOlderThan, no limit)  at least N; 504 Timeout "Too large
  *                               resource version" after 3 s if N is ahead
  *   N with limit, or Exact      exactly N: from memory inside the window,
- *                               else from the store, else 410 Expired
+ *                               else from the store, else 410 Expired;
+ *                               410 at once for a lost N (resource.h
+ *                               resource_rv_lost)
  *   continue=T                  the next page of T's snapshot (exactly its
  *                               revision); 410 Expired with a fresh token
  *                               that continues on current state when it
- *                               has gone; 400 with a non-zero
+ *                               has gone or is of an earlier store
+ *                               history; 400 with a non-zero
  *                               resourceVersion or a malformed token
+ *
+ * A LIST's resourceVersion is past the lost revisions whenever the store
+ * is (src/fresh.h resume), so that a watch from it is not refused.
  *
  * Pages: at most limit items; when more match, metadata.continue (see
  * proto/ctoken.h) and, without selectors, remainingItemCount.  The body

@@ -15,10 +15,12 @@
  *
  * A reset of the store's history (resource_history_reset) starts a new
  * epoch: watchers ended, cache emptied, not ready until the next list.
- * reset_high remembers the highest revision any abandoned history showed
- * and epoch_start the first list of the current one, which is all it
- * takes to refuse Exact reads of revisions that may name the old history
- * (resource_rv_lost).
+ * reset_high remembers the highest revision any abandoned history showed,
+ * for the life of the process: every revision up to it is lost
+ * (resource_rv_lost).  One number holds every reset's interval: an
+ * interval runs from the revision the store was restored to, which
+ * nothing reports, up to what the old history showed, so it is known only
+ * to end there, and the union of such intervals is [1, highest end].
  */
 #include "resource.h"
 
@@ -130,8 +132,7 @@ struct resource {
     bool listed;               /* a list was ever complete */
     uint64_t epoch;            /* store history resets seen */
     int64_t reset_high;        /* highest revision of a reset history */
-    int64_t epoch_start;       /* revision of the epoch's first list; 0:
-                                  none yet */
+    bool in_lost;              /* the cache's revision is a lost one */
     char **logged_keys;        /* sorted, for the log-once rule */
     size_t nlogged;
 };
@@ -368,6 +369,31 @@ static void resource_relist_diff_cb(struct object *old, struct object *new_obj,
     watch_set_relist_note(r->watches, old, new_obj);
 }
 
+/* Says when the cache's revision enters the lost revisions (a list after
+ * a reset, the store not past them) and when it leaves them: in between,
+ * every revision the cache can vouch for is lost, so clients that list and
+ * watch relist (src/watch.h). */
+static void resource_note_lost(struct resource *r)
+{
+    int64_t rv = watchcache_rv(r->wc);
+
+    if (!r->in_lost && resource_ready(r) && resource_rv_lost(r, rv)) {
+        r->in_lost = true;
+        log_warnx("%s: listed at revision %" PRId64 ", below what the "
+                  "abandoned history reached (%" PRId64 "): revisions up "
+                  "to it are lost and a watch from one gets 410, so "
+                  "informers that list before the store writes past it "
+                  "relist about once a second",
+                  r->rt->resource, rv, r->reset_high);
+    } else if (r->in_lost && !resource_rv_lost(r, rv)) {
+        r->in_lost = false;
+        log_info("%s: at revision %" PRId64 ", past the abandoned history's "
+                 "%" PRId64 ": every revision served from now on can be "
+                 "watched from",
+                 r->rt->resource, rv, r->reset_high);
+    }
+}
+
 void resource_list_end(struct resource *r, int64_t rev)
 {
     bool relist = watchcache_initialized(r->wc);
@@ -380,8 +406,6 @@ void resource_list_end(struct resource *r, int64_t rev)
     r->listing_bad = (struct keyset){0};
     if (r->listed)
         r->metrics.relists++;
-    if (r->epoch_start == 0)
-        r->epoch_start = rev;
     log_info("%s: %s at revision %" PRId64 ": %zu objects", r->rt->resource,
              r->listed ? "relisted" : "listed", rev, store_count(fresh));
     r->listed = true;
@@ -391,6 +415,7 @@ void resource_list_end(struct resource *r, int64_t rev)
                        relist ? resource_relist_diff_cb : NULL, r);
     if (relist)
         watch_set_relist_done(r->watches);
+    resource_note_lost(r);
     resource_wake(r, false);
 }
 
@@ -426,7 +451,7 @@ void resource_history_reset(struct resource *r, enum resource_reset why,
     r->reset_high =
         RW_MAX(r->reset_high, RW_MAX(old_rev, watchcache_rv(r->wc)));
     r->epoch++;
-    r->epoch_start = 0;
+    r->in_lost = false;
     resource_list_abort(r);
     watch_set_reset(r->watches, new_rev);
     keyset_clear(&r->bad);
@@ -444,8 +469,12 @@ uint64_t resource_epoch(const struct resource *r)
 
 bool resource_rv_lost(const struct resource *r, int64_t rv)
 {
-    return rv <= r->reset_high &&
-           (rv < r->epoch_start || rv > watchcache_rv(r->wc));
+    return rv > 0 && rv <= r->reset_high;
+}
+
+int64_t resource_lost_rv(const struct resource *r)
+{
+    return r->reset_high;
 }
 
 /* ---- changes ---- */
@@ -487,12 +516,16 @@ void resource_delete(struct resource *r, const char *key, size_t key_len,
 void resource_progress(struct resource *r, int64_t rev)
 {
     watchcache_progress(r->wc, rev);
+    if (r->in_lost)
+        resource_note_lost(r);
     resource_wake(r, false);
 }
 
 void resource_flush(struct resource *r)
 {
     watch_set_dispatch(r->watches);
+    if (r->in_lost)
+        resource_note_lost(r);
     resource_wake(r, false);
 }
 

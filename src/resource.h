@@ -97,7 +97,8 @@ const char *resource_reset_name(enum resource_reset why);
 /*
  * The store's history was reset (told by src/upstream_history.c): every
  * revision up to old_rev (the highest the old history showed) may now name
- * another change, and the store is at new_rev.  As losing the window, only
+ * another change and is lost from now on (resource_rv_lost); the store is
+ * at new_rev.  As losing the window, only
  * more so: counts it (ringwatch_upstream_store_resets_total); ends every
  * watch with ERROR 410 Expired "too old resource version: SEEN (new_rev)"
  * (counted as terminated, reason store_reset), so that informers relist;
@@ -115,14 +116,22 @@ void resource_history_reset(struct resource *r, enum resource_reset why,
  * earlier epoch must not be served state of a later one. */
 uint64_t resource_epoch(const struct resource *r);
 
-/* Whether an Exact read at rv (resourceVersionMatch=Exact, a limit, a
- * continue token) must get 410 because rv may name a state of a history
- * that was reset: rv is at or below the highest revision of a reset
- * history and outside the current one's reach (below its first list, or
- * above the cache's revision, which the old history passed and the new
- * one has not reached).  Within the current history's reach the
- * revision is the current history's. */
+/*
+ * Whether rv (> 0) is a lost revision: at or below the highest revision a
+ * reset history showed (the old_rev of every resource_history_reset, or
+ * the cache's revision then if higher), for the life of the process.  Such
+ * a revision may name a state of the abandoned history (a client that
+ * held it then, or got it from another server) or of the current one
+ * (ringwatch may hand it out again while the store has not passed it):
+ * nothing tells which, and serving one as the other loses changes
+ * silently, so a watch from it and an Exact read at it get 410 Expired (a
+ * relist; a continue token says its epoch, and is refused only when that
+ * is an earlier one).  Reads choose revisions outside it to hand out when
+ * they can (src/fresh.h).  Never true before a reset.
+ */
 bool resource_rv_lost(const struct resource *r, int64_t rv);
+/* The highest lost revision (0: none). */
+int64_t resource_lost_rv(const struct resource *r);
 
 /* ---- sink: called by the upstream adapter, in revision order ---- */
 

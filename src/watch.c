@@ -46,6 +46,7 @@
 
 #include <event2/event.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,6 +62,12 @@
 #include "proto/repr.h"
 #include "resource.h"
 #include "status.h"
+
+/* Seconds before a watch from a lost revision gets its ERROR 410 (see
+ * watch.h), so that a client that relists at once, and is handed a lost
+ * revision again while the store has not passed them, comes back at most
+ * once per this. */
+#define WATCH_LOST_DELAY 1.0
 
 /* A watcher's initial events still to send: a snapshot walked in key
  * order under the watcher's namespace prefix. */
@@ -110,6 +117,7 @@ struct watcher {
     bool columns_due; /* a Table watch before its first event */
     bool bookmarks;
     bool initial_end; /* BOOKMARK initial-events-end after snap */
+    bool doomed;      /* from a lost revision: ERROR 410 at its deadline */
     bool ending;      /* stream_end called; waiting for on_close */
     bool relist_marked;
 };
@@ -251,6 +259,32 @@ static void watcher_expire(struct watcher *w, int64_t rv, int64_t oldest)
     watcher_end(w);
 }
 
+/* The revision a watch can start from now, at the earliest, for the 410
+ * message's second number: past the lost revisions and inside the
+ * window (as the cacher's "too old resource version: N (oldest - 1)"). */
+static int64_t watch_oldest(struct resource *r)
+{
+    struct watchcache *wc = resource_cache(r);
+    int64_t oldest = resource_lost_rv(r) + 1, limit;
+    uint64_t seq;
+
+    if (watchcache_initialized(wc) &&
+        watchcache_watch_from(wc, 1, &seq, &limit) == RW_EEXPIRED)
+        oldest = RW_MAX(oldest, limit);
+    return oldest;
+}
+
+/* Ends w when its time is up or at shutdown: cleanly, or, doomed, with its
+ * ERROR 410 (a client told nothing would only come back with the same
+ * lost revision).  w may be gone after. */
+static void watcher_finish(struct watcher *w)
+{
+    if (w->doomed && !w->ending)
+        watcher_expire(w, w->min_rv, watch_oldest(w->set->res));
+    else
+        watcher_end(w);
+}
+
 void watch_set_free(struct watch_set *ws)
 {
     if (ws == NULL)
@@ -276,7 +310,7 @@ void watch_set_end_all(struct watch_set *ws)
 
     for (w = ws->head; w != NULL; w = next) {
         next = w->next;
-        watcher_end(w);
+        watcher_finish(w);
     }
 }
 
@@ -284,47 +318,7 @@ void watch_set_end_all(struct watch_set *ws)
 
 static bool watcher_selects(const struct watcher *w, const struct object *o)
 {
-    if (w->ns != NULL && strcmp(o->ns, w->ns) != 0)
-        return false;
-    return selector_matches(w->sel, o);
-}
-
-/*
- * What watcher w is to be sent for ev, as kube-apiserver's cacheWatcher
- * convertToWatchEvent: returns the object and sets *type, or NULL.
- */
-static struct object *watcher_view(const struct watcher *w, struct event *ev,
-                                   enum event_type *type)
-{
-    bool now, before;
-
-    if (w->ns == NULL && w->sel == NULL) {
-        *type = ev->type;
-        return ev->obj;
-    }
-    switch (ev->type) {
-    case EVENT_ADDED:
-    case EVENT_DELETED:
-        *type = ev->type;
-        return watcher_selects(w, ev->obj) ? ev->obj : NULL;
-    case EVENT_MODIFIED:
-        now = watcher_selects(w, ev->obj);
-        before = watcher_selects(w, ev->prev);
-        if (now) {
-            *type = before ? EVENT_MODIFIED : EVENT_ADDED;
-            return ev->obj;
-        }
-        if (!before)
-            return NULL;
-        /* Leaves the selection: DELETED with the old content at this RV. */
-        if (ev->gone == NULL)
-            ev->gone = object_with_rv(ev->prev, ev->rv);
-        *type = EVENT_DELETED;
-        return ev->gone;
-    default:
-        rw_assert(!"unknown event type");
-    }
-    return NULL;
+    return event_selects(o, w->ns, w->sel);
 }
 
 /* ---- the pull ---- */
@@ -439,7 +433,7 @@ static void watcher_pump(struct watcher *w)
     struct metrics_resource *m = resource_metrics(ws->res);
     size_t high_water = ws->limits.high_water;
 
-    if (w->ending || watcher_is_live(w))
+    if (w->ending || w->doomed || watcher_is_live(w))
         return;
     if (w->initial != NULL && !watcher_pump_initial(w, high_water))
         return;
@@ -462,7 +456,7 @@ static void watcher_pump(struct watcher *w)
         if (ev->rv <= w->min_rv)
             continue;
         w->seen_rv = ev->rv;
-        if ((obj = watcher_view(w, ev, &type)) == NULL)
+        if ((obj = event_view(ev, w->ns, w->sel, &type)) == NULL)
             continue;
         watcher_write(w, watcher_frame(w, obj, type));
         m->events_dispatched++;
@@ -486,7 +480,7 @@ static void watcher_push(struct watcher *w, struct event *ev, uint64_t seq)
     resource_metrics(w->set->res)->dispatch_visits++;
     if (ev->rv <= w->min_rv)
         return;
-    if ((obj = watcher_view(w, ev, &type)) == NULL)
+    if ((obj = event_view(ev, w->ns, w->sel, &type)) == NULL)
         return;
     if (stream_pending(w->stream) >= w->set->limits.high_water) {
         watcher_go_lagging(w, seq);
@@ -589,6 +583,9 @@ void watch_set_bookmark(struct watch_set *ws)
     struct rbuf *frames[REPR_FORMATS] = {NULL}; /* this round's, lazily */
     time_t now = time(NULL);
 
+    /* Optional: none at a revision that a watch could not resume from. */
+    if (resource_rv_lost(ws->res, rv))
+        return;
     for (struct watcher *w = ws->head; w != NULL; w = w->next) {
         if (!w->bookmarks || w->ending || !watcher_caught_up(w, head) ||
             rv < w->min_rv ||
@@ -644,12 +641,15 @@ static void watch_set_deadline_cb(evutil_socket_t fd, short what, void *arg)
             (struct watcher *)((char *)d - offsetof(struct watcher, deadline));
 
         deadline_remove(&ws->deadlines, d);
-        watcher_end(w); /* may free w */
+        watcher_finish(w); /* may free w */
     }
     watch_set_arm(ws);
 }
 
-static void watcher_arm_deadline(struct watcher *w, int64_t timeout_seconds)
+/* w ends after timeoutSeconds (> 0), else after a random time, and after
+ * at most `most` seconds (> 0). */
+static void watcher_arm_deadline(struct watcher *w, int64_t timeout_seconds,
+                                 double most)
 {
     struct watch_set *ws = w->set;
     double seconds, t = ws->limits.min_request_timeout;
@@ -660,6 +660,7 @@ static void watcher_arm_deadline(struct watcher *w, int64_t timeout_seconds)
         seconds = (double)timeout_seconds;
     else /* as the apiserver: random in [T, 2T) spreads re-watches */
         seconds = t + t * ((double)random() / ((double)RAND_MAX + 1));
+    seconds = RW_MIN(seconds, most);
     at = watch_now_ms() + (uint64_t)(seconds * 1000.0);
     deadline_add(&ws->deadlines, &w->deadline, at);
     if (first == NULL || at < first->at)
@@ -696,7 +697,7 @@ void watch_set_relist_done(struct watch_set *ws)
 
     for (w = ws->head; w != NULL; w = next) {
         next = w->next;
-        if (w->ending)
+        if (w->ending || w->doomed) /* a doomed one ends on its own */
             continue;
         if (w->relist_marked) {
             resource_metrics(ws->res)->terminated_relist++;
@@ -738,6 +739,7 @@ struct watch_req {
     bool initial_end; /* then the initial-events-end BOOKMARK */
     bool counted;     /* an explicit resourceVersion: a hit or a miss */
     int64_t rv;       /* the requested revision (0: unset or "0") */
+    bool lost;        /* rv is the client's and lost (resource_rv_lost) */
     uint8_t format;   /* the representation (repr_of) */
     int refuse_code;  /* 400 or 406 once the start is proven, or 0 */
     char *refuse_why;
@@ -818,14 +820,11 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     if (watch_refused(wr))
         return;
     /* Ahead of the cache: every change above rv comes later (those up to
-     * rv are skipped by min_rv), unless rv is a revision of a store
-     * history that was reset, which the new one may reuse. */
-    if (rv > 0 && rv <= watchcache_rv(wc)) {
-        err = watchcache_watch_from(wc, rv, &seq, &oldest);
-    } else if (rv > 0 && resource_rv_lost(wr->r, rv)) {
+     * rv are skipped by min_rv). */
+    if (wr->lost)
         err = RW_EEXPIRED;
-        oldest = watchcache_rv(wc);
-    }
+    else if (rv > 0 && rv <= watchcache_rv(wc))
+        err = watchcache_watch_from(wc, rv, &seq, &oldest);
     if (wr->counted) {
         if (err == RW_OK)
             m->watch_hits++;
@@ -835,17 +834,24 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     stream_begin(wr->s, 200, "application/json", -1);
     stream_forget_request(wr->s);
     w = watcher_new(wr);
+    w->cursor = seq;
+    w->min_rv = rv;
+    w->seen_rv = rv;
+    if (wr->lost) {
+        /* Its 410 waits (watch.h): it is taken nothing and sent nothing. */
+        w->doomed = true;
+        w->bookmarks = false;
+        watcher_arm_deadline(w, wr->timeout_seconds, WATCH_LOST_DELAY);
+        return;
+    }
     if (err != RW_OK) {
         watcher_expire(w, rv, oldest);
         return;
     }
-    w->cursor = seq;
-    w->min_rv = rv;
-    w->seen_rv = rv;
     if (snap != NULL)
         w->initial = initial_new(snap, rt, wr->ns);
     w->initial_end = wr->initial_end;
-    watcher_arm_deadline(w, wr->timeout_seconds);
+    watcher_arm_deadline(w, wr->timeout_seconds, INFINITY);
     watcher_pump(w);
 }
 
@@ -942,12 +948,15 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
          * they come, and timeoutSeconds ends it as usual). */
         if (wr->rv == 0)
             wr->rv = watchcache_rv(resource_cache(r));
+        else
+            wr->lost = resource_rv_lost(r, wr->rv);
         watch_begin(wr, NULL, wr->rv);
         watch_req_free(wr);
         return;
     }
     prefix = resource_type_ns_prefix(resource_type(r), ns);
-    f = fresh_read(r, prefix, mode, wr->rv, watch_ready_cb, wr);
+    f = fresh_read(r, prefix, mode, wr->rv, wr->initial_end, watch_ready_cb,
+                   wr);
     free(prefix);
     if (f == NULL)
         return; /* answered, wr freed */

@@ -19,12 +19,18 @@
  *   "too old resource version: N (M)"), end of stream; N newer than the
  *   cache (even than the store): HTTP 200 at once, nothing until changes
  *   above N arrive, then those, and no BOOKMARK below N (the cacher's
- *   plain watch never waits for freshness), unless N is a revision of a
- *   store history that was reset (resource_rv_lost): ERROR 410;
+ *   plain watch never waits for freshness); N lost (resource_rv_lost: at
+ *   or below what a store history that was reset had reached, whether the
+ *   cache has passed it again or not): HTTP 200, nothing, and after 1 s
+ *   (or timeoutSeconds if shorter) ERROR 410 and the end, since N may
+ *   name a state of the abandoned history; the delay bounds the relists
+ *   of a client that relists at once and is handed a lost revision again
+ *   (while the store has not passed them, every revision is lost);
  * - sendInitialEvents=true (with resourceVersionMatch=NotOlderThan and
  *   allowWatchBookmarks, checked by query_validate): ADDED for the state
  *   the resourceVersion names under LIST semantics (unset: consistent, 0:
- *   any, N: not older than N, waiting up to 3 s for it), then at once a
+ *   any, N: not older than N, waiting up to 3 s for it; at a revision
+ *   past the lost ones when the store is: fresh.h resume), then at once a
  *   BOOKMARK at that state's revision annotated
  *   {"k8s.io/initial-events-end":"true"}, then the changes; a state that
  *   cannot be had in time ends the watch (HTTP 200) with the 504 Timeout
@@ -35,7 +41,8 @@
  *   old DELETED (old content at the event's RV), neither nothing;
  * - BOOKMARK on the resource's timer to watchers that allowed them, at the
  *   cache's revision, only when the watcher has been sent every event
- *   below it;
+ *   below it, and never at a lost revision (bookmarks are optional, and a
+ *   watch could not resume from it);
  * - timeoutSeconds ends the stream cleanly; without it the stream ends
  *   after a random time in [min-request-timeout, 2 x min-request-timeout).
  */
@@ -88,7 +95,8 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
 /* Ends every watch cleanly, for a graceful shutdown: each stream ends
  * after the events already queued (the terminating chunk, END_STREAM), as
  * when timeoutSeconds runs out, so informers re-watch from their last RV
- * elsewhere instead of seeing a broken connection. */
+ * elsewhere instead of seeing a broken connection; a watch from a lost
+ * revision ends with its ERROR 410 now. */
 void watch_set_end_all(struct watch_set *ws);
 
 /* New events are in the ring: let every watcher pull what concerns it. */

@@ -2,7 +2,8 @@
  * ring_test.c: the event window (cache/ring.c, included to reach the slot
  * array): bounds in events and bytes, the newest event always kept, seqs
  * that never reset, lapped cursors, ring_seq_after across wrap-around,
- * lazy geometric growth, and the references events hold.
+ * lazy geometric growth, the references events hold, and what a
+ * selection sees of an event.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -17,8 +18,10 @@
 
 #include <cmocka.h>
 
+#include "cache/resource_type.h"
 #include "cache/rw.h"
 #include "cache/ring.h"
+#include "cache/selector.h"
 
 /* Counting allocator around ring.c's own allocations. */
 static long live_blocks;
@@ -328,6 +331,87 @@ static void test_equal_revisions(void **state)
     check_and_release_objects();
 }
 
+/* A ConfigMap ns/name labelled app=app at rv (registered like mkobj's). */
+static struct object *mklabelled(const char *ns, const char *name,
+                                 const char *app, int64_t rv)
+{
+    char json[128], key[64];
+    struct label label = {"app", app};
+    int off =
+        snprintf(json, sizeof(json), "{\"metadata\":{\"resourceVersion\":\"");
+    int len = off + snprintf(json + off, sizeof(json) - off, "%lld\"}}",
+                             (long long)rv);
+    struct object_init in = {
+        .key = key,
+        .key_len = (size_t)snprintf(key, sizeof(key), "/r/%s/%s", ns, name),
+        .rv = rv,
+        .ns = ns,
+        .name = name,
+        .labels = &label,
+        .nlabels = 1,
+        .json = rbuf_from(json, (size_t)len),
+        .rv_off = (size_t)off,
+        .rv_len = (size_t)(len - off - 3),
+    };
+    struct object *o = object_new(&in);
+
+    made[nmade++] = object_ref(o);
+    return o;
+}
+
+/* What a selection sees of an event (selector transitions, c05): old and
+ * new selected MODIFIED, only the new ADDED, only the old DELETED with the
+ * old state at the event's revision (made once), neither nothing; a
+ * namespace selects like a selector; no selection sees everything. */
+static void test_event_view(void **state)
+{
+    const struct resource_type *rt = resource_type_find("configmaps");
+    struct object *x = mklabelled("ns", "a", "x", 5);
+    struct object *y = mklabelled("ns", "a", "y", 7);
+    struct event mod = {.rv = 7, .type = EVENT_MODIFIED, .obj = y, .prev = x};
+    struct event add = {.rv = 5, .type = EVENT_ADDED, .obj = x};
+    struct selector *app_x, *app_y, *app_z;
+    enum event_type t;
+    struct object *gone;
+    char why[128];
+
+    assert_int_equal(
+        selector_parse("app=x", NULL, rt, &app_x, why, sizeof(why)), 0);
+    assert_int_equal(
+        selector_parse("app=y", NULL, rt, &app_y, why, sizeof(why)), 0);
+    assert_int_equal(
+        selector_parse("app in (x,y)", NULL, rt, &app_z, why, sizeof(why)), 0);
+
+    assert_ptr_equal(event_view(&mod, NULL, NULL, &t), y);
+    assert_int_equal(t, EVENT_MODIFIED);
+    assert_ptr_equal(event_view(&mod, "ns", app_z, &t), y);
+    assert_int_equal(t, EVENT_MODIFIED);
+    assert_ptr_equal(event_view(&mod, NULL, app_y, &t), y);
+    assert_int_equal(t, EVENT_ADDED);
+    gone = event_view(&mod, "ns", app_x, &t);
+    assert_int_equal(t, EVENT_DELETED);
+    assert_string_equal(gone->labels[0].value, "x");
+    assert_int_equal(gone->rv, 7);
+    assert_ptr_equal(event_view(&mod, NULL, app_x, &t), gone);
+    assert_null(event_view(&mod, "other", NULL, &t));
+    assert_null(event_view(&mod, "other", app_x, &t));
+
+    assert_ptr_equal(event_view(&add, "ns", app_x, &t), x);
+    assert_int_equal(t, EVENT_ADDED);
+    assert_null(event_view(&add, NULL, app_y, &t));
+    assert_true(event_selects(x, "ns", app_x));
+    assert_false(event_selects(x, "ns", app_y));
+    assert_false(event_selects(x, "other", NULL));
+
+    object_unref(mod.gone);
+    selector_free(app_x);
+    selector_free(app_y);
+    selector_free(app_z);
+    for (size_t i = 0; i < nmade; i++)
+        object_unref(made[i]);
+    nmade = 0;
+}
+
 /* ring_push asserts non-decreasing revisions: run it in a child, expect
  * abort. */
 static void test_push_asserts_increasing_rv(void **state)
@@ -363,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_lazy_growth),
         cmocka_unit_test(test_event_references),
         cmocka_unit_test(test_push_asserts_increasing_rv),
+        cmocka_unit_test(test_event_view),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

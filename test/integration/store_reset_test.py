@@ -6,18 +6,33 @@
    ringwatch: LIST, watches (plain, sendInitialEvents, on another
    resource), a continue token and an Exact read.
 3. etcd is stopped, the older copy put back, etcd started again: its
-   revision is below what ringwatch served, and new writes reuse those
-   revisions for other changes.  Every watch ends with ERROR 410 Expired
-   (so informers relist); a fresh consistent LIST shows exactly etcd's
-   state (the object the old history created is gone, the restored ones
-   are back, the new one is there); the old continue token and the old
-   Exact read get 410; a new watch from the new LIST sees new writes;
+   revision is below what ringwatch served (r_old), and new writes reuse
+   those revisions for other changes.  Every watch ends with ERROR 410
+   Expired (so informers relist); a fresh consistent LIST shows exactly
+   etcd's state (the object the old history created is gone, the
+   restored ones are back, the new one is there); the old continue token
+   and the old Exact read get 410;
    ringwatch_upstream_store_resets_total{reason="revision"} counts 1 per
    resource; the reset is logged once.
-4. While ringwatch is cut off (a TCP relay), etcd is replaced by a
+4. While etcd is below r_old, every revision ringwatch can vouch for is
+   lost: a watch from its own LIST's revision gets ERROR 410 after about
+   a second, so a client that relists at once lists about once a second,
+   each time etcd's state; a continue token of the new history is served.
+5. The new history writes past r_old.  The reviewer's scenario: an
+   informer that held the old history's state at r_old comes back; its
+   watch and Exact reads get 410 (never the new history's changes after
+   r_old as if they followed its state), its NotOlderThan LIST the current
+   state at a revision past r_old.  Every LIST hands out a revision past
+   r_old now, and a watch from it sees the next write.
+6. While ringwatch is cut off (a TCP relay), etcd is replaced by a
    brand-new cluster on the same port, written past ringwatch's revision:
    the cluster ID alone tells; the same outcome, counted as reason
    "identity".
+7. Another etcd without progress notifications: after a restore, pods
+   are not written while configmaps pass r_old, so the pods cache stays
+   at a lost revision; pods LISTs and a watch-list's initial-events-end
+   bookmark are still at etcd's revision (proven by a probe), watches
+   from them work, and no timer bookmark is sent at the lost revision.
 """
 from harness import *
 
@@ -149,6 +164,8 @@ def restore_older_copy(etcd, relay, rw):
     # A watch from the old history's last revision, which the new one has
     # not reached: ERROR 410 (it would wait, then skip the new changes).
     expect_410(rw.watch(CM + "?watch=1&resourceVersion=%d" % r_old), "old watch", r_old)
+
+    before_passing(etcd, rw, lst, r_old)
     # A token of the old history at a revision the new one has reached
     # too (c's, now d's): only its epoch tells, and it gets 410.
     re = etcd.put(cm_key("ns", "e"), configmap("ns", "e"))
@@ -156,19 +173,194 @@ def restore_older_copy(etcd, relay, rw):
     check(rc <= re, "the new history reached %d", rc)
     status, _, body = rw.get(CM + "?limit=1&continue=" + early["metadata"]["continue"])
     eq(status, 410, "old continue token at a revision both histories have (%r)" % body[:200])
+    return after_passing(etcd, rw, lst, r_old)
 
-    # New watches see the new history's writes; its tokens work.
-    w = rw.watch(CM + "?watch=1&resourceVersion=%s" % lst["metadata"]["resourceVersion"])
+
+def lost_watch(rw, path, rv, what):
+    """A watch from the lost revision rv: HTTP 200, nothing for about a
+    second, then ERROR 410 Expired naming rv, and the end."""
+    t0 = time.time()
+    w = rw.watch(path + ("&" if "?" in path else "?") + "watch=1&resourceVersion=%d" % rv)
+    eq(w.status, 200, "%s: HTTP status" % what)
+    events, ended = w.events_for(10)
+    took = time.time() - t0
+    check(ended, "%s: the stream did not end (events %r)", what, events)
+    eq([e["type"] for e in events], ["ERROR"], "%s: events" % what)
+    st = events[0]["object"]
+    eq((st["code"], st["reason"]), (410, "Expired"), "%s: Status" % what)
+    check(st["message"].startswith("too old resource version: %d (" % rv),
+          "%s: message %r", what, st["message"])
+    check(0.8 <= took < 5, "%s: the 410 came after %.2f s, not about 1 s", what, took)
+    return took
+
+
+def before_passing(etcd, rw, lst, r_old):
+    """The store is below r_old: every revision ringwatch can vouch for is
+    lost.  Its own LIST's revision gets the delayed 410 (it cannot be told
+    from the old history's); a client that relists at once (the
+    JavaScript informer does) comes back about once a second, each time
+    with etcd's state; a continue token of this history at a lost revision
+    is ringwatch's own and served; an Exact read at one is not."""
+    rv = int(lst["metadata"]["resourceVersion"])
+    check(rv <= r_old, "the LIST after the restore is at %d, past %d", rv, r_old)
+    lost_watch(rw, CM, rv, "watch from ringwatch's own LIST after the restore")
+
+    lists, t0 = 0, time.time()
+    while time.time() - t0 < 3.5:
+        again = rw.get_json(CM)
+        lists += 1
+        eq(state(again), etcd_state(etcd, "/registry/configmaps/ns/"), "relist %d" % lists)
+        w = rw.watch(CM + "?watch=1&resourceVersion=%s" % again["metadata"]["resourceVersion"])
+        events, ended = w.events_for(5)
+        check(ended and [e["type"] for e in events] == ["ERROR"],
+              "relist %d: the watch from its RV got %r", lists, events)
+    check(2 <= lists <= 5, "a client relisting at once listed %d times in %.1f s",
+          lists, time.time() - t0)
+
+    page = rw.get_json(CM + "?limit=1")
+    check(int(page["metadata"]["resourceVersion"]) <= r_old, "paged LIST past %d", r_old)
+    eq([i["metadata"]["name"] for i in rw.get_json(
+        CM + "?limit=5&continue=" + page["metadata"]["continue"])["items"]],
+       ["b", "d"], "a continue token of this history at a lost revision")
+    status, _, body = rw.get(CM + "?resourceVersion=%s&resourceVersionMatch=Exact"
+                             % lst["metadata"]["resourceVersion"])
+    eq(status, 410, "Exact read at ringwatch's own lost revision (%r)" % body[:200])
+
+
+def after_passing(etcd, rw, lst, r_old):
+    """The new history writes past r_old.  An informer that held the old
+    history's state at r_old (the reviewer's scenario: c, which is gone,
+    and neither b, d nor e) is refused, whatever the new history holds at
+    r_old now: its watch and its Exact reads get 410, its NotOlderThan
+    LIST the current state at a revision past r_old.  Every LIST now
+    hands out a revision past r_old, and watches from those work."""
+    last = 0
+    while last <= r_old:
+        last = etcd.put(cm_key("ns", "e"), configmap("ns", "e", {"n": str(last)}))
+    rw.wait_rv(last)
+    now = etcd_state(etcd, "/registry/configmaps/ns/")
+
+    lost_watch(rw, CM, r_old, "the old informer's watch")
+    lost_watch(rw, CM + "?allowWatchBookmarks=true", r_old,
+               "the old informer's watch with bookmarks")
+    lost_watch(rw, "/api/v1/configmaps", r_old, "the old informer's watch of every namespace")
+    for q in ("resourceVersion=%d&resourceVersionMatch=Exact" % r_old,
+              "resourceVersion=%d&limit=1" % r_old,
+              "resourceVersion=%d&limit=1&resourceVersionMatch=Exact" % (r_old - 1)):
+        status, _, body = rw.get(CM + "?" + q)
+        eq(status, 410, "LIST ?%s (%r)" % (q, body[:200]))
+        eq(json.loads(body)["reason"], "Expired", "LIST ?%s reason" % q)
+    lost_watch(rw, CM, int(lst["metadata"]["resourceVersion"]),
+               "watch from ringwatch's own lost revision, after")
+
+    for q in ("resourceVersion=%d" % r_old, "resourceVersion=%d&resourceVersionMatch=NotOlderThan"
+              % r_old, "resourceVersion=0", ""):
+        got = rw.get_json(CM + "?" + q)
+        eq(state(got), now, "LIST ?%s" % q)
+        check(int(got["metadata"]["resourceVersion"]) > r_old, "LIST ?%s at %s, not past %d",
+              q, got["metadata"]["resourceVersion"], r_old)
+
+    # A GET not older than r_old: the object as it is now.
+    got = rw.get_json(CM + "/d?resourceVersion=%d" % r_old)
+    eq((got["metadata"]["name"], got.get("data")), ("d", {"v": "new history"}), "GET ?rv=r_old")
+    # A watch-list not older than r_old: the current state, its end marker
+    # past r_old, then the next write.
+    wl = rw.watch(CM + "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true"
+                  "&resourceVersionMatch=NotOlderThan&resourceVersion=%d" % r_old)
+    events, _ = wl.events_for(2)
+    eq(sorted((n, r, None) for n, r, _ in now), sorted(
+        (e["object"]["metadata"]["name"], rv_of(e["object"]), None)
+        for e in events if e["type"] == "ADDED"), "watch-list from r_old: its state")
+    marks = [e for e in events if e["type"] == "BOOKMARK"]
+    check(len(marks) >= 1 and rv_of(marks[0]["object"]) > r_old and
+          marks[0]["object"]["metadata"].get("annotations", {}).get(
+              "k8s.io/initial-events-end") == "true",
+          "watch-list from r_old: end marker %r", marks)
+
+    # A client that lists now watches without a relist.
+    got = rw.get_json(CM)
+    w = rw.watch(CM + "?watch=1&allowWatchBookmarks=true&resourceVersion=%s"
+                 % got["metadata"]["resourceVersion"])
     rf = etcd.put(cm_key("ns", "f"), configmap("ns", "f"))
-    events, _ = w.events_for(2)
-    eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
-       [("ADDED", "e", re), ("ADDED", "f", rf)], "a new watch after the reset")
+    events, _ = w.events_for(2.5)
+    eq([(e["type"], e["object"]["metadata"].get("name"), rv_of(e["object"]))
+        for e in events if e["type"] != "BOOKMARK"],
+       [("ADDED", "f", rf)], "a watch from a LIST after the store passed")
+    check(all(rv_of(e["object"]) >= rf for e in events if e["type"] == "BOOKMARK"),
+          "bookmarks %r", events)
     w.close()
+    events, _ = wl.events_for(0.5)
+    eq([(e["type"], e["object"]["metadata"]["name"]) for e in events if e["type"] != "BOOKMARK"],
+       [("ADDED", "f")], "watch-list from r_old after its end marker")
+    wl.close()
     page = rw.get_json(CM + "?limit=1")
     eq([i["metadata"]["name"] for i in rw.get_json(
         CM + "?limit=5&continue=" + page["metadata"]["continue"])["items"]],
        ["b", "d", "e", "f"], "a new continue token")
+    check("past the abandoned history's %d" % r_old in rw.logtext(),
+          "passing the lost revisions not logged")
     return rf
+
+
+def quiet_resource():
+    """A resource nobody writes after the restore (pods), while the store
+    passes the lost revisions through another (configmaps), with no
+    progress notifications: its cache stays at a lost revision.  Its
+    LISTs are still answered at a revision past them (a probe proves its
+    state unchanged up to the store's revision), its watch-list's
+    initial-events-end bookmark too, watches from those work, and no
+    timer bookmark is sent at its lost revision."""
+    etcd = Etcd(progress_notify=None)
+    rw = Ringwatch(etcd, "--bookmark-interval", "1", resources="pods,configmaps")
+    etcd.put("/registry/pods/ns/p", pod("p"))
+    rw.wait_rv(etcd.put(cm_key("ns", "a"), configmap("ns", "a")))
+    etcd.halt()
+    snap = etcd.data + ".snap"
+    shutil.copytree(etcd.data, snap)
+    defer(lambda: shutil.rmtree(snap, ignore_errors=True))
+    etcd.resume()
+    for n in "bcde":
+        r_old = etcd.put(cm_key("ns", n), configmap("ns", n))
+    rw.wait_rv(r_old)
+    etcd.halt()
+    shutil.rmtree(etcd.data)
+    shutil.copytree(snap, etcd.data)
+    etcd.resume()
+    wait_list(rw, PODS, etcd, "/registry/pods/")
+    eq(resets(rw, "revision"), [1.0, 1.0], "resets counted")
+    lost = rw.get_json(PODS + "?resourceVersion=0")
+    check(int(lost["metadata"]["resourceVersion"]) <= r_old, "pods listed at %s, past %d",
+          lost["metadata"]["resourceVersion"], r_old)
+    last = 0
+    while last <= r_old:
+        last = etcd.put(cm_key("ns", "n"), configmap("ns", "n", {"n": str(last)}))
+    rw.wait_rv(last)
+
+    bw = rw.watch(PODS + "?watch=1&resourceVersion=0&allowWatchBookmarks=true")
+    for q in ("resourceVersion=0", "resourceVersion=1", ""):
+        got = rw.get_json(PODS + "?" + q)
+        eq([i["metadata"]["name"] for i in got["items"]], ["p"], "pods LIST ?%s" % q)
+        check(int(got["metadata"]["resourceVersion"]) >= last, "pods LIST ?%s at %s, not at "
+              "the store's revision %d", q, got["metadata"]["resourceVersion"], last)
+    wl = rw.watch(PODS + "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true"
+                  "&resourceVersionMatch=NotOlderThan")
+    events, _ = wl.events_for(2)
+    eq([(e["type"], rv_of(e["object"]) >= last) for e in events],
+       [("ADDED", False), ("BOOKMARK", True)], "watch-list of pods (%r)" % events)
+    w = rw.watch(PODS + "?watch=1&resourceVersion=%s" % got["metadata"]["resourceVersion"])
+    events, _ = bw.events_for(2.5)
+    eq([e["type"] for e in events], ["ADDED"], "RV=0 pods watch: no bookmark at a lost revision")
+    rq = etcd.put("/registry/pods/ns/q", pod("q"))
+    events, _ = w.events_for(1.5)
+    eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
+       [("ADDED", "q", rq)], "pods watch from a LIST's revision")
+    events, _ = bw.events_for(2.5)
+    eq([e["type"] for e in events][:1], ["ADDED"], "RV=0 pods watch after q")
+    check([e for e in events[1:] if e["type"] == "BOOKMARK" and rv_of(e["object"]) >= rq],
+          "no bookmark once the pods cache passed: %r", events)
+    log = rw.logtext()
+    check("pods: listed at revision" in log and "below what the abandoned history reached (%d)"
+          % r_old in log, "the lost list not logged")
 
 
 def brand_new_cluster(etcd, relay, rw, r_before):
@@ -200,6 +392,7 @@ def main():
                    etcd_url=relay.url)
     r = restore_older_copy(etcd, relay, rw)
     brand_new_cluster(etcd, relay, rw, r)
+    quiet_resource()
 
 
 run(main)
