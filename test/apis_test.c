@@ -17,29 +17,8 @@
 #include <string.h>
 
 #include "cache/rw.h"
+#include "test/json_testlib.h"
 #include "proto/apis.h"
-
-static cJSON *parse_rbuf(const struct rbuf *b)
-{
-    cJSON *root = cJSON_ParseWithLength(b->data, b->len);
-
-    assert_non_null(root);
-    return root;
-}
-
-static const char *get_string(const cJSON *obj, const char *path)
-{
-    char buf[256], *save = NULL, *part;
-    const cJSON *item = obj;
-
-    snprintf(buf, sizeof(buf), "%s", path);
-    for (part = strtok_r(buf, ".", &save); part && item;
-         part = strtok_r(NULL, ".", &save))
-        item = cJSON_GetObjectItemCaseSensitive(item, part);
-    if (!cJSON_IsString(item))
-        fail_msg("%s is not a string", path);
-    return item->valuestring;
-}
 
 static void test_version(void **state)
 {

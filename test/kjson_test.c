@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
+#include "test/json_testlib.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
 
@@ -75,29 +76,6 @@ static void decode_fails(const struct resource_type *rt, const char *key,
 /* A literal value (its length from sizeof, NULs included). */
 #define FAILS(rt, key, literal, reason)                                        \
     decode_fails(rt, key, literal, sizeof(literal) - 1, reason)
-
-static cJSON *parse_rbuf(const struct rbuf *b)
-{
-    cJSON *root = cJSON_ParseWithLength(b->data, b->len);
-
-    if (root == NULL)
-        fail_msg("not JSON: %.*s", (int)b->len, b->data);
-    return root;
-}
-
-static const char *get_string(const cJSON *obj, const char *path)
-{
-    char buf[256], *save = NULL, *part;
-    const cJSON *item = obj;
-
-    snprintf(buf, sizeof(buf), "%s", path);
-    for (part = strtok_r(buf, ".", &save); part && item;
-         part = strtok_r(NULL, ".", &save))
-        item = cJSON_GetObjectItemCaseSensitive(item, part);
-    if (!cJSON_IsString(item))
-        fail_msg("%s is not a string", path);
-    return item->valuestring;
-}
 
 /* Checks that o's JSON parses, carries resourceVersion "rv" and has the
  * digits at rv_off/rv_len; returns the parsed tree. */

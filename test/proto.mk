@@ -6,7 +6,7 @@ test_frame_test_CFLAGS = $(TEST_CFLAGS)
 test_frame_test_LDADD = $(TEST_LIBS)
 
 UNIT_TESTS += test/kjson_test
-test_kjson_test_SOURCES = test/kjson_test.c
+test_kjson_test_SOURCES = test/kjson_test.c test/json_testlib.h
 test_kjson_test_CFLAGS = $(TEST_CFLAGS)
 test_kjson_test_LDADD = $(TEST_LIBS)
 
@@ -41,7 +41,7 @@ test_repr_test_CFLAGS = $(TEST_CFLAGS)
 test_repr_test_LDADD = $(TEST_LIBS)
 
 UNIT_TESTS += test/apis_test
-test_apis_test_SOURCES = test/apis_test.c
+test_apis_test_SOURCES = test/apis_test.c test/json_testlib.h
 test_apis_test_CFLAGS = $(TEST_CFLAGS)
 test_apis_test_LDADD = $(TEST_LIBS)
 
