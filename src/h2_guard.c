@@ -205,9 +205,14 @@ uint32_t h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
         log_debug("h2_guard: HEADERS on closed stream %d", id);
         return NGHTTP2_PROTOCOL_ERROR;
     }
-    if (frame[3] == NGHTTP2_HEADERS && (frame[4] & NGHTTP2_FLAG_PRIORITY) &&
-        len >= h2_guard_need(frame) - FRAME_HEAD_LEN) {
-        dep = frame + FRAME_HEAD_LEN + (frame[4] & NGHTTP2_FLAG_PADDED ? 1 : 0);
+    if (frame[3] == NGHTTP2_HEADERS && (frame[4] & NGHTTP2_FLAG_PRIORITY)) {
+        size_t pad_field = frame[4] & NGHTTP2_FLAG_PADDED ? 1 : 0;
+
+        /* shorter than its fields: nghttp2's FRAME_SIZE_ERROR, and the
+         * caller has only the frame's bytes (h2_guard_need) */
+        if (len < pad_field + PRIORITY_LEN)
+            return 0;
+        dep = frame + FRAME_HEAD_LEN + pad_field;
         if ((int32_t)(get32(dep) & 0x7fffffff) == id &&
             nghttp2_session_find_stream(session, id) == NULL) {
             memset(dep, 0, 4); /* (nghttp2 would end the connection) */

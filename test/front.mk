@@ -20,6 +20,11 @@ test_h2_out_test_SOURCES = test/h2_out_test.c
 test_h2_out_test_CFLAGS = $(TEST_CFLAGS)
 test_h2_out_test_LDADD = $(TEST_LIBS)
 
+UNIT_TESTS += test/h2_guard_test
+test_h2_guard_test_SOURCES = test/h2_guard_test.c
+test_h2_guard_test_CFLAGS = $(TEST_CFLAGS)
+test_h2_guard_test_LDADD = $(TEST_LIBS)
+
 # The front with test handlers, driven by real clients (curl, nghttp,
 # h2load, raw sockets) in front_test.py.
 check_PROGRAMS += test/front_server
