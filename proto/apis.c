@@ -2,7 +2,7 @@
  * apis.c: discovery documents (see apis.h).
  *
  * Each document is written in one sbuf from a copy of the types sorted by
- * group and resource name; strings go through kjson_escape.  Built once at
+ * group and resource name; strings go through kjson_add_string.  Built once at
  * start by src/discovery.c, never per request.
  */
 #include "apis.h"
@@ -19,20 +19,12 @@
 #define RINGWATCH_GIT_COMMIT "unknown"
 #endif
 
-static void add_string(struct sbuf *sb, const char *s)
-{
-    char *e = kjson_escape(s);
-
-    sbuf_addf(sb, "\"%s\"", e);
-    free(e);
-}
-
 /* ,"key":"value" (no comma when first). */
 static void add_member(struct sbuf *sb, bool first, const char *key,
                        const char *value)
 {
     sbuf_addf(sb, "%s\"%s\":", first ? "" : ",", key);
-    add_string(sb, value);
+    kjson_add_string(sb, value);
 }
 
 /* A NULL-terminated list of strings as a JSON array member (omitted when
@@ -46,7 +38,7 @@ static void add_strings(struct sbuf *sb, const char *key, const char *const *v,
     for (size_t i = 0; i < max && v[i] != NULL; i++) {
         if (i > 0)
             sbuf_add(sb, ",");
-        add_string(sb, v[i]);
+        kjson_add_string(sb, v[i]);
     }
     sbuf_add(sb, "]");
 }

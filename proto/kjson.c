@@ -223,6 +223,11 @@ static struct rbuf *jw_frame(struct sbuf *w)
     return f;
 }
 
+void kjson_add_string(struct sbuf *sb, const char *s)
+{
+    jw_str(sb, s);
+}
+
 char *kjson_escape(const char *s)
 {
     struct sbuf w = {0};

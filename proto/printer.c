@@ -5,7 +5,7 @@
  * LabelSelectorAsSelector, layoutContainerCells and Quantity.String().
  *
  * Cells are appended to the row's sbuf as JSON values separated by commas;
- * strings go out through kjson_escape (so "<none>" is written as is, where
+ * strings go out through kjson_add_string (so "<none>" is written as is, where
  * Go would write \u003cnone\u003e: the same JSON string).
  */
 #include "printer.h"
@@ -117,13 +117,8 @@ static void sep(struct printer_row *r)
 
 void printer_cell_str(struct printer_row *r, const char *s)
 {
-    char *e = kjson_escape(s);
-
     sep(r);
-    sbuf_add(r->sb, "\"");
-    sbuf_add(r->sb, e);
-    sbuf_add(r->sb, "\"");
-    free(e);
+    kjson_add_string(r->sb, s);
 }
 
 void printer_cell_int(struct printer_row *r, int64_t v)

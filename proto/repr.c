@@ -153,14 +153,6 @@ static void add_base64(struct sbuf *sb, const char *in, size_t len)
     }
 }
 
-static void add_string(struct sbuf *sb, const char *s)
-{
-    char *e = kjson_escape(s);
-
-    sbuf_addf(sb, "\"%s\"", e);
-    free(e);
-}
-
 /* The empty list of r's objects as the apiserver's JSON encoder writes
  * it, base64. */
 static void add_blueprint(struct sbuf *sb, const struct repr *r,
@@ -175,9 +167,9 @@ static void add_blueprint(struct sbuf *sb, const struct repr *r,
                   "\"meta.k8s.io/%s\"",
                   r->beta ? "v1beta1" : "v1");
     } else {
-        add_string(&list, rt->list_kind);
+        kjson_add_string(&list, rt->list_kind);
         sbuf_add(&list, ",\"apiVersion\":");
-        add_string(&list, rt->api_version);
+        kjson_add_string(&list, rt->api_version);
     }
     sbuf_add(&list, ",\"metadata\":{},\"items\":null}\n");
     add_base64(sb, list.data, list.len);
@@ -194,9 +186,9 @@ static struct object *bookmark_object(const struct repr *r,
     size_t rv_off;
 
     sbuf_add(&sb, "{\"kind\":");
-    add_string(&sb, rt->kind);
+    kjson_add_string(&sb, rt->kind);
     sbuf_add(&sb, ",\"apiVersion\":");
-    add_string(&sb, rt->api_version);
+    kjson_add_string(&sb, rt->api_version);
     sbuf_add(&sb, ",\"metadata\":{\"resourceVersion\":\"");
     rv_off = sb.len;
     sbuf_addf(&sb, "%lld\"", (long long)rv);

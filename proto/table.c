@@ -84,16 +84,6 @@ static const struct printer *printer_for(const struct resource_type *rt)
 /* The document                                                        */
 /* ------------------------------------------------------------------ */
 
-static void add_json_string(struct sbuf *sb, const char *s)
-{
-    char *e = kjson_escape(s);
-
-    sbuf_add(sb, "\"");
-    sbuf_add(sb, e);
-    sbuf_add(sb, "\"");
-    free(e);
-}
-
 static void add_columns(struct sbuf *sb, const struct printer *p)
 {
     sbuf_add(sb, "[");
@@ -101,13 +91,13 @@ static void add_columns(struct sbuf *sb, const struct printer *p)
         const struct printer_column *c = &p->columns[i];
 
         sbuf_add(sb, i ? ",{\"name\":" : "{\"name\":");
-        add_json_string(sb, c->name);
+        kjson_add_string(sb, c->name);
         sbuf_add(sb, ",\"type\":");
-        add_json_string(sb, c->type);
+        kjson_add_string(sb, c->type);
         sbuf_add(sb, ",\"format\":");
-        add_json_string(sb, c->format);
+        kjson_add_string(sb, c->format);
         sbuf_add(sb, ",\"description\":");
-        add_json_string(sb, c->description);
+        kjson_add_string(sb, c->description);
         sbuf_addf(sb, ",\"priority\":%d}", c->priority);
     }
     sbuf_add(sb, "]");
@@ -171,7 +161,7 @@ struct rbuf *table_render(const struct resource_type *rt,
     add_head(&sb, beta, rv);
     if (continue_token != NULL && *continue_token != '\0') {
         sbuf_add(&sb, ",\"continue\":");
-        add_json_string(&sb, continue_token);
+        kjson_add_string(&sb, continue_token);
     }
     if (remaining >= 0)
         sbuf_addf(&sb, ",\"remainingItemCount\":%lld", (long long)remaining);
