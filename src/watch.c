@@ -245,15 +245,22 @@ static void watcher_end(struct watcher *w)
     stream_end(w->stream);
 }
 
-/* Sends ERROR 410 Expired and ends the stream (w may be gone after). */
-static void watcher_expire(struct watcher *w, int64_t rv, int64_t oldest)
+/* The ERROR 410 Expired event of a watch from rv, oldest the revision a
+ * watch can start from now, as the cacher's "too old resource version". */
+static struct rbuf *expired_frame(int64_t rv, int64_t oldest)
 {
     char msg[128];
-    struct rbuf *frame;
 
     snprintf(msg, sizeof(msg),
              "too old resource version: %" PRId64 " (%" PRId64 ")", rv, oldest);
-    frame = kjson_error_frame(410, "Expired", msg);
+    return kjson_error_frame(410, "Expired", msg);
+}
+
+/* Sends ERROR 410 Expired and ends the stream (w may be gone after). */
+static void watcher_expire(struct watcher *w, int64_t rv, int64_t oldest)
+{
+    struct rbuf *frame = expired_frame(rv, oldest);
+
     stream_write_frame(w->stream, frame);
     rbuf_unref(frame);
     watcher_end(w);
@@ -863,21 +870,16 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
 static void watch_fail(struct watch_req *wr, const struct read_result *res)
 {
     struct rbuf *frame;
-    char msg[128];
 
     if (!wr->initial_end && res->err != RW_ERESET) {
         fresh_respond_error(wr->s, res);
         return;
     }
     stream_begin(wr->s, 200, "application/json", -1);
-    if (res->err == RW_ERESET) {
-        snprintf(msg, sizeof(msg),
-                 "too old resource version: %" PRId64 " (%" PRId64 ")", wr->rv,
-                 res->cache_rv);
-        frame = kjson_error_frame(410, "Expired", msg);
-    } else {
+    if (res->err == RW_ERESET)
+        frame = expired_frame(wr->rv, res->cache_rv);
+    else
         frame = fresh_error_frame(res);
-    }
     stream_write_frame(wr->s, frame);
     rbuf_unref(frame);
     stream_end(wr->s);
