@@ -108,7 +108,6 @@ static bool plain_number(const char *text, double *out, const char **end)
     size_t n;
 
     errno = 0;
-    errno = 0;
     *out = strtod(text, &e);
     n = (size_t)(e - text);
     if (n == 0 || strspn(text, "+-0123456789.eE") < n || isnan(*out))
