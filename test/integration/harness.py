@@ -260,10 +260,15 @@ class Ringwatch:
                 self.proc.wait(5)
         code = self.proc.returncode
         self.proc = None
+        log = self.logtext() if code not in (None, 0, -signal.SIGTERM) else ""
         os.unlink(self.log.name)
-        # A crash (signal) is a failure even when every check passed.
+        # A crash (signal) is a failure even when every check passed, and
+        # so is an error exit: a sanitizer's report ends the process with 1
+        # (its text is in the log, which is gone once stop returns).
         if code is not None and code < 0 and code != -signal.SIGTERM:
-            raise Failure("ringwatch died with signal %d" % -code)
+            raise Failure("ringwatch died with signal %d:\n%s" % (-code, log))
+        if code is not None and code > 0:
+            raise Failure("ringwatch exited %d:\n%s" % (code, log))
 
     @property
     def url(self):
