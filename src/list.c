@@ -385,9 +385,7 @@ static void list_ready_cb(const struct read_result *res, void *arg)
         list_error(lr, res);
     } else if (lr->refuse_code != 0) {
         /* As the apiserver's transformResponseObject, after the read. */
-        status_respond(lr->s, lr->refuse_code,
-                       lr->refuse_code == 406 ? "NotAcceptable" : "BadRequest",
-                       "%s", lr->refuse_why);
+        status_refuse(lr->s, lr->refuse_code, lr->refuse_why);
     } else if (lr->name != NULL) {
         m->gets++;
         list_get_answer(lr, res->snap);

@@ -24,3 +24,9 @@ void status_respond(struct stream *s, int code, const char *reason,
     stream_respond(s, code, "application/json", body);
     rbuf_unref(body);
 }
+
+void status_refuse(struct stream *s, int code, const char *why)
+{
+    status_respond(s, code, code == 406 ? "NotAcceptable" : "BadRequest",
+                   "%s", why);
+}

@@ -17,4 +17,11 @@
 void status_respond(struct stream *s, int code, const char *reason,
                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/*
+ * Responds to a request whose representation repr_resolve (proto/repr.h)
+ * refused: code 406 is NotAcceptable, 400 (a bad includeObject)
+ * BadRequest, with why as the message.  The stream is finished afterwards.
+ */
+void status_refuse(struct stream *s, int code, const char *why);
+
 #endif

@@ -767,9 +767,7 @@ static bool watch_refused(struct watch_req *wr)
 {
     if (wr->refuse_code == 0)
         return false;
-    status_respond(wr->s, wr->refuse_code,
-                   wr->refuse_code == 406 ? "NotAcceptable" : "BadRequest",
-                   "%s", wr->refuse_why);
+    status_refuse(wr->s, wr->refuse_code, wr->refuse_why);
     return true;
 }
 
