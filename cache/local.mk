@@ -2,6 +2,7 @@
 noinst_LIBRARIES += cache/libcache.a
 cache_libcache_a_SOURCES = \
 	cache/rw.c cache/rw.h \
+	cache/clock.c cache/clock.h \
 	cache/rbuf.c cache/rbuf.h \
 	cache/sbuf.c cache/sbuf.h \
 	cache/resource_type.c cache/resource_type.h \
