@@ -38,7 +38,7 @@
 
 #include "cache/rw.h"
 #include "cache/watchcache.h"
-#include "metrics.h"
+#include "metrics_resource.h"
 #include "proto/kjson.h"
 #include "resource.h"
 #include "stream.h"

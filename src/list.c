@@ -23,7 +23,7 @@
 #include "cache/rw.h"
 #include "cache/watchcache.h"
 #include "fresh.h"
-#include "metrics.h"
+#include "metrics_resource.h"
 #include "proto/ctoken.h"
 #include "proto/kjson.h"
 #include "proto/partial.h"

@@ -19,7 +19,7 @@ src_libsrc_a_SOURCES = \
 	src/h2_in.c src/h2_in.h \
 	src/h2_out.c src/h2_out.h \
 	src/config.c src/config.h \
-	src/metrics.c src/metrics.h \
+	src/metrics.c src/metrics.h src/metrics_resource.h \
 	src/resource.c src/resource.h \
 	src/watch.c src/watch.h \
 	src/list.c src/list.h \

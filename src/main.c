@@ -158,7 +158,7 @@ static void daemon_signal_cb(evutil_socket_t sig, short what, void *arg)
     listener_drain(d->listener);
     router_shutting_down(d->router);
     for (size_t i = 0; i < d->n; i++)
-        watch_set_end_all(resource_watch_set(d->resources[i]));
+        watch_set_end_all(watch_set_of(d->resources[i]));
     d->drain = event_new(d->base, -1, EV_PERSIST, daemon_drain_cb, d);
     event_add(d->drain, &tick);
     d->grace = evtimer_new(d->base, daemon_grace_cb, d);
@@ -196,7 +196,7 @@ static void daemon_state_cb(struct sbuf *line, void *arg)
               ls.streams_h1 + ls.streams_h2);
     for (size_t i = 0; i < d->n; i++) {
         struct resource *r = d->resources[i];
-        struct watch_set *ws = resource_watch_set(r);
+        struct watch_set *ws = watch_set_of(r);
 
         sbuf_addf(line, "; %s %s rv %" PRId64 " objects %zu watchers %zu",
                   resource_type(r)->resource,
@@ -212,7 +212,9 @@ static void daemon_start(struct daemon *d)
         .ring_events = d->cfg.ring_capacity,
         .ring_bytes = d->cfg.ring_bytes,
         .bookmark_interval = d->cfg.bookmark_interval,
-        .watch_high_water = d->cfg.watch_high_water,
+    };
+    struct watch_limits wl = {
+        .high_water = d->cfg.watch_high_water,
         .min_request_timeout = d->cfg.min_request_timeout,
     };
     struct upstream_etcd_config uc = {.page_size = d->cfg.list_page_size};
@@ -220,8 +222,9 @@ static void daemon_start(struct daemon *d)
 
     d->resources = xcalloc(d->n, sizeof(*d->resources));
     for (size_t i = 0; i < d->n; i++) {
-        rc.indexed_field = d->indexed_field[i];
         d->resources[i] = resource_new(d->base, d->types[i], &rc);
+        wl.indexed_field = d->indexed_field[i];
+        watch_set_new(d->resources[i], &wl);
     }
     d->upstream =
         upstream_etcd_new(d->base, d->cfg.etcd, d->resources, d->n, &uc);
@@ -254,8 +257,10 @@ static void daemon_stop(struct daemon *d)
     upstream_etcd_free(d->upstream);
     router_free(d->router);
     discovery_free(d->discovery);
-    for (size_t i = 0; i < d->n; i++)
+    for (size_t i = 0; i < d->n; i++) {
+        watch_set_free(watch_set_of(d->resources[i]));
         resource_free(d->resources[i]);
+    }
     for (size_t i = 0; i < RW_ARRAY_LEN(d->signals); i++)
         event_free(d->signals[i]);
     if (d->drain != NULL) {

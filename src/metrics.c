@@ -3,7 +3,7 @@
  * metrics.h).  One family at a time: HELP, TYPE, then one sample per
  * resource, so the output passes `promtool check metrics`.
  */
-#include "metrics.h"
+#include "src/metrics.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -19,8 +19,9 @@
 #include "cache/sbuf.h"
 #include "cache/store.h"
 #include "cache/watchcache.h"
-#include "resource.h"
-#include "watch.h"
+#include "src/metrics_resource.h"
+#include "src/resource.h"
+#include "src/watch.h"
 
 static void family(struct sbuf *t, const char *name, const char *type,
                    const char *help)
@@ -265,7 +266,7 @@ static void render_resources(struct sbuf *t, struct resource *const *res,
     family(t, "ringwatch_watchers", "gauge",
            "Current watch streams by client protocol.");
     for (size_t i = 0; i < n; i++) {
-        const struct watch_set *ws = resource_watch_set(res[i]);
+        const struct watch_set *ws = watch_set_of(res[i]);
         const char *name = resource_type(res[i])->resource;
 
         sbuf_addf(t,

@@ -2,12 +2,10 @@
  * metrics.h: ringwatch's counters and their Prometheus text exposition
  * (/metrics, text format 0.0.4).
  *
- * Each resource owns a struct metrics_resource that the dispatcher and
- * handlers bump in place (plain integers: one thread).  Names follow the
+ * Each resource owns a struct metrics_resource (src/metrics_resource.h)
+ * that the dispatcher and handlers bump in place.  Names follow the
  * kube-apiserver's watch-cache metrics where one exists (events received
- * and dispatched, capacity, resource version), prefixed ringwatch_.  The
- * ring hit rate is hits / (hits + misses) of WATCH starts with an explicit
- * resourceVersion: served from the ring versus answered 410 Expired.
+ * and dispatched, capacity, resource version), prefixed ringwatch_.
  */
 #ifndef METRICS_H
 #define METRICS_H
@@ -19,28 +17,6 @@
 #include "cache/rbuf.h"
 
 struct resource;
-
-struct metrics_resource {
-    uint64_t watch_hits;        /* watch starts at an RV inside the window */
-    uint64_t watch_misses;      /* watch starts answered 410 Expired */
-    uint64_t watch_starts;      /* all watch starts, including RV 0/unset */
-    uint64_t list_hits;         /* LISTs served from memory */
-    uint64_t list_misses;       /* LISTs delegated upstream */
-    uint64_t gets;              /* GETs of one object */
-    uint64_t probes;            /* freshness probes sent to the store */
-    uint64_t events_received;   /* changes applied from the upstream */
-    uint64_t events_dispatched; /* event frames written to watch streams */
-    uint64_t dispatch_visits;   /* (event, watcher) pairs the dispatcher or a
-                                   watcher's pull looked at */
-    uint64_t bookmarks_sent;    /* BOOKMARK frames written */
-    uint64_t reconnects;        /* upstream watch re-establishments */
-    uint64_t relists;           /* lists after the first */
-    uint64_t undecodable;       /* store values not servable (kjson.h) */
-    uint64_t terminated_expired; /* watchers lapped by the ring */
-    uint64_t terminated_relist;  /* watchers a relist could not carry */
-    uint64_t terminated_reset;   /* watchers a store reset ended */
-    uint64_t store_resets[2];    /* by enum resource_reset */
-};
 
 /* What /metrics shows beyond the resources. */
 struct metrics_global {

@@ -2,11 +2,11 @@
  * resource.c: one served resource type at run time (see resource.h).
  *
  * Ingest path: upstream value -> kjson_decode_object (once) ->
- * watchcache_put/delete (store + ring) -> on flush, watch_set_dispatch.
- * A relist builds a fresh store beside the live one; list_end swaps it in
- * with watchcache_replace, telling the watch set which objects changed in
- * the gap so that only the watchers that could have seen a change are
- * ended with 410.
+ * watchcache_put/delete (store + ring) -> on flush, the subscriber's
+ * dispatch (the watch set's).  A relist builds a fresh store beside the
+ * live one; list_end swaps it in with watchcache_replace, telling the
+ * subscriber which objects changed in the gap so that only the watchers
+ * that could have seen a change are ended with 410.
  *
  * Undecodable values: counted, logged once per key (up to a bound), never
  * served.  If such a value replaces an object we hold, the object leaves
@@ -22,7 +22,7 @@
  * nothing reports, up to what the old history showed, so it is known only
  * to end there, and the union of such intervals is [1, highest end].
  */
-#include "resource.h"
+#include "src/resource.h"
 
 #include <event2/event.h>
 #include <inttypes.h>
@@ -30,10 +30,9 @@
 #include <string.h>
 
 #include "cache/rw.h"
-#include "log.h"
-#include "metrics.h"
 #include "proto/kjson.h"
-#include "watch.h"
+#include "src/log.h"
+#include "src/metrics_resource.h"
 
 /* Keys whose undecodable values have been logged, bounded. */
 #define LOGGED_KEYS_MAX 4096
@@ -122,13 +121,14 @@ struct resource {
     struct watchcache *wc;
     struct store *listing; /* the (re)list being received, or NULL */
     bool upstream_watching;
-    struct watch_set *watches;
+    const struct resource_subscriber_ops *sub; /* never NULL */
+    void *sub_arg;
     struct event *bookmark_timer;
     struct metrics_resource metrics;
     const struct upstream_reader *reader;
     struct keyset bad;         /* keys whose stored value is undecodable */
     struct keyset listing_bad; /* the same, of the list being received */
-    struct rv_waiter *waiters; /* resource_wait, unordered */
+    LIST_HEAD(, rv_waiter) waiters; /* resource_wait, unordered */
     bool listed;               /* a list was ever complete */
     uint64_t epoch;            /* store history resets seen */
     int64_t reset_high;        /* highest revision of a reset history */
@@ -137,11 +137,34 @@ struct resource {
     size_t nlogged;
 };
 
+/* The subscriber of a resource that has none: tells nobody. */
+static void nobody(void *arg)
+{
+}
+
+static void nobody_note(void *arg, const struct object *old,
+                        const struct object *new_obj)
+{
+}
+
+static void nobody_reset(void *arg, int64_t rev)
+{
+}
+
+static const struct resource_subscriber_ops no_subscriber = {
+    .dispatch = nobody,
+    .bookmark = nobody,
+    .relist_begin = nobody,
+    .relist_note = nobody_note,
+    .relist_done = nobody,
+    .reset = nobody_reset,
+};
+
 static void resource_bookmark_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct resource *r = arg;
 
-    watch_set_bookmark(r->watches);
+    r->sub->bookmark(r->sub_arg);
 }
 
 struct resource *resource_new(struct event_base *base,
@@ -149,18 +172,14 @@ struct resource *resource_new(struct event_base *base,
                               const struct resource_config *cfg)
 {
     struct resource *r = xcalloc(1, sizeof(*r));
-    struct watch_limits limits = {
-        .high_water = cfg->watch_high_water,
-        .min_request_timeout = cfg->min_request_timeout,
-        .indexed_field = cfg->indexed_field,
-    };
     struct timeval tv = rw_timeval(cfg->bookmark_interval);
 
     r->base = base;
     r->rt = rt;
     r->cfg = *cfg;
     r->wc = watchcache_new(cfg->ring_events, cfg->ring_bytes);
-    r->watches = watch_set_new(r, &limits);
+    r->sub = &no_subscriber;
+    LIST_INIT(&r->waiters);
     r->bookmark_timer =
         event_new(base, -1, EV_PERSIST, resource_bookmark_cb, r);
     event_add(r->bookmark_timer, &tv);
@@ -171,11 +190,11 @@ void resource_free(struct resource *r)
 {
     if (r == NULL)
         return;
-    rw_assert(r->waiters == NULL); /* their streams are gone */
+    rw_assert(LIST_EMPTY(&r->waiters)); /* their streams are gone */
+    rw_assert(r->sub == &no_subscriber);
     keyset_clear(&r->bad);
     keyset_clear(&r->listing_bad);
     event_free(r->bookmark_timer);
-    watch_set_free(r->watches);
     store_free(r->listing);
     watchcache_free(r->wc);
     for (size_t i = 0; i < r->nlogged; i++)
@@ -199,11 +218,6 @@ struct watchcache *resource_cache(const struct resource *r)
     return r->wc;
 }
 
-struct watch_set *resource_watch_set(const struct resource *r)
-{
-    return r->watches;
-}
-
 struct metrics_resource *resource_metrics(struct resource *r)
 {
     return &r->metrics;
@@ -222,6 +236,28 @@ const char *resource_prefix(const struct resource *r)
 int64_t resource_rv(const struct resource *r)
 {
     return watchcache_initialized(r->wc) ? watchcache_rv(r->wc) : 0;
+}
+
+/* ---- the subscriber ---- */
+
+void resource_subscribe(struct resource *r,
+                        const struct resource_subscriber_ops *ops, void *arg)
+{
+    rw_assert(r->sub == &no_subscriber && ops != NULL);
+    r->sub = ops;
+    r->sub_arg = arg;
+}
+
+void resource_unsubscribe(struct resource *r)
+{
+    r->sub = &no_subscriber;
+    r->sub_arg = NULL;
+}
+
+void *resource_subscriber(const struct resource *r,
+                          const struct resource_subscriber_ops *ops)
+{
+    return r->sub == ops ? r->sub_arg : NULL;
 }
 
 /* ---- upstream reads and waiters ---- */
@@ -246,23 +282,14 @@ void resource_wait(struct resource *r, struct rv_waiter *w)
 {
     rw_assert(!w->waiting);
     w->waiting = true;
-    w->prev = NULL;
-    w->next = r->waiters;
-    if (r->waiters != NULL)
-        r->waiters->prev = w;
-    r->waiters = w;
+    LIST_INSERT_HEAD(&r->waiters, w, link);
 }
 
 void resource_unwait(struct resource *r, struct rv_waiter *w)
 {
     if (!w->waiting)
         return;
-    if (w->prev != NULL)
-        w->prev->next = w->next;
-    else
-        r->waiters = w->next;
-    if (w->next != NULL)
-        w->next->prev = w->prev;
+    LIST_REMOVE(w, link);
     w->waiting = false;
 }
 
@@ -275,10 +302,11 @@ static void resource_wake(struct resource *r, bool all)
     struct rv_waiter *w;
     size_t bound = 0;
 
-    for (w = r->waiters; w != NULL; w = w->next)
+    LIST_FOREACH(w, &r->waiters, link)
         bound++;
 again:
-    for (w = r->waiters; w != NULL && bound > 0; w = w->next) {
+    for (w = LIST_FIRST(&r->waiters); w != NULL && bound > 0;
+         w = LIST_NEXT(w, link)) {
         if (all || (w->rv <= rv && resource_ready(r))) {
             resource_unwait(r, w);
             bound--;
@@ -366,7 +394,7 @@ static void resource_relist_diff_cb(struct object *old, struct object *new_obj,
 {
     struct resource *r = arg;
 
-    watch_set_relist_note(r->watches, old, new_obj);
+    r->sub->relist_note(r->sub_arg, old, new_obj);
 }
 
 /* Says when the cache's revision enters the lost revisions (a list after
@@ -410,11 +438,11 @@ void resource_list_end(struct resource *r, int64_t rev)
              r->listed ? "relisted" : "listed", rev, store_count(fresh));
     r->listed = true;
     if (relist)
-        watch_set_relist_begin(r->watches);
+        r->sub->relist_begin(r->sub_arg);
     watchcache_replace(r->wc, fresh, rev,
                        relist ? resource_relist_diff_cb : NULL, r);
     if (relist)
-        watch_set_relist_done(r->watches);
+        r->sub->relist_done(r->sub_arg);
     resource_note_lost(r);
     resource_wake(r, false);
 }
@@ -453,7 +481,7 @@ void resource_history_reset(struct resource *r, enum resource_reset why,
     r->epoch++;
     r->in_lost = false;
     resource_list_abort(r);
-    watch_set_reset(r->watches, new_rev);
+    r->sub->reset(r->sub_arg, new_rev);
     keyset_clear(&r->bad);
     watchcache_reset(r->wc);
     log_debug("%s: cache emptied after the store's history was reset; "
@@ -523,7 +551,7 @@ void resource_progress(struct resource *r, int64_t rev)
 
 void resource_flush(struct resource *r)
 {
-    watch_set_dispatch(r->watches);
+    r->sub->dispatch(r->sub_arg);
     if (r->in_lost)
         resource_note_lost(r);
     resource_wake(r, false);

@@ -10,6 +10,11 @@
  * whose value turns undecodable leaves the cache as a DELETED event, so no
  * watcher keeps a state the store no longer has.  Watchers are woken once per
  * batch (resource_flush), not per event.
+ *
+ * The resource knows nothing of what serves its changes: its one
+ * subscriber (the watch set, src/watch.h) registers a struct
+ * resource_subscriber_ops, and the resource calls it once per batch, per
+ * bookmark round, per relist and per reset.
  */
 #ifndef RESOURCE_H
 #define RESOURCE_H
@@ -17,7 +22,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
+#include "cache/object.h"
 #include "cache/resource_type.h"
 #include "cache/watchcache.h"
 
@@ -25,30 +32,63 @@ struct event_base;
 struct resource;
 struct upstream_reader;
 struct metrics_resource;
-struct watch_set;
 
 struct resource_config {
     size_t ring_events;         /* ring capacity, events */
     size_t ring_bytes;          /* ring capacity, bytes */
     double bookmark_interval;   /* seconds between BOOKMARK rounds */
-    size_t watch_high_water;    /* bytes queued per watch stream */
-    double min_request_timeout; /* seconds; see watch.h */
-    int indexed_field;          /* see watch.h struct watch_limits */
 };
 
 struct resource *resource_new(struct event_base *base,
                               const struct resource_type *rt,
                               const struct resource_config *cfg);
-/* Ends every watch (streams closed) and frees.  NULL is a no-op. */
+/* Frees; its subscriber must be gone (resource_unsubscribe).  NULL is a
+ * no-op. */
 void resource_free(struct resource *r);
 
 const struct resource_type *resource_type(const struct resource *r);
 struct event_base *resource_base(const struct resource *r);
 struct watchcache *resource_cache(const struct resource *r);
-struct watch_set *resource_watch_set(const struct resource *r);
 struct metrics_resource *resource_metrics(struct resource *r);
 /* Whether the cache holds a complete list and is not relisting. */
 bool resource_ready(const struct resource *r);
+
+/* ---- the subscriber: what serves the resource's changes ---- */
+
+/*
+ * The calls a resource makes to its subscriber, each with the arg given to
+ * resource_subscribe, from inside the sink functions or the bookmark timer:
+ * - dispatch: resource_flush, once per upstream batch: new events may be
+ *   in the ring;
+ * - bookmark: every bookmark_interval seconds (resource_config);
+ * - relist_begin, relist_note, relist_done: resource_list_end of a list
+ *   after the first, around watchcache_replace: begin with the old ring
+ *   still in place, note for every object the relist changed (old and/or
+ *   new state, either may be NULL), done with the new cache in place;
+ * - reset: resource_history_reset, before the cache is emptied; rev is the
+ *   store's revision now.
+ * Every op is required.
+ */
+struct resource_subscriber_ops {
+    void (*dispatch)(void *arg);
+    void (*bookmark)(void *arg);
+    void (*relist_begin)(void *arg);
+    void (*relist_note)(void *arg, const struct object *old,
+                        const struct object *new_obj);
+    void (*relist_done)(void *arg);
+    void (*reset)(void *arg, int64_t rev);
+};
+
+/* Makes ops/arg r's subscriber (borrowed: they outlive the subscription).
+ * A resource has at most one. */
+void resource_subscribe(struct resource *r,
+                        const struct resource_subscriber_ops *ops, void *arg);
+/* Ends the subscription; the resource then tells nobody. */
+void resource_unsubscribe(struct resource *r);
+/* The arg of r's subscriber if it subscribed with ops, else NULL: how a
+ * subscriber module finds its own state from the resource. */
+void *resource_subscriber(const struct resource *r,
+                          const struct resource_subscriber_ops *ops);
 
 /* ---- upstream reads and waiting for a revision (src/fresh.h) ---- */
 
@@ -71,8 +111,8 @@ size_t resource_undecodable_under(const struct resource *r, const char *prefix,
  * w is already removed when it runs.
  */
 struct rv_waiter {
-    struct rv_waiter *prev, *next; /* private */
-    bool waiting;                  /* private */
+    LIST_ENTRY(rv_waiter) link; /* private */
+    bool waiting;               /* private */
     int64_t rv;
     void (*fn)(struct rv_waiter *w, void *arg);
     void *arg;

@@ -1,8 +1,8 @@
 /*
  * watch.c: WATCH streams and the dispatcher (see watch.h).
  *
- * Data: a watch_set per resource holds every watcher in a doubly linked
- * list, and its live watchers in a dispatch index (cache/dindex.h).  A
+ * Data: a watch_set per resource (its subscriber: resource.h) holds every
+ * watcher in a list, and its live watchers in a dispatch index (cache/dindex.h).  A
  * watcher is in one of two modes:
  *
  *   lagging  it pulls: first its initial events (snap != NULL: a store
@@ -42,26 +42,28 @@
  * in its stream's on_close, which may run before stream_end returns, so no
  * code touches a watcher after ending it.
  */
-#include "watch.h"
+#include "src/watch.h"
 
 #include <event2/event.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <time.h>
 
+#include "cache/clock.h"
 #include "cache/deadline.h"
 #include "cache/dindex.h"
 #include "cache/rw.h"
 #include "cache/watchcache.h"
-#include "fresh.h"
-#include "metrics.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
 #include "proto/repr.h"
-#include "resource.h"
-#include "status.h"
+#include "src/fresh.h"
+#include "src/metrics_resource.h"
+#include "src/resource.h"
+#include "src/status.h"
 
 /* Seconds before a watch from a lost revision gets its ERROR 410 (see
  * watch.h), so that a client that relists at once, and is handed a lost
@@ -101,7 +103,7 @@ static void initial_free(struct initial *in)
 
 struct watcher {
     struct dindex_entry live; /* first: filed in set->index while live */
-    struct watcher *prev, *next;
+    LIST_ENTRY(watcher) link; /* in set->watchers */
     struct watch_set *set;
     struct stream *stream;
     struct selector *sel;
@@ -125,7 +127,7 @@ struct watcher {
 struct watch_set {
     struct resource *res;
     struct watch_limits limits;
-    struct watcher *head;
+    LIST_HEAD(, watcher) watchers;
     size_t count[2];
     struct dindex *index; /* live watchers by key (see above) */
     uint64_t dispatched;  /* ring seq of the next event to dispatch */
@@ -136,6 +138,7 @@ struct watch_set {
 };
 
 static void watch_set_deadline_cb(evutil_socket_t fd, short what, void *arg);
+static const struct resource_subscriber_ops watch_set_ops;
 
 struct watch_set *watch_set_new(struct resource *r,
                                 const struct watch_limits *limits)
@@ -144,12 +147,19 @@ struct watch_set *watch_set_new(struct resource *r,
 
     ws->res = r;
     ws->limits = *limits;
+    LIST_INIT(&ws->watchers);
     ws->index = dindex_new();
     ws->dispatched = ring_head_seq(watchcache_ring(resource_cache(r)));
     ws->indexed_field = limits->indexed_field;
     ws->deadline_timer =
         evtimer_new(resource_base(r), watch_set_deadline_cb, ws);
+    resource_subscribe(r, &watch_set_ops, ws);
     return ws;
+}
+
+struct watch_set *watch_set_of(const struct resource *r)
+{
+    return resource_subscriber(r, &watch_set_ops);
 }
 
 size_t watch_set_count(const struct watch_set *ws, int protocol_index)
@@ -213,12 +223,7 @@ static void watcher_free(struct watcher *w)
 {
     struct watch_set *ws = w->set;
 
-    if (w->prev != NULL)
-        w->prev->next = w->next;
-    else
-        ws->head = w->next;
-    if (w->next != NULL)
-        w->next->prev = w->prev;
+    LIST_REMOVE(w, link);
     ws->count[w->proto]--;
     dindex_remove(ws->index, &w->live);
     deadline_remove(&ws->deadlines, &w->deadline);
@@ -296,8 +301,9 @@ void watch_set_free(struct watch_set *ws)
 {
     if (ws == NULL)
         return;
-    while (ws->head != NULL) {
-        struct watcher *w = ws->head;
+    resource_unsubscribe(ws->res);
+    while (!LIST_EMPTY(&ws->watchers)) {
+        struct watcher *w = LIST_FIRST(&ws->watchers);
 
         /* Detach first: the stream may outlive us during shutdown. */
         stream_set_callbacks(w->stream, NULL, NULL, NULL);
@@ -315,8 +321,8 @@ void watch_set_end_all(struct watch_set *ws)
 {
     struct watcher *w, *next;
 
-    for (w = ws->head; w != NULL; w = next) {
-        next = w->next;
+    for (w = LIST_FIRST(&ws->watchers); w != NULL; w = next) {
+        next = LIST_NEXT(w, link);
         watcher_finish(w);
     }
 }
@@ -549,8 +555,8 @@ static void watch_set_lap_live(struct watch_set *ws)
 {
     struct watcher *w, *next;
 
-    for (w = ws->head; w != NULL; w = next) {
-        next = w->next;
+    for (w = LIST_FIRST(&ws->watchers); w != NULL; w = next) {
+        next = LIST_NEXT(w, link);
         if (watcher_is_live(w)) {
             watcher_go_lagging(w, ws->dispatched);
             watcher_pump(w);
@@ -558,8 +564,11 @@ static void watch_set_lap_live(struct watch_set *ws)
     }
 }
 
-void watch_set_dispatch(struct watch_set *ws)
+/* New events are in the ring (resource_flush): every watcher pulls what
+ * concerns it. */
+static void watch_set_dispatch(void *arg)
 {
+    struct watch_set *ws = arg;
     struct ring *ring = watchcache_ring(resource_cache(ws->res));
     uint64_t head = ring_head_seq(ring);
 
@@ -582,8 +591,12 @@ static bool watcher_caught_up(const struct watcher *w, uint64_t head)
 
 /* ---- bookmarks and deadlines ---- */
 
-void watch_set_bookmark(struct watch_set *ws)
+/* One bookmark round: a BOOKMARK at the cache's revision to each watcher
+ * that allowed bookmarks and is caught up. */
+static void watch_set_bookmark(void *arg)
 {
+    struct watch_set *ws = arg;
+    struct watcher *w;
     struct watchcache *wc = resource_cache(ws->res);
     uint64_t head = ring_head_seq(watchcache_ring(wc));
     int64_t rv = watchcache_rv(wc);
@@ -593,7 +606,7 @@ void watch_set_bookmark(struct watch_set *ws)
     /* Optional: none at a revision that a watch could not resume from. */
     if (resource_rv_lost(ws->res, rv))
         return;
-    for (struct watcher *w = ws->head; w != NULL; w = w->next) {
+    LIST_FOREACH(w, &ws->watchers, link) {
         if (!w->bookmarks || w->ending || !watcher_caught_up(w, head) ||
             rv < w->min_rv ||
             stream_pending(w->stream) >= ws->limits.high_water)
@@ -610,19 +623,11 @@ void watch_set_bookmark(struct watch_set *ws)
         rbuf_unref(frames[f]);
 }
 
-static uint64_t watch_now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* Arms the set's timer for its first deadline. */
 static void watch_set_arm(struct watch_set *ws)
 {
     struct deadline_item *first = deadline_first(&ws->deadlines);
-    uint64_t now = watch_now_ms(), left;
+    uint64_t now = clock_mono_ms(), left;
     struct timeval tv;
 
     if (first == NULL) {
@@ -640,7 +645,7 @@ static void watch_set_arm(struct watch_set *ws)
 static void watch_set_deadline_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct watch_set *ws = arg;
-    uint64_t now = watch_now_ms();
+    uint64_t now = clock_mono_ms();
     struct deadline_item *d;
 
     while ((d = deadline_first(&ws->deadlines)) != NULL && d->at <= now) {
@@ -668,7 +673,7 @@ static void watcher_arm_deadline(struct watcher *w, int64_t timeout_seconds,
     else /* as the apiserver: random in [T, 2T) spreads re-watches */
         seconds = t + t * ((double)random() / ((double)RAND_MAX + 1));
     seconds = RW_MIN(seconds, most);
-    at = watch_now_ms() + (uint64_t)(seconds * 1000.0);
+    at = clock_mono_ms() + (uint64_t)(seconds * 1000.0);
     deadline_add(&ws->deadlines, &w->deadline, at);
     if (first == NULL || at < first->at)
         watch_set_arm(ws);
@@ -676,18 +681,33 @@ static void watcher_arm_deadline(struct watcher *w, int64_t timeout_seconds,
 
 /* ---- relists ---- */
 
-void watch_set_relist_begin(struct watch_set *ws)
+/*
+ * Relist support, around watchcache_replace.  watch_set_relist_begin, with
+ * the old ring still in place, marks every watcher that has not yet looked
+ * at every event in it (a slow client): the relist drops those events.
+ * watch_set_relist_note is then called for every object the relist changed
+ * (old and/or new state) and marks the watchers whose selection it
+ * touches.  watch_set_relist_done ends the marked watchers with ERROR 410
+ * (they would miss changes) and moves every other cursor to the new ring
+ * head (they missed nothing they could see).
+ */
+static void watch_set_relist_begin(void *arg)
 {
+    struct watch_set *ws = arg;
     uint64_t head = ring_head_seq(watchcache_ring(resource_cache(ws->res)));
+    struct watcher *w;
 
-    for (struct watcher *w = ws->head; w != NULL; w = w->next)
+    LIST_FOREACH(w, &ws->watchers, link)
         w->relist_marked = !w->ending && !watcher_caught_up(w, head);
 }
 
-void watch_set_relist_note(struct watch_set *ws, const struct object *old,
-                           const struct object *new_obj)
+static void watch_set_relist_note(void *arg, const struct object *old,
+                                  const struct object *new_obj)
 {
-    for (struct watcher *w = ws->head; w != NULL; w = w->next) {
+    struct watch_set *ws = arg;
+    struct watcher *w;
+
+    LIST_FOREACH(w, &ws->watchers, link) {
         if (w->relist_marked || w->ending)
             continue;
         if ((old != NULL && watcher_selects(w, old)) ||
@@ -696,14 +716,15 @@ void watch_set_relist_note(struct watch_set *ws, const struct object *old,
     }
 }
 
-void watch_set_relist_done(struct watch_set *ws)
+static void watch_set_relist_done(void *arg)
 {
+    struct watch_set *ws = arg;
     struct watchcache *wc = resource_cache(ws->res);
     uint64_t head = ring_head_seq(watchcache_ring(wc));
     struct watcher *w, *next;
 
-    for (w = ws->head; w != NULL; w = next) {
-        next = w->next;
+    for (w = LIST_FIRST(&ws->watchers); w != NULL; w = next) {
+        next = LIST_NEXT(w, link);
         if (w->ending || w->doomed) /* a doomed one ends on its own */
             continue;
         if (w->relist_marked) {
@@ -719,18 +740,31 @@ void watch_set_relist_done(struct watch_set *ws)
     }
 }
 
-void watch_set_reset(struct watch_set *ws, int64_t rev)
+/* The store's history was reset (resource_history_reset): every watcher
+ * is ended with ERROR 410 Expired "too old resource version: SEEN (rev)",
+ * rev being the store's revision now, so that its informer relists. */
+static void watch_set_reset(void *arg, int64_t rev)
 {
+    struct watch_set *ws = arg;
     struct watcher *w, *next;
 
-    for (w = ws->head; w != NULL; w = next) {
-        next = w->next;
+    for (w = LIST_FIRST(&ws->watchers); w != NULL; w = next) {
+        next = LIST_NEXT(w, link);
         if (w->ending)
             continue;
         resource_metrics(ws->res)->terminated_reset++;
         watcher_expire(w, w->seen_rv, rev);
     }
 }
+
+static const struct resource_subscriber_ops watch_set_ops = {
+    .dispatch = watch_set_dispatch,
+    .bookmark = watch_set_bookmark,
+    .relist_begin = watch_set_relist_begin,
+    .relist_note = watch_set_relist_note,
+    .relist_done = watch_set_relist_done,
+    .reset = watch_set_reset,
+};
 
 /* ---- start ---- */
 
@@ -781,9 +815,10 @@ static void watch_req_close_cb(struct stream *s, void *arg)
 
 static struct watcher *watcher_new(struct watch_req *wr)
 {
-    struct watch_set *ws = resource_watch_set(wr->r);
+    struct watch_set *ws = watch_set_of(wr->r);
     struct watcher *w = xcalloc(1, sizeof(*w));
 
+    rw_assert(ws != NULL);
     w->set = ws;
     w->stream = wr->s;
     w->sel = wr->sel;
@@ -796,10 +831,7 @@ static struct watcher *watcher_new(struct watch_req *wr)
     if (wr->ns != NULL)
         w->ns = xstrdup(wr->ns);
 
-    w->next = ws->head;
-    if (ws->head != NULL)
-        ws->head->prev = w;
-    ws->head = w;
+    LIST_INSERT_HEAD(&ws->watchers, w, link);
     ws->count[w->proto]++;
     stream_set_callbacks(wr->s, watcher_drain_cb, watcher_close_cb, w);
     return w;

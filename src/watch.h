@@ -52,7 +52,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache/object.h"
 #include "cache/selector.h"
 #include "proto/accept.h"
 #include "proto/query.h"
@@ -69,11 +68,19 @@ struct watch_limits {
                                    as by name and namespace; -1: none */
 };
 
-/* The watchers of one resource.  Created and freed by the resource. */
+/*
+ * The watchers of resource r, which it subscribes to (resource.h: events
+ * dispatched once per batch, bookmark rounds, relists, history resets).
+ * Made by whoever makes the resource, right after it (r must have no
+ * subscriber yet), and freed before it.
+ */
 struct watch_set *watch_set_new(struct resource *r,
                                 const struct watch_limits *limits);
-/* Ends every remaining watch (stream_end) and frees.  NULL is a no-op. */
+/* Unsubscribes, ends every remaining watch (stream_end) and frees.  NULL is
+ * a no-op. */
 void watch_set_free(struct watch_set *ws);
+/* r's watch set (watch_set_new), or NULL if it has none. */
+struct watch_set *watch_set_of(const struct resource *r);
 
 /*
  * Starts a WATCH on stream s for resource r: namespace ns (NULL: all),
@@ -98,33 +105,6 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
  * elsewhere instead of seeing a broken connection; a watch from a lost
  * revision ends with its ERROR 410 now. */
 void watch_set_end_all(struct watch_set *ws);
-
-/* New events are in the ring: let every watcher pull what concerns it. */
-void watch_set_dispatch(struct watch_set *ws);
-
-/* One bookmark round: a BOOKMARK at the cache's revision to each watcher
- * that allowed bookmarks and is caught up. */
-void watch_set_bookmark(struct watch_set *ws);
-
-/*
- * Relist support, around watchcache_replace.  watch_set_relist_begin, with
- * the old ring still in place, marks every watcher that has not yet looked
- * at every event in it (a slow client): the relist drops those events.
- * watch_set_relist_note is then called for every object the relist changed
- * (old and/or new state) and marks the watchers whose selection it
- * touches.  watch_set_relist_done ends the marked watchers with ERROR 410
- * (they would miss changes) and moves every other cursor to the new ring
- * head (they missed nothing they could see).
- */
-void watch_set_relist_begin(struct watch_set *ws);
-void watch_set_relist_note(struct watch_set *ws, const struct object *old,
-                           const struct object *new_obj);
-void watch_set_relist_done(struct watch_set *ws);
-
-/* The store's history was reset (resource_history_reset): every watcher
- * is ended with ERROR 410 Expired "too old resource version: SEEN (rev)",
- * rev being the store's revision now, so that its informer relists. */
-void watch_set_reset(struct watch_set *ws, int64_t rev);
 
 /* Current watchers: [0] HTTP/1.x, [1] HTTP/2. */
 size_t watch_set_count(const struct watch_set *ws, int protocol_index);

@@ -30,7 +30,7 @@
 #include "cache/resource_type.h"
 #include "cache/rw.h"
 #include "src/fresh.h"
-#include "src/metrics.h"
+#include "src/metrics_resource.h"
 #include "src/resource.h"
 #include "src/upstream.h"
 
@@ -110,9 +110,6 @@ static int setup(void **state)
         .ring_events = 64,
         .ring_bytes = 1 << 20,
         .bookmark_interval = 3600,
-        .watch_high_water = 1 << 20,
-        .min_request_timeout = 1800,
-        .indexed_field = -1,
     };
 
     base = event_base_new();
