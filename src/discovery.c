@@ -3,7 +3,7 @@
  * per path, and for /api and /apis also their aggregated documents (v2,
  * v2beta1) with their ETags; requests only pick one.
  */
-#include "discovery.h"
+#include "src/discovery.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "cache/rw.h"
 #include "proto/accept.h"
 #include "proto/apis.h"
-#include "status.h"
+#include "src/status.h"
 
 enum doc_kind {
     DOC_VERSION,   /* /version */

@@ -4,22 +4,22 @@
  * (/api/v1 or /apis/G/V) picks the group version, the rest the resource,
  * namespace and name.
  */
-#include "router.h"
+#include "src/router.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache/rw.h"
 #include "cache/selector.h"
-#include "discovery.h"
-#include "health.h"
-#include "list.h"
 #include "proto/accept.h"
 #include "proto/kjson.h"
 #include "proto/query.h"
-#include "resource.h"
-#include "status.h"
-#include "watch.h"
+#include "src/discovery.h"
+#include "src/health.h"
+#include "src/list.h"
+#include "src/resource.h"
+#include "src/status.h"
+#include "src/watch.h"
 
 #define ROUTER_MAX_SEGMENTS 10
 #define ROUTER_ALLOW "GET, HEAD"

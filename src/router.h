@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "metrics.h"
+#include "src/metrics.h"
 #include "src/stream.h"
 
 struct resource;

@@ -1,7 +1,7 @@
 /*
  * status.c: Kubernetes Status error responses (see status.h).
  */
-#include "status.h"
+#include "src/status.h"
 
 #include <stdarg.h>
 #include <stdio.h>
