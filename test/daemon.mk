@@ -26,3 +26,14 @@ UNIT_TESTS += test/fresh_test
 test_fresh_test_SOURCES = test/fresh_test.c
 test_fresh_test_CFLAGS = $(TEST_CFLAGS)
 test_fresh_test_LDADD = $(TEST_LIBS)
+
+# The serving core's unit tests: the real resource, cache and handlers
+# against fake streams (test/fake_stream.[ch]) and, for the reads, a fake
+# upstream reader (test/fake_upstream.[ch]).
+CORE_TEST_SOURCES = test/fake_stream.c test/fake_stream.h \
+	test/core_testlib.h
+
+UNIT_TESTS += test/watch_test
+test_watch_test_SOURCES = test/watch_test.c $(CORE_TEST_SOURCES)
+test_watch_test_CFLAGS = $(TEST_CFLAGS)
+test_watch_test_LDADD = $(TEST_LIBS)
