@@ -37,3 +37,8 @@ UNIT_TESTS += test/watch_test
 test_watch_test_SOURCES = test/watch_test.c $(CORE_TEST_SOURCES)
 test_watch_test_CFLAGS = $(TEST_CFLAGS)
 test_watch_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/resource_test
+test_resource_test_SOURCES = test/resource_test.c $(CORE_TEST_SOURCES)
+test_resource_test_CFLAGS = $(TEST_CFLAGS)
+test_resource_test_LDADD = $(TEST_LIBS)
