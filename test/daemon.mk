@@ -48,3 +48,8 @@ test_list_test_SOURCES = test/list_test.c $(CORE_TEST_SOURCES) \
 	test/fake_upstream.c test/fake_upstream.h
 test_list_test_CFLAGS = $(TEST_CFLAGS)
 test_list_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/router_test
+test_router_test_SOURCES = test/router_test.c $(CORE_TEST_SOURCES)
+test_router_test_CFLAGS = $(TEST_CFLAGS)
+test_router_test_LDADD = $(TEST_LIBS)
