@@ -20,10 +20,11 @@ test_upstream_history_test_SOURCES = test/upstream_history_test.c
 test_upstream_history_test_CFLAGS = $(TEST_CFLAGS)
 test_upstream_history_test_LDADD = $(TEST_LIBS)
 
-# fresh_test drives the real src/fresh.c and src/resource.c with a stub
+# fresh_test drives the real src/fresh.c and src/resource.c with a fake
 # upstream reader.
 UNIT_TESTS += test/fresh_test
-test_fresh_test_SOURCES = test/fresh_test.c
+test_fresh_test_SOURCES = test/fresh_test.c test/fake_upstream.c \
+	test/fake_upstream.h
 test_fresh_test_CFLAGS = $(TEST_CFLAGS)
 test_fresh_test_LDADD = $(TEST_LIBS)
 

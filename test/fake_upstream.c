@@ -23,6 +23,8 @@ struct fake_upstream {
     size_t n;
     int64_t rev, compacted;
     bool down;
+    bool probe_fixed; /* fake_upstream_set_probe */
+    struct upstream_probe probe;
     size_t probes, pages;
 };
 
@@ -49,6 +51,10 @@ static void fake_answer_probe(struct fake_read *rd)
     struct fake_upstream *fu = rd->fu;
     struct upstream_probe p = {.rev = fu->rev};
 
+    if (fu->probe_fixed) {
+        rd->probe_cb(RW_OK, NULL, &fu->probe, rd->arg);
+        return;
+    }
     for (size_t i = 0; i < fu->n; i++) {
         if (!under(&fu->kvs[i], rd->prefix, rd->prefix_len))
             continue;
@@ -229,6 +235,14 @@ void fake_upstream_set_rev(struct fake_upstream *fu, int64_t rev)
 void fake_upstream_set_compacted(struct fake_upstream *fu, int64_t rev)
 {
     fu->compacted = rev;
+}
+
+void fake_upstream_set_probe(struct fake_upstream *fu,
+                             const struct upstream_probe *p)
+{
+    fu->probe_fixed = p != NULL;
+    if (p != NULL)
+        fu->probe = *p;
 }
 
 void fake_upstream_set_unavailable(struct fake_upstream *fu, bool down)

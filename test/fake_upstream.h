@@ -31,6 +31,9 @@ void fake_upstream_put(struct fake_upstream *fu, const char *key,
 void fake_upstream_set_rev(struct fake_upstream *fu, int64_t rev);
 /* Revisions at or below it answer RW_EEXPIRED. */
 void fake_upstream_set_compacted(struct fake_upstream *fu, int64_t rev);
+/* Every probe finds *p instead of what the keys say (NULL: the keys). */
+void fake_upstream_set_probe(struct fake_upstream *fu,
+                             const struct upstream_probe *p);
 /* Reads cannot be started (no connection). */
 void fake_upstream_set_unavailable(struct fake_upstream *fu, bool down);
 

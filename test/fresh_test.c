@@ -1,8 +1,8 @@
 /*
  * fresh_test.c: the revisions reads hand out after the store's history
- * was reset (src/fresh.c with the real src/resource.c), against a stub
- * upstream reader whose probes answer from the event loop with a revision
- * the test chooses.
+ * was reset (src/fresh.c with the real src/resource.c), against a fake
+ * upstream reader (test/fake_upstream.h) whose probes answer from the
+ * event loop with a revision the test chooses.
  *
  * Cases: the lost revisions (resource_rv_lost) are none before a reset,
  * every revision up to the highest the abandoned history or the cache had
@@ -33,74 +33,17 @@
 #include "src/metrics_resource.h"
 #include "src/resource.h"
 #include "src/upstream.h"
+#include "test/fake_upstream.h"
 
 #define PREFIX "/registry/configmaps/"
 
-/* ==== a stub reader ==== */
-
 static struct event_base *base;
-
-struct stub {
-    bool unavailable;            /* probes cannot be sent */
-    struct upstream_probe reply; /* what every probe finds */
-};
-
-/* A probe in flight: answered from the loop unless canceled. */
-struct stub_read {
-    struct stub *st;
-    upstream_probe_cb cb;
-    void *arg;
-    bool canceled;
-};
-
-static void stub_fire(evutil_socket_t fd, short what, void *arg)
-{
-    struct stub_read *rd = arg;
-
-    if (!rd->canceled)
-        rd->cb(RW_OK, NULL, &rd->st->reply, rd->arg);
-    free(rd);
-}
-
-static struct upstream_read *stub_probe(void *ctx, const char *prefix,
-                                        size_t prefix_len, int64_t since,
-                                        upstream_probe_cb cb, void *arg)
-{
-    struct stub *st = ctx;
-    struct stub_read *rd;
-    struct timeval now = {0, 0};
-
-    if (st->unavailable)
-        return NULL;
-    rd = calloc(1, sizeof(*rd));
-    *rd = (struct stub_read){.st = st, .cb = cb, .arg = arg};
-    event_base_once(base, -1, EV_TIMEOUT, stub_fire, rd, &now);
-    return (struct upstream_read *)rd;
-}
-
-/* The tests never read pages: a read that would is a failure (no
- * connection, answered 504). */
-static struct upstream_read *stub_page(void *ctx, const char *from,
-                                       size_t from_len, const char *prefix,
-                                       size_t prefix_len, int64_t rev,
-                                       size_t limit, upstream_page_cb cb,
-                                       void *arg)
-{
-    return NULL;
-}
-
-static void stub_cancel(void *ctx, struct upstream_read *rd)
-{
-    if (rd != NULL)
-        ((struct stub_read *)rd)->canceled = true;
-}
 
 /* ==== fixture ==== */
 
 struct fixture {
     struct resource *r;
-    struct stub stub;
-    struct upstream_reader reader;
+    struct fake_upstream *fu;
 };
 
 static int setup(void **state)
@@ -114,9 +57,8 @@ static int setup(void **state)
 
     base = event_base_new();
     f->r = resource_new(base, resource_type_find("configmaps"), &cfg);
-    f->reader =
-        (struct upstream_reader){&f->stub, stub_probe, stub_page, stub_cancel};
-    resource_set_reader(f->r, &f->reader);
+    f->fu = fake_upstream_new(base);
+    resource_set_reader(f->r, fake_upstream_reader(f->fu));
     *state = f;
     return 0;
 }
@@ -127,7 +69,10 @@ static int teardown(void **state)
 
     /* Answer or drop what is left in the loop (canceled probes). */
     event_base_loop(base, EVLOOP_NONBLOCK);
+    /* No case reads the store's pages: the cache serves them all. */
+    assert_int_equal(fake_upstream_pages(f->fu), 0);
     resource_free(f->r);
+    fake_upstream_free(f->fu);
     event_base_free(base);
     free(f);
     return 0;
@@ -168,6 +113,12 @@ static void put_at(struct fixture *f, const char *name, int64_t rev)
 static void reset(struct fixture *f, int64_t old_rev, int64_t new_rev)
 {
     resource_history_reset(f->r, RESOURCE_RESET_REVISION, old_rev, new_rev);
+}
+
+/* Every probe finds p. */
+static void probe_finds(struct fixture *f, struct upstream_probe p)
+{
+    fake_upstream_set_probe(f->fu, &p);
 }
 
 /* ==== reads ==== */
@@ -282,7 +233,7 @@ static void test_any_served_at_store_revision(void **state)
     bool at_once;
 
     after_reset(f);
-    f->stub.reply = (struct upstream_probe){.rev = 25, .count = 2};
+    probe_finds(f, (struct upstream_probe){.rev = 25, .count = 2});
     assert_non_null(start(f, READ_ANY, 0, true, &a, &at_once));
     assert_false(at_once);
     await(&a);
@@ -300,7 +251,7 @@ static void test_not_older_served_at_store_revision(void **state)
     bool at_once;
 
     after_reset(f);
-    f->stub.reply = (struct upstream_probe){.rev = 25, .count = 2};
+    probe_finds(f, (struct upstream_probe){.rev = 25, .count = 2});
     start(f, READ_NOT_OLDER, 5, true, &a, &at_once);
     await(&a);
     assert_int_equal(a.err, RW_OK);
@@ -316,8 +267,7 @@ static void test_changed_waits_for_cache(void **state)
     bool at_once;
 
     after_reset(f);
-    f->stub.reply =
-        (struct upstream_probe){.rev = 25, .count = 3, .modified = true};
+    probe_finds(f, (struct upstream_probe){.rev = 25, .count = 3, .modified = true});
     start(f, READ_ANY, 0, true, &a, &at_once);
     for (int i = 0; i < 10; i++)
         event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
@@ -341,14 +291,14 @@ static void test_served_as_before(void **state)
     bool at_once;
 
     after_reset(f);
-    f->stub.reply = (struct upstream_probe){.rev = 15, .count = 2};
+    probe_finds(f, (struct upstream_probe){.rev = 15, .count = 2});
     start(f, READ_ANY, 0, true, &a, &at_once);
     await(&a);
     assert_int_equal(a.err, RW_OK);
     assert_int_equal(a.rv, 8);
     assert_int_equal(a.objects, 2);
 
-    f->stub.unavailable = true;
+    fake_upstream_set_unavailable(f->fu, true);
     start(f, READ_NOT_OLDER, 7, true, &a, &at_once);
     await(&a);
     assert_int_equal(a.err, RW_OK);
