@@ -139,9 +139,10 @@ const char *resource_reset_name(enum resource_reset why);
  * revision up to old_rev (the highest the old history showed) may now name
  * another change and is lost from now on (resource_rv_lost); the store is
  * at new_rev.  As losing the window, only
- * more so: counts it (ringwatch_upstream_store_resets_total); ends every
- * watch with ERROR 410 Expired "too old resource version: SEEN (new_rev)"
- * (counted as terminated, reason store_reset), so that informers relist;
+ * more so: counts it (ringwatch_upstream_store_resets_total); tells the
+ * subscriber (reset), whose watches end with ERROR 410 Expired "too old
+ * resource version: SEEN (new_rev)" (counted as terminated, reason
+ * store_reset), so that informers relist;
  * drops the list being received (resource_list_abort after it is a
  * no-op); empties the cache (store and ring), which
  * is then not ready: LIST and WATCH get 429 until the adapter's next list
@@ -186,9 +187,11 @@ void resource_list_begin(struct resource *r);
 /* One key/value of the list (any order within the list). */
 void resource_list_item(struct resource *r, const char *key, size_t key_len,
                         const void *value, size_t value_len, int64_t mod_rev);
-/* The list at revision rev is complete: it replaces the cache.  Watchers
- * whose selection the gap changed get ERROR 410 and end; the others carry
- * on.  Counts a relist when the cache was already initialised. */
+/* The list at revision rev is complete: it replaces the cache.  A relist
+ * tells the subscriber what changed in the gap (relist_begin, _note,
+ * _done): watchers whose selection it changed get ERROR 410 and end, the
+ * others carry on.  Counts a relist when the cache was already
+ * initialised. */
 void resource_list_end(struct resource *r, int64_t rev);
 /* The list failed part way (connection lost, revision compacted): its
  * items are dropped; the cache keeps its previous state. */
@@ -202,7 +205,8 @@ void resource_delete(struct resource *r, const char *key, size_t key_len,
                      int64_t mod_rev);
 /* No change for this resource up to rev (progress notification). */
 void resource_progress(struct resource *r, int64_t rev);
-/* End of one upstream batch (WatchResponse): wake the watchers. */
+/* End of one upstream batch (WatchResponse): the subscriber's dispatch
+ * (the watchers pull), then the waiters the revision reached. */
 void resource_flush(struct resource *r);
 
 /* The upstream's connection state for this resource, for readiness. */
