@@ -8,23 +8,19 @@
 #ifndef CORE_TESTLIB_H
 #define CORE_TESTLIB_H
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <cjson/cJSON.h>
 #include <event2/event.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cache/resource_type.h"
 #include "cache/rw.h"
+#include "cache/selector.h"
+#include "proto/accept.h"
+#include "proto/query.h"
 #include "src/resource.h"
 #include "src/watch.h"
 #include "test/fake_stream.h"
+#include "test/json_testlib.h"
 
 #define CM_PREFIX "/registry/configmaps/"
 
@@ -128,6 +124,24 @@ static inline void core_run(struct core *c, const bool *done, int ms)
     }
 }
 
+/* A request's query q parsed as the router would: the options, the
+ * selector (the caller's) and the Accept choice for no header. */
+static inline void core_parse(struct core *c, const char *q,
+                              struct query *query, struct selector **sel,
+                              struct accept_choice *accept)
+{
+    char why[256];
+
+    assert_int_equal(query_parse(q, strlen(q), query, why, sizeof(why)),
+                     RW_OK);
+    assert_int_equal(selector_parse(query->label_selector,
+                                    query->field_selector,
+                                    resource_type(c->r), sel, why,
+                                    sizeof(why)),
+                     RW_OK);
+    assert_true(accept_negotiate("", ACCEPT_RESOURCE, accept));
+}
+
 /* Frame i of fs parsed; the caller deletes it. */
 static inline cJSON *frame_json(const struct fake_stream *fs, size_t i)
 {
@@ -141,25 +155,16 @@ static inline cJSON *frame_json(const struct fake_stream *fs, size_t i)
 /* The string at a dotted path of j, or "" (not a string or absent). */
 static inline const char *json_str(const cJSON *j, const char *path)
 {
-    char buf[256], *save = NULL, *part;
-    const cJSON *item = j;
+    const cJSON *item = json_path(j, path);
 
-    snprintf(buf, sizeof(buf), "%s", path);
-    for (part = strtok_r(buf, ".", &save); part && item;
-         part = strtok_r(NULL, ".", &save))
-        item = cJSON_GetObjectItemCaseSensitive(item, part);
     return cJSON_IsString(item) ? item->valuestring : "";
 }
 
+/* The number at a dotted path of j, or -1 (not a number or absent). */
 static inline double json_num(const cJSON *j, const char *path)
 {
-    char buf[256], *save = NULL, *part;
-    const cJSON *item = j;
+    const cJSON *item = json_path(j, path);
 
-    snprintf(buf, sizeof(buf), "%s", path);
-    for (part = strtok_r(buf, ".", &save); part && item;
-         part = strtok_r(NULL, ".", &save))
-        item = cJSON_GetObjectItemCaseSensitive(item, part);
     return cJSON_IsNumber(item) ? item->valuedouble : -1;
 }
 

@@ -32,7 +32,7 @@ test_fresh_test_LDADD = $(TEST_LIBS)
 # against fake streams (test/fake_stream.[ch]) and, for the reads, a fake
 # upstream reader (test/fake_upstream.[ch]).
 CORE_TEST_SOURCES = test/fake_stream.c test/fake_stream.h \
-	test/core_testlib.h
+	test/core_testlib.h test/json_testlib.h
 
 UNIT_TESTS += test/watch_test
 test_watch_test_SOURCES = test/watch_test.c $(CORE_TEST_SOURCES)

@@ -28,9 +28,8 @@ static inline cJSON *parse_rbuf(const struct rbuf *b)
     return root;
 }
 
-/* The string at path ("metadata.name") in obj; fails the test when there
- * is none. */
-static inline const char *get_string(const cJSON *obj, const char *path)
+/* The member at path ("metadata.name") in obj, or NULL. */
+static inline const cJSON *json_path(const cJSON *obj, const char *path)
 {
     char buf[256], *save = NULL, *part;
     const cJSON *item = obj;
@@ -39,6 +38,15 @@ static inline const char *get_string(const cJSON *obj, const char *path)
     for (part = strtok_r(buf, ".", &save); part && item;
          part = strtok_r(NULL, ".", &save))
         item = cJSON_GetObjectItemCaseSensitive(item, part);
+    return item;
+}
+
+/* The string at path ("metadata.name") in obj; fails the test when there
+ * is none. */
+static inline const char *get_string(const cJSON *obj, const char *path)
+{
+    const cJSON *item = json_path(obj, path);
+
     if (!cJSON_IsString(item))
         fail_msg("%s is not a string", path);
     return item->valuestring;

@@ -17,9 +17,6 @@
 #include "test/core_testlib.h"
 
 #include "cache/sbuf.h"
-#include "cache/selector.h"
-#include "proto/accept.h"
-#include "proto/query.h"
 #include "src/list.h"
 #include "src/metrics_resource.h"
 #include "test/fake_upstream.h"
@@ -88,16 +85,8 @@ static struct fake_stream *list(struct fixture *f, const char *q)
     struct selector *sel = NULL;
     struct accept_choice accept;
     struct query query;
-    char why[256];
 
-    assert_int_equal(query_parse(q, strlen(q), &query, why, sizeof(why)),
-                     RW_OK);
-    assert_int_equal(selector_parse(query.label_selector,
-                                    query.field_selector,
-                                    resource_type(f->c.r), &sel, why,
-                                    sizeof(why)),
-                     RW_OK);
-    assert_true(accept_negotiate("", ACCEPT_RESOURCE, &accept));
+    core_parse(&f->c, q, &query, &sel, &accept);
     list_collection(&fs->s, f->c.r, "ns", sel, &query, &accept);
     query_fini(&query);
     core_run(&f->c, &fs->ended, 5000);
@@ -186,6 +175,9 @@ static void test_rv_semantics(void **state)
 {
     struct fixture *f = *state;
     struct fake_stream *fs;
+    struct selector *sel = NULL;
+    struct accept_choice accept;
+    struct query query;
 
     both_at(f, 10, "ab");
     /* "0": the cache as it is, no store read. */
@@ -201,18 +193,10 @@ static void test_rv_semantics(void **state)
                      "ab", "10", -1));
     /* ... one it has not reached: waits for it. */
     fs = fake_stream_new("GET", "/", "", "", 1);
-    {
-        struct query query;
-        struct accept_choice accept;
-        char why[64];
-        const char *q = "resourceVersion=12&resourceVersionMatch=NotOlderThan";
-
-        assert_int_equal(query_parse(q, strlen(q), &query, why, sizeof(why)),
-                         RW_OK);
-        assert_true(accept_negotiate("", ACCEPT_RESOURCE, &accept));
-        list_collection(&fs->s, f->c.r, "ns", NULL, &query, &accept);
-        query_fini(&query);
-    }
+    core_parse(&f->c, "resourceVersion=12&resourceVersionMatch=NotOlderThan",
+               &query, &sel, &accept);
+    list_collection(&fs->s, f->c.r, "ns", sel, &query, &accept);
+    query_fini(&query);
     core_run(&f->c, NULL, 30);
     assert_int_equal(fs->status, 0);
     change(f, "c", "1", 12);

@@ -16,9 +16,6 @@
  */
 #include "test/core_testlib.h"
 
-#include "cache/selector.h"
-#include "proto/accept.h"
-#include "proto/query.h"
 #include "src/metrics_resource.h"
 
 /* A WATCH of configmaps in ns (NULL: all) with query q. */
@@ -29,16 +26,8 @@ static struct fake_stream *watch(struct core *c, const char *ns,
     struct selector *sel = NULL;
     struct accept_choice accept;
     struct query query;
-    char why[256];
 
-    assert_int_equal(query_parse(q, strlen(q), &query, why, sizeof(why)),
-                     RW_OK);
-    assert_int_equal(selector_parse(query.label_selector,
-                                    query.field_selector,
-                                    resource_type(c->r), &sel, why,
-                                    sizeof(why)),
-                     RW_OK);
-    assert_true(accept_negotiate("", ACCEPT_RESOURCE, &accept));
+    core_parse(c, q, &query, &sel, &accept);
     watch_start(&fs->s, c->r, ns, sel, &query, &accept);
     query_fini(&query);
     return fs;
