@@ -24,11 +24,11 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
-#include "cache/object.h"
 #include "cache/resource_type.h"
 #include "cache/watchcache.h"
 
 struct event_base;
+struct object;
 struct resource;
 struct upstream_reader;
 struct metrics_resource;
