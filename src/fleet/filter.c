@@ -4,7 +4,7 @@
  * The index keeps node filters sorted by node name (binary search, no
  * per-entry allocation) and the unindexed ones in an array.
  */
-#include "filter.h"
+#include "src/fleet/filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>

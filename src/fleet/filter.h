@@ -26,7 +26,7 @@
 
 #include "cache/object.h"
 #include "cache/resource_type.h"
-#include "view.h"
+#include "src/fleet/view.h"
 
 struct watcher;
 

@@ -7,7 +7,7 @@
  * h2c_free may be called from its on_close.  Invariant: `open` counts the
  * links whose connection is established and not forgotten.
  */
-#include "links.h"
+#include "src/fleet/links.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * revision order, and every filter's expected list is appended in the
  * same pass, so both stay sorted by revision.
  */
-#include "oracle.h"
+#include "src/fleet/oracle.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@
 #include "proto/etcd.h"
 #include "proto/grpc.h"
 #include "proto/kjson.h"
-#include "scan.h"
+#include "src/fleet/scan.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 #include "src/log.h"

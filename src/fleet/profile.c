@@ -1,7 +1,7 @@
 /*
  * profile.c: watcher roles and node names (see profile.h).
  */
-#include "profile.h"
+#include "src/fleet/profile.h"
 
 #include <inttypes.h>
 #include <stdio.h>

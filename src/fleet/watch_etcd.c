@@ -12,7 +12,7 @@
  * call is open; a cache entry is valid for (rv, key) only when both
  * match (a collision replaces the entry).
  */
-#include "watch_etcd.h"
+#include "src/fleet/watch_etcd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +23,14 @@
 
 #include "cache/object.h"
 #include "cache/rw.h"
-#include "links.h"
 #include "proto/etcd.h"
 #include "proto/kjson.h"
-#include "scan.h"
+#include "src/fleet/links.h"
+#include "src/fleet/scan.h"
+#include "src/fleet/watcher.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 #include "src/log.h"
-#include "watcher.h"
 
 #define WATCH_ETCD_CACHE 8192 /* decode cache entries (power of two) */
 #define WATCH_ETCD_RETRY 0.5  /* seconds before re-watching */

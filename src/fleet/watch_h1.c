@@ -16,7 +16,7 @@
  * Invariants: `busy` exactly while a request is in flight; a slot's
  * bufferevent is freed only from its timer or watch_h1_free.
  */
-#include "watch_h1.h"
+#include "src/fleet/watch_h1.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -33,8 +33,8 @@
 
 #include "cache/rw.h"
 #include "src/fdlimit.h"
+#include "src/fleet/watcher.h"
 #include "src/log.h"
-#include "watcher.h"
 
 #define WATCH_H1_FD_SPARE 64 /* descriptors kept for everything else */
 #define WATCH_H1_LOG_FAILURES 5

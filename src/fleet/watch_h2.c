@@ -11,7 +11,7 @@
  * Invariants: slot->stream is non-NULL exactly while a request of that
  * watcher is in flight.
  */
-#include "watch_h2.h"
+#include "src/fleet/watch_h2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +21,10 @@
 #include <event2/event.h>
 
 #include "cache/rw.h"
+#include "src/fleet/links.h"
+#include "src/fleet/watcher.h"
 #include "src/h2_client.h"
 #include "src/log.h"
-#include "links.h"
-#include "watcher.h"
 
 struct watch_h2;
 

@@ -38,7 +38,7 @@
  *    watcher's last_line are only guesses, checked before use (entries
  *    are replaced under them).
  */
-#include "watcher.h"
+#include "src/fleet/watcher.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,7 +46,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
-#include "scan.h"
+#include "src/fleet/scan.h"
 #include "src/log.h"
 
 #define WATCHER_DEFAULT_RETRY 0.5

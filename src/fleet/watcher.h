@@ -49,11 +49,11 @@
 #include <stdint.h>
 
 #include "cache/resource_type.h"
-#include "filter.h"
-#include "histogram.h"
-#include "keys.h"
-#include "oracle.h"
-#include "view.h"
+#include "src/fleet/filter.h"
+#include "src/fleet/histogram.h"
+#include "src/fleet/keys.h"
+#include "src/fleet/oracle.h"
+#include "src/fleet/view.h"
 
 struct watcher;
 struct watcher_set;

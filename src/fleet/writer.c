@@ -11,7 +11,7 @@
  * stopped no Put is issued; the write log's revisions are strictly
  * increasing.
  */
-#include "writer.h"
+#include "src/fleet/writer.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,9 +25,11 @@
 #include "proto/etcd.h"
 #include "proto/grpc.h"
 #include "proto/kjson.h"
-#include "profile.h"
-#include "range.h"
-#include "scan.h"
+#include "src/fleet/churn.h"
+#include "src/fleet/profile.h"
+#include "src/fleet/range.h"
+#include "src/fleet/scan.h"
+#include "src/fleet/stamp.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 #include "src/log.h"
@@ -160,7 +162,7 @@ static bool writer_other_annotations(const char *p, const char *end,
         return true; /* null or not an object: replaced */
     while ((rc = scan_iter_next(&it, &key, &v, &e)) == 1) {
         if (KEY_IS(&key, SCAN_WRITTEN_AT) ||
-            KEY_IS(&key, WRITER_COUNT_ANNOTATION))
+            KEY_IS(&key, STAMP_WRITE_COUNT))
             continue;
         strbuf_add(tail, ",", 1);
         strbuf_add(tail, key.p - 1, (size_t)(e - (key.p - 1)));
@@ -434,7 +436,7 @@ static void writer_update(struct writer *w)
     put->sent_ns = writer_wallclock_ns();
     n = snprintf(
         stamp, sizeof(stamp), "\"%s\":\"%" PRId64 "\",\"%s\":\"%" PRIu64 "\"",
-        SCAN_WRITTEN_AT, put->sent_ns, WRITER_COUNT_ANNOTATION, ++o->writes);
+        SCAN_WRITTEN_AT, put->sent_ns, STAMP_WRITE_COUNT, ++o->writes);
     if (o->head_len + (size_t)n + o->tail_len > w->value_cap) {
         w->value_cap = o->head_len + (size_t)n + o->tail_len;
         w->value = xrealloc(w->value, w->value_cap);

@@ -8,7 +8,7 @@
  * record starting with '0' is the last chunk: the template's size line
  * never starts with 0.  All connections share one read buffer.
  */
-#include "receiver.h"
+#include "src/rawfan/receiver.h"
 
 #include <errno.h>
 #include <stdbool.h>

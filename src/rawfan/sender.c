@@ -10,7 +10,7 @@
  * so a slow fan-out delays the next event instead of lowering the rate, up to
  * one second behind.
  */
-#include "sender.h"
+#include "src/rawfan/sender.h"
 
 #include <errno.h>
 #include <math.h>
