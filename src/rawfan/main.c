@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +179,7 @@ static double rawfan_rate(const struct rawfan *rf)
                                 : 0;
 }
 
-static int rawfan_passed(const struct rawfan *rf)
+static bool rawfan_passed(const struct rawfan *rf)
 {
     return rf->ss.ready && rf->have_receiver &&
            rf->rs.deliveries == rawfan_expected(rf) && rf->rs.reordered == 0 &&
