@@ -52,3 +52,8 @@ UNIT_TESTS += test/fleet_profile_test
 test_fleet_profile_test_SOURCES = test/fleet_profile_test.c
 test_fleet_profile_test_CFLAGS = $(TEST_CFLAGS)
 test_fleet_profile_test_LDADD = $(FLEET_TEST_LIBS)
+
+# --help and --version of the three programs (ringwatch, ringwatch-fleet,
+# ringwatch-rawfan): one convention, src/config.c's config_program_parse.
+TESTS += test/help_version.sh
+EXTRA_DIST += test/help_version.sh

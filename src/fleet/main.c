@@ -796,27 +796,16 @@ static void fleet_free(struct fleet *f)
 int main(int argc, char **argv)
 {
     struct fleet f = {0};
+    const struct config_program prog = {
+        "ringwatch-fleet", FLEET_SYNOPSIS, "ringwatch-fleet " PACKAGE_VERSION,
+        fleet_options, fleet_noptions};
     char why[256];
-    int rc, level;
+    int status, level;
 
-    rc = config_parse(fleet_options, fleet_noptions, &f.cfg, argc, argv,
-                      "ringwatch-fleet " PACKAGE_VERSION, why, sizeof(why));
-    if (rc == CONFIG_HELP || rc == CONFIG_VERSION) {
-        if (rc == CONFIG_HELP)
-            config_usage(stdout, "ringwatch-fleet", FLEET_SYNOPSIS,
-                         fleet_options, fleet_noptions);
-        return 0;
-    }
-    if (rc != RW_OK) {
-        fprintf(stderr, "ringwatch-fleet: %s (see ringwatch-fleet --help)\n",
-                why);
-        return 2;
-    }
-    if (config_log_level(f.cfg.log_level, &level, why, sizeof(why)) != RW_OK) {
-        fprintf(stderr, "ringwatch-fleet: %s (see ringwatch-fleet --help)\n",
-                why);
-        return 2;
-    }
+    if (config_program_parse(&prog, &f.cfg, argc, argv, &status) != RW_OK)
+        return status;
+    if (config_log_level(f.cfg.log_level, &level, why, sizeof(why)) != RW_OK)
+        return config_usage_error(&prog, why);
     log_init(level, "ringwatch-fleet");
     signal(SIGPIPE, SIG_IGN);
     fleet_check_options(&f);
