@@ -330,8 +330,8 @@ int config_program_parse(const struct config_program *prog, void *base,
                          int argc, char **argv, int *status)
 {
     char why[1024];
-    int rc = config_parse(prog->specs, prog->n, base, argc, argv, why,
-                          sizeof(why));
+    int rc =
+        config_parse(prog->specs, prog->n, base, argc, argv, why, sizeof(why));
 
     if (rc == RW_OK)
         return RW_OK;

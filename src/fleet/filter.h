@@ -74,8 +74,7 @@ bool filter_matches(const struct filter *f, const struct object *obj);
  * its type in *type.
  */
 bool filter_transition(const struct filter *f, const struct object *old,
-                      const struct object *new_obj,
-                       enum event_type *type);
+                       const struct object *new_obj, enum event_type *type);
 
 /* Appends oracle entry `entry` with event type `type` to the expected
  * list.  Entries must be appended in revision order. */

@@ -13,6 +13,8 @@ src_fleet_libfleet_a_SOURCES = \
 	src/fleet/churn.c src/fleet/churn.h \
 	src/fleet/range.c src/fleet/range.h \
 	src/fleet/oracle.c src/fleet/oracle.h \
+	src/fleet/verify.c src/fleet/verify.h \
+	src/fleet/line_cache.c src/fleet/line_cache.h \
 	src/fleet/stamp.h \
 	src/fleet/writer.c src/fleet/writer.h \
 	src/fleet/watcher.c src/fleet/watcher.h \

@@ -796,9 +796,9 @@ static void fleet_free(struct fleet *f)
 int main(int argc, char **argv)
 {
     struct fleet f = {0};
-    const struct config_program prog = {
-        "ringwatch-fleet", FLEET_SYNOPSIS, "ringwatch-fleet " PACKAGE_VERSION,
-        fleet_options, fleet_noptions};
+    const struct config_program prog = {"ringwatch-fleet", FLEET_SYNOPSIS,
+                                        "ringwatch-fleet " PACKAGE_VERSION,
+                                        fleet_options, fleet_noptions};
     char why[256];
     int status, level;
 

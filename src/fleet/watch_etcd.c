@@ -133,8 +133,8 @@ static void etcd_event(struct etcd_slot *s, const struct etcd_event *ev,
                       ev->kv.key_len - t->prefix_len);
     d = etcd_lookup(t, ev, key);
     if (filter_transition(watcher_filter(s->w), d->old, d->new_obj, &type))
-        watcher_relevant_event(s->w, type, key,
-                               ev->kv.mod_revision, d->written_at, now_ns);
+        watcher_relevant_event(s->w, type, key, ev->kv.mod_revision,
+                               d->written_at, now_ns);
 }
 
 static void etcd_message_cb(const uint8_t *msg, size_t len, void *arg)

@@ -145,8 +145,7 @@ static bool writer_other_annotations(const char *p, const char *end,
     if (!scan_iter_begin(&it, p, end, 2))
         return true; /* null or not an object: replaced */
     while ((rc = scan_iter_next(&it, &key, &v, &e)) == 1) {
-        if (KEY_IS(&key, SCAN_WRITTEN_AT) ||
-            KEY_IS(&key, STAMP_WRITE_COUNT))
+        if (KEY_IS(&key, SCAN_WRITTEN_AT) || KEY_IS(&key, STAMP_WRITE_COUNT))
             continue;
         strbuf_add(tail, ",", 1);
         strbuf_add(tail, key.p - 1, (size_t)(e - (key.p - 1)));
@@ -418,9 +417,9 @@ static void writer_update(struct writer *w)
     w->next = (w->next + 1) % w->n;
     put->w = w;
     put->sent_ns = clock_wall_ns();
-    n = snprintf(
-        stamp, sizeof(stamp), "\"%s\":\"%" PRId64 "\",\"%s\":\"%" PRIu64 "\"",
-        SCAN_WRITTEN_AT, put->sent_ns, STAMP_WRITE_COUNT, ++o->writes);
+    n = snprintf(stamp, sizeof(stamp),
+                 "\"%s\":\"%" PRId64 "\",\"%s\":\"%" PRIu64 "\"",
+                 SCAN_WRITTEN_AT, put->sent_ns, STAMP_WRITE_COUNT, ++o->writes);
     if (o->head_len + (size_t)n + o->tail_len > w->value_cap) {
         w->value_cap = o->head_len + (size_t)n + o->tail_len;
         w->value = xrealloc(w->value, w->value_cap);

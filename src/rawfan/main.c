@@ -341,9 +341,9 @@ static void rawfan_run(struct rawfan *rf)
 int main(int argc, char **argv)
 {
     struct rawfan rf = {0};
-    const struct config_program prog = {
-        "ringwatch-rawfan", RAWFAN_SYNOPSIS, "ringwatch-rawfan " PACKAGE_VERSION,
-        rawfan_options, rawfan_noptions};
+    const struct config_program prog = {"ringwatch-rawfan", RAWFAN_SYNOPSIS,
+                                        "ringwatch-rawfan " PACKAGE_VERSION,
+                                        rawfan_options, rawfan_noptions};
     char why[256];
     int status, level;
 
