@@ -31,8 +31,9 @@ expect() {
         grep -q -- '--version' "$out" || fail "$prog $*: usage lacks --version"
         ;;
     version)
-        [ "$(wc -l <"$out")" -eq 1 ] && grep -q "^$prog [0-9]" "$out" ||
+        if [ "$(wc -l <"$out")" -ne 1 ] || ! grep -q "^$prog [0-9]" "$out"; then
             fail "$prog $*: want one version line, got: $(cat "$out")"
+        fi
         ;;
     esac
 }

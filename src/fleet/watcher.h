@@ -39,7 +39,7 @@
  * per object it sees) and, only while a line spans two reads or a LIST
  * is arriving, a buffer for those bytes.  Event bytes are not kept per
  * watcher; the set keeps the last few thousand distinct event lines
- * (each scanned once for all watchers: watcher.c's line cache).
+ * (each scanned once for all watchers: line_cache.h).
  */
 #ifndef FLEET_WATCHER_H
 #define FLEET_WATCHER_H
