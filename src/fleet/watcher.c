@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "cache/rw.h"
-#include "src/fleet/verify.h"
 #include "src/fleet/line_cache.h"
 #include "src/fleet/scan.h"
+#include "src/fleet/verify.h"
 #include "src/log.h"
 
 #define WATCHER_DEFAULT_RETRY 0.5
@@ -69,7 +69,7 @@ struct watcher_set {
     int64_t list_rv; /* resourceVersion of the initial LISTs */
     struct verify *verify;
     struct line_cache *lines;
-    struct watcher_totals t; /* but for expect's and the line cache's */
+    struct watcher_totals t; /* but verify's and the line cache's */
     unsigned mismatches_logged;
 };
 
