@@ -247,8 +247,7 @@ static int apply_defaults(const struct option_spec *specs, size_t n, void *base,
 }
 
 int config_parse(const struct option_spec *specs, size_t n, void *base,
-                 int argc, char **argv, const char *version, char *why,
-                 size_t why_len)
+                 int argc, char **argv, char *why, size_t why_len)
 {
     if (apply_defaults(specs, n, base, why, why_len) != RW_OK)
         return RW_EINVAL;
@@ -259,10 +258,8 @@ int config_parse(const struct option_spec *specs, size_t n, void *base,
 
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
             return CONFIG_HELP;
-        if (strcmp(arg, "--version") == 0) {
-            printf("%s\n", version);
+        if (strcmp(arg, "--version") == 0)
             return CONFIG_VERSION;
-        }
         if (strncmp(arg, "--help=", 7) == 0 ||
             strncmp(arg, "--version=", 10) == 0) {
             snprintf(why, why_len, "%.*s takes no value",
@@ -321,6 +318,37 @@ void config_usage(FILE *out, const char *program, const char *synopsis,
     }
     fprintf(out, "  %-32s %s\n  %-32s %s\n", "--help", "print this help",
             "--version", "print the version");
+}
+
+int config_usage_error(const struct config_program *prog, const char *why)
+{
+    fprintf(stderr, "%s: %s (see %s --help)\n", prog->name, why, prog->name);
+    return 2;
+}
+
+int config_program_parse(const struct config_program *prog, void *base,
+                         int argc, char **argv, int *status)
+{
+    char why[1024];
+    int rc =
+        config_parse(prog->specs, prog->n, base, argc, argv, why, sizeof(why));
+
+    if (rc == RW_OK)
+        return RW_OK;
+    if (rc != CONFIG_HELP && rc != CONFIG_VERSION) {
+        *status = config_usage_error(prog, why);
+        return rc;
+    }
+    if (rc == CONFIG_HELP)
+        config_usage(stdout, prog->name, prog->synopsis, prog->specs, prog->n);
+    else
+        printf("%s\n", prog->version);
+    *status = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: write error: %s\n", prog->name, strerror(errno));
+        *status = 1;
+    }
+    return rc;
 }
 
 /* ---- ringwatch's checks beyond one value's type ---- */

@@ -35,18 +35,54 @@ struct option_spec {
 };
 
 /*
- * Applies the defaults, then argv[1..argc) to the struct at base.
- * "--name value" and "--name=value" are accepted.  Returns RW_OK;
- * CONFIG_HELP when --help (or -h) was given, for the caller to print
- * config_usage; CONFIG_VERSION when --version was given (printed to
- * stdout); RW_EINVAL with a message in why ("--ring-capacity: 0 is below
- * the minimum 1", "unknown option --foo", "--help takes no value", ...).
- * Strings point into argv or the table.
+ * What config_parse found instead of a configuration: a request for the
+ * usage or the version.  Positive, so distinct from RW_OK and from every
+ * (negative) enum rw_err.
  */
-enum { CONFIG_HELP = 1, CONFIG_VERSION = 2 };
+enum config_request {
+    CONFIG_HELP = 1,    /* --help or -h */
+    CONFIG_VERSION = 2, /* --version */
+};
+
+/*
+ * Applies the defaults, then argv[1..argc) to the struct at base, in
+ * order.  "--name value" and "--name=value" are accepted.  Returns RW_OK;
+ * CONFIG_HELP or CONFIG_VERSION at the first --help (-h) or --version,
+ * whichever comes first (as GNU getopt programs: the rest of the line is
+ * not looked at); RW_EINVAL with a message in why ("--ring-capacity: 0 is
+ * below the minimum 1", "unknown option --foo", "--help takes no value",
+ * ...) at the first bad argument.  Prints nothing.  Strings point into
+ * argv or the table.
+ */
 int config_parse(const struct option_spec *specs, size_t n, void *base,
-                 int argc, char **argv, const char *version, char *why,
-                 size_t why_len);
+                 int argc, char **argv, char *why, size_t why_len);
+
+/* A program's command line: what config_program_parse needs. */
+struct config_program {
+    const char *name;     /* "ringwatch" */
+    const char *synopsis; /* after the name in the usage line */
+    const char *version;  /* the --version line: "ringwatch 0.1.0" */
+    const struct option_spec *specs;
+    size_t n;
+};
+
+/*
+ * The convention ringwatch, ringwatch-fleet and ringwatch-rawfan share:
+ * config_parse of argv into base, then, at --help (-h) or --version,
+ * whichever comes first, the usage (config_usage) or the version line on
+ * stdout and exit status 0 (1 with a message on stderr when stdout cannot
+ * be written, as GNU's close_stdout); at a bad argument, the one-line
+ * message on stderr (config_usage_error) and exit status 2.  Returns RW_OK
+ * when the program is to run (*status untouched); else CONFIG_HELP,
+ * CONFIG_VERSION or RW_EINVAL, already answered, and the process's exit
+ * status in *status.
+ */
+int config_program_parse(const struct config_program *prog, void *base,
+                         int argc, char **argv, int *status);
+
+/* Prints "NAME: WHY (see NAME --help)" to stderr; returns 2, the exit
+ * status of a configuration error. */
+int config_usage_error(const struct config_program *prog, const char *why);
 
 /* Prints usage and one line per option (metavar, default, help). */
 void config_usage(FILE *out, const char *program, const char *synopsis,

@@ -1,4 +1,5 @@
-# src/: the daemon and the fleet (I/O, libevent, nghttp2, http-parser).
+# src/: the daemon (I/O, libevent, nghttp2, http-parser); src/fleet/ and
+# src/rawfan/ have their own fragments.
 noinst_LIBRARIES += src/libsrc.a
 src_libsrc_a_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(NGHTTP2_CFLAGS)
 src_libsrc_a_SOURCES = \
@@ -38,31 +39,3 @@ bin_PROGRAMS += ringwatch
 ringwatch_SOURCES = src/main.c
 ringwatch_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
 ringwatch_LDADD = $(RW_LIBS) $(RW_EXTERNAL_LIBS)
-
-# ringwatch-fleet: the load generator and verifier (src/fleet/).
-noinst_LIBRARIES += src/fleet/libfleet.a
-src_fleet_libfleet_a_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(NGHTTP2_CFLAGS)
-src_fleet_libfleet_a_SOURCES = \
-	src/fleet/options.c src/fleet/options.h \
-	src/fleet/scan.c src/fleet/scan.h \
-	src/fleet/histogram.c src/fleet/histogram.h \
-	src/fleet/keys.c src/fleet/keys.h \
-	src/fleet/view.c src/fleet/view.h \
-	src/fleet/filter.c src/fleet/filter.h \
-	src/fleet/profile.c src/fleet/profile.h \
-	src/fleet/churn.c src/fleet/churn.h \
-	src/fleet/range.c src/fleet/range.h \
-	src/fleet/oracle.c src/fleet/oracle.h \
-	src/fleet/writer.c src/fleet/writer.h \
-	src/fleet/watcher.c src/fleet/watcher.h \
-	src/fleet/watch_h2.c src/fleet/watch_h2.h \
-	src/fleet/watch_h1.c src/fleet/watch_h1.h \
-	src/fleet/links.c src/fleet/links.h \
-	src/fleet/watch_etcd.c src/fleet/watch_etcd.h \
-	src/fleet/report.c src/fleet/report.h
-FLEET_LIBS = src/fleet/libfleet.a $(RW_LIBS)
-
-bin_PROGRAMS += ringwatch-fleet
-ringwatch_fleet_SOURCES = src/fleet/main.c
-ringwatch_fleet_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(NGHTTP2_CFLAGS)
-ringwatch_fleet_LDADD = $(FLEET_LIBS) $(RW_EXTERNAL_LIBS)

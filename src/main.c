@@ -277,22 +277,17 @@ int main(int argc, char **argv)
 {
     struct daemon d = {0};
     struct config_resources res;
+    const struct config_program prog = {
+        "ringwatch", "[options]", "ringwatch " PACKAGE_VERSION,
+        ringwatch_options, ringwatch_noptions};
     char why[1024];
-    int rc, level;
+    int status, level;
 
     signals_ignore();
-    rc = config_parse(ringwatch_options, ringwatch_noptions, &d.cfg, argc, argv,
-                      "ringwatch " PACKAGE_VERSION, why, sizeof(why));
-    if (rc == CONFIG_HELP || rc == CONFIG_VERSION) {
-        if (rc == CONFIG_HELP)
-            config_usage(stdout, "ringwatch", "[options]", ringwatch_options,
-                         ringwatch_noptions);
-        return 0;
-    }
-    if (rc != RW_OK || config_check(&d.cfg, &res, why, sizeof(why)) != RW_OK) {
-        fprintf(stderr, "ringwatch: %s (see ringwatch --help)\n", why);
-        return 2;
-    }
+    if (config_program_parse(&prog, &d.cfg, argc, argv, &status) != RW_OK)
+        return status;
+    if (config_check(&d.cfg, &res, why, sizeof(why)) != RW_OK)
+        return config_usage_error(&prog, why);
     d.types = res.types;
     d.indexed_field = res.indexed_field;
     d.n = res.n;

@@ -31,7 +31,7 @@ static int parse(struct config *c, char *why, size_t len, int argc, ...)
         argv[i] = va_arg(ap, char *);
     va_end(ap);
     return config_parse(ringwatch_options, ringwatch_noptions, c, argc, argv,
-                        "test", why, len);
+                        why, len);
 }
 
 static void test_man_page_agrees(void **state)
@@ -111,6 +111,34 @@ static void test_errors(void **state)
     assert_string_equal(why, "--help takes no value");
     assert_int_equal(parse(&c, why, sizeof(why), 2, "--version=x"), RW_EINVAL);
     assert_string_equal(why, "--version takes no value");
+}
+
+/* --help and --version: distinct results, the first on the line wins and
+ * nothing after it is looked at (as GNU getopt programs). */
+static void test_help_and_version(void **state)
+{
+    char why[256];
+    struct config c;
+
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "--version"),
+                     CONFIG_VERSION);
+    assert_int_not_equal(CONFIG_HELP, CONFIG_VERSION);
+    assert_int_equal(parse(&c, why, sizeof(why), 3, "--help", "--version"),
+                     CONFIG_HELP);
+    assert_int_equal(parse(&c, why, sizeof(why), 3, "--version", "--help"),
+                     CONFIG_VERSION);
+    assert_int_equal(parse(&c, why, sizeof(why), 3, "-h", "--version"),
+                     CONFIG_HELP);
+    assert_int_equal(parse(&c, why, sizeof(why), 3, "--version", "-h"),
+                     CONFIG_VERSION);
+    assert_int_equal(parse(&c, why, sizeof(why), 3, "--help", "--nope"),
+                     CONFIG_HELP);
+    assert_int_equal(
+        parse(&c, why, sizeof(why), 4, "--listen", "[::1]:1", "--version"),
+        CONFIG_VERSION);
+    assert_int_equal(parse(&c, why, sizeof(why), 3, "--nope", "--help"),
+                     RW_EINVAL);
+    assert_string_equal(why, "unknown option --nope");
 }
 
 static void test_every_option_refuses_invalid_values(void **state)
@@ -218,6 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_man_page_agrees),
         cmocka_unit_test(test_help_lists_every_option),
+        cmocka_unit_test(test_help_and_version),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_values_and_units),
         cmocka_unit_test(test_errors),

@@ -33,7 +33,8 @@ test_fleet_writer_test_SOURCES = test/fleet_writer_test.c
 test_fleet_writer_test_CFLAGS = $(TEST_CFLAGS)
 test_fleet_writer_test_LDADD = $(FLEET_TEST_LIBS)
 
-# Includes src/fleet/watcher.c and fakes the oracle.
+# Includes src/fleet/watcher.c, verify.c and line_cache.c and fakes the
+# oracle.
 UNIT_TESTS += test/fleet_watcher_test
 test_fleet_watcher_test_SOURCES = test/fleet_watcher_test.c
 test_fleet_watcher_test_CFLAGS = $(TEST_CFLAGS)
@@ -52,3 +53,8 @@ UNIT_TESTS += test/fleet_profile_test
 test_fleet_profile_test_SOURCES = test/fleet_profile_test.c
 test_fleet_profile_test_CFLAGS = $(TEST_CFLAGS)
 test_fleet_profile_test_LDADD = $(FLEET_TEST_LIBS)
+
+# --help and --version of the three programs (ringwatch, ringwatch-fleet,
+# ringwatch-rawfan): one convention, src/config.c's config_program_parse.
+TESTS += test/help_version.sh
+EXTRA_DIST += test/help_version.sh

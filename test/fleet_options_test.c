@@ -47,8 +47,8 @@ static int parse(struct fleet_config *c, char *why, size_t len, int argc, ...)
     for (int i = 1; i < argc; i++)
         argv[i] = va_arg(ap, char *);
     va_end(ap);
-    return config_parse(fleet_options, fleet_noptions, c, argc, argv, "test",
-                        why, len);
+    return config_parse(fleet_options, fleet_noptions, c, argc, argv, why,
+                        len);
 }
 
 static void test_command_line(void **state)

@@ -77,17 +77,20 @@ static void test_roles(void **state)
 static void test_node_names(void **state)
 {
     char buf[32];
+    uint32_t node;
 
     profile_node_name(7, buf, sizeof(buf));
     assert_string_equal(buf, "node-00007");
-    assert_int_equal(profile_node_index(buf, strlen(buf)), 7);
+    assert_int_equal(profile_node_index(buf, strlen(buf), &node), RW_OK);
+    assert_int_equal(node, 7);
     profile_node_name(123456, buf, sizeof(buf));
     assert_string_equal(buf, "node-123456");
-    assert_int_equal(profile_node_index(buf, strlen(buf)), 123456);
-    assert_int_equal(profile_node_index("node-007", 8), -1);
-    assert_int_equal(profile_node_index("node-0000x", 10), -1);
-    assert_int_equal(profile_node_index("node-012345", 11), -1);
-    assert_int_equal(profile_node_index("", 0), -1);
+    assert_int_equal(profile_node_index(buf, strlen(buf), &node), RW_OK);
+    assert_int_equal(node, 123456);
+    assert_int_equal(profile_node_index("node-007", 8, &node), RW_EINVAL);
+    assert_int_equal(profile_node_index("node-0000x", 10, &node), RW_EINVAL);
+    assert_int_equal(profile_node_index("node-012345", 11, &node), RW_EINVAL);
+    assert_int_equal(profile_node_index("", 0, &node), RW_EINVAL);
 }
 
 static struct object *pod(const char *node, const char *app)
@@ -113,6 +116,7 @@ static void test_index_finds_a_moves_filters(void **state)
     const struct resource_type *rt = resource_type_find("pods");
     struct filter *filters[101], *out[4];
     struct filter_index *ix;
+    enum event_type type;
     struct object *a = pod("node-00003", "web"), *b = pod("node-00077", "web");
     char why[256], name[32];
     size_t n;
@@ -132,23 +136,29 @@ static void test_index_finds_a_moves_filters(void **state)
     assert_ptr_equal(out[0], filters[0]);
     assert_ptr_equal(out[1], filters[4]);
     assert_ptr_equal(out[2], filters[78]);
-    assert_int_equal(filter_transition(out[0], a, b), EVENT_MODIFIED);
-    assert_int_equal(filter_transition(out[1], a, b), EVENT_DELETED);
-    assert_int_equal(filter_transition(out[2], a, b), EVENT_ADDED);
+    assert_true(filter_transition(out[0], a, b, &type));
+    assert_int_equal(type, EVENT_MODIFIED);
+    assert_true(filter_transition(out[1], a, b, &type));
+    assert_int_equal(type, EVENT_DELETED);
+    assert_true(filter_transition(out[2], a, b, &type));
+    assert_int_equal(type, EVENT_ADDED);
 
     n = filter_index_candidates(ix, a, a, out); /* same node once */
     assert_int_equal(n, 2);
-    assert_int_equal(filter_transition(out[1], a, a), EVENT_MODIFIED);
+    assert_true(filter_transition(out[1], a, a, &type));
+    assert_int_equal(type, EVENT_MODIFIED);
     n = filter_index_candidates(ix, NULL, b, out);
     assert_int_equal(n, 2);
-    assert_int_equal(filter_transition(out[1], NULL, b), EVENT_ADDED);
+    assert_true(filter_transition(out[1], NULL, b, &type));
+    assert_int_equal(type, EVENT_ADDED);
     n = filter_index_candidates(ix, b, NULL, out);
-    assert_int_equal(filter_transition(out[1], b, NULL), EVENT_DELETED);
+    assert_true(filter_transition(out[1], b, NULL, &type));
+    assert_int_equal(type, EVENT_DELETED);
     object_unref(a);
     a = pod("node-99999", "db"); /* no kubelet there */
     n = filter_index_candidates(ix, a, NULL, out);
     assert_int_equal(n, 1);
-    assert_int_equal(filter_transition(out[0], a, NULL), -1);
+    assert_false(filter_transition(out[0], a, NULL, &type));
 
     filter_index_free(ix);
     for (int i = 0; i < 101; i++)

@@ -1,6 +1,7 @@
 /*
- * fleet_watcher_test.c: the watchers' verification (src/fleet/watcher.c)
- * without any network: a fake oracle (the two functions watcher.c calls)
+ * fleet_watcher_test.c: the watchers' verification (src/fleet/watcher.c,
+ * with its oracle checks, verify.c, and its line cache, line_cache.c)
+ * without any network: a fake oracle (the two functions verify.c calls)
  * holds the changes, and responses are fed in as a transport would, cut
  * at arbitrary byte boundaries.  Covers the reflector's request sequence
  * (leader LIST, release, WATCH from R0, relist after ERROR 410), every
@@ -19,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "src/fleet/verify.c"
+#include "src/fleet/line_cache.c"
 #include "src/fleet/watcher.c"
 
 /* ---- the fake oracle ---- */
@@ -391,7 +394,7 @@ static void test_without_oracle(void **state)
     struct watcher *w0, *w1;
     struct watcher_totals t;
 
-    fx->ws->cfg.oracle = NULL;
+    fx->ws->verify->cfg.oracle = NULL;
     start_two(fx, &w0, &w1);
     feed_event(w0, "MODIFIED", "a", 11);
     feed_event(w0, "MODIFIED", "a", 11);
@@ -439,7 +442,7 @@ static void test_line_cache(void **state)
                      0);
     /* More distinct lines than the cache holds, to both watchers in
      * turn (without an oracle: views and order only). */
-    fx->ws->cfg.oracle = NULL;
+    fx->ws->verify->cfg.oracle = NULL;
     for (int i = 0; i < 2 * MANY; i++) {
         char name[32];
 

@@ -19,10 +19,11 @@
 
 #include "cache/rw.h"
 #include "src/fleet/scan.h"
+#include "src/fleet/stamp.h"
 #include "src/fleet/writer.h"
 
 #define STAMP                                                                  \
-    "\"" SCAN_WRITTEN_AT "\":\"1234\",\"" WRITER_COUNT_ANNOTATION "\":\"7\""
+    "\"" SCAN_WRITTEN_AT "\":\"1234\",\"" STAMP_WRITE_COUNT "\":\"7\""
 
 /* Stamps value and returns the parsed result (cJSON_Delete it). */
 static cJSON *stamp(const char *value)
@@ -68,7 +69,7 @@ static void test_shapes(void **state)
 
     r = stamp("{\"metadata\":{\"name\":\"a\"},\"spec\":{\"x\":[1,2]}}");
     assert_string_equal(annotation(r, SCAN_WRITTEN_AT), "1234");
-    assert_string_equal(annotation(r, WRITER_COUNT_ANNOTATION), "7");
+    assert_string_equal(annotation(r, STAMP_WRITE_COUNT), "7");
     assert_string_equal(
         cJSON_GetObjectItem(cJSON_GetObjectItem(r, "metadata"), "name")
             ->valuestring,
@@ -93,12 +94,12 @@ static void test_shapes(void **state)
     /* Earlier stamps go, others stay (escaped key included). */
     r = stamp(" { \"kind\" : \"Pod\" , \"metadata\" : { \"annotations\" : "
               "{ \"keep\" : \"{\\\"q\\\":1}\" , \"ringwatch.io\\/written-at\""
-              " : \"1\" , \"" WRITER_COUNT_ANNOTATION "\" : \"3\" , "
+              " : \"1\" , \"" STAMP_WRITE_COUNT "\" : \"3\" , "
               "\"also\" : \"x\" } , \"name\" : \"c\" } } ");
     assert_int_equal(count_annotations(r), 4);
     assert_string_equal(annotation(r, "keep"), "{\"q\":1}");
     assert_string_equal(annotation(r, "also"), "x");
-    assert_string_equal(annotation(r, WRITER_COUNT_ANNOTATION), "7");
+    assert_string_equal(annotation(r, STAMP_WRITE_COUNT), "7");
     cJSON_Delete(r);
 
     /* A decoy metadata deeper down is not touched. */

@@ -56,7 +56,7 @@ static int parse(const struct option_spec *specs, size_t n, void *base,
 {
     char *argv[] = {"program", a1, a2, NULL};
 
-    return config_parse(specs, n, base, a2 ? 3 : 2, argv, "test", why, why_len);
+    return config_parse(specs, n, base, a2 ? 3 : 2, argv, why, why_len);
 }
 
 /* The bounds as config_parse_value prints them. */

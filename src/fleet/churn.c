@@ -1,7 +1,7 @@
 /*
  * churn.c: the churn generator (see churn.h).
  */
-#include "churn.h"
+#include "src/fleet/churn.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include <time.h>
 
 #include "cache/rw.h"
-#include "profile.h"
-#include "scan.h"
-#include "writer.h"
+#include "src/fleet/profile.h"
+#include "src/fleet/scan.h"
+#include "src/fleet/stamp.h"
 
 #define CHURN_PICK_TRIES 16   /* random picks before giving up on a write */
 #define CHURN_APPS 20         /* distinct app labels */
@@ -292,7 +292,7 @@ static int churn_render_meta(const struct churn *c, uint32_t s,
         "\"labels\":{\"app\":\"app-%u\",\"pod-template-hash\":\"5c8d7f9b6\","
         "\"tier\":\"%s\"},"
         "\"annotations\":{\"" SCAN_WRITTEN_AT "\":\"%" PRId64
-        "\",\"" WRITER_COUNT_ANNOTATION "\":\"%" PRIu32 "\"},"
+        "\",\"" STAMP_WRITE_COUNT "\":\"%" PRIu32 "\"},"
         "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":"
         "\"ReplicaSet\",\"name\":\"app-%u-5c8d7f9b6\",\"uid\":"
         "\"6f1c2a4e-0b7d-4c1e-9a3f-%012u\",\"controller\":true,"

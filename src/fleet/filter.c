@@ -4,7 +4,7 @@
  * The index keeps node filters sorted by node name (binary search, no
  * per-entry allocation) and the unindexed ones in an array.
  */
-#include "filter.h"
+#include "src/fleet/filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,14 +92,15 @@ bool filter_matches(const struct filter *f, const struct object *obj)
     return obj != NULL && selector_matches(f->sel, obj);
 }
 
-int filter_transition(const struct filter *f, const struct object *old,
-                      const struct object *new_obj)
+bool filter_transition(const struct filter *f, const struct object *old,
+                       const struct object *new_obj, enum event_type *type)
 {
     bool before = filter_matches(f, old), now = filter_matches(f, new_obj);
 
-    if (now)
-        return before ? EVENT_MODIFIED : EVENT_ADDED;
-    return before ? EVENT_DELETED : -1;
+    if (!before && !now)
+        return false;
+    *type = now ? (before ? EVENT_MODIFIED : EVENT_ADDED) : EVENT_DELETED;
+    return true;
 }
 
 void filter_expect(struct filter *f, uint32_t entry, enum event_type type)

@@ -26,7 +26,7 @@
 
 #include "cache/object.h"
 #include "cache/resource_type.h"
-#include "view.h"
+#include "src/fleet/view.h"
 
 struct watcher;
 
@@ -69,11 +69,12 @@ struct filter *filter_new_node(uint32_t id, const struct resource_type *rt,
 bool filter_matches(const struct filter *f, const struct object *obj);
 
 /*
- * The event type a watcher of f gets for a change from old to new (either
- * NULL when absent: a create has no old, a delete no new), or -1 for none.
+ * Whether a watcher of f gets an event for a change from old to new
+ * (either NULL when absent: a create has no old, a delete no new); if so,
+ * its type in *type.
  */
-int filter_transition(const struct filter *f, const struct object *old,
-                      const struct object *new_obj);
+bool filter_transition(const struct filter *f, const struct object *old,
+                       const struct object *new_obj, enum event_type *type);
 
 /* Appends oracle entry `entry` with event type `type` to the expected
  * list.  Entries must be appended in revision order. */

@@ -7,7 +7,7 @@
  * Row r >= 1 thus covers [2^(r+S-1), 2^(r+S)) in 2^S buckets of width
  * 2^(r-1).  Rows are contiguous, so buckets are in increasing value order.
  */
-#include "histogram.h"
+#include "src/fleet/histogram.h"
 
 #include <string.h>
 

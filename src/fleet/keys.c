@@ -8,7 +8,7 @@
  * parts (namespace, name) as if joined by '/', so a lookup from a watch
  * event builds no string.
  */
-#include "keys.h"
+#include "src/fleet/keys.h"
 
 #include <stdlib.h>
 #include <string.h>

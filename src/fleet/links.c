@@ -7,7 +7,7 @@
  * h2c_free may be called from its on_close.  Invariant: `open` counts the
  * links whose connection is established and not forgotten.
  */
-#include "links.h"
+#include "src/fleet/links.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -114,14 +114,14 @@ struct h2c *links_get(struct links *ls, size_t i)
     return l->c;
 }
 
-int links_drop(struct links *ls, size_t i)
+bool links_drop(struct links *ls, size_t i)
 {
     struct link *l = &ls->link[i];
 
     if (l->c == NULL)
-        return 0;
+        return false;
     link_forget(l);
-    return 1;
+    return true;
 }
 
 size_t links_open(const struct links *ls)

@@ -8,6 +8,7 @@
 #ifndef FLEET_LINKS_H
 #define FLEET_LINKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct event_base;
@@ -29,7 +30,7 @@ struct h2c *links_get(struct links *ls, size_t i);
 /* Link i refused a new stream although it looked open: forget its
  * connection, so that links_get opens another.  Returns whether there was
  * one to forget (worth one more try). */
-int links_drop(struct links *ls, size_t i);
+bool links_drop(struct links *ls, size_t i);
 
 /* Connections established and not yet ended. */
 size_t links_open(const struct links *ls);

@@ -34,26 +34,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "cache/clock.h"
 #include "cache/resource_type.h"
 #include "cache/rw.h"
-#include "filter.h"
-#include "histogram.h"
-#include "keys.h"
-#include "options.h"
-#include "oracle.h"
-#include "profile.h"
 #include "proto/kjson.h"
-#include "range.h"
-#include "report.h"
 #include "src/address.h"
+#include "src/fleet/churn.h"
+#include "src/fleet/filter.h"
+#include "src/fleet/histogram.h"
+#include "src/fleet/keys.h"
+#include "src/fleet/options.h"
+#include "src/fleet/oracle.h"
+#include "src/fleet/profile.h"
+#include "src/fleet/range.h"
+#include "src/fleet/report.h"
+#include "src/fleet/watch_etcd.h"
+#include "src/fleet/watch_h1.h"
+#include "src/fleet/watch_h2.h"
+#include "src/fleet/watcher.h"
+#include "src/fleet/writer.h"
 #include "src/log.h"
-#include "watch_h1.h"
-#include "watch_etcd.h"
-#include "watch_h2.h"
-#include "watcher.h"
-#include "writer.h"
 
 #define FLEET_LIST_TIMEOUT 30.0   /* seconds for every initial LIST */
 #define FLEET_FINAL_TIMEOUT 60.0  /* seconds to read the final state */
@@ -109,14 +110,6 @@ struct fleet {
 static void fleet_done(struct fleet *f);
 static void fleet_final(struct fleet *f);
 
-static double fleet_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void fleet_timer(struct event *ev, double seconds)
 {
     struct timeval tv = rw_timeval(seconds);
@@ -157,7 +150,7 @@ static void fleet_progress_cb(evutil_socket_t fd, short what, void *arg)
             "[%6.1fs] watching %llu/%llu, conns %zu, delivered %llu "
             "(%llu/s, relevant %llu), p99 %.2f ms, writes %llu, 410s %llu, "
             "bookmarks %llu, lost %llu\n",
-            f->t_run > 0 ? fleet_now() - f->t_run : 0.0,
+            f->t_run > 0 ? clock_mono_s() - f->t_run : 0.0,
             (unsigned long long)t.watching, (unsigned long long)f->cfg.watchers,
             fleet_connections_open(f), (unsigned long long)t.delivered,
             (unsigned long long)(t.delivered - f->last_delivered),
@@ -240,7 +233,7 @@ static void fleet_run(struct fleet *f)
     int64_t r0 = INT64_MAX;
 
     f->phase = PHASE_RUN;
-    f->t_run = fleet_now();
+    f->t_run = clock_mono_s();
     for (size_t i = 0; i < f->nfilters; i++)
         r0 = RW_MIN(r0, f->filters[i]->r0);
     log_info("initial LIST at resourceVersion %" PRId64 ": %u objects", r0,
@@ -404,7 +397,7 @@ static void fleet_load_end_cb(evutil_socket_t fd, short what, void *arg)
     struct fleet *f = arg;
 
     f->phase = PHASE_DRAIN;
-    f->t_load_end = fleet_now();
+    f->t_load_end = clock_mono_s();
     if (f->writer)
         writer_stop(f->writer);
     event_assign(f->phase_timer, f->base, -1, 0, fleet_drain_timeout_cb, f);
@@ -449,7 +442,7 @@ static void fleet_final_timeout_cb(evutil_socket_t fd, short what, void *arg)
 static void fleet_final(struct fleet *f)
 {
     f->phase = PHASE_FINAL;
-    f->t_end = fleet_now();
+    f->t_end = clock_mono_s();
     event_del(f->drain_tick);
     event_del(f->phase_timer);
     if (f->oracle == NULL || f->oracle_failed) {
@@ -527,7 +520,7 @@ static void fleet_done(struct fleet *f)
     if (f->phase == PHASE_DONE)
         return;
     if (f->t_end == 0)
-        f->t_end = fleet_now();
+        f->t_end = clock_mono_s();
     f->phase = PHASE_DONE;
     watcher_set_stop(f->ws);
     /* Interrupted: what is still in flight is not lost. */
@@ -803,27 +796,16 @@ static void fleet_free(struct fleet *f)
 int main(int argc, char **argv)
 {
     struct fleet f = {0};
+    const struct config_program prog = {"ringwatch-fleet", FLEET_SYNOPSIS,
+                                        "ringwatch-fleet " PACKAGE_VERSION,
+                                        fleet_options, fleet_noptions};
     char why[256];
-    int rc, level;
+    int status, level;
 
-    rc = config_parse(fleet_options, fleet_noptions, &f.cfg, argc, argv,
-                      "ringwatch-fleet " PACKAGE_VERSION, why, sizeof(why));
-    if (rc == CONFIG_HELP || rc == CONFIG_VERSION) {
-        if (rc == CONFIG_HELP)
-            config_usage(stdout, "ringwatch-fleet", FLEET_SYNOPSIS,
-                         fleet_options, fleet_noptions);
-        return 0;
-    }
-    if (rc != RW_OK) {
-        fprintf(stderr, "ringwatch-fleet: %s (see ringwatch-fleet --help)\n",
-                why);
-        return 2;
-    }
-    if (config_log_level(f.cfg.log_level, &level, why, sizeof(why)) != RW_OK) {
-        fprintf(stderr, "ringwatch-fleet: %s (see ringwatch-fleet --help)\n",
-                why);
-        return 2;
-    }
+    if (config_program_parse(&prog, &f.cfg, argc, argv, &status) != RW_OK)
+        return status;
+    if (config_log_level(f.cfg.log_level, &level, why, sizeof(why)) != RW_OK)
+        return config_usage_error(&prog, why);
     log_init(level, "ringwatch-fleet");
     signal(SIGPIPE, SIG_IGN);
     fleet_check_options(&f);

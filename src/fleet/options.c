@@ -3,7 +3,7 @@
  * default is what man/ringwatch-fleet.1 states as "Default: X." (NULL
  * strings read "none", flags "off").
  */
-#include "options.h"
+#include "src/fleet/options.h"
 
 #include "cache/rw.h"
 

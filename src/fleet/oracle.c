@@ -9,7 +9,7 @@
  * revision order, and every filter's expected list is appended in the
  * same pass, so both stay sorted by revision.
  */
-#include "oracle.h"
+#include "src/fleet/oracle.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@
 #include "proto/etcd.h"
 #include "proto/grpc.h"
 #include "proto/kjson.h"
-#include "scan.h"
+#include "src/fleet/scan.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 #include "src/log.h"
@@ -107,10 +107,10 @@ static void oracle_append(struct oracle *o, const struct etcd_event *ev)
         old = oracle_decode(o, &ev->prev_kv);
     n = filter_index_candidates(o->ix, old, new_obj, o->candidates);
     for (size_t i = 0; i < n; i++) {
-        int type = filter_transition(o->candidates[i], old, new_obj);
+        enum event_type type;
 
-        if (type >= 0)
-            filter_expect(o->candidates[i], index, (enum event_type)type);
+        if (filter_transition(o->candidates[i], old, new_obj, &type))
+            filter_expect(o->candidates[i], index, type);
     }
     object_unref(new_obj);
     object_unref(old);

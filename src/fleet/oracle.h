@@ -25,8 +25,8 @@
 #include <stdint.h>
 
 #include "cache/resource_type.h"
-#include "filter.h"
-#include "keys.h"
+#include "src/fleet/filter.h"
+#include "src/fleet/keys.h"
 
 struct event_base;
 struct oracle;

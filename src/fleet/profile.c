@@ -1,7 +1,7 @@
 /*
  * profile.c: watcher roles and node names (see profile.h).
  */
-#include "profile.h"
+#include "src/fleet/profile.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -72,23 +72,24 @@ void profile_node_name(uint32_t node, char *buf, size_t cap)
     snprintf(buf, cap, PROFILE_NODE_PREFIX "%05" PRIu32, node);
 }
 
-int64_t profile_node_index(const char *name, size_t len)
+int profile_node_index(const char *name, size_t len, uint32_t *node)
 {
     size_t plen = strlen(PROFILE_NODE_PREFIX);
     int64_t v = 0;
 
     if (len < plen + 5 || len > plen + 10 ||
         memcmp(name, PROFILE_NODE_PREFIX, plen) != 0)
-        return -1;
+        return RW_EINVAL;
     for (size_t i = plen; i < len; i++) {
         if (name[i] < '0' || name[i] > '9')
-            return -1;
+            return RW_EINVAL;
         v = v * 10 + (name[i] - '0');
     }
     if (v > UINT32_MAX)
-        return -1;
+        return RW_EINVAL;
     /* Only the canonical spelling (5 digits, or more without padding). */
     if (len > plen + 5 && name[plen] == '0')
-        return -1;
-    return v;
+        return RW_EINVAL;
+    *node = (uint32_t)v;
+    return RW_OK;
 }

@@ -54,7 +54,9 @@ bool profile_kubelet(const struct profile *p, uint64_t i, uint32_t *node);
 /* "node-%05u" of node index node, into buf (cap >= 16 bytes). */
 void profile_node_name(uint32_t node, char *buf, size_t cap);
 
-/* The index of a node name made by profile_node_name, or -1. */
-int64_t profile_node_index(const char *name, size_t len);
+/* The index of a node name made by profile_node_name (len bytes), in
+ * *node.  Returns RW_OK, or RW_EINVAL when name is not one (another
+ * spelling, or past UINT32_MAX). */
+int profile_node_index(const char *name, size_t len, uint32_t *node);
 
 #endif

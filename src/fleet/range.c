@@ -5,7 +5,7 @@
  * flight, and the key the next page starts at.  `done` is set once the
  * outcome is reported; nothing runs after it.
  */
-#include "range.h"
+#include "src/fleet/range.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * report.c: summary, JSON report and /proc readings (see report.h).
  */
-#include "report.h"
+#include "src/fleet/report.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -31,8 +31,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "histogram.h"
-#include "watcher.h"
+#include "src/fleet/histogram.h"
+#include "src/fleet/watcher.h"
 
 /* One reading of a process from /proc/PID/stat and /proc/PID/status. */
 struct proc_sample {

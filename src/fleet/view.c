@@ -6,7 +6,7 @@
  * only ever a guess: it is checked (index in range, key equal) before
  * use.
  */
-#include "view.h"
+#include "src/fleet/view.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -45,8 +45,8 @@ int64_t view_remove(struct view *v, uint32_t key);
  * view_put and view_remove with a position hint: *hint (any value; an
  * index into the arrays) is tried before the binary search, and is set to
  * key's position afterwards.  Views that hold the same keys have the same
- * layout, so one hint shared by the watchers of a filter (the line cache
- * of watcher.c keeps one per event line) finds the entry in one probe
+ * layout, so one hint shared by the watchers of a filter (line_cache.h
+ * keeps one per event line) finds the entry in one probe
  * instead of about log2(n) cache misses.  A wrong hint costs one compare.
  */
 int64_t view_put_hint(struct view *v, uint32_t key, int64_t rv, uint32_t *hint);

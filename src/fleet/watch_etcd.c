@@ -12,25 +12,25 @@
  * call is open; a cache entry is valid for (rv, key) only when both
  * match (a collision replaces the entry).
  */
-#include "watch_etcd.h"
+#include "src/fleet/watch_etcd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event2/event.h>
 
+#include "cache/clock.h"
 #include "cache/object.h"
 #include "cache/rw.h"
-#include "links.h"
 #include "proto/etcd.h"
 #include "proto/kjson.h"
-#include "scan.h"
+#include "src/fleet/links.h"
+#include "src/fleet/scan.h"
+#include "src/fleet/watcher.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 #include "src/log.h"
-#include "watcher.h"
 
 #define WATCH_ETCD_CACHE 8192 /* decode cache entries (power of two) */
 #define WATCH_ETCD_RETRY 0.5  /* seconds before re-watching */
@@ -71,14 +71,6 @@ struct watch_etcd {
 };
 
 static void etcd_issue(struct etcd_slot *s);
-
-static int64_t etcd_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ==== decoding, once per change ==== */
 
@@ -131,7 +123,7 @@ static void etcd_event(struct etcd_slot *s, const struct etcd_event *ev,
     struct watch_etcd *t = s->t;
     const struct etcd_decoded *d;
     uint32_t key;
-    int type;
+    enum event_type type;
 
     if (ev->kv.mod_revision > s->wire_rv)
         s->wire_rv = ev->kv.mod_revision;
@@ -140,17 +132,16 @@ static void etcd_event(struct etcd_slot *s, const struct etcd_event *ev,
     key = keys_intern(t->keys, "", 0, ev->kv.key + t->prefix_len,
                       ev->kv.key_len - t->prefix_len);
     d = etcd_lookup(t, ev, key);
-    type = filter_transition(watcher_filter(s->w), d->old, d->new_obj);
-    if (type >= 0)
-        watcher_relevant_event(s->w, (enum event_type)type, key,
-                               ev->kv.mod_revision, d->written_at, now_ns);
+    if (filter_transition(watcher_filter(s->w), d->old, d->new_obj, &type))
+        watcher_relevant_event(s->w, type, key, ev->kv.mod_revision,
+                               d->written_at, now_ns);
 }
 
 static void etcd_message_cb(const uint8_t *msg, size_t len, void *arg)
 {
     struct etcd_slot *s = arg;
     struct etcd_watch_response r;
-    int64_t now_ns = etcd_now_ns();
+    int64_t now_ns = clock_wall_ns();
 
     if (etcd_watch_response_decode(&r, msg, len) != 0) {
         watcher_error(s->w, 500);

@@ -26,7 +26,7 @@
 #include <stddef.h>
 
 #include "cache/resource_type.h"
-#include "keys.h"
+#include "src/fleet/keys.h"
 
 struct event_base;
 struct watcher_set;

@@ -16,7 +16,7 @@
  * Invariants: `busy` exactly while a request is in flight; a slot's
  * bufferevent is freed only from its timer or watch_h1_free.
  */
-#include "watch_h1.h"
+#include "src/fleet/watch_h1.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -24,17 +24,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <http_parser.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "src/fdlimit.h"
+#include "src/fleet/watcher.h"
 #include "src/log.h"
-#include "watcher.h"
 
 #define WATCH_H1_FD_SPARE 64 /* descriptors kept for everything else */
 #define WATCH_H1_LOG_FAILURES 5
@@ -67,14 +67,6 @@ struct watch_h1 {
 };
 
 static void h1_issue(struct h1_slot *s);
-
-static int64_t h1_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ==== parser callbacks ==== */
 
@@ -151,7 +143,7 @@ static void h1_read_cb(struct bufferevent *bev, void *arg)
     struct evbuffer_iovec v[8];
     int n;
 
-    s->t->now_ns = h1_now_ns();
+    s->t->now_ns = clock_wall_ns();
     while (s->busy && !s->complete && evbuffer_get_length(in) > 0) {
         size_t used = 0;
 

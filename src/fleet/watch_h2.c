@@ -11,20 +11,20 @@
  * Invariants: slot->stream is non-NULL exactly while a request of that
  * watcher is in flight.
  */
-#include "watch_h2.h"
+#include "src/fleet/watch_h2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event2/event.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
+#include "src/fleet/links.h"
+#include "src/fleet/watcher.h"
 #include "src/h2_client.h"
 #include "src/log.h"
-#include "links.h"
-#include "watcher.h"
 
 struct watch_h2;
 
@@ -47,14 +47,6 @@ struct watch_h2 {
 
 static void h2_issue(struct h2_slot *s);
 
-static int64_t h2_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* ==== streams ==== */
 
 static void h2_header_cb(const char *name, size_t name_len, const char *value,
@@ -70,7 +62,7 @@ static void h2_data_cb(const uint8_t *data, size_t len, void *arg)
 {
     struct h2_slot *s = arg;
 
-    watcher_data(s->w, (const char *)data, len, h2_now_ns());
+    watcher_data(s->w, (const char *)data, len, clock_wall_ns());
 }
 
 static void h2_close_cb(uint32_t error_code, void *arg)

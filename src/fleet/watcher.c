@@ -3,42 +3,17 @@
  * watcher.h).
  *
  * Data structure: the set owns one array of struct watcher (fixed
- * capacity, so watcher pointers stay valid) and a FIFO of oracle checks
- * waiting for the oracle (struct pending, 32 bytes each).  A watcher's
- * oracle position is `cursor`, an index into its filter's expected list:
- * every expected event before it has been received or counted lost.
+ * capacity, so watcher pointers stay valid: each embeds its cursor into
+ * the oracle checks, verify.h), the checks' FIFO (verify.c) and the line
+ * cache (line_cache.c: each distinct event line scanned once for all).
+ * A watcher's work per event is then a compare of the line with a cached
+ * one, its checks and one view update.
  *
- * The line cache: every watcher of a selection receives the same bytes
- * for one change (the server encodes each event once), so each distinct
- * watch event line is scanned once for the whole set, not once per
- * watcher.  A set-associative table (LINES_SETS sets of LINES_WAYS
- * entries, the least recently used replaced) holds copies of recent
- * lines with what each says (struct line_info: type, key index, RV,
- * written-at, Status code) and a hint of where the key sits in the
- * receivers' views.  Entries are chained by succession (the line a
- * watcher received after this one), so a watcher usually finds its next
- * line by comparing it with the successor of its previous one; else with
- * the entry found last, else by a hash of all its bytes.  A hit is
- * always confirmed by comparing all the bytes.  A watcher's work per
- * event is then that compare, its checks and one view update.  Every check
- * still runs per watcher on what that watcher received: equal bytes scan to
- * equal results.
- *
- * Invariants:
- *  - last_rv never decreases except at a LIST (it becomes the LIST's RV);
- *  - a watcher's checks run in the order its events arrived: while any of
- *    them waits in the FIFO (w->pending > 0), later ones queue behind;
- *  - an event's check runs only when its revision is <= the oracle's
- *    known_rv, so the expected list is complete up to it (a LIST's or a
- *    BOOKMARK's does not wait: see pending_ready);
- *  - the FIFO is run from its head only, and stops at the first check
- *    that must still wait;
- *  - a line cache entry's info is line_scan of exactly its bytes (a key
- *    index, once interned, never changes); its view_hint, its next and a
- *    watcher's last_line are only guesses, checked before use (entries
- *    are replaced under them).
+ * Invariants: last_rv never decreases except at a LIST (it becomes the
+ * LIST's RV); a watcher's checks run in the order its events arrived
+ * (verify.h).
  */
-#include "watcher.h"
+#include "src/fleet/watcher.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,7 +21,9 @@
 #include <string.h>
 
 #include "cache/rw.h"
-#include "scan.h"
+#include "src/fleet/line_cache.h"
+#include "src/fleet/scan.h"
+#include "src/fleet/verify.h"
 #include "src/log.h"
 
 #define WATCHER_DEFAULT_RETRY 0.5
@@ -56,9 +33,6 @@
 #define WATCHER_KEEP_BUFFER 16384    /* buffer capacity kept when idle */
 #define WATCHER_LOG_MISMATCHES 5
 #define WATCHER_LOG_FAILURES 5
-#define LINES_SETS 1024     /* line cache sets (a power of two) */
-#define LINES_WAYS 4        /* entries per set */
-#define LINES_MAX_LEN 65536 /* longer lines are scanned, not cached */
 
 enum watcher_state {
     WATCHER_NEW,      /* the leader LISTs; others wait for the filter's S0 */
@@ -69,15 +43,9 @@ enum watcher_state {
     WATCHER_DEAD,     /* terminated: nothing more */
 };
 
-/* Kinds of pending checks beyond enum event_type. */
-enum {
-    PENDING_BOOKMARK = EVENT_TYPE_MAX,
-    PENDING_RESYNC,
-};
-
 struct watcher {
     struct watcher_set *set;
-    struct filter *filter;
+    struct verify_cursor checks; /* its filter and oracle checks */
     uint32_t id;
     uint8_t state;
     bool backoff;        /* the next request waits retry_delay */
@@ -87,47 +55,10 @@ struct watcher {
     int64_t last_rv;     /* RV of the last event, bookmark or LIST */
     int64_t bookmark_rv; /* RV of the last bookmark; 0 */
     uint32_t last_key;   /* key of the last event; KEYS_NONE */
-    uint32_t pending;    /* checks of this watcher in the FIFO */
-    size_t cursor;       /* index into filter->expected */
-    int64_t from_rv;     /* the verified range starts after this RV */
-    uint32_t last_line;  /* index + 1 of the line cache entry of the last
-                            line received; 0: none */
+    uint32_t last_line;  /* the line cache's state of this watcher */
     struct view view;
     char *buf; /* partial line, LIST body or error body */
     uint32_t buf_len, buf_cap;
-};
-
-struct pending {
-    uint32_t watcher;
-    uint32_t key;
-    int64_t rv;
-    int64_t now_ns;
-    uint8_t kind; /* enum event_type, PENDING_BOOKMARK, PENDING_RESYNC */
-};
-
-/* What one watch event line says, as watcher_line acts on it. */
-struct line_info {
-    enum scan_event_type type; /* SCAN_UNKNOWN also when the line did not
-                                  scan or had no object */
-    uint32_t key;       /* an event's object key index, when it has a name
-                           and an RV > 0; else KEYS_NONE */
-    uint32_t view_hint; /* where the last watcher found key in its view
-                           (view_put_hint); UINT32_MAX: none */
-    int64_t rv;         /* metadata.resourceVersion; -1 absent, invalid */
-    int64_t written_at; /* unix ns; -1 absent, invalid */
-    int64_t code;       /* ERROR: the Status's code */
-};
-
-/* One line cache entry: a line's bytes and what they say. */
-struct line_slot {
-    uint64_t hash; /* line_hash of the bytes */
-    uint64_t used; /* lines_clock at the last lookup that found it; 0:
-                      empty */
-    char *bytes;
-    uint32_t len, cap;
-    uint32_t next; /* index + 1 of the entry a watcher received after
-                      this one, last time; 0: none */
-    struct line_info info;
 };
 
 struct watcher_set {
@@ -135,14 +66,11 @@ struct watcher_set {
     struct watcher *watchers;
     size_t n, capacity;
     bool released, stopping;
-    int64_t list_rv;       /* resourceVersion of the initial LISTs */
-    struct pending *queue; /* ring buffer */
-    size_t q_head, q_len, q_cap;
-    struct watcher_totals t;
+    int64_t list_rv; /* resourceVersion of the initial LISTs */
+    struct verify *verify;
+    struct line_cache *lines;
+    struct watcher_totals t; /* but verify's and the line cache's */
     unsigned mismatches_logged;
-    struct line_slot *lines;     /* LINES_SETS * LINES_WAYS; NULL until used */
-    uint64_t lines_clock;        /* line lookups so far */
-    struct line_slot *line_last; /* the entry found or filled last */
 };
 
 /* ==== set ==== */
@@ -151,10 +79,14 @@ struct watcher_set *watcher_set_new(const struct watcher_set_config *cfg,
                                     size_t capacity)
 {
     struct watcher_set *ws = xcalloc(1, sizeof(*ws));
+    struct verify_config vc = {cfg->oracle, cfg->latency, cfg->send_time,
+                               cfg->arg};
 
     ws->cfg = *cfg;
     if (ws->cfg.retry_delay <= 0)
         ws->cfg.retry_delay = WATCHER_DEFAULT_RETRY;
+    ws->verify = verify_new(&vc);
+    ws->lines = line_cache_new(cfg->keys);
     ws->capacity = capacity;
     ws->watchers = xcalloc(capacity ? capacity : 1, sizeof(*ws->watchers));
     return ws;
@@ -168,12 +100,9 @@ void watcher_set_free(struct watcher_set *ws)
         view_fini(&ws->watchers[i].view);
         free(ws->watchers[i].buf);
     }
-    if (ws->lines != NULL)
-        for (size_t i = 0; i < LINES_SETS * LINES_WAYS; i++)
-            free(ws->lines[i].bytes);
-    free(ws->lines);
+    line_cache_free(ws->lines);
+    verify_free(ws->verify);
     free(ws->watchers);
-    free(ws->queue);
     free(ws);
 }
 
@@ -184,7 +113,7 @@ struct watcher *watcher_set_add(struct watcher_set *ws, struct filter *f)
     rw_assert(ws->n < ws->capacity);
     w = &ws->watchers[ws->n];
     w->set = ws;
-    w->filter = f;
+    verify_cursor_init(&w->checks, f);
     w->id = (uint32_t)ws->n++;
     w->state = WATCHER_NEW;
     w->last_key = KEYS_NONE;
@@ -228,22 +157,27 @@ void watcher_set_stop(struct watcher_set *ws)
 
 void watcher_set_totals(const struct watcher_set *ws, struct watcher_totals *t)
 {
+    struct verify_counts c;
+
+    verify_counts(ws->verify, &c);
     *t = ws->t;
+    t->matched = c.matched;
+    t->lost = c.lost;
+    t->unexpected = c.unexpected;
+    t->wrong_type = c.wrong_type;
+    t->unverified = c.unverified;
+    t->lines_scanned = line_cache_scanned(ws->lines);
 }
 
 size_t watcher_set_footprint(const struct watcher_set *ws)
 {
     size_t bytes = sizeof(*ws) + ws->capacity * sizeof(*ws->watchers) +
-                   ws->q_cap * sizeof(*ws->queue);
+                   verify_footprint(ws->verify) +
+                   line_cache_footprint(ws->lines);
 
     for (size_t i = 0; i < ws->n; i++)
         bytes +=
             view_footprint(&ws->watchers[i].view) + ws->watchers[i].buf_cap;
-    if (ws->lines != NULL) {
-        bytes += LINES_SETS * LINES_WAYS * sizeof(*ws->lines);
-        for (size_t i = 0; i < LINES_SETS * LINES_WAYS; i++)
-            bytes += ws->lines[i].cap;
-    }
     return bytes;
 }
 
@@ -275,339 +209,12 @@ static void watcher_buf_reset(struct watcher *w)
 
 /* ==== the oracle checks ==== */
 
-static const struct oracle_entry *expected_entry(const struct watcher *w,
-                                                 size_t i)
-{
-    return oracle_entry(w->set->cfg.oracle,
-                        filter_expected_entry(w->filter, i));
-}
-
-/* Counts as lost the expected events before revision rv (or up to it when
- * inclusive); those at or below from_rv (before the last LIST: the oracle
- * may report them after the LIST was checked) are passed silently. */
-static void watcher_skip_to(struct watcher *w, int64_t rv, bool inclusive)
-{
-    const struct filter *f = w->filter;
-
-    while (w->cursor < f->n_expected) {
-        int64_t e = expected_entry(w, w->cursor)->rv;
-
-        if (e > rv || (e == rv && !inclusive))
-            break;
-        if (e > w->from_rv)
-            w->set->t.lost++;
-        w->cursor++;
-    }
-}
-
-/* DELETED latency: the oracle's stamp of the change, or the writer's send
- * time of a delete. */
-static void watcher_delete_latency(struct watcher *w,
-                                   const struct oracle_entry *e, int64_t now_ns)
-{
-    const struct watcher_set_config *cfg = &w->set->cfg;
-    int64_t at = e->written_at;
-
-    if (e->deleted)
-        at = cfg->send_time ? cfg->send_time(e->rv, cfg->arg) : -1;
-    if (at > 0 && cfg->latency)
-        histogram_record(cfg->latency,
-                         now_ns > at ? (uint64_t)(now_ns - at) : 0);
-}
-
-static void watcher_check_event(struct watcher *w, const struct pending *p)
-{
-    const struct filter *f = w->filter;
-    const struct oracle_entry *e;
-    size_t j;
-
-    watcher_skip_to(w, p->rv, false);
-    for (j = w->cursor; j < f->n_expected; j++) {
-        e = expected_entry(w, j);
-        if (e->rv != p->rv) {
-            j = f->n_expected;
-            break;
-        }
-        if (e->key == p->key)
-            break;
-    }
-    if (j >= f->n_expected) {
-        w->set->t.unexpected++;
-        return;
-    }
-    /* Earlier changes of the same transaction that were passed over. */
-    w->set->t.lost += j - w->cursor;
-    w->cursor = j + 1;
-    w->set->t.matched++;
-    if (filter_expected_type(f, j) != (enum event_type)p->kind)
-        w->set->t.wrong_type++;
-    if (p->kind == EVENT_DELETED)
-        watcher_delete_latency(w, expected_entry(w, j), p->now_ns);
-}
-
-/* A LIST at rv: the verified range starts after it, at the first
- * expected event after rv known so far (later ones the oracle reports at
- * or below rv are passed by watcher_skip_to). */
-static void watcher_resync(struct watcher *w, int64_t rv)
-{
-    const struct filter *f = w->filter;
-    size_t lo = 0, hi = f->n_expected;
-
-    w->from_rv = rv;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (expected_entry(w, mid)->rv <= rv)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    w->cursor = lo;
-}
-
-static void watcher_check(struct watcher *w, const struct pending *p)
-{
-    switch (p->kind) {
-    case PENDING_RESYNC:
-        watcher_resync(w, p->rv);
-        break;
-    case PENDING_BOOKMARK:
-        /* Everything up to the bookmark was sent: what the oracle knows
-         * of it and w lacks is lost (the rest shows at the end). */
-        watcher_skip_to(w, RW_MIN(p->rv, oracle_known_rv(w->set->cfg.oracle)),
-                        true);
-        break;
-    default:
-        watcher_check_event(w, p);
-        break;
-    }
-}
-
-static void queue_push(struct watcher_set *ws, const struct pending *p)
-{
-    if (ws->q_len == ws->q_cap) {
-        size_t cap = ws->q_cap ? ws->q_cap * 2 : 1024;
-        struct pending *q = xmalloc(cap * sizeof(*q));
-
-        for (size_t i = 0; i < ws->q_len; i++)
-            q[i] = ws->queue[(ws->q_head + i) % ws->q_cap];
-        free(ws->queue);
-        ws->queue = q;
-        ws->q_head = 0;
-        ws->q_cap = cap;
-    }
-    ws->queue[(ws->q_head + ws->q_len) % ws->q_cap] = *p;
-    ws->q_len++;
-}
-
-/* Whether check p can run: an event once the oracle knows its revision;
- * a LIST or BOOKMARK at once (their revision may be a store revision the
- * resource's changes never reach). */
-static bool pending_ready(const struct pending *p, int64_t known)
-{
-    return p->kind == PENDING_RESYNC || p->kind == PENDING_BOOKMARK ||
-           p->rv <= known;
-}
-
-/* Checks now when it can run and nothing of w waits; else queues.
- * Without an oracle there is nothing to check. */
-static void watcher_verify(struct watcher *w, uint8_t kind, uint32_t key,
-                           int64_t rv, int64_t now_ns)
-{
-    struct watcher_set *ws = w->set;
-    struct pending p = {w->id, key, rv, now_ns, kind};
-
-    if (ws->cfg.oracle == NULL)
-        return;
-    if (w->pending == 0 && pending_ready(&p, oracle_known_rv(ws->cfg.oracle))) {
-        watcher_check(w, &p);
-        return;
-    }
-    w->pending++;
-    queue_push(ws, &p);
-}
-
 void watcher_set_advance(struct watcher_set *ws)
 {
-    int64_t known;
-
-    if (ws->cfg.oracle == NULL)
-        return;
-    known = oracle_known_rv(ws->cfg.oracle);
-    while (ws->q_len > 0) {
-        struct pending *p = &ws->queue[ws->q_head];
-        struct watcher *w = &ws->watchers[p->watcher];
-
-        if (!pending_ready(p, known))
-            break;
-        w->pending--;
-        watcher_check(w, p);
-        ws->q_head = (ws->q_head + 1) % ws->q_cap;
-        ws->q_len--;
-    }
+    verify_advance(ws->verify);
 }
 
 /* ==== event lines ==== */
-
-/* The key index of an object's namespace/name, interned. */
-static uint32_t watcher_key(struct watcher_set *ws, const struct scan_object *o)
-{
-    char ns[320], name[320];
-    size_t ns_len, name_len;
-
-    if (!o->ns.escaped && !o->name.escaped)
-        return keys_intern(ws->cfg.keys, o->ns.p ? o->ns.p : "", o->ns.len,
-                           o->name.p, o->name.len);
-    ns_len = scan_str_decode(&o->ns, ns, sizeof(ns));
-    name_len = scan_str_decode(&o->name, name, sizeof(name));
-    return keys_intern(ws->cfg.keys, ns, RW_MIN(ns_len, sizeof(ns) - 1), name,
-                       RW_MIN(name_len, sizeof(name) - 1));
-}
-
-/* Scans one event line into *li, interning an event's object key. */
-static void line_scan(struct watcher_set *ws, const char *line, size_t len,
-                      struct line_info *li)
-{
-    struct scan_event ev;
-    const struct scan_object *o = &ev.object;
-
-    memset(li, 0, sizeof(*li));
-    li->type = SCAN_UNKNOWN;
-    li->key = KEYS_NONE;
-    li->rv = li->written_at = -1;
-    li->view_hint = UINT32_MAX;
-    ws->t.lines_scanned++;
-    if (scan_event(line, len, SCAN_FAST, &ev) != 0 || !ev.has_object)
-        return;
-    li->type = ev.type;
-    li->rv = o->rv;
-    li->written_at = o->written_at;
-    li->code = o->code;
-    if ((ev.type == SCAN_ADDED || ev.type == SCAN_MODIFIED ||
-         ev.type == SCAN_DELETED) &&
-        o->name.p != NULL && o->rv > 0)
-        li->key = watcher_key(ws, o);
-}
-
-static inline uint64_t line_rotl(uint64_t x, unsigned r)
-{
-    return x << r | x >> (64 - r);
-}
-
-static uint64_t line_word(const char *p)
-{
-    uint64_t w;
-
-    memcpy(&w, p, sizeof(w));
-    return w;
-}
-
-#define LINE_MIX(lane, word)                                                   \
-    ((lane) = line_rotl(((lane) ^ (word)) * 0x9e3779b97f4a7c15ull, 29))
-
-/*
- * A 64-bit hash of all len bytes: four independent multiply-rotate lanes
- * over 8-byte words (about a word per cycle), then the tail, the length
- * and a final avalanche.  Only picks the cache set and filters
- * candidates: a hit is always confirmed by comparing the bytes.
- */
-static uint64_t line_hash(const char *p, size_t len)
-{
-    uint64_t a = 0x243f6a8885a308d3ull, b = 0x13198a2e03707344ull;
-    uint64_t c = 0xa4093822299f31d0ull, d = 0x082efa98ec4e6c89ull;
-    uint64_t h = len, tail = 0;
-    size_t i = 0;
-
-    for (; i + 32 <= len; i += 32) {
-        LINE_MIX(a, line_word(p + i));
-        LINE_MIX(b, line_word(p + i + 8));
-        LINE_MIX(c, line_word(p + i + 16));
-        LINE_MIX(d, line_word(p + i + 24));
-    }
-    for (; i + 8 <= len; i += 8)
-        LINE_MIX(a, line_word(p + i));
-    memcpy(&tail, p + i, len - i);
-    LINE_MIX(b, tail);
-    LINE_MIX(h, a);
-    LINE_MIX(h, b);
-    LINE_MIX(h, c);
-    LINE_MIX(h, d);
-    h ^= h >> 32;
-    h *= 0xd6e8feb86659fd93ull;
-    return h ^ (h >> 32);
-}
-
-static bool line_is(const struct line_slot *s, const char *line, size_t len)
-{
-    return s->used != 0 && s->len == len && memcmp(s->bytes, line, len) == 0;
-}
-
-/* The entry holding line (len <= LINES_MAX_LEN bytes), found by its hash
- * or, on a miss, made by scanning it into the least recently used entry
- * of its set. */
-static struct line_slot *line_lookup(struct watcher_set *ws, const char *line,
-                                     size_t len)
-{
-    uint64_t h = line_hash(line, len);
-    struct line_slot *set = &ws->lines[(h & (LINES_SETS - 1)) * LINES_WAYS];
-    struct line_slot *victim = set;
-
-    for (size_t i = 0; i < LINES_WAYS; i++) {
-        if (set[i].hash == h && line_is(&set[i], line, len))
-            return &set[i];
-        if (set[i].used < victim->used)
-            victim = &set[i];
-    }
-    line_scan(ws, line, len, &victim->info);
-    if (victim->cap < len) {
-        free(victim->bytes);
-        victim->cap = (uint32_t)RW_MAX(len, 256);
-        victim->bytes = xmalloc(victim->cap);
-    }
-    memcpy(victim->bytes, line, len);
-    victim->len = (uint32_t)len;
-    victim->hash = h;
-    victim->next = 0;
-    return victim;
-}
-
-/*
- * What the line w received says, valid until the next call: from the
- * cache (lines over LINES_MAX_LEN bytes are scanned into tmp instead).
- * Watchers of one selection receive the same lines in the same order, so
- * the line that followed w's previous line for an earlier watcher is
- * tried first, then the entry found last (the watchers sharing a
- * connection often get one change back to back), then the hash: a
- * compare is cheaper than hashing.
- */
-static struct line_info *line_get(struct watcher *w, const char *line,
-                                  size_t len, struct line_info *tmp)
-{
-    struct watcher_set *ws = w->set;
-    struct line_slot *prev = NULL, *s = NULL;
-
-    if (len > LINES_MAX_LEN) {
-        line_scan(ws, line, len, tmp);
-        return tmp;
-    }
-    if (ws->lines == NULL)
-        ws->lines = xcalloc(LINES_SETS * LINES_WAYS, sizeof(*ws->lines));
-    if (w->last_line != 0) {
-        prev = &ws->lines[w->last_line - 1];
-        if (prev->next != 0 && line_is(&ws->lines[prev->next - 1], line, len))
-            s = &ws->lines[prev->next - 1];
-    }
-    if (s == NULL && ws->line_last != NULL && line_is(ws->line_last, line, len))
-        s = ws->line_last;
-    if (s == NULL)
-        s = line_lookup(ws, line, len);
-    s->used = ++ws->lines_clock;
-    ws->line_last = s;
-    w->last_line = (uint32_t)(s - ws->lines) + 1;
-    if (prev != NULL)
-        prev->next = w->last_line;
-    return &s->info;
-}
 
 /* Applies an event to the view (hint: view_put_hint's, or NULL); counts
  * what cannot happen. */
@@ -652,7 +259,7 @@ static void watcher_take(struct watcher *w, enum event_type type, uint32_t key,
         histogram_record(ws->cfg.latency, now_ns > written_at
                                               ? (uint64_t)(now_ns - written_at)
                                               : 0);
-    watcher_verify(w, (uint8_t)type, key, rv, now_ns);
+    verify_check(w->set->verify, &w->checks, (uint8_t)type, key, rv, now_ns);
 }
 
 void watcher_deliver(struct watcher *w, enum event_type type, uint32_t key,
@@ -676,7 +283,7 @@ void watcher_relevant_event(struct watcher *w, enum event_type type,
 }
 
 static void watcher_event(struct watcher *w, enum event_type type,
-                          struct line_info *li, int64_t now_ns)
+                          struct line_cache_info *li, int64_t now_ns)
 {
     struct watcher_set *ws = w->set;
 
@@ -707,7 +314,8 @@ static void watcher_bookmark(struct watcher *w, int64_t rv, int64_t now_ns)
     w->last_rv = rv;
     w->last_key = KEYS_NONE;
     w->bookmark_rv = rv;
-    watcher_verify(w, PENDING_BOOKMARK, KEYS_NONE, rv, now_ns);
+    verify_check(w->set->verify, &w->checks, VERIFY_BOOKMARK, KEYS_NONE, rv,
+                 now_ns);
 }
 
 void watcher_error(struct watcher *w, int code)
@@ -734,7 +342,7 @@ int64_t watcher_last_rv(const struct watcher *w)
 
 struct filter *watcher_filter(const struct watcher *w)
 {
-    return w->filter;
+    return w->checks.filter;
 }
 
 bool watcher_is_listing(const struct watcher *w)
@@ -764,11 +372,11 @@ static void watcher_error_event(struct watcher *w, int64_t code,
 static void watcher_line(struct watcher *w, const char *line, size_t len,
                          int64_t now_ns)
 {
-    struct line_info tmp, *li;
+    struct line_cache_info tmp, *li;
 
     if (w->relist)
         return; /* nothing may follow an ERROR */
-    li = line_get(w, line, len, &tmp);
+    li = line_cache_get(w->set->lines, &w->last_line, line, len, &tmp);
     switch (li->type) {
     case SCAN_ADDED:
         watcher_event(w, EVENT_ADDED, li, now_ns);
@@ -850,14 +458,14 @@ static void watcher_start_range(struct watcher *w, int64_t rv)
     w->last_rv = rv;
     w->last_key = KEYS_NONE;
     w->bookmark_rv = 0;
-    watcher_verify(w, PENDING_RESYNC, KEYS_NONE, rv, 0);
+    verify_check(w->set->verify, &w->checks, VERIFY_RESYNC, KEYS_NONE, rv, 0);
 }
 
 enum watcher_next watcher_next(struct watcher *w, char *path, size_t cap,
                                double *delay)
 {
     struct watcher_set *ws = w->set;
-    struct filter *f = w->filter;
+    struct filter *f = w->checks.filter;
 
     if (ws->stopping)
         return WATCHER_IDLE;
@@ -925,7 +533,7 @@ static void watcher_list_item_cb(const struct scan_object *item, void *arg)
         w->line_error = true;
         return;
     }
-    view_put(&w->view, watcher_key(w->set, item), item->rv);
+    view_put(&w->view, line_cache_key(w->set->cfg.keys, item), item->rv);
 }
 
 /* A request failed: no response (transport) or a status other than 200
@@ -955,7 +563,7 @@ static void watcher_count_failure(struct watcher *w)
 static bool watcher_list_done(struct watcher *w, bool clean)
 {
     struct watcher_set *ws = w->set;
-    struct filter *f = w->filter;
+    struct filter *f = w->checks.filter;
     int64_t rv;
 
     if (!clean || w->status != 200) {
@@ -1021,7 +629,7 @@ void watcher_end(struct watcher *w, bool clean)
         if (watcher_list_done(w, clean)) {
             w->state = WATCHER_READY;
         } else {
-            w->state = w->filter->ready ? WATCHER_RELIST : WATCHER_NEW;
+            w->state = w->checks.filter->ready ? WATCHER_RELIST : WATCHER_NEW;
             w->backoff = true;
         }
     } else if (w->state == WATCHER_WATCHING) {
@@ -1037,20 +645,17 @@ void watcher_end(struct watcher *w, bool clean)
 
 static bool watcher_caught_up(const struct watcher *w, int64_t target)
 {
-    const struct watcher_set *ws = w->set;
-    const struct filter *f = w->filter;
+    const struct verify *vf = w->set->verify;
 
-    if (ws->cfg.oracle == NULL || target <= 0 || w->state == WATCHER_DEAD)
+    if (!verify_enabled(vf) || target <= 0 || w->state == WATCHER_DEAD)
         return true;
-    if (w->pending > 0)
+    if (w->checks.pending > 0)
         return false;
     if (w->bookmark_rv >= target)
         return true;
-    if (w->state != WATCHER_WATCHING || w->status != 200 ||
-        oracle_known_rv(ws->cfg.oracle) < target)
+    if (w->state != WATCHER_WATCHING || w->status != 200)
         return false;
-    return w->cursor >= f->n_expected ||
-           expected_entry(w, w->cursor)->rv > target;
+    return verify_caught_up(vf, &w->checks, target);
 }
 
 bool watcher_set_caught_up(const struct watcher_set *ws, int64_t target)
@@ -1072,20 +677,14 @@ size_t watcher_set_lagging(const struct watcher_set *ws, int64_t target)
 
 void watcher_set_finish(struct watcher_set *ws, int64_t end_rv)
 {
-    if (ws->cfg.oracle == NULL)
-        return;
-    watcher_set_advance(ws);
-    ws->t.unverified += ws->q_len;
-    for (size_t i = 0; i < ws->q_len; i++)
-        ws->watchers[ws->queue[(ws->q_head + i) % ws->q_cap].watcher].pending--;
-    ws->q_len = 0;
+    verify_finish(ws->verify);
     for (size_t i = 0; i < ws->n; i++)
-        watcher_skip_to(&ws->watchers[i], end_rv, true);
+        verify_finish_cursor(ws->verify, &ws->watchers[i].checks, end_rv);
 }
 
 static void watcher_log_mismatch(struct watcher *w)
 {
-    const struct view *got = &w->view, *want = &w->filter->final;
+    const struct view *got = &w->view, *want = &w->checks.filter->final;
     const struct keys *keys = w->set->cfg.keys;
     uint32_t shown = 0;
 
@@ -1115,7 +714,7 @@ uint64_t watcher_set_check_views(struct watcher_set *ws)
     for (size_t i = 0; i < ws->n; i++) {
         struct watcher *w = &ws->watchers[i];
 
-        if (view_equal(&w->view, &w->filter->final))
+        if (view_equal(&w->view, &w->checks.filter->final))
             continue;
         ws->t.mismatched_views++;
         if (ws->mismatches_logged++ < WATCHER_LOG_MISMATCHES)

@@ -39,7 +39,7 @@
  * per object it sees) and, only while a line spans two reads or a LIST
  * is arriving, a buffer for those bytes.  Event bytes are not kept per
  * watcher; the set keeps the last few thousand distinct event lines
- * (each scanned once for all watchers: watcher.c's line cache).
+ * (each scanned once for all watchers: line_cache.h).
  */
 #ifndef FLEET_WATCHER_H
 #define FLEET_WATCHER_H
@@ -49,11 +49,11 @@
 #include <stdint.h>
 
 #include "cache/resource_type.h"
-#include "filter.h"
-#include "histogram.h"
-#include "keys.h"
-#include "oracle.h"
-#include "view.h"
+#include "src/fleet/filter.h"
+#include "src/fleet/histogram.h"
+#include "src/fleet/keys.h"
+#include "src/fleet/oracle.h"
+#include "src/fleet/view.h"
 
 struct watcher;
 struct watcher_set;

@@ -11,23 +11,25 @@
  * stopped no Put is issued; the write log's revisions are strictly
  * increasing.
  */
-#include "writer.h"
+#include "src/fleet/writer.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event2/event.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "proto/etcd.h"
 #include "proto/grpc.h"
 #include "proto/kjson.h"
-#include "profile.h"
-#include "range.h"
-#include "scan.h"
+#include "src/fleet/churn.h"
+#include "src/fleet/profile.h"
+#include "src/fleet/range.h"
+#include "src/fleet/scan.h"
+#include "src/fleet/stamp.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 #include "src/log.h"
@@ -84,22 +86,6 @@ struct writer {
     bool populating;     /* creating the initial set */
     int node_field;      /* object_field id of spec.nodeName */
 };
-
-static double writer_monotonic(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int64_t writer_wallclock_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ==== templates ==== */
 
@@ -159,8 +145,7 @@ static bool writer_other_annotations(const char *p, const char *end,
     if (!scan_iter_begin(&it, p, end, 2))
         return true; /* null or not an object: replaced */
     while ((rc = scan_iter_next(&it, &key, &v, &e)) == 1) {
-        if (KEY_IS(&key, SCAN_WRITTEN_AT) ||
-            KEY_IS(&key, WRITER_COUNT_ANNOTATION))
+        if (KEY_IS(&key, SCAN_WRITTEN_AT) || KEY_IS(&key, STAMP_WRITE_COUNT))
             continue;
         strbuf_add(tail, ",", 1);
         strbuf_add(tail, key.p - 1, (size_t)(e - (key.p - 1)));
@@ -431,10 +416,10 @@ static void writer_update(struct writer *w)
 
     w->next = (w->next + 1) % w->n;
     put->w = w;
-    put->sent_ns = writer_wallclock_ns();
-    n = snprintf(
-        stamp, sizeof(stamp), "\"%s\":\"%" PRId64 "\",\"%s\":\"%" PRIu64 "\"",
-        SCAN_WRITTEN_AT, put->sent_ns, WRITER_COUNT_ANNOTATION, ++o->writes);
+    put->sent_ns = clock_wall_ns();
+    n = snprintf(stamp, sizeof(stamp),
+                 "\"%s\":\"%" PRId64 "\",\"%s\":\"%" PRIu64 "\"",
+                 SCAN_WRITTEN_AT, put->sent_ns, STAMP_WRITE_COUNT, ++o->writes);
     if (o->head_len + (size_t)n + o->tail_len > w->value_cap) {
         w->value_cap = o->head_len + (size_t)n + o->tail_len;
         w->value = xrealloc(w->value, w->value_cap);
@@ -462,7 +447,7 @@ static bool writer_churn_write(struct writer *w, bool initial)
     put->w = w;
     put->churn = true;
     put->initial = initial;
-    put->sent_ns = writer_wallclock_ns();
+    put->sent_ns = clock_wall_ns();
     churn_name(put->op.pod, name, sizeof(name));
     key_len = (size_t)snprintf(key, sizeof(key), "%s" CHURN_NAMESPACE "/%s",
                                w->rt->etcd_prefix, name);
@@ -508,7 +493,7 @@ static void writer_adopt_kv_cb(const struct etcd_kv *kv, void *arg)
     struct object *obj = NULL;
     const char *why, *node;
     uint32_t serial;
-    int64_t index;
+    uint32_t index;
 
     if (kv->key_len <= plen ||
         !churn_parse_name(kv->key + plen, kv->key_len - plen, &serial) ||
@@ -517,8 +502,9 @@ static void writer_adopt_kv_cb(const struct etcd_kv *kv, void *arg)
                             &why) != RW_OK)
         return;
     node = w->node_field >= 0 ? object_field(obj, w->node_field) : "";
-    index = profile_node_index(node, strlen(node));
-    churn_adopt(w->churn, serial, index >= 0 ? (uint32_t)index : UINT32_MAX);
+    if (profile_node_index(node, strlen(node), &index) != RW_OK)
+        index = UINT32_MAX;
+    churn_adopt(w->churn, serial, index);
     object_unref(obj);
 }
 
@@ -559,7 +545,7 @@ static void writer_tick_cb(evutil_socket_t fd, short what, void *arg)
 
     if (!w->running || (w->churn == NULL && w->n == 0))
         return;
-    due = (uint64_t)((writer_monotonic() - w->started) * (double)w->rate) + 1;
+    due = (uint64_t)((clock_mono_s() - w->started) * (double)w->rate) + 1;
     if (w->st.sent < due && w->st.inflight >= WRITER_MAX_INFLIGHT)
         w->st.behind++;
     while (w->st.sent < due + w->sent_at_start &&
@@ -576,7 +562,7 @@ void writer_start(struct writer *w)
     if (w->running)
         return;
     w->running = true;
-    w->started = writer_monotonic();
+    w->started = clock_mono_s();
     w->sent_at_start = w->st.sent;
     event_add(w->tick, &tv);
     writer_tick_cb(-1, 0, w);

@@ -35,12 +35,11 @@
 #include <stdint.h>
 
 #include "cache/resource_type.h"
-#include "churn.h"
-#include "keys.h"
+#include "src/fleet/keys.h"
 
 #define WRITER_MAX_INFLIGHT 512
-#define WRITER_COUNT_ANNOTATION "ringwatch.io/write-count"
 
+struct churn_config;
 struct event_base;
 struct writer;
 
@@ -106,7 +105,7 @@ int64_t writer_send_time(const struct writer *w, int64_t rev);
  * such that head + STAMP + tail is the value with STAMP as the first
  * members of metadata.annotations, where STAMP is one or more
  * "key":"value" members separated by commas; existing
- * SCAN_WRITTEN_AT and WRITER_COUNT_ANNOTATION members are dropped.
+ * SCAN_WRITTEN_AT and STAMP_WRITE_COUNT members are dropped.
  * Returns false (nothing allocated) when the value is not a JSON object
  * with an object "metadata".
  */

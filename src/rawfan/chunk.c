@@ -7,7 +7,7 @@
  * fields a kubelet adds to status.  Its JSON is built with the stamp
  * digits zeroed; their offsets are then found by the field names.
  */
-#include "chunk.h"
+#include "src/rawfan/chunk.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +179,7 @@ static double rawfan_rate(const struct rawfan *rf)
                                 : 0;
 }
 
-static int rawfan_passed(const struct rawfan *rf)
+static bool rawfan_passed(const struct rawfan *rf)
 {
     return rf->ss.ready && rf->have_receiver &&
            rf->rs.deliveries == rawfan_expected(rf) && rf->rs.reordered == 0 &&
@@ -340,23 +341,16 @@ static void rawfan_run(struct rawfan *rf)
 int main(int argc, char **argv)
 {
     struct rawfan rf = {0};
+    const struct config_program prog = {"ringwatch-rawfan", RAWFAN_SYNOPSIS,
+                                        "ringwatch-rawfan " PACKAGE_VERSION,
+                                        rawfan_options, rawfan_noptions};
     char why[256];
-    int rc, level;
+    int status, level;
 
-    rc = config_parse(rawfan_options, rawfan_noptions, &rf.cfg, argc, argv,
-                      "ringwatch-rawfan " PACKAGE_VERSION, why, sizeof(why));
-    if (rc == CONFIG_HELP || rc == CONFIG_VERSION) {
-        if (rc == CONFIG_HELP)
-            config_usage(stdout, "ringwatch-rawfan", RAWFAN_SYNOPSIS,
-                         rawfan_options, rawfan_noptions);
-        return 0;
-    }
-    if (rc != RW_OK ||
-        config_log_level(rf.cfg.log_level, &level, why, sizeof(why)) != RW_OK) {
-        fprintf(stderr, "ringwatch-rawfan: %s (see ringwatch-rawfan --help)\n",
-                why);
-        return 2;
-    }
+    if (config_program_parse(&prog, &rf.cfg, argc, argv, &status) != RW_OK)
+        return status;
+    if (config_log_level(rf.cfg.log_level, &level, why, sizeof(why)) != RW_OK)
+        return config_usage_error(&prog, why);
     log_init(level, "ringwatch-rawfan");
     signal(SIGPIPE, SIG_IGN);
     rawfan_raise_nofile(rf.cfg.connections + RAWFAN_FD_SPARE);

@@ -1,7 +1,7 @@
 /*
  * options.c: ringwatch-rawfan's option table (see options.h).
  */
-#include "options.h"
+#include "src/rawfan/options.h"
 
 #include "cache/rw.h"
 

@@ -8,7 +8,7 @@
  * record starting with '0' is the last chunk: the template's size line
  * never starts with 0.  All connections share one read buffer.
  */
-#include "receiver.h"
+#include "src/rawfan/receiver.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -21,6 +21,7 @@
 
 #include <event2/event.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "src/log.h"
 
@@ -47,14 +48,6 @@ struct receiver {
     struct receiver_stats *st;
     char *buf;
 };
-
-static uint64_t receiver_wall_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void receiver_close(struct receiver_conn *rc)
 {
@@ -151,7 +144,7 @@ static void receiver_read_cb(evutil_socket_t fd, short what, void *arg)
     }
     r->st->bytes += (uint64_t)n;
     if (!rc->ended)
-        if (!receiver_parse(rc, r->buf, (size_t)n, receiver_wall_ns()))
+        if (!receiver_parse(rc, r->buf, (size_t)n, (uint64_t)clock_wall_ns()))
             receiver_close(rc);
 }
 

@@ -10,7 +10,7 @@
  * so a slow fan-out delays the next event instead of lowering the rate, up to
  * one second behind.
  */
-#include "sender.h"
+#include "src/rawfan/sender.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,12 +21,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "src/log.h"
 
@@ -60,22 +60,6 @@ struct sender {
 };
 
 /* ==== clocks and /proc ==== */
-
-static double sender_mono(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t sender_wall_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static double sender_tv(const struct timeval *tv)
 {
@@ -211,7 +195,7 @@ static void sender_done(struct sender *s)
     }
     if (s->t0 > 0) {
         getrusage(RUSAGE_SELF, &ru);
-        s->st.elapsed_s = sender_mono() - s->t0;
+        s->st.elapsed_s = clock_mono_s() - s->t0;
         s->st.cpu_user_s =
             sender_tv(&ru.ru_utime) - sender_tv(&s->ru0.ru_utime);
         s->st.cpu_sys_s = sender_tv(&ru.ru_stime) - sender_tv(&s->ru0.ru_stime);
@@ -262,7 +246,7 @@ static void sender_finish(struct sender *s)
 /* Stamps the next event and writes it to every connection. */
 static void sender_fan_out(struct sender *s)
 {
-    uint64_t ns = sender_wall_ns(), seq = s->st.events * s->batch;
+    uint64_t ns = (uint64_t)clock_wall_ns(), seq = s->st.events * s->batch;
 
     s->st.events++;
     for (uint64_t j = 0; j < s->batch; j++)
@@ -274,7 +258,7 @@ static void sender_fan_out(struct sender *s)
 static void sender_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct sender *s = arg;
-    double now = sender_mono();
+    double now = clock_mono_s();
     uint64_t due;
     struct timeval tv;
 
@@ -295,7 +279,7 @@ static void sender_tick_cb(evutil_socket_t fd, short what, void *arg)
     /* Behind: come back after the loop has polled the sockets once. */
     tv = rw_timeval(s->next < due ? 0
                                   : s->t0 + (double)s->next / (double)s->rate -
-                                        sender_mono());
+                                        clock_mono_s());
     event_add(s->tick, &tv);
 }
 
@@ -312,7 +296,7 @@ static void sender_start(struct sender *s)
              (unsigned long long)s->batch, s->duration_s);
     s->phase = PHASE_SEND;
     getrusage(RUSAGE_SELF, &s->ru0);
-    s->t0 = sender_mono();
+    s->t0 = clock_mono_s();
     s->t_end = s->t0 + s->duration_s;
     event_active(s->tick, EV_TIMEOUT, 0);
 }

@@ -65,10 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_addresses(text);
     for (char *tok = strtok_r(copy, "\n", &save); tok != NULL && argc < 16;
          tok = strtok_r(NULL, "\n", &save))
-        if (strcmp(tok, "--version") != 0) /* would print */
-            argv[argc++] = tok;
+        argv[argc++] = tok;
     rc = config_parse(ringwatch_options, ringwatch_noptions, &c, argc, argv,
-                      "fuzz", why, sizeof(why));
+                      why, sizeof(why));
     if (rc == RW_OK) {
         check_config(&c);
         rc = config_check(&c, &res, why, sizeof(why));
