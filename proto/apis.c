@@ -5,7 +5,7 @@
  * group and resource name; strings go through kjson_add_string.  Built once at
  * start by src/discovery.c, never per request.
  */
-#include "apis.h"
+#include "proto/apis.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 
 #include "cache/rw.h"
 #include "cache/sbuf.h"
-#include "kjson.h"
+#include "proto/kjson.h"
 
 #ifndef RINGWATCH_GIT_COMMIT
 #define RINGWATCH_GIT_COMMIT "unknown"

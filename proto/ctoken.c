@@ -6,7 +6,7 @@
  * its start key ends in a NUL that a C string cannot carry, and read back
  * with cJSON, whose strings stop at that NUL: exactly the key.
  */
-#include "ctoken.h"
+#include "proto/ctoken.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -17,7 +17,8 @@
 #include <cjson/cJSON.h>
 
 #include "cache/rw.h"
-#include "kjson.h"
+#include "cache/utf8.h"
+#include "proto/kjson.h"
 
 #define CTOKEN_VERSION "meta.k8s.io/v1"
 
@@ -172,7 +173,7 @@ int ctoken_decode(const char *token, int64_t *rv, uint64_t *epoch, char **key,
         snprintf(why, why_len,
                  "continue key is not valid: encoded start key "
                  "empty");
-    else if (!kjson_utf8_valid(start->valuestring, strlen(start->valuestring)))
+    else if (!utf8_valid(start->valuestring, strlen(start->valuestring)))
         snprintf(why, why_len,
                  "continue key is not valid: start key is not "
                  "UTF-8");

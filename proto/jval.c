@@ -6,7 +6,7 @@
  * it.  Maps' lengths count distinct names (a quadratic scan: objects hold
  * tens of members).
  */
-#include "jval.h"
+#include "proto/jval.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>

@@ -26,7 +26,7 @@
  * comes from outside goes through kjson_escape's rules.  Watch frames are
  * built with one allocation and one copy of the object's JSON.
  */
-#include "kjson.h"
+#include "proto/kjson.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -36,6 +36,7 @@
 
 #include "cache/rw.h"
 #include "cache/sbuf.h"
+#include "cache/utf8.h"
 #include "proto/frame.h"
 
 #define MAX_LABELS (UINT16_MAX - 1)
@@ -81,66 +82,6 @@ static void jw_int(struct sbuf *w, int64_t v)
     int n = snprintf(digits, sizeof(digits), "%" PRId64, v);
 
     jw_mem(w, digits, (size_t)n);
-}
-
-/*
- * Length of the well-formed UTF-8 sequence at s (1 to 4 bytes, at most
- * avail), or 0 when s does not start one (RFC 3629: no overlongs, no
- * surrogates, nothing above U+10FFFF, no truncated sequence).
- */
-static size_t utf8_len(const unsigned char *s, size_t avail)
-{
-    unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-    size_t n;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4;
-    else
-        return 0;
-    if (n > avail)
-        return 0;
-    if (c == 0xe0)
-        lo = 0xa0;
-    else if (c == 0xed)
-        hi = 0x9f;
-    else if (c == 0xf0)
-        lo = 0x90;
-    else if (c == 0xf4)
-        hi = 0x8f;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    return n;
-}
-
-/* Whether s[0..len) is well-formed UTF-8 throughout. */
-static bool utf8_valid(const unsigned char *s, size_t len)
-{
-    size_t i = 0, n;
-
-    while (i < len) {
-        if (s[i] < 0x80) {
-            i++;
-            continue;
-        }
-        if ((n = utf8_len(s + i, len - i)) == 0)
-            return false;
-        i += n;
-    }
-    return true;
-}
-
-bool kjson_utf8_valid(const char *s, size_t len)
-{
-    return utf8_valid((const unsigned char *)s, len);
 }
 
 /* Appends s escaped as the inside of a JSON string. */
@@ -1366,7 +1307,7 @@ static int check_key(const struct resource_type *rt, const char *key,
         *why = "key does not match the resource's layout";
         return RW_EINVAL;
     }
-    if (!utf8_valid((const unsigned char *)key, key_len)) {
+    if (!utf8_valid(key, key_len)) {
         *why = "key is not valid UTF-8";
         return RW_EINVAL;
     }

@@ -167,8 +167,4 @@ struct sbuf;
  * escapes it (no allocation besides sb's own); NULL is written as "". */
 void kjson_add_string(struct sbuf *sb, const char *s);
 
-/* Whether s[0..len) is well-formed UTF-8 (no overlongs, surrogates or code
- * points above U+10FFFF), as the decoder requires of keys and values. */
-bool kjson_utf8_valid(const char *s, size_t len);
-
 #endif

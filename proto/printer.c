@@ -8,7 +8,7 @@
  * strings go out through kjson_add_string (so "<none>" is written as is, where
  * Go would write \u003cnone\u003e: the same JSON string).
  */
-#include "printer.h"
+#include "proto/printer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +16,8 @@
 
 #include "cache/rw.h"
 #include "cache/selector.h"
-#include "kjson.h"
-#include "quantity.h"
+#include "proto/kjson.h"
+#include "proto/quantity.h"
 
 /* ------------------------------------------------------------------ */
 /* Time                                                                */

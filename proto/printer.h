@@ -26,7 +26,7 @@
 
 #include "cache/object.h"
 #include "cache/sbuf.h"
-#include "jval.h"
+#include "proto/jval.h"
 
 /* One TableColumnDefinition: name, type ("string", "integer",
  * "boolean"), format ("name" or ""), priority (1: shown by -o wide only),

@@ -5,7 +5,7 @@
  * neither completions nor parallelism gets 1 of each; a CronJob's suspend
  * is false when absent.
  */
-#include "printers_batch.h"
+#include "proto/printers_batch.h"
 
 #include <stdio.h>
 #include <string.h>

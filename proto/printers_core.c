@@ -7,7 +7,7 @@
  * write-only stringData is merged into data by the conversion to the
  * internal type, so both count.
  */
-#include "printers_core.h"
+#include "proto/printers_core.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  * leaves it: status.podIP, when set, is the first pod IP (it wins over a
  * differing podIPs[0]).
  */
-#include "printers_pod.h"
+#include "proto/printers_pod.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -13,7 +13,7 @@
  * bare "k"), decoding never lengthens a value, and byte 0 holds the ""
  * that absent strings point at.
  */
-#include "query.h"
+#include "proto/query.h"
 
 #include <stdio.h>
 #include <stdlib.h>
