@@ -28,6 +28,8 @@ proto_libproto_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(PROTOBUF_C_CFLAGS)
 proto_libproto_a_SOURCES = \
 	proto/frame.c proto/frame.h \
 	proto/kjson.c proto/kjson.h \
+	proto/kjson_scan.c proto/kjson_scan.h \
+	proto/kjson_decode.c proto/kjson_decode.h \
 	proto/ctoken.c proto/ctoken.h \
 	proto/query.c proto/query.h \
 	proto/accept.c proto/accept.h \

@@ -32,7 +32,7 @@
 #include "cache/rw.h"
 #include "log.h"
 #include "metrics.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "watch.h"
 
 /* Keys whose undecodable values have been logged, bounded. */

@@ -44,7 +44,7 @@
 #include "options.h"
 #include "oracle.h"
 #include "profile.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "range.h"
 #include "report.h"
 #include "src/address.h"

@@ -25,7 +25,7 @@
 #include "cache/rw.h"
 #include "links.h"
 #include "proto/etcd.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "scan.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"

@@ -24,7 +24,7 @@
 #include "cache/rw.h"
 #include "proto/etcd.h"
 #include "proto/grpc.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "profile.h"
 #include "range.h"
 #include "scan.h"
