@@ -36,6 +36,7 @@ proto_libproto_a_SOURCES = \
 	proto/table.c proto/table.h \
 	proto/jval.c proto/jval.h \
 	proto/quantity.c proto/quantity.h \
+	proto/metatime.c proto/metatime.h \
 	proto/printer.c proto/printer.h \
 	proto/printers_pod.c proto/printers_pod.h \
 	proto/printers_core.c proto/printers_core.h \

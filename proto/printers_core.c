@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
+#include "proto/metatime.h"
 
 /* ------------------------------------------------------------------ */
 /* Nodes                                                               */
@@ -266,7 +267,7 @@ static bool time_set(const struct jval *t)
 {
     int64_t s;
 
-    return printer_parse_time(jval_str(t), &s);
+    return metatime_parse(jval_str(t), &s);
 }
 
 /* formatEventSource: source.component (else reportingComponent), then ", "

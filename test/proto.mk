@@ -64,3 +64,8 @@ UNIT_TESTS += test/printer_test
 test_printer_test_SOURCES = test/printer_test.c
 test_printer_test_CFLAGS = $(TEST_CFLAGS)
 test_printer_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/metatime_test
+test_metatime_test_SOURCES = test/metatime_test.c
+test_metatime_test_CFLAGS = $(TEST_CFLAGS)
+test_metatime_test_LDADD = $(TEST_LIBS)
