@@ -1,7 +1,7 @@
 /*
  * kjson.c: the Kubernetes JSON encoders (see kjson.h): watch events,
  * Status objects, LIST heads and tails, and the JSON string escaper the
- * other encoders of proto/ (apis.c, repr.c, table.c, printer.c) share.
+ * other encoders (repr.c, table.c, printer.c, src/discovery_json.c) share.
  * Decoding store values is kjson_decode.c's.
  *
  * Small documents (Status, list heads) are written with a growable string

@@ -48,7 +48,6 @@ proto_libproto_a_SOURCES = \
 	proto/printers_coordination.c proto/printers_coordination.h \
 	proto/partial.c proto/partial.h \
 	proto/repr.c proto/repr.h \
-	proto/apis.c proto/apis.h \
 	proto/grpc.c proto/grpc.h \
 	proto/etcd.c proto/etcd.h
 nodist_proto_libproto_a_SOURCES = proto/kv.pb-c.c proto/rpc.pb-c.c

@@ -26,3 +26,8 @@ UNIT_TESTS += test/fresh_test
 test_fresh_test_SOURCES = test/fresh_test.c
 test_fresh_test_CFLAGS = $(TEST_CFLAGS)
 test_fresh_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/discovery_json_test
+test_discovery_json_test_SOURCES = test/discovery_json_test.c test/json_testlib.h
+test_discovery_json_test_CFLAGS = $(TEST_CFLAGS)
+test_discovery_json_test_LDADD = $(TEST_LIBS)
