@@ -10,8 +10,9 @@
  * for a repeated member the last occurrence's span is recorded, as Go's
  * decoder reads it.
  *
- * The fleet's scanner (src/fleet/scan.h) is another one on purpose: see
- * the measurement there.
+ * The fleet's scanner (src/fleet/scan.h) is another one on purpose: it
+ * stops early on its hot path and is twice as fast there (the measurement
+ * is in scan.h).
  */
 #ifndef KJSON_SCAN_H
 #define KJSON_SCAN_H
