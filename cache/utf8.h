@@ -1,15 +1,16 @@
 /*
  * utf8.h: well-formed UTF-8, as RFC 3629 and Go's utf8.DecodeRune define it
  * (no overlong forms, no surrogates U+D800..U+DFFF, nothing above U+10FFFF,
- * no truncated sequence).  The one UTF-8 reader of the tree: the JSON codec
- * (proto/kjson*.c, proto/ctoken.c) and the selector parser (selector.c) use
- * it.
+ * no truncated sequence).  The one UTF-8 reader and writer of the tree: the
+ * JSON codec (proto/kjson*.c, proto/ctoken.c), the selector parser
+ * (selector.c) and the fleet's scanner (src/fleet/scan.c) use it.
  */
 #ifndef UTF8_H
 #define UTF8_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Bytes in the well-formed UTF-8 sequence at s (1 to 4, at most avail), or
@@ -51,6 +52,10 @@ static inline size_t utf8_len(const unsigned char *s, size_t avail)
             return 0;
     return n;
 }
+
+/* Writes code point cp (at most U+10FFFF; a surrogate is the caller's
+ * business) as UTF-8 into out; returns its length, 1 to 4 bytes. */
+size_t utf8_encode(uint32_t cp, unsigned char out[4]);
 
 /* Whether s[0..len) is well-formed UTF-8 throughout (len 0: true). */
 bool utf8_valid(const char *s, size_t len);

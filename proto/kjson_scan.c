@@ -15,6 +15,7 @@
 
 #include "cache/rw.h"
 #include "cache/sbuf.h"
+#include "cache/utf8.h"
 
 /* Containers a value may nest, as cJSON's CJSON_NESTING_LIMIT. */
 #define MAX_DEPTH 1000
@@ -276,32 +277,6 @@ static bool scan_value(struct scan *sc, unsigned depth)
     }
 }
 
-/* Encodes code point cp (at most U+10FFFF) as UTF-8 into out; returns the
- * length. */
-static size_t utf8_put(uint32_t cp, unsigned char *out)
-{
-    if (cp < 0x80) {
-        out[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (unsigned char)(0xc0 | cp >> 6);
-        out[1] = (unsigned char)(0x80 | (cp & 0x3f));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (unsigned char)(0xe0 | cp >> 12);
-        out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-        out[2] = (unsigned char)(0x80 | (cp & 0x3f));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xf0 | cp >> 18);
-    out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-    out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-    out[3] = (unsigned char)(0x80 | (cp & 0x3f));
-    return 4;
-}
-
 /* Whether the content s[0..n) of a validated JSON string, unescaped as Go
  * does, is the n_want bytes at want. */
 bool kjson_scan_string_equals(const unsigned char *s, size_t n,
@@ -322,7 +297,7 @@ bool kjson_scan_string_equals(const unsigned char *s, size_t n,
         }
         e = escape_len(s + i, n - i, &cp, &lone);
         rw_assert(e > 0);
-        k = utf8_put(cp, utf8);
+        k = utf8_encode(cp, utf8);
         if (n_want - j < k || memcmp(want + j, utf8, k) != 0)
             return false;
         i += e;

@@ -1,7 +1,7 @@
 /*
- * utf8_test.c: cache/utf8 (utf8_len, utf8_valid) against RFC 3629's
- * boundaries, the rules Go's utf8.DecodeRune applies: every sequence length,
- * overlong forms, surrogates, code points above U+10FFFF, truncation.
+ * utf8_test.c: cache/utf8 (utf8_len, utf8_encode, utf8_valid) against RFC
+ * 3629's boundaries, the rules Go's utf8.DecodeRune applies: every sequence
+ * length, overlong forms, surrogates, code points above U+10FFFF, truncation.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,11 +65,42 @@ static void test_valid(void **state)
     assert_true(utf8_valid("ok\xff", 2));
 }
 
+static void test_encode(void **state)
+{
+    static const struct {
+        uint32_t cp;
+        const char *bytes;
+    } cases[] = {
+        {0x00, "\x00"},
+        {0x7f, "\x7f"},
+        {0x80, "\xc2\x80"},
+        {0x7ff, "\xdf\xbf"},
+        {0x800, "\xe0\xa0\x80"},
+        {0xfffd, "\xef\xbf\xbd"},
+        {0xffff, "\xef\xbf\xbf"},
+        {0x10000, "\xf0\x90\x80\x80"},
+        {0x10ffff, "\xf4\x8f\xbf\xbf"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned char out[4];
+        size_t want = cases[i].cp == 0 ? 1 : strlen(cases[i].bytes);
+        size_t n = utf8_encode(cases[i].cp, out);
+
+        assert_int_equal(n, want);
+        assert_memory_equal(out, cases[i].bytes, n);
+        /* what is written reads back as one well-formed sequence */
+        assert_int_equal(utf8_len(out, n), n);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lengths),
         cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_encode),
         cmocka_unit_test(test_valid),
     };
 
