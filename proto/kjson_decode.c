@@ -550,17 +550,6 @@ static void extract_fields(const struct resource_type *rt, struct decoded *d)
 /* Splicing                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Appends ,"key":"value" (or without the comma for the first member). */
-static void put_member_str(struct sbuf *w, bool first, const char *key,
-                           const char *value)
-{
-    if (!first)
-        sbuf_addn(w, ",", 1);
-    kjson_add_string(w, key);
-    sbuf_addn(w, ":", 1);
-    kjson_add_string(w, value);
-}
-
 /* Appends "digits" and notes where the digits start. */
 static void put_rv(struct sbuf *w, const char *digits, size_t *rv_off,
                    unsigned *nrv)
@@ -590,10 +579,12 @@ static void put_edit(struct sbuf *w, const struct edit *e,
         put_rv(w, digits, rv_off, nrv);
         break;
     case SPLICE_METADATA:
-        sbuf_add(w, "{");
-        put_member_str(w, true, "name", d->name);
-        if (d->rt->namespaced)
-            put_member_str(w, false, "namespace", d->ns);
+        sbuf_add(w, "{\"name\":");
+        kjson_add_string(w, d->name);
+        if (d->rt->namespaced) {
+            sbuf_add(w, ",\"namespace\":");
+            kjson_add_string(w, d->ns);
+        }
         sbuf_add(w, ",\"resourceVersion\":");
         put_rv(w, digits, rv_off, nrv);
         sbuf_add(w, "}");
