@@ -277,8 +277,6 @@ static bool scan_value(struct scan *sc, unsigned depth)
     }
 }
 
-/* Whether the content s[0..n) of a validated JSON string, unescaped as Go
- * does, is the n_want bytes at want. */
 bool kjson_scan_string_equals(const unsigned char *s, size_t n,
                               const char *want, size_t n_want)
 {
@@ -376,11 +374,6 @@ static const char *duplicate(const struct kjson_scan_member *found,
     return NULL;
 }
 
-/*
- * Validates value[0..len) as one JSON object (whitespace around it) and
- * fills *l.  RW_EINVAL: "value is not JSON", "value is not a JSON
- * object", or a repeated member that the codec splices ("duplicate ...").
- */
 int kjson_scan_layout(const unsigned char *value, size_t len,
                       struct kjson_scan_layout *l, const char **why)
 {
@@ -419,14 +412,6 @@ int kjson_scan_layout(const unsigned char *value, size_t len,
     return RW_OK;
 }
 
-/*
- * A copy of value[0..len) (validated) for cJSON, which cuts strings at a
- * NUL and refuses lone surrogates: each \u0000 and each lone surrogate
- * escape becomes \ufffd, the same length, so offsets do not move.  Go
- * reads a lone surrogate as U+FFFD too; a NUL cannot live in a C string,
- * so extracted strings read U+FFFD where the value has \u0000 (and then
- * match no selector, rather than a cut-short one).
- */
 char *kjson_scan_patched_copy(const unsigned char *value, size_t len)
 {
     char *copy = xmalloc(len + 1);
@@ -451,8 +436,6 @@ char *kjson_scan_patched_copy(const unsigned char *value, size_t len)
     return copy;
 }
 
-/* Appends s[0..n), which starts and ends between tokens, without the
- * whitespace between tokens. */
 void kjson_scan_compact(struct sbuf *w, const unsigned char *s, size_t n)
 {
     bool in_string = false;
