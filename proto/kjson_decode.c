@@ -4,10 +4,10 @@
  * Decoding serves the store value's own bytes.  The strict scanner
  * (kjson_scan.c, no allocation) validates the value and finds the spans
  * of the members the codec completes: kind, apiVersion and metadata at the
- * top, name, namespace and resourceVersion inside metadata.  cJSON parses
- * the same bytes for what is extracted (labels, creationTimestamp,
- * field-selector values) and must agree with the scanner on those
- * members; it never prints anything.  The object's JSON is the value
+ * top, name, namespace and resourceVersion inside metadata.  cJSON (through
+ * jval.h) parses the same bytes for what is extracted (labels,
+ * creationTimestamp, field-selector values) and must agree with the scanner on
+ * those members; it never prints anything.  The object's JSON is the value
  * copied with the whitespace between tokens dropped (so that a watch event
  * stays one line) and a few edits spliced in: resourceVersion's value
  * replaced by the quoted revision, missing members inserted, null or ""
@@ -23,7 +23,6 @@
  */
 #include "proto/kjson_decode.h"
 
-#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,37 +31,25 @@
 #include "cache/rw.h"
 #include "cache/sbuf.h"
 #include "cache/utf8.h"
+#include "proto/jval.h"
 #include "proto/kjson.h"
 #include "proto/kjson_scan.h"
 
 #define MAX_LABELS (UINT16_MAX - 1)
 #define NUMBER_LEN 32
 
-/* cJSON allocates through the aborting allocator, so no cJSON call made
- * here returns NULL for lack of memory. */
-static void kjson_decode_init(void)
-{
-    static bool done;
-    cJSON_Hooks hooks = {.malloc_fn = xmalloc, .free_fn = free};
-
-    if (done)
-        return;
-    cJSON_InitHooks(&hooks);
-    done = true;
-}
-
 /* ------------------------------------------------------------------ */
 /* The key and the edits                                               */
 /* ------------------------------------------------------------------ */
 
 /* What decoding extracts: ns and name copied from the key, the rest
- * pointing into the cJSON tree (or into numbers[]). */
+ * pointing into the parsed tree (or into numbers[]). */
 struct decoded {
     const struct resource_type *rt;
     char *ns; /* "" for cluster-scoped types */
     char *name;
-    cJSON *root;
-    cJSON *meta; /* metadata when it is an object, else NULL */
+    struct jval *root;
+    const struct jval *meta; /* metadata when it is an object, else NULL */
     const char *created;
     struct label *labels;
     size_t nlabels;
@@ -309,87 +296,78 @@ static int plan_top(struct plan *p, const char **why)
 }
 
 /* ------------------------------------------------------------------ */
-/* The cJSON tree: agreement and extraction                            */
+/* The parsed tree (jval): agreement and extraction                     */
 /* ------------------------------------------------------------------ */
 
-/* The member of obj named name[0..n) (case-sensitive, the last of
- * repeated keys, as Go's encoding/json), or NULL. */
-static cJSON *member_n(const cJSON *obj, const char *name, size_t n)
+/* The member of obj named name (case-sensitive, the last of repeated
+ * keys, as Go's encoding/json, null included), or NULL. */
+static const struct jval *member(const struct jval *obj, const char *name)
 {
-    cJSON *found = NULL;
-
-    for (cJSON *c = obj->child; c != NULL; c = c->next)
-        if (c->string && strncmp(c->string, name, n) == 0 &&
-            c->string[n] == '\0')
-            found = c;
-    return found;
-}
-
-static cJSON *member(const cJSON *obj, const char *name)
-{
-    return member_n(obj, name, strlen(name));
+    return jval_member(obj, name, strlen(name));
 }
 
 /* A member that Go would read as absent: missing or JSON null. */
-static bool absent(const cJSON *item)
+static bool absent(const struct jval *item)
 {
-    return item == NULL || cJSON_IsNull(item);
+    return jval_type(item) == JVAL_NONE || jval_type(item) == JVAL_NULL;
 }
 
-/* Whether cJSON sees member name of obj as the scanner saw m: as many
+/* Whether the tree sees member name of obj as the scanner saw m: as many
  * occurrences, the last one of the same type. */
 static bool member_agrees(const unsigned char *s,
-                          const struct kjson_scan_member *m, const cJSON *obj,
-                          const char *name)
+                          const struct kjson_scan_member *m,
+                          const struct jval *obj, const char *name)
 {
-    const cJSON *item = NULL;
+    const struct jval *item = NULL, *c;
     unsigned count = 0;
 
-    for (const cJSON *c = obj->child; c != NULL; c = c->next)
-        if (c->string != NULL && strcmp(c->string, name) == 0) {
+    JVAL_EACH(c, obj)
+    {
+        if (strcmp(jval_name(c), name) == 0) {
             count++;
             item = c;
         }
+    }
     if (count != m->count)
         return false;
     if (count == 0)
         return true;
     switch (s[m->val]) {
     case '"':
-        return cJSON_IsString(item);
+        return jval_type(item) == JVAL_STRING;
     case '{':
-        return cJSON_IsObject(item);
+        return jval_type(item) == JVAL_OBJECT;
     case '[':
-        return cJSON_IsArray(item);
+        return jval_type(item) == JVAL_ARRAY;
     case 'n':
-        return cJSON_IsNull(item);
+        return jval_type(item) == JVAL_NULL;
     case 't':
-        return cJSON_IsTrue(item);
+        return jval_type(item) == JVAL_TRUE;
     case 'f':
-        return cJSON_IsFalse(item);
+        return jval_type(item) == JVAL_FALSE;
     default:
-        return cJSON_IsNumber(item);
+        return jval_type(item) == JVAL_NUMBER;
     }
 }
 
 /* A string member that is set must read as want (kind, apiVersion, name
  * and namespace, already compared by the scanner). */
-static bool string_agrees(const cJSON *obj, const char *name, const char *want)
+static bool string_agrees(const struct jval *obj, const char *name,
+                          const char *want)
 {
-    const cJSON *item = member(obj, name);
+    const struct jval *item = member(obj, name);
 
-    return !cJSON_IsString(item) || item->valuestring[0] == '\0' ||
-           strcmp(item->valuestring, want) == 0;
+    return jval_type(item) != JVAL_STRING || jval_str(item)[0] == '\0' ||
+           strcmp(jval_str(item), want) == 0;
 }
 
-/* Whether cJSON's tree has the scanner's structure where it matters. */
+/* Whether the tree has the scanner's structure where it matters. */
 static bool tree_agrees(const struct plan *p)
 {
     const struct kjson_scan_layout *l = &p->l;
-    const cJSON *root = p->d->root, *meta;
+    const struct jval *root = p->d->root, *meta;
 
-    if (!cJSON_IsObject(root) ||
-        (size_t)cJSON_GetArraySize(root) != l->top.nmembers)
+    if (!jval_is_object(root) || jval_count(root) != l->top.nmembers)
         return false;
     for (size_t i = 0; i < KJSON_SCAN_TOP_N; i++)
         if (!member_agrees(p->s, &l->topm[i], root, kjson_scan_top_names[i]))
@@ -400,7 +378,7 @@ static bool tree_agrees(const struct plan *p)
     if (!l->has_meta)
         return true;
     meta = member(root, "metadata");
-    if ((size_t)cJSON_GetArraySize(meta) != l->meta.nmembers)
+    if (jval_count(meta) != l->meta.nmembers)
         return false;
     for (size_t i = 0; i < KJSON_SCAN_META_N; i++)
         if (!member_agrees(p->s, &l->metam[i], meta, kjson_scan_meta_names[i]))
@@ -411,24 +389,24 @@ static bool tree_agrees(const struct plan *p)
 }
 
 /*
- * Parses the value with cJSON (a patched copy when the scanner saw what
- * cJSON mishandles) and checks it agrees with the scanner: RW_EINVAL
- * "value is not valid JSON" otherwise.
+ * Parses the value with cJSON through jval (a patched copy when the
+ * scanner saw what cJSON mishandles) and checks it agrees with the scanner:
+ * RW_EINVAL "value is not valid JSON" otherwise.
  */
 static int parse_tree(struct plan *p, size_t len, const char **why)
 {
     char *copy = p->l.patch ? kjson_scan_patched_copy(p->s, len) : NULL;
     const char *text = copy != NULL ? copy : (const char *)p->s;
-    cJSON *meta;
+    const struct jval *meta;
 
-    p->d->root = cJSON_ParseWithLengthOpts(text, len, NULL, 0);
+    p->d->root = jval_parse_strict(text, len);
     free(copy);
     if (p->d->root == NULL || !tree_agrees(p)) {
         *why = "value is not valid JSON";
         return RW_EINVAL;
     }
     meta = member(p->d->root, "metadata");
-    p->d->meta = cJSON_IsObject(meta) ? meta : NULL;
+    p->d->meta = jval_is_object(meta) ? meta : NULL;
     return RW_OK;
 }
 
@@ -436,22 +414,22 @@ static int parse_tree(struct plan *p, size_t len, const char **why)
  * metadata.creationTimestamp. */
 static int extract_meta(struct decoded *d, const char **why)
 {
-    cJSON *labels, *created;
+    const struct jval *labels, *c;
     size_t n = 0;
 
     if (d->meta == NULL)
         return RW_OK;
-    created = member(d->meta, "creationTimestamp");
-    d->created = cJSON_IsString(created) ? created->valuestring : "";
+    d->created = jval_str(member(d->meta, "creationTimestamp"));
     labels = member(d->meta, "labels");
     if (absent(labels))
         return RW_OK;
-    if (!cJSON_IsObject(labels)) {
+    if (!jval_is_object(labels)) {
         *why = "metadata.labels is not an object";
         return RW_EINVAL;
     }
-    for (cJSON *c = labels->child; c != NULL; c = c->next) {
-        if (!cJSON_IsString(c)) {
+    JVAL_EACH(c, labels)
+    {
+        if (jval_type(c) != JVAL_STRING) {
             *why = "label values must be strings";
             return RW_EINVAL;
         }
@@ -462,24 +440,26 @@ static int extract_meta(struct decoded *d, const char **why)
         return RW_EINVAL;
     }
     d->labels = xcalloc(n, sizeof(*d->labels));
-    for (cJSON *c = labels->child; c != NULL; c = c->next)
+    JVAL_EACH(c, labels)
+    {
         d->labels[d->nlabels++] =
-            (struct label){.key = c->string, .value = c->valuestring};
+            (struct label){.key = jval_name(c), .value = jval_str(c)};
+    }
     return RW_OK;
 }
 
 /* The item at a dot-separated path under root, or NULL. */
-static cJSON *lookup_path(cJSON *root, const char *path)
+static const struct jval *lookup_path(const struct jval *root, const char *path)
 {
-    cJSON *item = root;
+    const struct jval *item = root;
 
     while (item != NULL) {
         const char *dot = strchr(path, '.');
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
 
-        if (!cJSON_IsObject(item))
+        if (!jval_is_object(item))
             return NULL;
-        item = member_n(item, path, n);
+        item = jval_member(item, path, n);
         if (dot == NULL)
             return item;
         path = dot + 1;
@@ -503,21 +483,22 @@ static bool bool_field(const struct resource_type *rt, const char *path)
 }
 
 /* A field-selector value as the apiserver's GetAttrs renders it. */
-static const char *field_text(const cJSON *item, char *number, bool boolean)
+static const char *field_text(const struct jval *item, char *number,
+                              bool boolean)
 {
     double v;
 
-    if (cJSON_IsString(item))
-        return item->valuestring;
-    if (cJSON_IsTrue(item))
+    if (jval_type(item) == JVAL_STRING)
+        return jval_str(item);
+    if (jval_type(item) == JVAL_TRUE)
         return "true";
-    if (cJSON_IsFalse(item))
+    if (jval_type(item) == JVAL_FALSE)
         return "false";
     if (absent(item))
         return boolean ? "false" : "";
-    if (!cJSON_IsNumber(item))
+    if (!jval_is_number(item))
         return "";
-    v = item->valuedouble;
+    v = jval_double(item);
     if (v >= -9.2e18 && v <= 9.2e18 && v == (double)(int64_t)v)
         snprintf(number, NUMBER_LEN, "%" PRId64, (int64_t)v);
     else
@@ -531,13 +512,13 @@ static void extract_fields(const struct resource_type *rt, struct decoded *d)
 
     for (size_t i = 0; i < n; i++) {
         const char *path = rt->fields[i];
-        const cJSON *item;
+        const struct jval *item;
 
         /* Events: "source" is source.component, else reportingComponent
          * (as the apiserver's event ToSelectableFields). */
         if (strcmp(rt->kind, "Event") == 0 && strcmp(path, "source") == 0) {
             item = lookup_path(d->root, "source.component");
-            if (!cJSON_IsString(item) || item->valuestring[0] == '\0')
+            if (jval_str(item)[0] == '\0')
                 item = lookup_path(d->root, "reportingComponent");
         } else {
             item = lookup_path(d->root, path);
@@ -689,7 +670,6 @@ int kjson_decode_object(const struct resource_type *rt, const char *key,
     struct object_init in;
     int rc;
 
-    kjson_decode_init();
     *out = NULL;
     if ((rc = check_value(value, len, &p.l, why)) != RW_OK)
         return rc;
@@ -721,6 +701,6 @@ done:
     free(d.labels);
     free(d.ns);
     free(d.name);
-    cJSON_Delete(d.root);
+    jval_free(d.root);
     return rc;
 }
