@@ -6,9 +6,9 @@
  * "apiVersion":...,"metadata":{...},"items":[...]}, Status objects for
  * errors.  (Store values in: kjson_decode.h; BOOKMARKs and other
  * representations: repr.h; discovery documents: src/discovery_json.h.)
- * No encoder includes cJSON: kjson_decode.c, jval.c (the Table printers'
- * view of an object) and ctoken.c (continue tokens) are the decoders of
- * the Kubernetes JSON codec, the only files that include it.
+ * The encoders write by hand and include no JSON library; the decoders
+ * (kjson_decode.c, ctoken.c, the Table printers) read through jval.h, the
+ * one wrapper of cJSON.
  */
 #ifndef KJSON_H
 #define KJSON_H
