@@ -169,7 +169,7 @@ int ctoken_decode(const char *token, int64_t *rv, uint64_t *epoch, char **key,
                  bad);
         return RW_EINVAL;
     }
-    root = jval_parse_strict(json, len);
+    root = jval_try_parse(json, len);
     v = ctoken_member(root, "v");
     r = ctoken_member(root, "rv");
     start = ctoken_member(root, "start");

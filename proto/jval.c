@@ -37,7 +37,7 @@ static void jval_init(void)
     done = true;
 }
 
-struct jval *jval_parse_strict(const char *json, size_t len)
+struct jval *jval_try_parse(const char *json, size_t len)
 {
     jval_init();
     return (struct jval *)cJSON_ParseWithLength(json, len);
@@ -45,7 +45,7 @@ struct jval *jval_parse_strict(const char *json, size_t len)
 
 struct jval *jval_parse(const char *json, size_t len)
 {
-    cJSON *root = (cJSON *)jval_parse_strict(json, len);
+    cJSON *root = (cJSON *)jval_try_parse(json, len);
 
     if (root == NULL)
         root = cJSON_CreateObject();

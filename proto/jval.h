@@ -33,14 +33,17 @@ struct jval;
 struct jval *jval_parse(const char *json, size_t len);
 
 /*
- * Parses len bytes at json as exactly one JSON value (whitespace around
- * it), as cJSON reads it: at most 1000 containers deep, strings cut at an
- * escaped NUL (\u0000), lone surrogate escapes refused.  Returns the root,
- * owned by the caller (jval_free), or NULL when the text is not JSON.
+ * Parses the JSON value that starts len bytes at json (whitespace before
+ * it; what follows it is not looked at, as cJSON_ParseWithLength), as
+ * cJSON reads it: at most 1000 containers deep, strings cut at an escaped
+ * NUL (\u0000), lone surrogate escapes refused.  Returns the root, owned by
+ * the caller (jval_free), or NULL when the text does not start with JSON.
+ * Callers that need exactly one value check the text themselves
+ * (kjson_scan.h).
  */
-struct jval *jval_parse_strict(const char *json, size_t len);
+struct jval *jval_try_parse(const char *json, size_t len);
 
-/* Frees a document returned by jval_parse or jval_parse_strict; NULL is a
+/* Frees a document returned by jval_parse or jval_try_parse; NULL is a
  * no-op. */
 void jval_free(struct jval *root);
 

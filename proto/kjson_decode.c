@@ -399,7 +399,7 @@ static int parse_tree(struct plan *p, size_t len, const char **why)
     const char *text = copy != NULL ? copy : (const char *)p->s;
     const struct jval *meta;
 
-    p->d->root = jval_parse_strict(text, len);
+    p->d->root = jval_try_parse(text, len);
     free(copy);
     if (p->d->root == NULL || !tree_agrees(p)) {
         *why = "value is not valid JSON";

@@ -174,12 +174,49 @@ static void test_jval(void **state)
     jval_free(NULL);
 }
 
+/* What the decoders (kjson_decode.c, ctoken.c) read through jval: a value
+ * or NULL, members with null kept, types, counts with repeated members. */
+static void test_jval_strict(void **state)
+{
+    static const char json[] = " {\"k\":1,\"n\":null,\"k\":\"s\",\"o\":{},"
+                               "\"a\":[true,false]} ";
+    struct jval *doc = jval_try_parse(json, strlen(json));
+    struct jval *one = jval_try_parse("[1]", 3);
+    const struct jval *a;
+
+    (void)state;
+    assert_non_null(doc);
+    assert_int_equal(jval_type(doc), JVAL_OBJECT);
+    assert_int_equal(jval_count(doc), 5); /* "k" twice */
+    assert_int_equal(jval_len(doc), 4);
+    assert_int_equal(jval_type(jval_member(doc, "kx", 1)), JVAL_STRING);
+    assert_string_equal(jval_str(jval_member(doc, "k", 1)), "s");
+    assert_int_equal(jval_type(jval_member(doc, "n", 1)), JVAL_NULL);
+    assert_null(jval_get(doc, "n"));
+    assert_int_equal(jval_type(jval_member(doc, "x", 1)), JVAL_NONE);
+    assert_int_equal(jval_type(jval_member(doc, "o", 1)), JVAL_OBJECT);
+    a = jval_member(doc, "a", 1);
+    assert_int_equal(jval_type(a), JVAL_ARRAY);
+    assert_int_equal(jval_count(a), 2);
+    assert_int_equal(jval_type(jval_at(a, 0)), JVAL_TRUE);
+    assert_int_equal(jval_type(jval_at(a, 1)), JVAL_FALSE);
+    assert_int_equal(jval_type(jval_member(a, "a", 1)), JVAL_NONE);
+    assert_int_equal(jval_count(jval_member(doc, "k", 1)), 0);
+    assert_int_equal(jval_type(jval_at(one, 0)), JVAL_NUMBER);
+    jval_free(one);
+    jval_free(doc);
+    assert_null(jval_try_parse("{", 1));
+    assert_null(jval_try_parse("", 0));
+    assert_null(jval_try_parse("nul", 3));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_selectors),
         cmocka_unit_test(test_cells),
         cmocka_unit_test(test_jval),
+        cmocka_unit_test(test_jval_strict),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
