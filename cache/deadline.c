@@ -4,11 +4,11 @@
  * Invariants: items[i]->index == i for every i < n; items[(i-1)/2]->at
  * <= items[i]->at for every i > 0.
  */
-#include "deadline.h"
+#include "cache/deadline.h"
 
 #include <stdlib.h>
 
-#include "rw.h"
+#include "cache/rw.h"
 
 static void heap_set(struct deadline_heap *h, size_t i,
                      struct deadline_item *item)

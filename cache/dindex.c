@@ -7,12 +7,12 @@
  * of slot hash & (nslots - 1); a bucket has at least one entry; nbuckets
  * <= nslots after every add (the table doubles before it would exceed).
  */
-#include "dindex.h"
+#include "cache/dindex.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw.h"
+#include "cache/rw.h"
 
 #define DINDEX_MIN_SLOTS 64
 

@@ -12,4 +12,5 @@ cache_libcache_a_SOURCES = \
 	cache/dindex.c cache/dindex.h \
 	cache/deadline.c cache/deadline.h \
 	cache/watchcache.c cache/watchcache.h \
-	cache/selector.c cache/selector.h
+	cache/selector.c cache/selector.h \
+	cache/utf8.c cache/utf8.h

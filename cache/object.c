@@ -7,15 +7,15 @@
  * shared with sockets by reference.  Labels are sorted by key so that
  * lookups can stop early and two objects' label sets compare in one pass.
  */
-#include "object.h"
+#include "cache/object.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "resource_type.h"
-#include "rw.h"
+#include "cache/resource_type.h"
+#include "cache/rw.h"
 
 /* One cached view: a short list per object (one node per representation
  * and event type some watcher asked for). */

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rbuf.h"
+#include "cache/rbuf.h"
 
 /* Watch event types, as on the wire ("ADDED", "MODIFIED", "DELETED"). */
 enum event_type {

@@ -3,12 +3,12 @@
  * header and the bytes are one allocation; a trailing NUL makes textual
  * contents usable as C strings.
  */
-#include "rbuf.h"
+#include "cache/rbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw.h"
+#include "cache/rw.h"
 
 struct rbuf *rbuf_new(size_t len)
 {

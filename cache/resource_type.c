@@ -5,11 +5,11 @@
  * GetAttrs / AddFieldLabelConversionFunc); prefixes are its default etcd
  * layout.
  */
-#include "resource_type.h"
+#include "cache/resource_type.h"
 
 #include <string.h>
 
-#include "rw.h"
+#include "cache/rw.h"
 
 #define CORE(res, sing, kind, ns, prefix, ...)                                 \
     {                                                                          \

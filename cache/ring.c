@@ -15,13 +15,13 @@
  * obj, prev and gone; they are dropped when the event leaves.  gone is made
  * by event_view, the first time a selection sees the event as DELETED.
  */
-#include "ring.h"
+#include "cache/ring.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw.h"
-#include "selector.h"
+#include "cache/rw.h"
+#include "cache/selector.h"
 
 #define RING_MIN_SLOTS 16
 

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "object.h"
+#include "cache/object.h"
 
 struct event {
     int64_t rv;           /* the change's revision (ModRevision) */

@@ -1,7 +1,7 @@
 /*
  * rw.c: error names, aborting allocators and the assert handler.
  */
-#include "rw.h"
+#include "cache/rw.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -2,14 +2,14 @@
  * sbuf.c: growable byte strings (see sbuf.h).  Capacity doubles, so n
  * appends cost O(total length).
  */
-#include "sbuf.h"
+#include "cache/sbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw.h"
+#include "cache/rw.h"
 
 void sbuf_reserve(struct sbuf *b, size_t n)
 {

@@ -14,7 +14,7 @@
  * values of in/notin are kept sorted and unique (apimachinery's sets.String);
  * gt/lt keep their integer.  All requirements must hold.
  */
-#include "selector.h"
+#include "cache/selector.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -22,8 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw.h"
-#include "sbuf.h"
+#include "cache/rw.h"
+#include "cache/sbuf.h"
+#include "cache/utf8.h"
 
 enum label_op {
     LABEL_IN,    /* =, ==, in: the label exists with one of the values */
@@ -54,41 +55,6 @@ struct selector {
     struct field_req *fields;
     size_t nfields;
 };
-
-/* Bytes in the UTF-8 sequence at s (n bytes available), 0 if invalid; the
- * rules of Go's utf8.DecodeRune (no overlongs, surrogates or > U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char lo = 0x80, hi = 0xbf;
-    size_t len;
-
-    if (n == 0)
-        return 0;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        len = 2;
-    else if (s[0] >= 0xe0 && s[0] <= 0xef)
-        len = 3;
-    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-        len = 4;
-    else
-        return 0;
-    if (s[0] == 0xe0)
-        lo = 0xa0;
-    else if (s[0] == 0xed)
-        hi = 0x9f;
-    else if (s[0] == 0xf0)
-        lo = 0x90;
-    else if (s[0] == 0xf4)
-        hi = 0x8f;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    return len;
-}
 
 /* Go's named escape for an ASCII byte in a quoted string, or NULL. */
 static const char *go_escape(unsigned char c)

@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "object.h"
-#include "resource_type.h"
+#include "cache/object.h"
+#include "cache/resource_type.h"
 
 struct selector;
 

@@ -21,12 +21,12 @@
  * JSON lengths.  No recursion: AVL height is below STORE_MAX_HEIGHT for any
  * tree that fits in memory, so fixed stacks bound every walk.
  */
-#include "store.h"
+#include "cache/store.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw.h"
+#include "cache/rw.h"
 
 /* An AVL tree of height 64 has at least fib(66) - 1 > 2^44 nodes. */
 #define STORE_MAX_HEIGHT 64

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "object.h"
+#include "cache/object.h"
 
 struct store;
 struct store_snap;

@@ -14,11 +14,11 @@
  * ring's events to the list at list_rv gives the store; rv never decreases
  * but at watchcache_reset, which leaves the cache as watchcache_new did.
  */
-#include "watchcache.h"
+#include "cache/watchcache.h"
 
 #include <stdlib.h>
 
-#include "rw.h"
+#include "cache/rw.h"
 
 struct watchcache {
     struct store *store;

@@ -22,9 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "object.h"
-#include "ring.h"
-#include "store.h"
+#include "cache/object.h"
+#include "cache/ring.h"
+#include "cache/store.h"
 
 struct watchcache;
 

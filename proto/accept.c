@@ -11,7 +11,7 @@
  * depends on the algorithm itself, which is reproduced here step for step
  * (Go 1.22's sort/zsortinterface.go, the toolchain of Kubernetes 1.32).
  */
-#include "accept.h"
+#include "proto/accept.h"
 
 #include <stdint.h>
 #include <stdio.h>

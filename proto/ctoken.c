@@ -4,9 +4,9 @@
  * The token is base64url without padding (RFC 4648 section 5, as Go's
  * base64.RawURLEncoding); the JSON inside is written here by hand, because
  * its start key ends in a NUL that a C string cannot carry, and read back
- * with cJSON, whose strings stop at that NUL: exactly the key.
+ * with jval (cJSON), whose strings stop at that NUL: exactly the key.
  */
-#include "ctoken.h"
+#include "proto/ctoken.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "cache/rw.h"
-#include "kjson.h"
+#include "cache/utf8.h"
+#include "proto/jval.h"
+#include "proto/kjson.h"
 
 #define CTOKEN_VERSION "meta.k8s.io/v1"
 
@@ -107,11 +107,27 @@ char *ctoken_encode(int64_t rv, uint64_t epoch, const char *key, size_t len)
 }
 
 /* Whether item is a JSON number holding a whole number in [lo, 2^53]. */
-static bool ctoken_whole(const cJSON *item, double lo)
+static bool ctoken_whole(const struct jval *item, double lo)
 {
-    return cJSON_IsNumber(item) && item->valuedouble >= lo &&
-           item->valuedouble <= 9007199254740992.0 &&
-           item->valuedouble == (double)(int64_t)item->valuedouble;
+    double v = jval_double(item);
+
+    return jval_is_number(item) && v >= lo && v <= 9007199254740992.0 &&
+           v == (double)(int64_t)v;
+}
+
+/* The first member of object o named name, null included, or NULL. */
+static const struct jval *ctoken_member(const struct jval *o, const char *name)
+{
+    const struct jval *c;
+
+    if (!jval_is_object(o))
+        return NULL;
+    JVAL_EACH(c, o)
+    {
+        if (strcmp(jval_name(c), name) == 0)
+            return c;
+    }
+    return NULL;
 }
 
 /* Whether path.Clean("/" + key) would leave key as it is. */
@@ -141,8 +157,8 @@ int ctoken_decode(const char *token, int64_t *rv, uint64_t *epoch, char **key,
 {
     size_t len, bad = 0;
     char *json = base64url_decode(token, &len, &bad);
-    const cJSON *v, *r, *start, *e;
-    cJSON *root;
+    const struct jval *v, *r, *start, *e;
+    struct jval *root;
     int err = RW_EINVAL;
 
     *key = NULL;
@@ -153,48 +169,48 @@ int ctoken_decode(const char *token, int64_t *rv, uint64_t *epoch, char **key,
                  bad);
         return RW_EINVAL;
     }
-    root = cJSON_ParseWithLength(json, len);
-    v = cJSON_GetObjectItemCaseSensitive(root, "v");
-    r = cJSON_GetObjectItemCaseSensitive(root, "rv");
-    start = cJSON_GetObjectItemCaseSensitive(root, "start");
-    e = cJSON_GetObjectItemCaseSensitive(root, "rwEpoch");
-    if (!cJSON_IsObject(root) || !cJSON_IsString(v) || !cJSON_IsNumber(r) ||
-        !cJSON_IsString(start))
+    root = jval_try_parse(json, len);
+    v = ctoken_member(root, "v");
+    r = ctoken_member(root, "rv");
+    start = ctoken_member(root, "start");
+    e = ctoken_member(root, "rwEpoch");
+    if (!jval_is_object(root) || jval_type(v) != JVAL_STRING ||
+        !jval_is_number(r) || jval_type(start) != JVAL_STRING)
         snprintf(why, why_len,
                  "continue key is not valid: not a continue "
                  "token");
-    else if (strcmp(v->valuestring, CTOKEN_VERSION) != 0)
+    else if (strcmp(jval_str(v), CTOKEN_VERSION) != 0)
         snprintf(why, why_len,
                  "continue key is not valid: server does not "
                  "recognize this encoded version \"%.64s\"",
-                 v->valuestring);
-    else if (*start->valuestring == '\0')
+                 jval_str(v));
+    else if (*jval_str(start) == '\0')
         snprintf(why, why_len,
                  "continue key is not valid: encoded start key "
                  "empty");
-    else if (!kjson_utf8_valid(start->valuestring, strlen(start->valuestring)))
+    else if (!utf8_valid(jval_str(start), strlen(jval_str(start))))
         snprintf(why, why_len,
                  "continue key is not valid: start key is not "
                  "UTF-8");
-    else if (!ctoken_key_clean(start->valuestring))
+    else if (!ctoken_key_clean(jval_str(start)))
         snprintf(why, why_len, "continue key is not valid: %.128s",
-                 start->valuestring);
+                 jval_str(start));
     else if (!ctoken_whole(r, -9007199254740992.0))
         snprintf(why, why_len, "continue key is not valid: bad revision");
     else if (e != NULL && !ctoken_whole(e, 0))
         snprintf(why, why_len, "continue key is not valid: bad epoch");
-    else if (r->valuedouble == 0)
+    else if (jval_double(r) == 0)
         snprintf(why, why_len,
                  "continue key is not valid: incorrect encoded "
                  "start resourceVersion (version meta.k8s.io/v1)");
     else {
         /* Any negative revision continues on current state, as -1. */
-        *rv = r->valuedouble < 0 ? -1 : (int64_t)r->valuedouble;
-        *epoch = e != NULL ? (uint64_t)e->valuedouble : 0;
-        *key = xstrdup(start->valuestring);
+        *rv = jval_double(r) < 0 ? -1 : (int64_t)jval_double(r);
+        *epoch = e != NULL ? (uint64_t)jval_double(e) : 0;
+        *key = xstrdup(jval_str(start));
         err = RW_OK;
     }
-    cJSON_Delete(root);
+    jval_free(root);
     free(json);
     return err;
 }

@@ -10,7 +10,8 @@
  * abandoned history is never read in another one whose revisions have the
  * same numbers.
  *
- * Part of the Kubernetes JSON codec: it includes cJSON (as kjson.c does).
+ * Part of the Kubernetes JSON codec: it reads the token's JSON through
+ * jval.h (cJSON's one wrapper).
  */
 #ifndef CTOKEN_H
 #define CTOKEN_H

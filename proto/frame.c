@@ -1,7 +1,7 @@
 /*
  * frame.c: fixed-width chunk framing for encoded events (see frame.h).
  */
-#include "frame.h"
+#include "proto/frame.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  * messages for reuse unless it grew beyond GRPC_KEEP_BUF bytes, so a burst
  * of large split messages does not pin memory.
  */
-#include "grpc.h"
+#include "proto/grpc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,14 +1,17 @@
 /*
- * jval.c: read-only JSON values for the printers (see jval.h).
+ * jval.c: read-only JSON values (see jval.h), the one wrapper of cJSON.
  *
  * A struct jval is a cJSON item cast to an opaque type: the document is
- * cJSON's tree, parsed once per row, and every reader below is a lookup in
- * it.  Maps' lengths count distinct names (a quadratic scan: objects hold
+ * cJSON's tree, parsed once per row or stored value, and every reader
+ * below is a lookup in it.  cJSON allocates through the aborting
+ * allocator (rw.h), so no cJSON call made here returns NULL for lack of
+ * memory.  Maps' lengths count distinct names (a quadratic scan: objects hold
  * tens of members).
  */
-#include "jval.h"
+#include "proto/jval.h"
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cache/rw.h"
@@ -23,9 +26,26 @@ static const struct jval *val(const cJSON *c)
     return (const struct jval *)c;
 }
 
+static void jval_init(void)
+{
+    static bool done;
+    cJSON_Hooks hooks = {.malloc_fn = xmalloc, .free_fn = free};
+
+    if (done)
+        return;
+    cJSON_InitHooks(&hooks);
+    done = true;
+}
+
+struct jval *jval_try_parse(const char *json, size_t len)
+{
+    jval_init();
+    return (struct jval *)cJSON_ParseWithLength(json, len);
+}
+
 struct jval *jval_parse(const char *json, size_t len)
 {
-    cJSON *root = cJSON_ParseWithLength(json, len);
+    cJSON *root = (cJSON *)jval_try_parse(json, len);
 
     if (root == NULL)
         root = cJSON_CreateObject();
@@ -37,16 +57,24 @@ void jval_free(struct jval *root)
     cJSON_Delete((cJSON *)root);
 }
 
-const struct jval *jval_get(const struct jval *v, const char *name)
+const struct jval *jval_member(const struct jval *v, const char *name, size_t n)
 {
     const cJSON *o = item(v), *found = NULL, *c;
 
     if (!cJSON_IsObject(o))
         return NULL;
     for (c = o->child; c != NULL; c = c->next)
-        if (c->string != NULL && strcmp(c->string, name) == 0)
+        if (c->string != NULL && strncmp(c->string, name, n) == 0 &&
+            c->string[n] == '\0')
             found = c;
-    return cJSON_IsNull(found) ? NULL : val(found);
+    return val(found);
+}
+
+const struct jval *jval_get(const struct jval *v, const char *name)
+{
+    const struct jval *found = jval_member(v, name, strlen(name));
+
+    return cJSON_IsNull(item(found)) ? NULL : found;
 }
 
 const struct jval *jval_path(const struct jval *v, const char *path)
@@ -63,6 +91,30 @@ const struct jval *jval_path(const struct jval *v, const char *path)
         path += n + (path[n] == '.');
     }
     return v;
+}
+
+enum jval_type jval_type(const struct jval *v)
+{
+    const cJSON *c = item(v);
+
+    if (c == NULL)
+        return JVAL_NONE;
+    switch (c->type & 0xff) {
+    case cJSON_False:
+        return JVAL_FALSE;
+    case cJSON_True:
+        return JVAL_TRUE;
+    case cJSON_Number:
+        return JVAL_NUMBER;
+    case cJSON_String:
+        return JVAL_STRING;
+    case cJSON_Array:
+        return JVAL_ARRAY;
+    case cJSON_Object:
+        return JVAL_OBJECT;
+    default: /* cJSON_NULL: a parsed tree holds no other type */
+        return JVAL_NULL;
+    }
 }
 
 const char *jval_str(const struct jval *v)
@@ -142,6 +194,14 @@ size_t jval_len(const struct jval *v)
     JVAL_EACH(c, v)
     n += !jval_shadowed(c);
     return n;
+}
+
+size_t jval_count(const struct jval *v)
+{
+    const cJSON *c = item(v);
+
+    return cJSON_IsArray(c) || cJSON_IsObject(c) ? (size_t)cJSON_GetArraySize(c)
+                                                 : 0;
 }
 
 const struct jval *jval_at(const struct jval *v, size_t i)

@@ -11,8 +11,9 @@
  * for an absent member: kjson_decode_object has checked the JSON, not the
  * schema, and the apiserver would not have stored such a value.
  *
- * Part of the Kubernetes JSON codec: jval.c wraps cJSON, so that printers
- * need not include it.
+ * jval.c is the one module that wraps cJSON: the printers, the store value
+ * decoder (kjson_decode.c) and the continue-token decoder (ctoken.c) read
+ * JSON through it, and nothing else includes cJSON.
  */
 #ifndef JVAL_H
 #define JVAL_H
@@ -31,15 +32,46 @@ struct jval;
  */
 struct jval *jval_parse(const char *json, size_t len);
 
-/* Frees a document returned by jval_parse; NULL is a no-op. */
+/*
+ * Parses the JSON value that starts len bytes at json (whitespace before
+ * it; what follows it is not looked at, as cJSON_ParseWithLength), as
+ * cJSON reads it: at most 1000 containers deep, strings cut at an escaped
+ * NUL (\u0000), lone surrogate escapes refused.  Returns the root, owned by
+ * the caller (jval_free), or NULL when the text does not start with JSON.
+ * Callers that need exactly one value check the text themselves
+ * (kjson_scan.h).
+ */
+struct jval *jval_try_parse(const char *json, size_t len);
+
+/* Frees a document returned by jval_parse or jval_try_parse; NULL is a
+ * no-op. */
 void jval_free(struct jval *root);
 
 /* The member name of object v, the last occurrence; NULL when v is NULL or
  * not an object, or the member is absent or null. */
 const struct jval *jval_get(const struct jval *v, const char *name);
 
+/* The member name[0..n) of object v (n bytes, need not be NUL-terminated),
+ * the last occurrence, null included (unlike jval_get); NULL when v is
+ * NULL or not an object, or the member is absent. */
+const struct jval *jval_member(const struct jval *v, const char *name,
+                               size_t n);
+
 /* jval_get along a dotted path of member names ("spec.template.spec"). */
 const struct jval *jval_path(const struct jval *v, const char *path);
+
+/* The JSON type of v; JVAL_NONE when v is NULL (an absent member). */
+enum jval_type {
+    JVAL_NONE,
+    JVAL_NULL,
+    JVAL_FALSE,
+    JVAL_TRUE,
+    JVAL_NUMBER,
+    JVAL_STRING,
+    JVAL_ARRAY,
+    JVAL_OBJECT,
+};
+enum jval_type jval_type(const struct jval *v);
 
 /* The string v, "" for anything else (NULL included); borrowed. */
 const char *jval_str(const struct jval *v);
@@ -80,6 +112,10 @@ bool jval_shadowed(const struct jval *child);
 /* Elements of array v, or distinct member names of object v (a Go slice's
  * or map's len); 0 for anything else. */
 size_t jval_len(const struct jval *v);
+
+/* Elements of array v or members of object v, repeated members included;
+ * 0 for anything else. */
+size_t jval_count(const struct jval *v);
 
 /* Element i of array v, NULL when out of range or v is not an array. */
 const struct jval *jval_at(const struct jval *v, size_t i);

@@ -28,12 +28,15 @@ proto_libproto_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(PROTOBUF_C_CFLAGS)
 proto_libproto_a_SOURCES = \
 	proto/frame.c proto/frame.h \
 	proto/kjson.c proto/kjson.h \
+	proto/kjson_scan.c proto/kjson_scan.h \
+	proto/kjson_decode.c proto/kjson_decode.h \
 	proto/ctoken.c proto/ctoken.h \
 	proto/query.c proto/query.h \
 	proto/accept.c proto/accept.h \
 	proto/table.c proto/table.h \
 	proto/jval.c proto/jval.h \
 	proto/quantity.c proto/quantity.h \
+	proto/metatime.c proto/metatime.h \
 	proto/printer.c proto/printer.h \
 	proto/printers_pod.c proto/printers_pod.h \
 	proto/printers_core.c proto/printers_core.h \
@@ -45,7 +48,6 @@ proto_libproto_a_SOURCES = \
 	proto/printers_coordination.c proto/printers_coordination.h \
 	proto/partial.c proto/partial.h \
 	proto/repr.c proto/repr.h \
-	proto/apis.c proto/apis.h \
 	proto/grpc.c proto/grpc.h \
 	proto/etcd.c proto/etcd.h
 nodist_proto_libproto_a_SOURCES = proto/kv.pb-c.c proto/rpc.pb-c.c

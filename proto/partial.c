@@ -6,7 +6,7 @@
  * their quotes and escapes, containers by depth, and only member names are
  * looked at.
  */
-#include "partial.h"
+#include "proto/partial.h"
 
 #include <string.h>
 

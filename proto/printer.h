@@ -26,7 +26,7 @@
 
 #include "cache/object.h"
 #include "cache/sbuf.h"
-#include "jval.h"
+#include "proto/jval.h"
 
 /* One TableColumnDefinition: name, type ("string", "integer",
  * "boolean"), format ("name" or ""), priority (1: shown by -o wide only),
@@ -104,23 +104,8 @@ struct printer {
         "Images", "string", "", 1, PRINTER_DOC_IMAGES                          \
     }
 
-/* ------------------------------------------------------------------ */
-/* Time                                                                */
-/* ------------------------------------------------------------------ */
-
-/* A metav1.Time or MicroTime: "2006-01-02T15:04:05[.frac](Z|±hh:mm)" to
- * seconds since the epoch (fraction dropped), as time.Parse(RFC3339).
- * False for text that is not one, and for Go's zero time
- * (0001-01-01T00:00:00Z), which IsZero() reports unset. */
-bool printer_parse_time(const char *s, int64_t *out);
-
-/* duration.HumanDuration of s seconds into buf (at least 32 bytes): "10s",
- * "2m5s", "3h", "2d1h", "3y"; "0s" for -1 s, "<invalid>" further in the
- * future. */
-void printer_human_duration(char *buf, size_t size, int64_t s);
-
-/* translateTimestampSince (and translateMicroTimestampSince) of the time t
- * at now into buf (at least 32 bytes): "<unknown>" when t is unset. */
+/* metatime_since of the metav1.Time (or MicroTime) value t: "<unknown>"
+ * when it is absent, null or not a time. */
 void printer_since(char *buf, size_t size, const struct jval *t, time_t now);
 
 /* ------------------------------------------------------------------ */

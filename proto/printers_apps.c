@@ -7,7 +7,7 @@
  * none, and a ReplicationController's selector taken from its template's
  * labels when it has none (SetDefaults_ReplicationController).
  */
-#include "printers_apps.h"
+#include "proto/printers_apps.h"
 
 #include <stdio.h>
 

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "printer.h"
+#include "proto/printer.h"
 
 /* The printers, one per resource, for proto/table.c's lookup. */
 extern const struct printer printers_apps[];

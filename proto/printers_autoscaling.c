@@ -4,7 +4,7 @@
  * its defaults: minReplicas 1, and without metrics one CPU Resource metric
  * with an 80% average utilization target.
  */
-#include "printers_autoscaling.h"
+#include "proto/printers_autoscaling.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,12 +5,13 @@
  * neither completions nor parallelism gets 1 of each; a CronJob's suspend
  * is false when absent.
  */
-#include "printers_batch.h"
+#include "proto/printers_batch.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "cache/rw.h"
+#include "proto/metatime.h"
 
 #define DOC_JOB_SELECTOR                                                       \
     "A label query over pods that should match the pod count. Normally, the "  \
@@ -61,11 +62,10 @@ static void cell_duration(struct printer_row *r, const struct jval *status,
     int64_t start, end;
     char buf[32] = "";
 
-    if (printer_parse_time(jval_str(jval_get(status, "startTime")), &start)) {
-        if (!printer_parse_time(jval_str(jval_get(status, "completionTime")),
-                                &end))
+    if (metatime_parse(jval_str(jval_get(status, "startTime")), &start)) {
+        if (!metatime_parse(jval_str(jval_get(status, "completionTime")), &end))
             end = (int64_t)now;
-        printer_human_duration(buf, sizeof(buf), end - start);
+        metatime_human_duration(buf, sizeof(buf), end - start);
     }
     printer_cell_str(r, buf);
 }

@@ -1,7 +1,7 @@
 /*
  * printers_coordination.c: leases (see printers_coordination.h).
  */
-#include "printers_coordination.h"
+#include "proto/printers_coordination.h"
 
 #include "cache/rw.h"
 

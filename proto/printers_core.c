@@ -7,12 +7,13 @@
  * write-only stringData is merged into data by the conversion to the
  * internal type, so both count.
  */
-#include "printers_core.h"
+#include "proto/printers_core.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "cache/rw.h"
+#include "proto/metatime.h"
 
 /* ------------------------------------------------------------------ */
 /* Nodes                                                               */
@@ -266,7 +267,7 @@ static bool time_set(const struct jval *t)
 {
     int64_t s;
 
-    return printer_parse_time(jval_str(t), &s);
+    return metatime_parse(jval_str(t), &s);
 }
 
 /* formatEventSource: source.component (else reportingComponent), then ", "

@@ -9,12 +9,13 @@
  * leaves it: status.podIP, when set, is the first pod IP (it wins over a
  * differing podIPs[0]).
  */
-#include "printers_pod.h"
+#include "proto/printers_pod.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "cache/rw.h"
+#include "proto/metatime.h"
 
 static const struct printer_column pod_columns[] = {
     PRINTER_COL_NAME,
@@ -99,7 +100,7 @@ static void note_restart(int64_t *t, const struct jval *status)
 {
     int64_t f;
 
-    if (printer_parse_time(
+    if (metatime_parse(
             jval_str(jval_path(status, "lastState.terminated.finishedAt")),
             &f) &&
         (*t == NO_TIME || *t < f))
@@ -299,8 +300,8 @@ static void pod_cells(struct printer_row *r, const struct jval *pod,
     printer_cell_str(r, ps.reason);
     snprintf(buf, sizeof(buf), "%lld", (long long)ps.restarts);
     if (ps.restarts != 0 && ps.last_restart != NO_TIME) {
-        printer_human_duration(age, sizeof(age),
-                               (int64_t)r->now - ps.last_restart);
+        metatime_human_duration(age, sizeof(age),
+                                (int64_t)r->now - ps.last_restart);
         snprintf(buf, sizeof(buf), "%lld (%s ago)", (long long)ps.restarts,
                  age);
     }

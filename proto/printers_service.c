@@ -6,7 +6,7 @@
  * taken from spec.clusterIP when a Service written before dual-stack has
  * only the latter (the registry's defaultOnRead).
  */
-#include "printers_service.h"
+#include "proto/printers_service.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
  * beta annotation volume.beta.kubernetes.io/storage-class when it is set,
  * else spec.storageClassName (helper.GetPersistentVolumeClass).
  */
-#include "printers_storage.h"
+#include "proto/printers_storage.h"
 
 #include <string.h>
 

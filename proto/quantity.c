@@ -8,7 +8,7 @@
  * parser accepts is exact, as inf.Dec is for the apiserver.  Multiplying by
  * a binary suffix's 2^k and dividing by 1024 work on the digit string.
  */
-#include "quantity.h"
+#include "proto/quantity.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -13,7 +13,7 @@
  * bare "k"), decoding never lengthens a value, and byte 0 holds the ""
  * that absent strings point at.
  */
-#include "query.h"
+#include "proto/query.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,12 +53,13 @@ static const char *const key_names[QK_COUNT] = {
 };
 
 /*
- * Decodes s[0..len) into dst (room for at least len + 1 bytes).  Returns
- * the decoded length, or -1 on a malformed escape or one that decodes to
- * a NUL byte (which would silently cut the C string short).
+ * Decodes s[0..len) into dst (room for at least len + 1 bytes), NUL-
+ * terminated, its length in *n.  Returns RW_OK, or RW_EINVAL on a
+ * malformed escape or one that decodes to a NUL byte (which would
+ * silently cut the C string short).
  */
-static long unescape_into(char *dst, const char *s, size_t len,
-                          bool plus_is_space)
+static int unescape_into(char *dst, const char *s, size_t len,
+                         bool plus_is_space, size_t *out_len)
 {
     size_t n = 0;
 
@@ -69,18 +70,19 @@ static long unescape_into(char *dst, const char *s, size_t len,
             dst[n++] = ' ';
         } else if (s[i] != '%') {
             if (s[i] == '\0')
-                return -1;
+                return RW_EINVAL;
             dst[n++] = s[i];
         } else {
             if (len - i < 3 || (hi = rw_hex_digit(s[i + 1])) < 0 ||
                 (lo = rw_hex_digit(s[i + 2])) < 0 || (hi | lo) == 0)
-                return -1;
+                return RW_EINVAL;
             dst[n++] = (char)(hi << 4 | lo);
             i += 2;
         }
     }
     dst[n] = '\0';
-    return (long)n;
+    *out_len = n;
+    return RW_OK;
 }
 
 bool query_escapes_valid(const char *s, size_t len)
@@ -95,8 +97,9 @@ bool query_escapes_valid(const char *s, size_t len)
 char *query_unescape(const char *s, size_t len, bool plus_is_space)
 {
     char *out = xmalloc(len + 1);
+    size_t n;
 
-    if (unescape_into(out, s, len, plus_is_space) < 0) {
+    if (unescape_into(out, s, len, plus_is_space, &n) != RW_OK) {
         free(out);
         return NULL;
     }
@@ -220,8 +223,9 @@ static int apply(struct query *q, enum query_key k, const char *v, char *why,
 static enum query_key find_key(const char *s, size_t len)
 {
     char key[KEY_MAX + 1];
+    size_t n;
 
-    if (len > KEY_MAX || unescape_into(key, s, len, true) < 0)
+    if (len > KEY_MAX || unescape_into(key, s, len, true, &n) != RW_OK)
         return QK_COUNT;
     for (int i = 0; i < QK_COUNT; i++)
         if (strcmp(key, key_names[i]) == 0)
@@ -239,20 +243,19 @@ static int parse_pair(struct query *q, const char *s, size_t len,
     size_t vlen = (size_t)(s + len - v);
     enum query_key k = find_key(s, klen);
     char *dst;
-    long n;
+    size_t n;
 
     if (k == QK_COUNT || (*seen & (1u << k)))
         return RW_OK;
     *seen |= 1u << k;
     dst = q->storage + *used;
-    n = unescape_into(dst, v, vlen, true);
-    if (n < 0) {
+    if (unescape_into(dst, v, vlen, true, &n) != RW_OK) {
         snprintf(why, why_len,
                  "invalid %s: malformed percent-encoding in the query",
                  key_names[k]);
         return RW_EINVAL;
     }
-    *used += (size_t)n + 1;
+    *used += n + 1;
     return apply(q, k, dst, why, why_len);
 }
 

@@ -8,7 +8,7 @@
  * the metadata scan make of it, as the apiserver converts its bookmark
  * object like any other.
  */
-#include "repr.h"
+#include "proto/repr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +16,9 @@
 
 #include "cache/rw.h"
 #include "cache/sbuf.h"
-#include "frame.h"
-#include "kjson.h"
-#include "partial.h"
+#include "proto/frame.h"
+#include "proto/kjson.h"
+#include "proto/partial.h"
 
 static const char *const event_names[EVENT_TYPE_MAX] = {"ADDED", "MODIFIED",
                                                         "DELETED"};

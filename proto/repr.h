@@ -35,11 +35,11 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "accept.h"
+#include "proto/accept.h"
 #include "cache/object.h"
 #include "cache/rbuf.h"
 #include "cache/resource_type.h"
-#include "table.h"
+#include "proto/table.h"
 
 /* How a watch's objects are written. */
 struct repr {

@@ -7,24 +7,24 @@
  * serves has one (test/table_test checks it); an object is parsed once
  * per row (proto/jval.h).
  */
-#include "table.h"
+#include "proto/table.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache/rw.h"
 #include "cache/sbuf.h"
-#include "kjson.h"
-#include "partial.h"
-#include "printer.h"
-#include "printers_apps.h"
-#include "printers_autoscaling.h"
-#include "printers_batch.h"
-#include "printers_coordination.h"
-#include "printers_core.h"
-#include "printers_pod.h"
-#include "printers_service.h"
-#include "printers_storage.h"
+#include "proto/kjson.h"
+#include "proto/partial.h"
+#include "proto/printer.h"
+#include "proto/printers_apps.h"
+#include "proto/printers_autoscaling.h"
+#include "proto/printers_batch.h"
+#include "proto/printers_coordination.h"
+#include "proto/printers_core.h"
+#include "proto/printers_pod.h"
+#include "proto/printers_service.h"
+#include "proto/printers_storage.h"
 
 /* ------------------------------------------------------------------ */
 /* includeObject                                                       */

@@ -43,30 +43,10 @@
  * close, HTTP/1.0, an error response) flushes its output, shuts down its
  * write side and discards input for a short while (lingering close, so
  * the client reads the response rather than a reset), then closes.
- *
- * stream.h's enum http_method shares its constants' names with
- * http-parser's; this file renames http-parser's at include time.
  */
-#define http_method h1_parser_method
-#define HTTP_DELETE H1P_DELETE
-#define HTTP_GET H1P_GET
-#define HTTP_HEAD H1P_HEAD
-#define HTTP_POST H1P_POST
-#define HTTP_PUT H1P_PUT
-#define HTTP_OPTIONS H1P_OPTIONS
-#define HTTP_PATCH H1P_PATCH
-#include <http_parser.h>
-#undef http_method
-#undef HTTP_DELETE
-#undef HTTP_GET
-#undef HTTP_HEAD
-#undef HTTP_POST
-#undef HTTP_PUT
-#undef HTTP_OPTIONS
-#undef HTTP_PATCH
-
 #include "src/conn_h1.h"
 
+#include <http_parser.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -502,7 +482,7 @@ static int h1_on_message_complete(http_parser *p)
     r->complete = true;
     r->version = (p->http_major == 1 && p->http_minor == 0) ? 10 : 11;
     r->keep_alive = http_should_keep_alive(p) != 0;
-    r->method = http_method_str((enum h1_parser_method)p->method);
+    r->method = http_method_str((enum http_method)p->method);
     if (p->method == HTTP_CONNECT)
         r->keep_alive = false; /* no tunnels here */
     http_parser_pause(p, 1);

@@ -11,7 +11,7 @@
 
 #include "cache/rw.h"
 #include "proto/accept.h"
-#include "proto/apis.h"
+#include "src/discovery_json.h"
 #include "src/status.h"
 
 enum doc_kind {
@@ -70,7 +70,7 @@ static void add_aggregated(struct doc *doc,
                            bool core)
 {
     for (int beta = 0; beta < 2; beta++) {
-        doc->aggregated[beta] = apis_aggregated(types, n, core, beta);
+        doc->aggregated[beta] = discovery_json_aggregated(types, n, core, beta);
         etag_of(doc->aggregated[beta], doc->etag[beta],
                 sizeof(doc->etag[beta]));
     }
@@ -81,16 +81,17 @@ struct discovery *discovery_new(const struct resource_type *const *types,
 {
     struct discovery *d = xcalloc(1, sizeof(*d));
 
-    add_doc(d, xstrdup("/version"), DOC_VERSION, apis_version());
-    add_aggregated(add_doc(d, xstrdup("/api"), DOC_ROOT, apis_versions(listen)),
-                   types, n, true);
+    add_doc(d, xstrdup("/version"), DOC_VERSION, discovery_json_version());
     add_aggregated(
-        add_doc(d, xstrdup("/apis"), DOC_ROOT, apis_group_list(types, n)),
-        types, n, false);
+        add_doc(d, xstrdup("/api"), DOC_ROOT, discovery_json_versions(listen)),
+        types, n, true);
+    add_aggregated(add_doc(d, xstrdup("/apis"), DOC_ROOT,
+                           discovery_json_group_list(types, n)),
+                   types, n, false);
     /* /api/v1 is served even when no core type is configured: kubectl
      * reads it unconditionally. */
     add_doc(d, xstrdup("/api/v1"), DOC_RESOURCES,
-            apis_resource_list("", "v1", types, n));
+            discovery_json_resource_list("", "v1", types, n));
     for (size_t i = 0; i < n; i++) {
         const struct resource_type *rt = types[i];
         char *path;
@@ -101,13 +102,15 @@ struct discovery *discovery_new(const struct resource_type *const *types,
         if (has_doc(d, path))
             free(path);
         else
-            add_doc(d, path, DOC_GROUP, apis_group(types, n, rt->group));
+            add_doc(d, path, DOC_GROUP,
+                    discovery_json_group(types, n, rt->group));
         path = xasprintf("/apis/%s/%s", rt->group, rt->version);
         if (has_doc(d, path))
             free(path);
         else
-            add_doc(d, path, DOC_RESOURCES,
-                    apis_resource_list(rt->group, rt->version, types, n));
+            add_doc(
+                d, path, DOC_RESOURCES,
+                discovery_json_resource_list(rt->group, rt->version, types, n));
     }
     return d;
 }

@@ -1,8 +1,8 @@
 /*
  * discovery.h: the documents clients read before anything else: /version,
- * /api, /apis, /apis/GROUP, /api/v1 and /apis/GROUP/VERSION (proto/apis.h),
- * for the served types only.  Built once at start (the set of types never
- * changes) and shared by reference.
+ * /api, /apis, /apis/GROUP, /api/v1 and /apis/GROUP/VERSION
+ * (src/discovery_json.h), for the served types only.  Built once at start (the
+ * set of types never changes) and shared by reference.
  *
  * Content negotiation as kube-apiserver 1.32 (proto/accept.h): /api and
  * /apis answer aggregated discovery (an APIGroupDiscoveryList of every

@@ -40,6 +40,7 @@
 #include "cache/watchcache.h"
 #include "metrics_resource.h"
 #include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "resource.h"
 #include "stream.h"
 #include "upstream.h"

@@ -27,6 +27,7 @@ src_libsrc_a_SOURCES = \
 	src/fresh.c src/fresh.h \
 	src/upstream.h \
 	src/discovery.c src/discovery.h \
+	src/discovery_json.c src/discovery_json.h \
 	src/health.c src/health.h \
 	src/router.c src/router.h \
 	src/status.c src/status.h

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "src/log.h"
 #include "src/metrics_resource.h"
 

@@ -288,13 +288,13 @@ void router_handle(struct stream *s, void *arg)
     struct target t;
     bool found = false;
 
-    if (req->method == HTTP_OPTIONS && strcmp(req->path, "*") == 0) {
+    if (req->method == STREAM_OPTIONS && strcmp(req->path, "*") == 0) {
         /* the server as a whole: 200 and nothing, as Go's server answers
          * every "OPTIONS *" (its globalOptionsHandler) */
         stream_respond(s, 200, NULL, NULL);
         return;
     }
-    if (req->method != HTTP_GET && req->method != HTTP_HEAD) {
+    if (req->method != STREAM_GET && req->method != STREAM_HEAD) {
         /* RFC 9110 15.5.6: what the target supports; every path here
          * serves the same two */
         stream_add_header(s, "allow", ROUTER_ALLOW);

@@ -20,23 +20,23 @@
 
 /* ---- request ---- */
 
-static enum http_method method_parse(const char *m, size_t len)
+static enum stream_method method_parse(const char *m, size_t len)
 {
     static const struct {
         const char *name;
-        enum http_method method;
+        enum stream_method method;
     } methods[] = {
-        {"GET", HTTP_GET},         {"HEAD", HTTP_HEAD},
-        {"POST", HTTP_POST},       {"PUT", HTTP_PUT},
-        {"PATCH", HTTP_PATCH},     {"DELETE", HTTP_DELETE},
-        {"OPTIONS", HTTP_OPTIONS},
+        {"GET", STREAM_GET},         {"HEAD", STREAM_HEAD},
+        {"POST", STREAM_POST},       {"PUT", STREAM_PUT},
+        {"PATCH", STREAM_PATCH},     {"DELETE", STREAM_DELETE},
+        {"OPTIONS", STREAM_OPTIONS},
     };
 
     for (size_t i = 0; i < RW_ARRAY_LEN(methods); i++)
         if (strlen(methods[i].name) == len &&
             memcmp(methods[i].name, m, len) == 0)
             return methods[i].method;
-    return HTTP_OTHER;
+    return STREAM_OTHER;
 }
 
 static const char *block_put(char **p, const char *src, size_t len)
@@ -102,7 +102,7 @@ void stream_set_request(struct stream *s, int http_version, const char *method,
     s->req.user_agent = f[STREAM_FIELD_USER_AGENT];
     s->req.if_none_match = f[STREAM_FIELD_IF_NONE_MATCH];
     s->req.http_version = http_version;
-    s->head = s->req.method == HTTP_HEAD;
+    s->head = s->req.method == STREAM_HEAD;
 }
 
 void stream_forget_request(struct stream *s)

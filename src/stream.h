@@ -32,19 +32,19 @@
  * after having been above it. */
 #define STREAM_LOW_WATER (16 * 1024)
 
-enum http_method {
-    HTTP_GET,
-    HTTP_HEAD,
-    HTTP_POST,
-    HTTP_PUT,
-    HTTP_PATCH,
-    HTTP_DELETE,
-    HTTP_OPTIONS,
-    HTTP_OTHER,
+enum stream_method {
+    STREAM_GET,
+    STREAM_HEAD,
+    STREAM_POST,
+    STREAM_PUT,
+    STREAM_PATCH,
+    STREAM_DELETE,
+    STREAM_OPTIONS,
+    STREAM_OTHER,
 };
 
 struct request {
-    enum http_method method;
+    enum stream_method method;
     const char *method_name; /* as sent, e.g. "GET" */
     const char *path;        /* raw path without the query, e.g. "/api/v1/pods" */
     const char *query;       /* raw query after '?'; "" when none */

@@ -117,7 +117,7 @@ int stream_field_index(const char *name, size_t len);
 
 /*
  * Copies the request into s (one allocation owned by s).  method is the
- * method as sent (mapped to enum http_method), path the request target's
+ * method as sent (mapped to enum stream_method), path the request target's
  * path, query what follows '?' (may be empty), fields the header values
  * by enum stream_field; each given with its length in bytes.
  * http_version is 10, 11 or 20.

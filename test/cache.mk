@@ -47,3 +47,8 @@ UNIT_TESTS += test/rw_test
 test_rw_test_SOURCES = test/rw_test.c
 test_rw_test_CFLAGS = $(TEST_CFLAGS)
 test_rw_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/utf8_test
+test_utf8_test_SOURCES = test/utf8_test.c
+test_utf8_test_CFLAGS = $(TEST_CFLAGS)
+test_utf8_test_LDADD = $(CACHE_TEST_LIBS)

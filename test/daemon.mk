@@ -54,3 +54,8 @@ UNIT_TESTS += test/router_test
 test_router_test_SOURCES = test/router_test.c $(CORE_TEST_SOURCES)
 test_router_test_CFLAGS = $(TEST_CFLAGS)
 test_router_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/discovery_json_test
+test_discovery_json_test_SOURCES = test/discovery_json_test.c test/json_testlib.h
+test_discovery_json_test_CFLAGS = $(TEST_CFLAGS)
+test_discovery_json_test_LDADD = $(TEST_LIBS)

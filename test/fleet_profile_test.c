@@ -18,7 +18,7 @@
 #include "cache/object.h"
 #include "cache/resource_type.h"
 #include "cache/rw.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "src/fleet/filter.h"
 #include "src/fleet/profile.h"
 

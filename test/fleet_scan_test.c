@@ -18,6 +18,7 @@
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "proto/repr.h"
 #include "src/fleet/scan.h"
 

@@ -29,6 +29,7 @@
 #include "test/json_testlib.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */

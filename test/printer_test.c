@@ -1,7 +1,6 @@
 /*
  * printer_test.c: the Table printers' toolkit (proto/printer.c) and the
- * JSON view they read through (proto/jval.c): duration.HumanDuration at
- * its boundaries; RFC 3339 times, Go's zero time read as unset; cells
+ * JSON view they read through (proto/jval.c): cells
  * written straight into a row: label maps, FormatLabelSelector and
  * LabelSelectorAsSelector with what NewRequirement refuses, containers,
  * quantities (absent values and pointers, numbers, refused strings),
@@ -22,71 +21,6 @@
 
 /* 2024-01-02T03:04:05Z */
 #define T0 ((time_t)1704164645)
-
-/* ------------------------------------------------------------------ */
-/* Time                                                                */
-/* ------------------------------------------------------------------ */
-
-static void assert_duration(int64_t s, const char *want)
-{
-    char buf[32];
-
-    printer_human_duration(buf, sizeof(buf), s);
-    if (strcmp(buf, want) != 0)
-        fail_msg("%lld s: want %s, got %s", (long long)s, want, buf);
-}
-
-static void test_human_duration(void **state)
-{
-    const int64_t m = 60, h = 3600, d = 86400;
-
-    (void)state;
-    assert_duration(-2, "<invalid>");
-    assert_duration(-1, "0s");
-    assert_duration(0, "0s");
-    assert_duration(119, "119s");
-    assert_duration(2 * m, "2m");
-    assert_duration(2 * m + 5, "2m5s");
-    assert_duration(10 * m - 1, "9m59s");
-    assert_duration(10 * m + 59, "10m");
-    assert_duration(3 * h - 1, "179m");
-    assert_duration(3 * h, "3h");
-    assert_duration(3 * h + 30 * m, "3h30m");
-    assert_duration(8 * h - 1, "7h59m");
-    assert_duration(48 * h - 1, "47h");
-    assert_duration(2 * d + h, "2d1h");
-    assert_duration(8 * d - 1, "7d23h");
-    assert_duration(8 * d, "8d");
-    assert_duration(730 * d - 1, "729d");
-    assert_duration(730 * d, "2y");
-    assert_duration(731 * d, "2y1d");
-    assert_duration(8 * 365 * d, "8y");
-    assert_duration(10 * 365 * d + 5 * d, "10y");
-}
-
-static void test_parse_time(void **state)
-{
-    int64_t t;
-
-    (void)state;
-    assert_true(printer_parse_time("2024-01-02T03:04:05Z", &t));
-    assert_int_equal(t, T0);
-    assert_true(printer_parse_time("2024-01-02T03:04:05.123456Z", &t));
-    assert_int_equal(t, T0);
-    assert_true(printer_parse_time("2024-01-02T05:04:05+02:00", &t));
-    assert_int_equal(t, T0);
-    assert_true(printer_parse_time("2024-01-01T22:04:05-05:00", &t));
-    assert_int_equal(t, T0);
-    assert_true(printer_parse_time("1970-01-01T00:00:00Z", &t));
-    assert_int_equal(t, 0);
-    /* metav1.Time.IsZero: Go's zero time is unset. */
-    assert_false(printer_parse_time("0001-01-01T00:00:00Z", &t));
-    assert_false(printer_parse_time("", &t));
-    assert_false(printer_parse_time("2024-01-02 03:04:05Z", &t));
-    assert_false(printer_parse_time("2024-01-02T03:04:05", &t));
-    assert_false(printer_parse_time("2024-13-02T03:04:05Z", &t));
-    assert_false(printer_parse_time("2024-01-02T03:04:05Zjunk", &t));
-}
 
 /* ------------------------------------------------------------------ */
 /* Cells                                                               */
@@ -240,14 +174,49 @@ static void test_jval(void **state)
     jval_free(NULL);
 }
 
+/* What the decoders (kjson_decode.c, ctoken.c) read through jval: a value
+ * or NULL, members with null kept, types, counts with repeated members. */
+static void test_jval_strict(void **state)
+{
+    static const char json[] = " {\"k\":1,\"n\":null,\"k\":\"s\",\"o\":{},"
+                               "\"a\":[true,false]} ";
+    struct jval *doc = jval_try_parse(json, strlen(json));
+    struct jval *one = jval_try_parse("[1]", 3);
+    const struct jval *a;
+
+    (void)state;
+    assert_non_null(doc);
+    assert_int_equal(jval_type(doc), JVAL_OBJECT);
+    assert_int_equal(jval_count(doc), 5); /* "k" twice */
+    assert_int_equal(jval_len(doc), 4);
+    assert_int_equal(jval_type(jval_member(doc, "kx", 1)), JVAL_STRING);
+    assert_string_equal(jval_str(jval_member(doc, "k", 1)), "s");
+    assert_int_equal(jval_type(jval_member(doc, "n", 1)), JVAL_NULL);
+    assert_null(jval_get(doc, "n"));
+    assert_int_equal(jval_type(jval_member(doc, "x", 1)), JVAL_NONE);
+    assert_int_equal(jval_type(jval_member(doc, "o", 1)), JVAL_OBJECT);
+    a = jval_member(doc, "a", 1);
+    assert_int_equal(jval_type(a), JVAL_ARRAY);
+    assert_int_equal(jval_count(a), 2);
+    assert_int_equal(jval_type(jval_at(a, 0)), JVAL_TRUE);
+    assert_int_equal(jval_type(jval_at(a, 1)), JVAL_FALSE);
+    assert_int_equal(jval_type(jval_member(a, "a", 1)), JVAL_NONE);
+    assert_int_equal(jval_count(jval_member(doc, "k", 1)), 0);
+    assert_int_equal(jval_type(jval_at(one, 0)), JVAL_NUMBER);
+    jval_free(one);
+    jval_free(doc);
+    assert_null(jval_try_parse("{", 1));
+    assert_null(jval_try_parse("", 0));
+    assert_null(jval_try_parse("nul", 3));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_human_duration),
-        cmocka_unit_test(test_parse_time),
         cmocka_unit_test(test_selectors),
         cmocka_unit_test(test_cells),
         cmocka_unit_test(test_jval),
+        cmocka_unit_test(test_jval_strict),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

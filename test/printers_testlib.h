@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "proto/table.h"
 
 /* The render time: 2024-01-02T03:04:05Z; fixtures' times are relative to

@@ -40,11 +40,6 @@ test_repr_test_SOURCES = test/repr_test.c
 test_repr_test_CFLAGS = $(TEST_CFLAGS)
 test_repr_test_LDADD = $(TEST_LIBS)
 
-UNIT_TESTS += test/apis_test
-test_apis_test_SOURCES = test/apis_test.c test/json_testlib.h
-test_apis_test_CFLAGS = $(TEST_CFLAGS)
-test_apis_test_LDADD = $(TEST_LIBS)
-
 UNIT_TESTS += test/quantity_test
 test_quantity_test_SOURCES = test/quantity_test.c
 test_quantity_test_CFLAGS = $(TEST_CFLAGS)
@@ -64,3 +59,8 @@ UNIT_TESTS += test/printer_test
 test_printer_test_SOURCES = test/printer_test.c
 test_printer_test_CFLAGS = $(TEST_CFLAGS)
 test_printer_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/metatime_test
+test_metatime_test_SOURCES = test/metatime_test.c
+test_metatime_test_CFLAGS = $(TEST_CFLAGS)
+test_metatime_test_LDADD = $(TEST_LIBS)

@@ -20,6 +20,7 @@
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "proto/repr.h"
 
 #define T0 ((time_t)1704164645) /* 2024-01-02T03:04:05Z */

@@ -112,7 +112,7 @@ static void test_request(void **state)
     struct stream *s = new_stream("PATCH");
     const struct request *r = stream_request(s);
 
-    assert_int_equal(r->method, HTTP_PATCH);
+    assert_int_equal(r->method, STREAM_PATCH);
     assert_string_equal(r->method_name, "PATCH");
     assert_string_equal(r->path, "/api/v1/pods");
     assert_string_equal(r->query, "watch=1");
@@ -124,7 +124,7 @@ static void test_request(void **state)
     free_stream(s);
 
     s = new_stream("BREW");
-    assert_int_equal(stream_request(s)->method, HTTP_OTHER);
+    assert_int_equal(stream_request(s)->method, STREAM_OTHER);
     assert_string_equal(stream_request(s)->method_name, "BREW");
     free_stream(s);
 

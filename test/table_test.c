@@ -20,7 +20,7 @@
 
 #include "proto/table.c"
 
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 
 /* 2024-01-02T03:04:05Z */
 #define T0 ((time_t)1704164645)

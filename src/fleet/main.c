@@ -38,7 +38,7 @@
 #include "cache/clock.h"
 #include "cache/resource_type.h"
 #include "cache/rw.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "src/address.h"
 #include "src/fleet/churn.h"
 #include "src/fleet/filter.h"

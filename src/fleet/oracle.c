@@ -18,7 +18,7 @@
 #include "cache/rw.h"
 #include "proto/etcd.h"
 #include "proto/grpc.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "src/fleet/scan.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"

@@ -12,12 +12,13 @@
  * Invariants: no function reads outside [p, end); every span reported
  * lies inside the input; recursion depth is bounded by SCAN_MAX_DEPTH.
  */
-#include "scan.h"
+#include "src/fleet/scan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache/rw.h"
+#include "cache/utf8.h"
 
 /* Bytes that end the fast loop inside a string: '"', '\\', controls. */
 static const uint8_t string_stop[256] = {
@@ -282,33 +283,16 @@ const char *scan_iter_end(const struct scan_iter *it)
 
 /* ==== strings out ==== */
 
+/* Appends code point cp to out (cap bytes) at n, as far as it fits,
+ * keeping room for the NUL; returns n plus its length. */
 static size_t put_utf8(char *out, size_t cap, size_t n, uint32_t cp)
 {
-    char b[4];
-    size_t k;
+    unsigned char b[4];
+    size_t k = utf8_encode(cp, b);
 
-    if (cp < 0x80) {
-        b[0] = (char)cp;
-        k = 1;
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xc0 | (cp >> 6));
-        b[1] = (char)(0x80 | (cp & 0x3f));
-        k = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xe0 | (cp >> 12));
-        b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        b[2] = (char)(0x80 | (cp & 0x3f));
-        k = 3;
-    } else {
-        b[0] = (char)(0xf0 | (cp >> 18));
-        b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        b[3] = (char)(0x80 | (cp & 0x3f));
-        k = 4;
-    }
     for (size_t i = 0; i < k; i++)
         if (n + i + 1 < cap)
-            out[n + i] = b[i];
+            out[n + i] = (char)b[i];
     return n + k;
 }
 

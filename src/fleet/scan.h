@@ -20,6 +20,17 @@
  * the rest of the line (spec, status: most of a pod's bytes) is neither
  * looked at nor validated, and a later repeated "metadata" is not seen.
  * Without SCAN_FAST the whole line is validated as JSON.
+ *
+ * Why not the daemon's scanner (proto/kjson_scan.h): that one validates
+ * the whole value before anything is read (the decoder must refuse bad
+ * store values) and walks only the members the decoder splices; it has no
+ * early stop, no member iterator (scan_iter, for writer.c) and no string
+ * spans.  Measured on one 4155-byte pod MODIFIED event line (managedFields,
+ * spec, status; gcc -O2, best of 7 rounds of 300000 scans, 2-core VM):
+ * scan_event with SCAN_FAST 2.5 us, scan_event full 5.0 us,
+ * kjson_scan_layout 5.1 us, and as the decoder runs it (utf8_valid first)
+ * 9.8 us.  On the fleet's hot path (watcher.c, one scan per delivered
+ * event) the separate scanner is twice as fast, so both stay.
  */
 #ifndef FLEET_SCAN_H
 #define FLEET_SCAN_H

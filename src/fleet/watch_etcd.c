@@ -24,7 +24,7 @@
 #include "cache/object.h"
 #include "cache/rw.h"
 #include "proto/etcd.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "src/fleet/links.h"
 #include "src/fleet/scan.h"
 #include "src/fleet/watcher.h"

@@ -24,7 +24,7 @@
 #include "cache/rw.h"
 #include "proto/etcd.h"
 #include "proto/grpc.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "src/fleet/churn.h"
 #include "src/fleet/profile.h"
 #include "src/fleet/range.h"

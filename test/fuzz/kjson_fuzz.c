@@ -25,6 +25,7 @@
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

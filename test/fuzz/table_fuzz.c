@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
-#include "proto/kjson.h"
+#include "proto/kjson_decode.h"
 #include "proto/quantity.h"
 #include "proto/table.h"
 

@@ -1,10 +1,10 @@
 /*
- * apis_test.c: the discovery documents (proto/apis.c): /version, /api,
- * /apis (groups in the apiserver's priority order), /apis/GROUP, the
- * APIResourceLists (resources by name, verbs get, list, watch, shortNames
- * and the "all" category where the apiserver has them), and the aggregated
- * APIGroupDiscoveryList (v2 and v2beta1) checked member by member against
- * the apidiscovery types: /api's core group, /apis' other groups.
+ * discovery_json_test.c: the discovery documents (src/discovery_json.c):
+ * /version, /api, /apis (groups in the apiserver's priority order),
+ * /apis/GROUP, the APIResourceLists (resources by name, verbs get, list, watch,
+ * shortNames and the "all" category where the apiserver has them), and the
+ * aggregated APIGroupDiscoveryList (v2 and v2beta1) checked member by member
+ * against the apidiscovery types: /api's core group, /apis' other groups.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,11 +18,11 @@
 
 #include "cache/rw.h"
 #include "test/json_testlib.h"
-#include "proto/apis.h"
+#include "src/discovery_json.h"
 
 static void test_version(void **state)
 {
-    struct rbuf *b = apis_version();
+    struct rbuf *b = discovery_json_version();
     cJSON *root = parse_rbuf(b);
     const char *date;
 
@@ -46,7 +46,7 @@ static void test_version(void **state)
 
 static void test_api_versions(void **state)
 {
-    struct rbuf *b = apis_versions("127.0.0.1:6443");
+    struct rbuf *b = discovery_json_versions("127.0.0.1:6443");
     cJSON *root = parse_rbuf(b), *cidrs;
 
     assert_string_equal(
@@ -61,7 +61,7 @@ static void test_api_versions(void **state)
     cJSON_Delete(root);
     rbuf_unref(b);
 
-    b = apis_versions("[::1]:80\"x");
+    b = discovery_json_versions("[::1]:80\"x");
     root = parse_rbuf(b);
     cidrs =
         cJSON_GetObjectItemCaseSensitive(root, "serverAddressByClientCIDRs");
@@ -87,7 +87,7 @@ static void test_api_group_list(void **state)
 {
     size_t n;
     const struct resource_type *const *types = all_types(&n);
-    struct rbuf *b = apis_group_list(types, n);
+    struct rbuf *b = discovery_json_group_list(types, n);
     cJSON *root = parse_rbuf(b), *groups, *g;
     int apps = 0, batch = 0, coordination = 0, autoscaling = 0;
     static const char *const order[] = {"apps", "autoscaling", "batch",
@@ -125,7 +125,7 @@ static void test_api_group_list(void **state)
     rbuf_unref(b);
 
     /* Only core types: no groups at all. */
-    b = apis_group_list(types, 1);
+    b = discovery_json_group_list(types, 1);
     assert_string_equal(
         b->data,
         "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[]}");
@@ -150,7 +150,7 @@ static void test_api_resource_list(void **state)
 {
     size_t n;
     const struct resource_type *const *types = all_types(&n);
-    struct rbuf *b = apis_resource_list("", "v1", types, n);
+    struct rbuf *b = discovery_json_resource_list("", "v1", types, n);
     cJSON *root = parse_rbuf(b), *verbs, *shorts;
     const cJSON *pods, *secrets, *nodes;
 
@@ -184,7 +184,7 @@ static void test_api_resource_list(void **state)
     cJSON_Delete(root);
     rbuf_unref(b);
 
-    b = apis_resource_list("apps", "v1", types, n);
+    b = discovery_json_resource_list("apps", "v1", types, n);
     root = parse_rbuf(b);
     assert_string_equal(get_string(root, "groupVersion"), "apps/v1");
     assert_int_equal(
@@ -195,7 +195,7 @@ static void test_api_resource_list(void **state)
     cJSON_Delete(root);
     rbuf_unref(b);
 
-    b = apis_resource_list("apps", "v2", types, n);
+    b = discovery_json_resource_list("apps", "v2", types, n);
     assert_string_equal(b->data, "{\"kind\":\"APIResourceList\",\"apiVersion\":"
                                  "\"v1\",\"groupVersion\":\"apps/v2\","
                                  "\"resources\":[]}");
@@ -230,7 +230,7 @@ static void test_categories_and_order(void **state)
 {
     size_t n;
     const struct resource_type *const *types = all_types(&n);
-    struct rbuf *b = apis_resource_list("apps", "v1", types, n);
+    struct rbuf *b = discovery_json_resource_list("apps", "v1", types, n);
     cJSON *root = parse_rbuf(b);
     const cJSON *r;
     static const char *const names[] = {"daemonsets", "deployments",
@@ -246,7 +246,7 @@ static void test_categories_and_order(void **state)
     cJSON_Delete(root);
     rbuf_unref(b);
 
-    b = apis_resource_list("", "v1", types, n);
+    b = discovery_json_resource_list("", "v1", types, n);
     root = parse_rbuf(b);
     expect_strings(find_resource(root, "pods"), "categories", "all");
     expect_strings(find_resource(root, "services"), "categories", "all");
@@ -269,7 +269,7 @@ static void test_categories_and_order(void **state)
     cJSON_Delete(root);
     rbuf_unref(b);
 
-    b = apis_resource_list("batch", "v1", types, n);
+    b = discovery_json_resource_list("batch", "v1", types, n);
     root = parse_rbuf(b);
     expect_strings(find_resource(root, "cronjobs"), "shortNames", "cj");
     expect_strings(find_resource(root, "jobs"), "categories", "all");
@@ -281,7 +281,7 @@ static void test_group(void **state)
 {
     size_t n;
     const struct resource_type *const *types = all_types(&n);
-    struct rbuf *b = apis_group(types, n, "apps");
+    struct rbuf *b = discovery_json_group(types, n, "apps");
 
     assert_string_equal(b->data,
                         "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",\"name\":"
@@ -378,8 +378,8 @@ static void test_aggregated(void **state)
     int total = 0;
 
     for (int beta = 0; beta < 2; beta++) {
-        struct rbuf *core = apis_aggregated(types, n, true, beta);
-        struct rbuf *groups = apis_aggregated(types, n, false, beta);
+        struct rbuf *core = discovery_json_aggregated(types, n, true, beta);
+        struct rbuf *groups = discovery_json_aggregated(types, n, false, beta);
         cJSON *c = parse_rbuf(core), *g = parse_rbuf(groups);
 
         assert_int_equal(
@@ -404,7 +404,7 @@ static void test_aggregated(void **state)
     /* No core type served: /api still lists the core group's v1. */
     {
         const struct resource_type *apps = resource_type_find("deployments");
-        struct rbuf *core = apis_aggregated(&apps, 1, true, false);
+        struct rbuf *core = discovery_json_aggregated(&apps, 1, true, false);
 
         assert_string_equal(
             core->data, "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":"

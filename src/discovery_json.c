@@ -1,11 +1,11 @@
 /*
- * apis.c: discovery documents (see apis.h).
+ * discovery_json.c: the discovery documents' JSON (see discovery_json.h).
  *
  * Each document is written in one sbuf from a copy of the types sorted by
  * group and resource name; strings go through kjson_add_string.  Built once at
  * start by src/discovery.c, never per request.
  */
-#include "apis.h"
+#include "src/discovery_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 
 #include "cache/rw.h"
 #include "cache/sbuf.h"
-#include "kjson.h"
+#include "proto/kjson.h"
 
 #ifndef RINGWATCH_GIT_COMMIT
 #define RINGWATCH_GIT_COMMIT "unknown"
@@ -99,7 +99,7 @@ static void build_date(char *out, size_t size)
     snprintf(out, size, "%04d-%02d-%02dT%.8sZ", year, month, day, clock);
 }
 
-struct rbuf *apis_version(void)
+struct rbuf *discovery_json_version(void)
 {
     struct sbuf sb = {0};
     char date[32];
@@ -119,7 +119,7 @@ struct rbuf *apis_version(void)
     return done(&sb);
 }
 
-struct rbuf *apis_versions(const char *server_address)
+struct rbuf *discovery_json_versions(const char *server_address)
 {
     struct sbuf sb = {0};
 
@@ -168,7 +168,8 @@ static void add_group_versions(struct sbuf *sb,
     add_group_version(sb, first);
 }
 
-struct rbuf *apis_group_list(const struct resource_type *const *types, size_t n)
+struct rbuf *discovery_json_group_list(const struct resource_type *const *types,
+                                       size_t n)
 {
     const struct resource_type **v = sorted(types, n);
     struct sbuf sb = {0};
@@ -190,8 +191,8 @@ struct rbuf *apis_group_list(const struct resource_type *const *types, size_t n)
     return done(&sb);
 }
 
-struct rbuf *apis_group(const struct resource_type *const *types, size_t n,
-                        const char *group)
+struct rbuf *discovery_json_group(const struct resource_type *const *types,
+                                  size_t n, const char *group)
 {
     const struct resource_type **v = sorted(types, n);
     struct sbuf sb = {0};
@@ -218,9 +219,9 @@ static void add_names(struct sbuf *sb, const struct resource_type *rt)
     add_strings(sb, "categories", rt->categories, RW_ARRAY_LEN(rt->categories));
 }
 
-struct rbuf *apis_resource_list(const char *group, const char *version,
-                                const struct resource_type *const *types,
-                                size_t n)
+struct rbuf *
+discovery_json_resource_list(const char *group, const char *version,
+                             const struct resource_type *const *types, size_t n)
 {
     const struct resource_type **v = sorted(types, n);
     struct sbuf sb = {0};
@@ -327,8 +328,8 @@ static void add_group_discovery(struct sbuf *sb,
     sbuf_add(sb, "]}");
 }
 
-struct rbuf *apis_aggregated(const struct resource_type *const *types, size_t n,
-                             bool core, bool beta)
+struct rbuf *discovery_json_aggregated(const struct resource_type *const *types,
+                                       size_t n, bool core, bool beta)
 {
     const struct resource_type **v = sorted(types, n);
     struct sbuf sb = {0};
