@@ -138,6 +138,13 @@ char *resource_type_ns_prefix(const struct resource_type *rt, const char *ns)
               : xstrdup(rt->etcd_prefix);
 }
 
+char *resource_type_key(const struct resource_type *rt, const char *ns,
+                        const char *name)
+{
+    return ns ? xasprintf("%s%s/%s", rt->etcd_prefix, ns, name)
+              : xasprintf("%s%s", rt->etcd_prefix, name);
+}
+
 size_t resource_type_nfields(const struct resource_type *rt)
 {
     size_t n = 0;

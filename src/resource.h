@@ -135,8 +135,10 @@ int64_t resource_lost_rv(const struct resource *r);
 
 /* ---- sink: called by the upstream adapter, in revision order ---- */
 
-/* The etcd key prefix to list and watch, e.g. "/registry/pods/". */
-const char *resource_prefix(const struct resource *r);
+/* These functions as an adapter's feed (src/upstream.h), ctx the
+ * resource. */
+extern const struct upstream_feed resource_feed;
+
 /* The revision the cache reflects; an upstream watch resumes at rv + 1.
  * 0 before the first complete list. */
 int64_t resource_rv(const struct resource *r);

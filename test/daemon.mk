@@ -13,8 +13,7 @@ test_signals_test_SOURCES = test/signals_test.c
 test_signals_test_CFLAGS = $(TEST_CFLAGS)
 test_signals_test_LDADD = $(TEST_LIBS)
 
-# upstream_history_test defines resource_history_reset itself, linked
-# before src/libsrc.a, so src/resource.c is not pulled in.
+# upstream_history_test feeds a recorder (src/upstream.h's feed).
 UNIT_TESTS += test/upstream_history_test
 test_upstream_history_test_SOURCES = test/upstream_history_test.c
 test_upstream_history_test_CFLAGS = $(TEST_CFLAGS)

@@ -40,9 +40,16 @@
 
 static struct event_base *base;
 
+/* What the store holds under the prefix, as every probe finds it. */
+struct stub_store {
+    int64_t rev;   /* its revision */
+    size_t count;  /* keys under the prefix */
+    bool modified; /* one written after the probe's `since` */
+};
+
 struct stub {
-    bool unavailable;            /* probes cannot be sent */
-    struct upstream_probe reply; /* what every probe finds */
+    bool unavailable; /* probes cannot be sent */
+    struct stub_store reply;
 };
 
 /* A probe in flight: answered from the loop unless canceled. */
@@ -50,21 +57,28 @@ struct stub_read {
     struct stub *st;
     upstream_probe_cb cb;
     void *arg;
+    size_t count; /* the caller's */
     bool canceled;
 };
 
 static void stub_fire(evutil_socket_t fd, short what, void *arg)
 {
     struct stub_read *rd = arg;
+    const struct stub_store *s = &rd->st->reply;
+    struct upstream_probe p = {
+        .rev = s->rev,
+        .unchanged = !s->modified && s->count == rd->count,
+    };
 
     if (!rd->canceled)
-        rd->cb(RW_OK, NULL, &rd->st->reply, rd->arg);
+        rd->cb(RW_OK, NULL, &p, rd->arg);
     free(rd);
 }
 
 static struct upstream_read *stub_probe(void *ctx, const char *prefix,
                                         size_t prefix_len, int64_t since,
-                                        upstream_probe_cb cb, void *arg)
+                                        size_t count, upstream_probe_cb cb,
+                                        void *arg)
 {
     struct stub *st = ctx;
     struct stub_read *rd;
@@ -73,16 +87,16 @@ static struct upstream_read *stub_probe(void *ctx, const char *prefix,
     if (st->unavailable)
         return NULL;
     rd = calloc(1, sizeof(*rd));
-    *rd = (struct stub_read){.st = st, .cb = cb, .arg = arg};
+    *rd = (struct stub_read){.st = st, .cb = cb, .arg = arg, .count = count};
     event_base_once(base, -1, EV_TIMEOUT, stub_fire, rd, &now);
     return (struct upstream_read *)rd;
 }
 
 /* The tests never read pages: a read that would is a failure (no
  * connection, answered 504). */
-static struct upstream_read *stub_page(void *ctx, const char *from,
-                                       size_t from_len, const char *prefix,
-                                       size_t prefix_len, int64_t rev,
+static struct upstream_read *stub_page(void *ctx, const char *prefix,
+                                       size_t prefix_len, const char *cursor,
+                                       size_t cursor_len, int64_t rev,
                                        size_t limit, upstream_page_cb cb,
                                        void *arg)
 {
@@ -285,7 +299,7 @@ static void test_any_served_at_store_revision(void **state)
     bool at_once;
 
     after_reset(f);
-    f->stub.reply = (struct upstream_probe){.rev = 25, .count = 2};
+    f->stub.reply = (struct stub_store){.rev = 25, .count = 2};
     assert_non_null(start(f, READ_ANY, 0, true, &a, &at_once));
     assert_false(at_once);
     await(&a);
@@ -303,7 +317,7 @@ static void test_not_older_served_at_store_revision(void **state)
     bool at_once;
 
     after_reset(f);
-    f->stub.reply = (struct upstream_probe){.rev = 25, .count = 2};
+    f->stub.reply = (struct stub_store){.rev = 25, .count = 2};
     start(f, READ_NOT_OLDER, 5, true, &a, &at_once);
     await(&a);
     assert_int_equal(a.err, RW_OK);
@@ -320,7 +334,7 @@ static void test_changed_waits_for_cache(void **state)
 
     after_reset(f);
     f->stub.reply =
-        (struct upstream_probe){.rev = 25, .count = 3, .modified = true};
+        (struct stub_store){.rev = 25, .count = 3, .modified = true};
     start(f, READ_ANY, 0, true, &a, &at_once);
     for (int i = 0; i < 10; i++)
         event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
@@ -344,7 +358,7 @@ static void test_served_as_before(void **state)
     bool at_once;
 
     after_reset(f);
-    f->stub.reply = (struct upstream_probe){.rev = 15, .count = 2};
+    f->stub.reply = (struct stub_store){.rev = 15, .count = 2};
     start(f, READ_ANY, 0, true, &a, &at_once);
     await(&a);
     assert_int_equal(a.err, RW_OK);
