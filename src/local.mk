@@ -10,6 +10,8 @@ src_libsrc_a_SOURCES = \
 	src/grpc_client.c src/grpc_client.h \
 	src/upstream_etcd.c src/upstream_etcd.h \
 	src/upstream_etcd_read.c src/upstream_etcd_read.h \
+	src/upstream_etcd_batch.c src/upstream_etcd_batch.h \
+	src/backoff.c src/backoff.h \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \
 	src/stream.c src/stream.h src/stream_impl.h \

@@ -29,18 +29,11 @@
  *    empty response that is neither created nor canceled (a progress
  *    notification, progress_notify=true) says "nothing up to
  *    header.revision is left", and only that reaches the feed's progress.
- *  - The watch asks for fragment=true: etcd then splits a response larger
- *    than its request size limit (--max-request-bytes, 1.5 MiB) into
- *    several, each holding whole events (all but the last marked
- *    fragment), so no single message nears our 64 MiB limit during a large
- *    catch-up.  The fragments are kept (as received) and applied together
- *    with the last one: a response holds whole revisions, and several keys
- *    written in one transaction share a revision, so applying fragments one
- *    loop turn apart could show a revision in part to a LIST, a bookmark or
- *    a watcher.  Held fragments are bounded by UPSTREAM_MAX_FRAGMENT_BYTES.
+ *  - The watch asks for fragment=true; a fragmented response is applied
+ *    whole, in one loop turn (src/upstream_etcd_batch.h).
  *  - WatchProgressRequest is never sent: before etcd 3.4.25 its reply may
  *    overtake events still queued (etcd issue 15220).  The version is read
- *    with Maintenance/Status at connect and recorded (status and log).
+ *    with Maintenance/Status at connect (src/upstream_etcd_read.h).
  *  - Every reply's header (cluster ID, member ID, revision) goes to
  *    src/upstream_history.c, marked with what etcd had shown when the
  *    request was sent: a revision that went back or another cluster ID
@@ -60,12 +53,9 @@
  */
 #include "src/upstream_etcd.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -74,10 +64,12 @@
 #include "cache/rw.h"
 #include "proto/etcd.h"
 #include "src/address.h"
+#include "src/backoff.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 #include "src/log.h"
 #include "src/upstream.h"
+#include "src/upstream_etcd_batch.h"
 #include "src/upstream_etcd_read.h"
 #include "src/upstream_history.h"
 
@@ -87,9 +79,6 @@
 #define UPSTREAM_DEFAULT_DIAL 5.0
 #define UPSTREAM_DEFAULT_REQUEST 60.0
 #define UPSTREAM_DEFAULT_KEEPALIVE 10.0
-#define UPSTREAM_STATUS_TIMEOUT 5.0
-/* Bytes of one WatchResponse's fragments held until its last fragment. */
-#define UPSTREAM_MAX_FRAGMENT_BYTES (256u << 20)
 
 enum upstream_res_state {
     RES_IDLE,
@@ -124,9 +113,7 @@ struct upstream_res {
     bool resuming; /* this watch resumes after a reconnect */
     int64_t watch_start;
     struct upstream_mark watch_mark; /* of the stream, moved by replies */
-    struct rbuf **fragments;         /* of the response in progress, in order */
-    size_t nfragments;
-    size_t fragment_bytes;
+    struct upstream_etcd_batch batch; /* the response in progress */
     int up; /* last state reported to the feed: -1 none, 0, 1 */
     /* retry */
     struct event *retry;
@@ -145,15 +132,12 @@ struct upstream_etcd {
     bool started;
     bool connected;      /* TCP up on conn */
     bool ever_connected; /* a connection succeeded once */
-    struct grpc_call *status_call;
-    struct upstream_mark status_mark;
     struct upstream_history *history;
-    char version[64];
     struct event *reconnect;
     unsigned attempt; /* consecutive failed connections */
     uint64_t connects, reconnects;
     uint64_t connect_failures;
-    uint64_t rng;
+    struct backoff backoff; /* reconnects and retries */
     char last_error[192];
 };
 
@@ -168,30 +152,6 @@ static bool upstream_observe(struct upstream_etcd *u, struct upstream_mark *m,
 static void upstream_conn_lost(struct upstream_etcd *u, const char *why);
 
 /* ==== helpers ==== */
-
-/* Uniform in [0, 1), xorshift64*. */
-static double upstream_random(struct upstream_etcd *u)
-{
-    u->rng ^= u->rng >> 12;
-    u->rng ^= u->rng << 25;
-    u->rng ^= u->rng >> 27;
-    return (double)((u->rng * 2685821657736338717ull) >> 11) /
-           9007199254740992.0;
-}
-
-/* Full jitter: uniform between backoff_min and min(backoff_max,
- * backoff_min * 2^attempt). */
-static double upstream_backoff(struct upstream_etcd *u, unsigned attempt)
-{
-    double lo = u->cfg.backoff_min;
-    double cap = lo * pow(2.0, (double)RW_MIN(attempt, 30u));
-
-    if (cap > u->cfg.backoff_max)
-        cap = u->cfg.backoff_max;
-    if (cap < lo)
-        cap = lo;
-    return lo + upstream_random(u) * (cap - lo);
-}
 
 static void upstream_timer_add(struct event *ev, double seconds)
 {
@@ -256,7 +216,7 @@ static void res_retry_cb(evutil_socket_t fd, short what, void *arg)
 /* Retries the current page (list_page) or the watch after a backoff. */
 static void res_retry_later(struct upstream_res *res, bool list_page)
 {
-    double delay = upstream_backoff(res->u, res->retry_attempt++);
+    double delay = backoff_delay(&res->u->backoff, res->retry_attempt++);
 
     res->state = RES_WAITING;
     res->retry_list = list_page;
@@ -398,19 +358,9 @@ static void res_range_page(struct upstream_res *res)
 
 /* ==== watching ==== */
 
-static void res_fragments_drop(struct upstream_res *res)
-{
-    for (size_t i = 0; i < res->nfragments; i++)
-        rbuf_unref(res->fragments[i]);
-    free(res->fragments);
-    res->fragments = NULL;
-    res->nfragments = 0;
-    res->fragment_bytes = 0;
-}
-
 static void res_watch_stop(struct upstream_res *res)
 {
-    res_fragments_drop(res);
+    upstream_etcd_batch_drop(&res->batch);
     if (res->watch_call) {
         grpc_call_cancel(res->watch_call);
         res->watch_call = NULL;
@@ -453,60 +403,6 @@ static void res_watch_created(struct upstream_res *res)
     res_set_up(res, true);
 }
 
-/* Applies the events of one response (or fragment); no flush. */
-static void res_watch_apply(struct upstream_res *res,
-                            const struct etcd_watch_response *w)
-{
-    for (size_t i = 0; i < w->n_events; i++) {
-        const struct etcd_event *ev = &w->events[i];
-
-        if (ev->type == ETCD_EVENT_PUT)
-            res->t.feed->put(res->t.ctx, ev->kv.key, ev->kv.key_len,
-                             ev->kv.value, ev->kv.value_len,
-                             ev->kv.mod_revision);
-        else
-            res->t.feed->del(res->t.ctx, ev->kv.key, ev->kv.key_len,
-                             ev->kv.mod_revision);
-    }
-}
-
-/* Holds a fragment (a copy of msg) until the response's last one. */
-static bool res_watch_hold(struct upstream_res *res, const uint8_t *msg,
-                           size_t len)
-{
-    if (res->fragment_bytes + len > UPSTREAM_MAX_FRAGMENT_BYTES) {
-        log_warnx("etcd %s: watch %s: fragmented response over %u bytes",
-                  res->u->url, res->prefix, UPSTREAM_MAX_FRAGMENT_BYTES);
-        return false;
-    }
-    res->fragments =
-        xrealloc(res->fragments, (res->nfragments + 1) * sizeof(struct rbuf *));
-    res->fragments[res->nfragments++] = rbuf_from(msg, len);
-    res->fragment_bytes += len;
-    return true;
-}
-
-/* The last (or only) part of a response with events: applies the held
- * fragments, then w, then wakes the watchers, all in one loop turn. */
-static void res_watch_events(struct upstream_res *res,
-                             const struct etcd_watch_response *w)
-{
-    for (size_t i = 0; i < res->nfragments; i++) {
-        struct etcd_watch_response f;
-        int rc = etcd_watch_response_decode(&f, res->fragments[i]->data,
-                                            res->fragments[i]->len);
-
-        rw_assert(rc == 0); /* it decoded when it arrived */
-        res_watch_apply(res, &f);
-        etcd_watch_response_fini(&f);
-    }
-    res_fragments_drop(res);
-    res_watch_apply(res, w);
-    /* Not progress(w->header.revision): a catch-up batch carries the
-     * store's current revision while later batches are still due. */
-    res->t.feed->flush(res->t.ctx);
-}
-
 static void res_watch_message_cb(const uint8_t *msg, size_t len, void *arg)
 {
     struct upstream_res *res = arg;
@@ -528,12 +424,14 @@ static void res_watch_message_cb(const uint8_t *msg, size_t len, void *arg)
     } else if (w.created) {
         res_watch_created(res);
     } else if (w.fragment) {
-        if (!res_watch_hold(res, msg, len)) {
+        if (upstream_etcd_batch_hold(&res->batch, msg, len) != RW_OK) {
+            log_warnx("etcd %s: watch %s: fragmented response over %u bytes",
+                      res->u->url, res->prefix, UPSTREAM_ETCD_BATCH_MAX_BYTES);
             res_watch_stop(res);
             res_retry_later(res, false);
         }
-    } else if (w.n_events > 0 || res->nfragments > 0) {
-        res_watch_events(res, &w);
+    } else if (w.n_events > 0 || res->batch.n > 0) {
+        upstream_etcd_batch_deliver(&res->batch, &w, &res->t);
     } else if (res->created && !w.fragment) {
         /* Progress notification: nothing left up to header.revision. */
         res->t.feed->progress(res->t.ctx, w.header.revision);
@@ -643,40 +541,9 @@ static bool upstream_observe(struct upstream_etcd *u, struct upstream_mark *m,
 
 /* ==== connection ==== */
 
-static void upstream_status_cb(int status, const char *message,
-                               const uint8_t *resp, size_t resp_len, void *arg)
-{
-    struct upstream_etcd *u = arg;
-    struct etcd_status_response st;
-    bool safe;
-
-    u->status_call = NULL;
-    if (status != GRPC_STATUS_OK ||
-        etcd_status_response_decode(&st, resp, resp_len) != 0) {
-        if (upstream_usable(u))
-            log_warnx("etcd %s: Maintenance/Status failed: %s: %s", u->url,
-                      grpc_status_name(status), message);
-        return;
-    }
-    if (upstream_observe(u, &u->status_mark, &st.header, false,
-                         "Maintenance/Status")) {
-        etcd_status_response_fini(&st);
-        return;
-    }
-    snprintf(u->version, sizeof(u->version), "%s", st.version);
-    /* Informational: WatchProgressRequest is never sent. */
-    safe = etcd_version_at_least(st.version, 3, 4, 25);
-    log_info("etcd %s: version %s, member %llx, revision %lld%s", u->url,
-             u->version, (unsigned long long)st.header.member_id,
-             (long long)st.header.revision,
-             safe ? "" : " (WatchProgressRequest unsafe: etcd issue 15220)");
-    etcd_status_response_fini(&st);
-}
-
 static void upstream_conn_connect_cb(struct h2c *c, void *arg)
 {
     struct upstream_etcd *u = arg;
-    struct rbuf *b;
 
     u->connected = true;
     upstream_etcd_read_set_conn(u->reads, c);
@@ -687,11 +554,6 @@ static void upstream_conn_connect_cb(struct h2c *c, void *arg)
     } else {
         log_info("etcd %s: connected", u->url);
     }
-    b = etcd_status_request_encode();
-    u->status_mark = upstream_history_mark(u->history);
-    u->status_call = grpc_unary(c, ETCD_PATH_STATUS, b->data, b->len,
-                                UPSTREAM_STATUS_TIMEOUT, upstream_status_cb, u);
-    rbuf_unref(b);
     u->ever_connected = true;
     for (size_t i = 0; i < u->n && u->conn == c; i++)
         res_start(&u->res[i], u->reconnects > 0);
@@ -710,10 +572,6 @@ static void upstream_conn_lost(struct upstream_etcd *u, const char *why)
 
     snprintf(u->last_error, sizeof(u->last_error), "%s", why);
     u->connected = false;
-    if (u->status_call) {
-        grpc_call_cancel(u->status_call);
-        u->status_call = NULL;
-    }
     for (size_t i = 0; i < u->n; i++)
         res_reset(&u->res[i]);
     upstream_etcd_read_set_conn(u->reads, NULL);
@@ -721,7 +579,7 @@ static void upstream_conn_lost(struct upstream_etcd *u, const char *why)
     u->conn = NULL;
     if (!was_connected)
         u->connect_failures++;
-    delay = upstream_backoff(u, u->attempt++);
+    delay = backoff_delay(&u->backoff, u->attempt++);
     if (was_connected || u->attempt == 1)
         log_warnx("etcd %s: %s: %s; retrying in %.2f s", u->url,
                   was_connected ? "connection lost" : "cannot connect", why,
@@ -769,8 +627,6 @@ static void upstream_config_defaults(struct upstream_etcd_config *cfg)
         cfg->backoff_min = UPSTREAM_DEFAULT_BACKOFF_MIN;
     if (cfg->backoff_max <= 0)
         cfg->backoff_max = UPSTREAM_DEFAULT_BACKOFF_MAX;
-    if (cfg->backoff_max < cfg->backoff_min)
-        cfg->backoff_max = cfg->backoff_min;
     if (cfg->dial_timeout <= 0)
         cfg->dial_timeout = UPSTREAM_DEFAULT_DIAL;
     if (cfg->request_timeout <= 0)
@@ -832,16 +688,13 @@ struct upstream_etcd *upstream_etcd_new(struct event_base *base,
     if (cfg != NULL)
         u->cfg = *cfg;
     upstream_config_defaults(&u->cfg);
-    u->rng = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid() ^
-             (uint64_t)(uintptr_t)u;
-    if (u->rng == 0)
-        u->rng = 1;
+    backoff_init(&u->backoff, u->cfg.backoff_min, u->cfg.backoff_max);
     u->reconnect = evtimer_new(base, upstream_reconnect_cb, u);
     name = xasprintf("etcd %s", url);
     u->history = upstream_history_new(name, targets, n);
-    free(name);
-    u->reads = upstream_etcd_read_new(u->history, u->cfg.request_timeout,
+    u->reads = upstream_etcd_read_new(name, u->history, u->cfg.request_timeout,
                                       upstream_relist_all, u);
+    free(name);
     u->n = n;
     u->res = xcalloc(n ? n : 1, sizeof(*u->res));
     for (size_t i = 0; i < n; i++)
@@ -873,13 +726,12 @@ void upstream_etcd_free(struct upstream_etcd *u)
         if (res->watch_call)
             grpc_call_cancel(res->watch_call);
         event_free(res->retry);
-        res_fragments_drop(res);
+        upstream_etcd_batch_drop(&res->batch);
         free(res->prefix);
         free(res->end);
         free(res->next_key);
     }
     upstream_etcd_read_free(u->reads);
-    grpc_call_cancel(u->status_call);
     h2c_free(u->conn);
     upstream_history_free(u->history);
     event_free(u->reconnect);
@@ -896,7 +748,7 @@ void upstream_etcd_status(const struct upstream_etcd *u,
     memset(st, 0, sizeof(*st));
     st->store = upstream_etcd_ops.store;
     st->connected = upstream_usable(u);
-    st->version = u->version;
+    st->version = upstream_etcd_read_version(u->reads);
     st->connects = u->connects;
     st->reconnects = u->reconnects;
     st->connect_failures = u->connect_failures;

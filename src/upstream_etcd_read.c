@@ -6,10 +6,13 @@
  * the adapter).  Each is one unary call; its callback reports once and
  * frees it.  The page cursor is an etcd key: where the next Range starts
  * (the last key returned + "\0", etcd_key_next); the first page starts at
- * the scope itself.  The scope's end is etcd_prefix_end(scope).
+ * the scope itself.  The scope's end is etcd_prefix_end(scope).  Each new
+ * connection also gets one Maintenance/Status call, for etcd's version
+ * (logged, and shown by the adapter's status).
  */
 #include "src/upstream_etcd_read.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
@@ -18,6 +21,7 @@
 #include "proto/etcd.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
+#include "src/log.h"
 #include "src/upstream.h"
 #include "src/upstream_history.h"
 
@@ -34,7 +38,11 @@ struct upstream_read {
     void *arg;
 };
 
+/* Seconds for Maintenance/Status. */
+#define READ_STATUS_TIMEOUT 5.0
+
 struct upstream_etcd_read {
+    char *name; /* for logs: "etcd URL" */
     struct upstream_reader reader;
     TAILQ_HEAD(, upstream_read) reads;
     struct h2c *conn; /* NULL: none */
@@ -42,6 +50,9 @@ struct upstream_etcd_read {
     double request_timeout;
     void (*on_reset)(void *arg);
     void *arg;
+    struct grpc_call *status_call; /* Maintenance/Status in flight */
+    struct upstream_mark status_mark;
+    char version[64]; /* from the last Status answered; "" unknown */
 };
 
 static bool read_usable(const struct upstream_etcd_read *o)
@@ -271,15 +282,66 @@ static void read_cancel(void *ctx, struct upstream_read *rd)
     read_free(rd);
 }
 
+/* ==== etcd's version ==== */
+
+static void read_status_cb(int status, const char *message,
+                           const uint8_t *resp, size_t resp_len, void *arg)
+{
+    struct upstream_etcd_read *o = arg;
+    struct etcd_status_response st;
+    bool safe;
+
+    o->status_call = NULL;
+    if (status != GRPC_STATUS_OK ||
+        etcd_status_response_decode(&st, resp, resp_len) != 0) {
+        if (read_usable(o))
+            log_warnx("%s: Maintenance/Status failed: %s: %s", o->name,
+                      grpc_status_name(status), message);
+        return;
+    }
+    if (upstream_history_observe(o->history, &o->status_mark,
+                                 st.header.cluster_id, st.header.member_id,
+                                 st.header.revision, false,
+                                 "Maintenance/Status")) {
+        etcd_status_response_fini(&st);
+        o->on_reset(o->arg);
+        return;
+    }
+    snprintf(o->version, sizeof(o->version), "%s", st.version);
+    /* Informational: WatchProgressRequest is never sent. */
+    safe = etcd_version_at_least(st.version, 3, 4, 25);
+    log_info("%s: version %s, member %llx, revision %lld%s", o->name,
+             o->version, (unsigned long long)st.header.member_id,
+             (long long)st.header.revision,
+             safe ? "" : " (WatchProgressRequest unsafe: etcd issue 15220)");
+    etcd_status_response_fini(&st);
+}
+
+static void read_status_send(struct upstream_etcd_read *o)
+{
+    struct rbuf *b = etcd_status_request_encode();
+
+    o->status_mark = upstream_history_mark(o->history);
+    o->status_call = grpc_unary(o->conn, ETCD_PATH_STATUS, b->data, b->len,
+                                READ_STATUS_TIMEOUT, read_status_cb, o);
+    rbuf_unref(b);
+}
+
+const char *upstream_etcd_read_version(const struct upstream_etcd_read *o)
+{
+    return o->version;
+}
+
 /* ==== the module ==== */
 
 struct upstream_etcd_read *
-upstream_etcd_read_new(struct upstream_history *history,
+upstream_etcd_read_new(const char *name, struct upstream_history *history,
                        double request_timeout, void (*on_reset)(void *arg),
                        void *arg)
 {
     struct upstream_etcd_read *o = xcalloc(1, sizeof(*o));
 
+    o->name = xstrdup(name);
     o->reader = (struct upstream_reader){o, read_probe, read_page, read_cancel};
     TAILQ_INIT(&o->reads);
     o->history = history;
@@ -297,13 +359,21 @@ void upstream_etcd_read_free(struct upstream_etcd_read *o)
      * frees it first.  Cancel any stragglers all the same. */
     while (!TAILQ_EMPTY(&o->reads))
         read_cancel(o, TAILQ_FIRST(&o->reads));
+    grpc_call_cancel(o->status_call);
+    free(o->name);
     free(o);
 }
 
 void upstream_etcd_read_set_conn(struct upstream_etcd_read *o,
                                  struct h2c *conn)
 {
+    if (o->status_call != NULL) {
+        grpc_call_cancel(o->status_call);
+        o->status_call = NULL;
+    }
     o->conn = conn;
+    if (conn != NULL)
+        read_status_send(o);
 }
 
 const struct upstream_reader *
