@@ -25,3 +25,8 @@ UNIT_TESTS += test/fresh_test
 test_fresh_test_SOURCES = test/fresh_test.c
 test_fresh_test_CFLAGS = $(TEST_CFLAGS)
 test_fresh_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/upstream_registry_test
+test_upstream_registry_test_SOURCES = test/upstream_registry_test.c
+test_upstream_registry_test_CFLAGS = $(TEST_CFLAGS)
+test_upstream_registry_test_LDADD = $(TEST_LIBS)

@@ -31,3 +31,10 @@ test_upstream_etcd_test_LDADD = $(TEST_LIBS)
 TESTS += test/integration/etcd_client.sh test/integration/upstream_etcd.sh
 EXTRA_DIST += test/integration/etcd_client.sh \
 	test/integration/upstream_etcd.sh scripts/etcd-local
+
+# The feed contract checker finds each breach (no etcd needed).
+UNIT_TESTS += test/upstream_contract_test
+test_upstream_contract_test_SOURCES = test/upstream_contract_test.c \
+	test/upstream_contract.c test/upstream_contract.h
+test_upstream_contract_test_CFLAGS = $(TEST_CFLAGS)
+test_upstream_contract_test_LDADD = $(TEST_LIBS)

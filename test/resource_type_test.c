@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -91,6 +92,32 @@ static void test_table(void **state)
     }
 }
 
+/* The key layout, in its one place: prefix, namespace prefix, object key,
+ * the apiserver's exceptions included. */
+static void test_keys(void **state)
+{
+    const struct resource_type *pods = resource_type_find("pods");
+    const struct resource_type *nodes = resource_type_find("nodes");
+    const struct resource_type *svcs = resource_type_find("services");
+    char *k;
+
+    k = resource_type_ns_prefix(pods, NULL);
+    assert_string_equal(k, "/registry/pods/");
+    free(k);
+    k = resource_type_ns_prefix(pods, "kube-system");
+    assert_string_equal(k, "/registry/pods/kube-system/");
+    free(k);
+    k = resource_type_key(pods, "kube-system", "dns-0");
+    assert_string_equal(k, "/registry/pods/kube-system/dns-0");
+    free(k);
+    k = resource_type_key(nodes, NULL, "n1");
+    assert_string_equal(k, "/registry/minions/n1");
+    free(k);
+    k = resource_type_key(svcs, "default", "kubernetes");
+    assert_string_equal(k, "/registry/services/specs/default/kubernetes");
+    free(k);
+}
+
 static void test_field_ids(void **state)
 {
     const struct resource_type *pods = resource_type_find("pods");
@@ -149,6 +176,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_find_spellings),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_keys),
         cmocka_unit_test(test_field_ids),
     };
 
