@@ -25,6 +25,7 @@ src_libsrc_a_SOURCES = \
 	src/config.c src/config.h \
 	src/metrics.c src/metrics.h \
 	src/resource.c src/resource.h \
+	src/resource_feed.c src/resource_feed.h \
 	src/watch.c src/watch.h \
 	src/list.c src/list.h \
 	src/fresh.c src/fresh.h \

@@ -37,6 +37,7 @@
 #include "src/listener.h"
 #include "src/log.h"
 #include "src/resource.h"
+#include "src/resource_feed.h"
 #include "src/router.h"
 #include "src/signals.h"
 #include "src/upstream.h"

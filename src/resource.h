@@ -135,10 +135,6 @@ int64_t resource_lost_rv(const struct resource *r);
 
 /* ---- sink: called by the upstream adapter, in revision order ---- */
 
-/* These functions as an adapter's feed (src/upstream.h), ctx the
- * resource. */
-extern const struct upstream_feed resource_feed;
-
 /* The revision the cache reflects; an upstream watch resumes at rv + 1.
  * 0 before the first complete list. */
 int64_t resource_rv(const struct resource *r);

@@ -275,7 +275,7 @@ static int res_page(struct upstream_res *res, const uint8_t *msg, size_t len)
         return RW_EPROTO;
     if (upstream_observe(res->u, &res->range_mark, &r.header, true, "Range")) {
         etcd_range_response_fini(&r); /* res lists again already */
-        return 0;
+        return RW_OK;
     }
     if (res->list_rev == 0)
         res->list_rev = r.header.revision; /* R: all pages read at it */
@@ -291,14 +291,14 @@ static int res_page(struct upstream_res *res, const uint8_t *msg, size_t len)
     if (!r.more) {
         etcd_range_response_fini(&r);
         res_list_done(res);
-        return 0;
+        return RW_OK;
     }
     last = &r.kvs[r.n_kvs - 1];
     free(res->next_key);
     res->next_key = etcd_key_next(last->key, last->key_len, &res->next_key_len);
     etcd_range_response_fini(&r);
     res_range_page(res);
-    return 0;
+    return RW_OK;
 }
 
 static void res_range_cb(int status, const char *message, const uint8_t *resp,
@@ -311,7 +311,7 @@ static void res_range_cb(int status, const char *message, const uint8_t *resp,
     if (!upstream_call_ended(u))
         return; /* the list is aborted by upstream_conn_lost */
     if (status == GRPC_STATUS_OK) {
-        if (res_page(res, resp, resp_len) == 0)
+        if (res_page(res, resp, resp_len) == RW_OK)
             return;
         log_warnx("etcd %s: list %s: malformed Range response", u->url,
                   res->prefix);
@@ -708,10 +708,10 @@ struct upstream_etcd *upstream_etcd_new(struct event_base *base,
 int upstream_etcd_start(struct upstream_etcd *u)
 {
     if (u->started)
-        return 0;
+        return RW_OK;
     u->started = true;
     upstream_connect(u);
-    return 0;
+    return RW_OK;
 }
 
 void upstream_etcd_free(struct upstream_etcd *u)

@@ -60,7 +60,7 @@ struct upstream_etcd *upstream_etcd_new(struct event_base *base,
 
 /* Connects and starts listing and watching every target; from then on
  * it reconnects by itself forever (jittered exponential backoff).  Returns
- * 0 (failures are retried, not returned). */
+ * RW_OK (failures are retried, not returned). */
 int upstream_etcd_start(struct upstream_etcd *u);
 
 /* Cancels every call (an unfinished list gets its feed's list_abort),
