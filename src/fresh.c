@@ -224,9 +224,9 @@ static void fresh_read_page(struct fresh *f)
     const struct upstream_reader *rd = resource_reader(f->r);
 
     if (rd != NULL)
-        f->read = rd->page(rd->ctx, f->prefix, f->prefix_len, f->cursor,
-                           f->cursor_len, f->target, FRESH_PAGE,
-                           fresh_page_cb, f);
+        f->read =
+            rd->page(rd->ctx, f->prefix, f->prefix_len, f->cursor,
+                     f->cursor_len, f->target, FRESH_PAGE, fresh_page_cb, f);
     if (f->read == NULL)
         fresh_fail_later(f, RW_EUNAVAIL, "no connection to the store");
 }

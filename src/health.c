@@ -41,10 +41,10 @@ bool health_handle(struct stream *s, const char *path, bool verbose,
     if (strcmp(path, "/readyz") != 0)
         return false;
 
-    checks = xasprintf("[+]ping ok\n%s\n",
-                       upstream_connected
-                           ? "[+]upstream ok"
-                           : "[-]upstream failed: not connected");
+    checks =
+        xasprintf("[+]ping ok\n%s\n",
+                  upstream_connected ? "[+]upstream ok"
+                                     : "[-]upstream failed: not connected");
     ok = upstream_connected;
     for (size_t i = 0; i < n; i++) {
         bool ready = resource_ready(resources[i]);

@@ -83,7 +83,8 @@ static void daemon_size_connections(struct daemon *d)
     d->max_connections = d->cfg.max_connections ? d->cfg.max_connections : fit;
     if (d->max_connections > fit) {
         log_warnx("--max-connections %" PRIu64 " does not fit the descriptor "
-                  "limit %" PRIu64 " (%d kept for the upstream, the listener and "
+                  "limit %" PRIu64
+                  " (%d kept for the upstream, the listener and "
                   "the log): serving at most %" PRIu64 " connections",
                   d->max_connections, limit, DAEMON_FD_RESERVE, fit);
         d->max_connections = fit;
@@ -237,8 +238,8 @@ static void daemon_start(struct daemon *d)
     /* config_check read the URL */
     d->upstream_ops = upstream_registry_find(d->cfg.upstream, why, sizeof(why));
     rw_assert(d->upstream_ops != NULL);
-    d->upstream = d->upstream_ops->create(d->base, d->cfg.upstream, targets,
-                                          d->n, &uc);
+    d->upstream =
+        d->upstream_ops->create(d->base, d->cfg.upstream, targets, d->n, &uc);
     rw_assert(d->upstream != NULL);
     free(targets);
     d->discovery = discovery_new(d->types, d->n, d->cfg.listen);

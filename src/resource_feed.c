@@ -64,8 +64,7 @@ static void feed_reconnect(void *ctx)
 }
 
 static void feed_list_item(void *ctx, const char *key, size_t key_len,
-                           const void *value, size_t value_len,
-                           int64_t mod_rev)
+                           const void *value, size_t value_len, int64_t mod_rev)
 {
     resource_list_item(ctx, key, key_len, value, value_len, mod_rev);
 }

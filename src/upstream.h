@@ -134,8 +134,8 @@ struct upstream_ops {
      * outlive it); cfg may be NULL.  Nothing happens before start; the
      * targets' readers are set here.  NULL (logged) when check fails. */
     struct upstream *(*create)(struct event_base *base, const char *url,
-                               const struct upstream_target *targets,
-                               size_t n, const struct upstream_config *cfg);
+                               const struct upstream_target *targets, size_t n,
+                               const struct upstream_config *cfg);
     /* Connects, lists and watches every target; from then on reconnects
      * by itself (failures are retried, not returned).  RW_OK. */
     int (*start)(struct upstream *u);

@@ -92,7 +92,7 @@ struct upstream_etcd;
 struct upstream_res {
     struct upstream_etcd *u;
     struct upstream_target t; /* its feed */
-    char *prefix; /* key range [prefix, end) */
+    char *prefix;             /* key range [prefix, end) */
     size_t prefix_len;
     char *end;
     size_t end_len;
@@ -112,7 +112,7 @@ struct upstream_res {
     bool created;  /* the watch is established */
     bool resuming; /* this watch resumes after a reconnect */
     int64_t watch_start;
-    struct upstream_mark watch_mark; /* of the stream, moved by replies */
+    struct upstream_mark watch_mark;  /* of the stream, moved by replies */
     struct upstream_etcd_batch batch; /* the response in progress */
     int up; /* last state reported to the feed: -1 none, 0, 1 */
     /* retry */
@@ -654,8 +654,7 @@ int upstream_etcd_check(const char *url, char *why, size_t why_len)
     char *host, *port;
 
     if (strncmp(url, "https://", 8) == 0) {
-        snprintf(why, why_len,
-                 "TLS to etcd (https) is not supported yet: %s",
+        snprintf(why, why_len, "TLS to etcd (https) is not supported yet: %s",
                  ADDRESS_URL_FORM);
         return RW_EINVAL;
     }

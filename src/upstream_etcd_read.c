@@ -85,8 +85,8 @@ static struct upstream_read *read_send(struct upstream_read *rd,
 {
     struct upstream_etcd_read *o = rd->owner;
 
-    rd->call = grpc_unary(o->conn, path, b->data, b->len, o->request_timeout,
-                          cb, rd);
+    rd->call =
+        grpc_unary(o->conn, path, b->data, b->len, o->request_timeout, cb, rd);
     rbuf_unref(b);
     if (rd->call == NULL) {
         read_free(rd);
@@ -148,8 +148,8 @@ static void read_probe_cb(int status, const char *message, const uint8_t *resp,
             /* Unchanged: no ModRevision above since (the compare held)
              * and as many keys: a delete shows in the count only. */
             p.rev = r.header.revision;
-            p.unchanged = r.succeeded &&
-                          r.responses[0].count == (int64_t)rd->count;
+            p.unchanged =
+                r.succeeded && r.responses[0].count == (int64_t)rd->count;
         }
         etcd_txn_response_fini(&r);
     }
@@ -236,8 +236,7 @@ static void read_page_cb(int status, const char *message, const uint8_t *resp,
         if (r.more && r.n_kvs > 0)
             next = etcd_key_next(r.kvs[r.n_kvs - 1].key,
                                  r.kvs[r.n_kvs - 1].key_len, &next_len);
-        rd->page_cb(RW_OK, "", rd->rev, kvs, r.n_kvs, next, next_len,
-                    rd->arg);
+        rd->page_cb(RW_OK, "", rd->rev, kvs, r.n_kvs, next, next_len, rd->arg);
         free(next);
         free(kvs);
         etcd_range_response_fini(&r);
@@ -284,8 +283,8 @@ static void read_cancel(void *ctx, struct upstream_read *rd)
 
 /* ==== etcd's version ==== */
 
-static void read_status_cb(int status, const char *message,
-                           const uint8_t *resp, size_t resp_len, void *arg)
+static void read_status_cb(int status, const char *message, const uint8_t *resp,
+                           size_t resp_len, void *arg)
 {
     struct upstream_etcd_read *o = arg;
     struct etcd_status_response st;
@@ -364,8 +363,7 @@ void upstream_etcd_read_free(struct upstream_etcd_read *o)
     free(o);
 }
 
-void upstream_etcd_read_set_conn(struct upstream_etcd_read *o,
-                                 struct h2c *conn)
+void upstream_etcd_read_set_conn(struct upstream_etcd_read *o, struct h2c *conn)
 {
     if (o->status_call != NULL) {
         grpc_call_cancel(o->status_call);

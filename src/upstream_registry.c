@@ -31,7 +31,10 @@ static void registry_schemes(struct sbuf *b)
         if (i > 0)
             sbuf_add(b, ", ");
         for (size_t j = 0; s[j] != NULL; j++)
-            sbuf_addf(b, "%s%s://", j == 0 ? "" : s[j + 1] ? ", " : " or ",
+            sbuf_addf(b, "%s%s://",
+                      j == 0     ? ""
+                      : s[j + 1] ? ", "
+                                 : " or ",
                       s[j]);
         sbuf_addf(b, " (%s)", adapters[i]->store);
     }
@@ -60,8 +63,10 @@ const struct upstream_ops *upstream_registry_find(const char *url, char *why,
         return ops->check(url, why, why_len) == RW_OK ? ops : NULL;
     registry_schemes(&known);
     if (sep == NULL)
-        snprintf(why, why_len, "expected a URL SCHEME://HOST:PORT with "
-                 "SCHEME one of %s", known.data);
+        snprintf(why, why_len,
+                 "expected a URL SCHEME://HOST:PORT with "
+                 "SCHEME one of %s",
+                 known.data);
     else
         snprintf(why, why_len, "unknown scheme \"%.*s\": expected %s",
                  (int)(sep - url), url, known.data);

@@ -210,9 +210,8 @@ static void test_etcd_alias(void **state)
     assert_string_equal(up->metavar, etcd->metavar);
     assert_non_null(strstr(etcd->help, "alias of --upstream"));
 
-    assert_int_equal(parse(&c, why, sizeof(why), 3, "--etcd",
-                           "http://127.0.0.1:1"),
-                     RW_OK);
+    assert_int_equal(
+        parse(&c, why, sizeof(why), 3, "--etcd", "http://127.0.0.1:1"), RW_OK);
     assert_string_equal(c.upstream, "http://127.0.0.1:1");
     assert_int_equal(parse(&c, why, sizeof(why), 4, "--etcd",
                            "http://127.0.0.1:1", "--upstream=http://[::1]:2"),

@@ -12,12 +12,12 @@
 
 #include <cmocka.h>
 
-static void violation(struct upstream_contract *c, const char *what,
-                      int64_t a, int64_t b)
+static void violation(struct upstream_contract *c, const char *what, int64_t a,
+                      int64_t b)
 {
     c->violations++;
-    print_error("feed contract violated: %s (%lld, %lld)\n", what,
-                (long long)a, (long long)b);
+    print_error("feed contract violated: %s (%lld, %lld)\n", what, (long long)a,
+                (long long)b);
 }
 
 /* Every callback: none after the adapter's free. */
@@ -61,8 +61,7 @@ static void feed_list_begin(void *ctx)
 }
 
 static void feed_list_item(void *ctx, const char *key, size_t key_len,
-                           const void *value, size_t value_len,
-                           int64_t mod_rev)
+                           const void *value, size_t value_len, int64_t mod_rev)
 {
     struct upstream_contract *c = live(ctx, "list_item after free");
     struct kv_entry *e;
@@ -75,7 +74,8 @@ static void feed_list_item(void *ctx, const char *key, size_t key_len,
     assert_true(c->n_pending < CONTRACT_MAX_KEYS);
     e = &c->pending[c->n_pending];
     upstream_contract_copy(e->key, key, key_len);
-    if (c->n_pending > 0 && strcmp(c->pending[c->n_pending - 1].key, e->key) >= 0)
+    if (c->n_pending > 0 &&
+        strcmp(c->pending[c->n_pending - 1].key, e->key) >= 0)
         violation(c, "list items not in key order", mod_rev, 0);
     c->n_pending++;
     upstream_contract_copy(e->value, value, value_len);

@@ -66,9 +66,9 @@ struct upstream_contract {
     int64_t last_progress;
     bool up;
     int violations;
-    bool unflushed;      /* put/delete/progress since the last flush */
-    int64_t batch_rev;   /* the last event's revision in this batch */
-    bool freed;          /* upstream_contract_freed was called */
+    bool unflushed;    /* put/delete/progress since the last flush */
+    int64_t batch_rev; /* the last event's revision in this batch */
+    bool freed;        /* upstream_contract_freed was called */
     /* called after each list item (the test's writes between pages) */
     void (*item_hook)(struct upstream_contract *c);
     const struct upstream_reader *reader; /* set_reader */

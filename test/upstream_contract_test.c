@@ -17,7 +17,8 @@
 
 #define PUT(c, key, rev)                                                       \
     upstream_contract_feed.put((c), key, strlen(key), "v", 1, (rev))
-#define DEL(c, key, rev) upstream_contract_feed.del((c), key, strlen(key), (rev))
+#define DEL(c, key, rev)                                                       \
+    upstream_contract_feed.del((c), key, strlen(key), (rev))
 #define ITEM(c, key, rev)                                                      \
     upstream_contract_feed.list_item((c), key, strlen(key), "v", 1, (rev))
 

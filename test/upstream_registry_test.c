@@ -51,8 +51,8 @@ static void test_find(void **state)
         upstream_registry_find("https://127.0.0.1:2379", why, sizeof(why)));
     assert_string_equal(why, "TLS to etcd (https) is not supported yet: "
                              "expected http://HOST:PORT");
-    assert_null(upstream_registry_find("redis://127.0.0.1:6379", why,
-                                       sizeof(why)));
+    assert_null(
+        upstream_registry_find("redis://127.0.0.1:6379", why, sizeof(why)));
     assert_string_equal(why, "unknown scheme \"redis\": expected http:// or "
                              "https:// (etcd)");
     assert_null(upstream_registry_find("127.0.0.1:2379", why, sizeof(why)));
