@@ -80,6 +80,19 @@ char *resource_type_ns_prefix(const struct resource_type *rt, const char *ns);
 char *resource_type_key(const struct resource_type *rt, const char *ns,
                         const char *name);
 
+/* Where namespace and name sit in a key (pointing into it). */
+struct resource_key {
+    const char *ns; /* "" for a cluster-scoped type */
+    size_t ns_len;
+    const char *name;
+    size_t name_len;
+};
+/* Splits key (key_len bytes) of rt into *out: true when it is
+ * rt->etcd_prefix then NS/NAME (namespaced) or NAME (cluster-scoped), no
+ * part empty, no NUL byte; false otherwise (*out then undefined). */
+bool resource_type_key_split(const struct resource_type *rt, const char *key,
+                             size_t key_len, struct resource_key *out);
+
 /* Number of extra fields (entries of fields[]). */
 size_t resource_type_nfields(const struct resource_type *rt);
 

@@ -118,6 +118,38 @@ static void test_keys(void **state)
     free(k);
 }
 
+static bool split(const struct resource_type *rt, const char *key,
+                  struct resource_key *out)
+{
+    return resource_type_key_split(rt, key, strlen(key), out);
+}
+
+/* The layout read back: namespace and name, and the keys it refuses. */
+static void test_key_split(void **state)
+{
+    const struct resource_type *pods = resource_type_find("pods");
+    const struct resource_type *nodes = resource_type_find("nodes");
+    struct resource_key k;
+
+    assert_true(split(pods, "/registry/pods/ns1/p-0", &k));
+    assert_int_equal(k.ns_len, 3);
+    assert_memory_equal(k.ns, "ns1", 3);
+    assert_int_equal(k.name_len, 3);
+    assert_memory_equal(k.name, "p-0", 3);
+    assert_true(split(nodes, "/registry/minions/n1", &k));
+    assert_int_equal(k.ns_len, 0);
+    assert_int_equal(k.name_len, 2);
+    assert_false(split(pods, "/registry/pods/", &k));
+    assert_false(split(pods, "/registry/pods/ns1", &k));
+    assert_false(split(pods, "/registry/pods/ns1/", &k));
+    assert_false(split(pods, "/registry/pods//p", &k));
+    assert_false(split(pods, "/registry/pods/a/b/c", &k));
+    assert_false(split(pods, "/registry/podsx/a/b", &k));
+    assert_false(split(nodes, "/registry/minions/a/b", &k));
+    assert_false(resource_type_key_split(pods, "/registry/pods/a/b\0c", 20,
+                                         &k));
+}
+
 static void test_field_ids(void **state)
 {
     const struct resource_type *pods = resource_type_find("pods");
@@ -177,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_find_spellings),
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_key_split),
         cmocka_unit_test(test_field_ids),
     };
 
