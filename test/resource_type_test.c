@@ -146,8 +146,8 @@ static void test_key_split(void **state)
     assert_false(split(pods, "/registry/pods/a/b/c", &k));
     assert_false(split(pods, "/registry/podsx/a/b", &k));
     assert_false(split(nodes, "/registry/minions/a/b", &k));
-    assert_false(resource_type_key_split(pods, "/registry/pods/a/b\0c", 20,
-                                         &k));
+    assert_false(
+        resource_type_key_split(pods, "/registry/pods/a/b\0c", 20, &k));
 }
 
 static void test_field_ids(void **state)
@@ -206,10 +206,8 @@ static void test_field_ids(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_find_spellings),
-        cmocka_unit_test(test_table),
-        cmocka_unit_test(test_keys),
-        cmocka_unit_test(test_key_split),
+        cmocka_unit_test(test_find_spellings), cmocka_unit_test(test_table),
+        cmocka_unit_test(test_keys),           cmocka_unit_test(test_key_split),
         cmocka_unit_test(test_field_ids),
     };
 
