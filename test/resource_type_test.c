@@ -206,8 +206,10 @@ static void test_field_ids(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_find_spellings), cmocka_unit_test(test_table),
-        cmocka_unit_test(test_keys),           cmocka_unit_test(test_key_split),
+        cmocka_unit_test(test_find_spellings),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_key_split),
         cmocka_unit_test(test_field_ids),
     };
 
