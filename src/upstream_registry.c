@@ -30,12 +30,13 @@ static void registry_schemes(struct sbuf *b)
 
         if (i > 0)
             sbuf_add(b, ", ");
-        for (size_t j = 0; s[j] != NULL; j++)
-            sbuf_addf(b, "%s%s://",
-                      j == 0     ? ""
-                      : s[j + 1] ? ", "
-                                 : " or ",
-                      s[j]);
+        for (size_t j = 0; s[j] != NULL; j++) {
+            const char *before = "";
+
+            if (j > 0)
+                before = s[j + 1] != NULL ? ", " : " or ";
+            sbuf_addf(b, "%s%s://", before, s[j]);
+        }
         sbuf_addf(b, " (%s)", adapters[i]->store);
     }
 }
@@ -64,8 +65,7 @@ const struct upstream_ops *upstream_registry_find(const char *url, char *why,
     registry_schemes(&known);
     if (sep == NULL)
         snprintf(why, why_len,
-                 "expected a URL SCHEME://HOST:PORT with "
-                 "SCHEME one of %s",
+                 "expected a URL SCHEME://HOST:PORT with SCHEME one of %s",
                  known.data);
     else
         snprintf(why, why_len, "unknown scheme \"%.*s\": expected %s",
