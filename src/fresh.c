@@ -19,8 +19,8 @@
  * which is sent as soon as the current one returns and serves all of them:
  * a burst of consistent LISTs costs etcd two probes, not one each.  The
  * cache snapshot for the proof is taken when a probe is sent, at the
- * cache's revision s, so the probe's "modified after s" verdict refers to
- * exactly the state that would be served.
+ * cache's revision s, so the probe's verdict ("unchanged since s")
+ * refers to exactly the state that would be served.
  *
  * A read that seeks a revision past the lost ones (resume while the
  * cache's revision is lost, fresh.h) joins a probe even when the cache
