@@ -32,6 +32,7 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 #include <netinet/in.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 
 #include "src/log.h"
@@ -44,7 +45,7 @@
 
 struct pair {
     struct bufferevent *client, *server;
-    struct pair *prev, *next;
+    LIST_ENTRY(pair) link;
 };
 
 struct relay {
@@ -52,18 +53,13 @@ struct relay {
     struct evconnlistener *listener;
     struct sockaddr_in target;
     int port;
-    struct pair *pairs;
+    LIST_HEAD(, pair) pairs;
     int accepted;
 };
 
 static void pair_free(struct relay *rl, struct pair *p)
 {
-    if (p->prev)
-        p->prev->next = p->next;
-    else
-        rl->pairs = p->next;
-    if (p->next)
-        p->next->prev = p->prev;
+    LIST_REMOVE(p, link);
     bufferevent_free(p->client);
     bufferevent_free(p->server);
     free(p);
@@ -98,10 +94,7 @@ static void relay_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     bufferevent_setcb(p->server, relay_read_cb, NULL, relay_event_cb, p);
     bufferevent_enable(p->client, EV_READ | EV_WRITE);
     bufferevent_enable(p->server, EV_READ | EV_WRITE);
-    p->next = rl->pairs;
-    if (rl->pairs)
-        rl->pairs->prev = p;
-    rl->pairs = p;
+    LIST_INSERT_HEAD(&rl->pairs, p, link);
     if (bufferevent_socket_connect(p->server, (struct sockaddr *)&rl->target,
                                    sizeof(rl->target)) != 0)
         pair_free(rl, p);
@@ -131,6 +124,7 @@ static void relay_start(struct relay *rl, struct event_base *base)
     const char *host, *port, *url;
 
     memset(rl, 0, sizeof(*rl));
+    LIST_INIT(&rl->pairs);
     etest_endpoint(&host, &port, &url);
     rl->base = base;
     rl->target.sin_family = AF_INET;
@@ -143,8 +137,8 @@ static void relay_start(struct relay *rl, struct event_base *base)
 /* Cuts every relayed connection and refuses new ones until relay_up. */
 static void relay_down(struct relay *rl)
 {
-    while (rl->pairs)
-        pair_free(rl, rl->pairs);
+    while (!LIST_EMPTY(&rl->pairs))
+        pair_free(rl, LIST_FIRST(&rl->pairs));
     if (rl->listener) {
         evconnlistener_free(rl->listener);
         rl->listener = NULL;
