@@ -102,9 +102,16 @@ struct upstream_target {
 
 /* ==== the adapter ==== */
 
-/* What every adapter is configured with (its own tuning stays inside). */
+/* What every adapter is configured with; 0 (or below): the adapter's
+ * default. */
 struct upstream_config {
-    size_t page_size; /* keys per list page; 0: the adapter's default */
+    size_t page_size;       /* keys per list page (etcd: 500) */
+    double backoff_min;     /* seconds, first reconnect/retry delay (0.1) */
+    double backoff_max;     /* seconds, cap of the growing delay (5) */
+    double dial_timeout;    /* seconds to establish a connection (5) */
+    double request_timeout; /* seconds per request: a page (60) */
+    double keepalive;       /* seconds of silence before a ping, and to wait
+                               for its answer (10); < 0: none */
 };
 
 /* For /readyz, /metrics and SIGUSR1.  Strings are valid until the next

@@ -125,7 +125,7 @@ struct upstream_etcd {
     struct event_base *base;
     struct upstream_etcd_read *reads; /* the direct reads */
     char *url, *host, *port;
-    struct upstream_etcd_config cfg;
+    struct upstream_config cfg; /* defaults filled in */
     struct upstream_res *res;
     size_t n;
     struct h2c *conn;
@@ -619,7 +619,7 @@ static void upstream_connect(struct upstream_etcd *u)
 
 /* ==== construction ==== */
 
-static void upstream_config_defaults(struct upstream_etcd_config *cfg)
+static void upstream_config_defaults(struct upstream_config *cfg)
 {
     if (cfg->page_size == 0)
         cfg->page_size = UPSTREAM_DEFAULT_PAGE;
@@ -649,7 +649,9 @@ static void upstream_res_init(struct upstream_etcd *u, struct upstream_res *res,
     res->retry = evtimer_new(u->base, res_retry_cb, res);
 }
 
-int upstream_etcd_check(const char *url, char *why, size_t why_len)
+/* The URLs this adapter takes: http://HOST:PORT as address_parse_url
+ * reads it.  https:// (TLS to etcd) is refused for now. */
+static int etcd_check(const char *url, char *why, size_t why_len)
 {
     char *host, *port;
 
@@ -665,16 +667,14 @@ int upstream_etcd_check(const char *url, char *why, size_t why_len)
     return RW_OK;
 }
 
-struct upstream_etcd *upstream_etcd_new(struct event_base *base,
-                                        const char *url,
-                                        const struct upstream_target *targets,
-                                        size_t n,
-                                        const struct upstream_etcd_config *cfg)
+static struct upstream *etcd_create(struct event_base *base, const char *url,
+                                    const struct upstream_target *targets,
+                                    size_t n, const struct upstream_config *cfg)
 {
     struct upstream_etcd *u;
     char *host, *port, *name, why[160];
 
-    if (upstream_etcd_check(url, why, sizeof(why)) != RW_OK ||
+    if (etcd_check(url, why, sizeof(why)) != RW_OK ||
         address_parse_url(url, &host, &port, why, sizeof(why)) != RW_OK) {
         log_warnx("etcd upstream: \"%s\": %s", url, why);
         return NULL;
@@ -701,11 +701,13 @@ struct upstream_etcd *upstream_etcd_new(struct event_base *base,
     for (size_t i = 0; i < n; i++)
         targets[i].feed->set_reader(targets[i].ctx,
                                     upstream_etcd_read_reader(u->reads));
-    return u;
+    return (struct upstream *)u;
 }
 
-int upstream_etcd_start(struct upstream_etcd *u)
+static int etcd_start(struct upstream *up)
 {
+    struct upstream_etcd *u = (struct upstream_etcd *)up;
+
     if (u->started)
         return RW_OK;
     u->started = true;
@@ -713,8 +715,10 @@ int upstream_etcd_start(struct upstream_etcd *u)
     return RW_OK;
 }
 
-void upstream_etcd_free(struct upstream_etcd *u)
+static void etcd_free(struct upstream *up)
 {
+    struct upstream_etcd *u = (struct upstream_etcd *)up;
+
     if (u == NULL)
         return;
     for (size_t i = 0; i < u->n; i++) {
@@ -741,9 +745,10 @@ void upstream_etcd_free(struct upstream_etcd *u)
     free(u);
 }
 
-void upstream_etcd_status(const struct upstream_etcd *u,
-                          struct upstream_status *st)
+static void etcd_status(const struct upstream *up, struct upstream_status *st)
 {
+    const struct upstream_etcd *u = (const struct upstream_etcd *)up;
+
     memset(st, 0, sizeof(*st));
     st->store = upstream_etcd_ops.store;
     st->connected = upstream_usable(u);
@@ -758,40 +763,14 @@ void upstream_etcd_status(const struct upstream_etcd *u,
             st->watching++;
 }
 
-/* ==== as an adapter of src/upstream.h ==== */
-
-static struct upstream *ops_create(struct event_base *base, const char *url,
-                                   const struct upstream_target *targets,
-                                   size_t n, const struct upstream_config *cfg)
-{
-    struct upstream_etcd_config ec = {.page_size = cfg ? cfg->page_size : 0};
-
-    return (struct upstream *)upstream_etcd_new(base, url, targets, n, &ec);
-}
-
-static int ops_start(struct upstream *u)
-{
-    return upstream_etcd_start((struct upstream_etcd *)u);
-}
-
-static void ops_free(struct upstream *u)
-{
-    upstream_etcd_free((struct upstream_etcd *)u);
-}
-
-static void ops_status(const struct upstream *u, struct upstream_status *st)
-{
-    upstream_etcd_status((const struct upstream_etcd *)u, st);
-}
-
 static const char *const etcd_schemes[] = {"http", "https", NULL};
 
 const struct upstream_ops upstream_etcd_ops = {
     .store = "etcd",
     .schemes = etcd_schemes,
-    .check = upstream_etcd_check,
-    .create = ops_create,
-    .start = ops_start,
-    .free = ops_free,
-    .status = ops_status,
+    .check = etcd_check,
+    .create = etcd_create,
+    .start = etcd_start,
+    .free = etcd_free,
+    .status = etcd_status,
 };

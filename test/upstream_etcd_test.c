@@ -162,7 +162,7 @@ struct fixture {
     struct event_base *base;
     struct etcd_sync writer;
     struct upstream_contract res;
-    struct upstream_etcd *u;
+    struct upstream *u;
     struct relay relay;
     bool relayed;
 };
@@ -174,7 +174,7 @@ static void fixture_start(struct fixture *f, const char *prefix,
 {
     const char *host, *port, *url;
     char relay_url[64];
-    struct upstream_etcd_config cfg = {
+    struct upstream_config cfg = {
         .page_size = page_size,
         .backoff_min = 0.05,
         .backoff_max = 0.2,
@@ -197,13 +197,13 @@ static void fixture_start(struct fixture *f, const char *prefix,
                  f->relay.port);
         url = relay_url;
     }
-    f->u = upstream_etcd_new(f->base, url, &t, 1, &cfg);
+    f->u = upstream_etcd_ops.create(f->base, url, &t, 1, &cfg);
     assert_non_null(f->u);
 }
 
 static void fixture_stop(struct fixture *f)
 {
-    upstream_etcd_free(f->u);
+    upstream_etcd_ops.free(f->u);
     upstream_contract_freed(&f->res);
     if (f->relayed)
         relay_stop(&f->relay);
@@ -309,7 +309,7 @@ static void test_paged_list_one_revision(void **state)
         assert_true(base_rev > 0);
     }
     r->item_hook = paging_hook;
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     want_rv = 0;
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     r->item_hook = NULL;
@@ -357,7 +357,7 @@ static void test_watch_events(void **state)
     int64_t last = 0;
 
     fixture_start(&f, "/t2/", 0, false);
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     assert_int_equal(r->n_last_list, 0);
     for (int i = 0; i < 30; i++) {
@@ -378,7 +378,7 @@ static void test_watch_events(void **state)
     assert_int_equal(r->log[33].kind, REC_DELETE);
     check_model(&f);
 
-    upstream_etcd_status(f.u, &st);
+    upstream_etcd_ops.status(f.u, &st);
     assert_true(st.connected);
     assert_true(strncmp(st.version, "3.", 2) == 0);
     assert_int_equal(st.connects, 1);
@@ -399,7 +399,7 @@ static void test_progress_notify(void **state)
     struct upstream_contract *r = &f.res;
 
     fixture_start(&f, "/t3/", 0, false);
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     /* The store moves on elsewhere; the watch learns it has nothing up to
      * that revision from a progress notification (interval 1 s). */
@@ -427,7 +427,7 @@ static void test_reconnect_resume(void **state)
 
     fixture_start(&f, "/t4/", 0, true);
     etcd_sync_put(&f.writer, "/t4/a", "1");
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     want_rv = etcd_sync_put(&f.writer, "/t4/b", "1");
     assert_true(wait_for(&f, reached_rv, ETEST_TIMEOUT));
@@ -451,7 +451,7 @@ static void test_reconnect_resume(void **state)
     assert_string_equal(r->log[before].value, "2");
     assert_int_equal(r->log[before + 2].kind, REC_DELETE);
     check_model(&f);
-    upstream_etcd_status(f.u, &st);
+    upstream_etcd_ops.status(f.u, &st);
     assert_true(st.connected);
     assert_int_equal(st.connects, 2);
     assert_int_equal(st.reconnects, 1);
@@ -470,7 +470,7 @@ static void test_large_catch_up(void **state)
     int flushes;
 
     fixture_start(&f, "/t7/", 0, true);
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     relay_down(&f.relay);
     assert_true(wait_for(&f, is_down, ETEST_TIMEOUT));
@@ -507,7 +507,7 @@ static void test_relist_after_compaction(void **state)
     etcd_sync_put(&f.writer, "/t5/a", "1");
     etcd_sync_put(&f.writer, "/t5/b", "1");
     etcd_sync_put(&f.writer, "/t5/c", "1");
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     assert_int_equal(r->list_ends, 1);
 
@@ -568,7 +568,7 @@ static void test_compacted_while_paging(void **state)
     }
     compact_hook_done = false;
     r->item_hook = compact_hook;
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, listed, ETEST_TIMEOUT));
     r->item_hook = NULL;
     /* Page 2 at the compacted revision failed (OUT_OF_RANGE): the list
@@ -675,7 +675,7 @@ static void test_reads(void **state)
     fixture_start(&f, "/t9/", 0, false);
     r1 = etcd_sync_put(&f.writer, "/t9/a", "1");
     r2 = etcd_sync_put(&f.writer, "/t9/b", "2");
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_non_null(f.res.reader);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
 
@@ -731,10 +731,10 @@ static void test_bad_url(void **state)
 
     upstream_contract_init(&r, "/x/");
     t = upstream_contract_target(&r);
-    assert_null(upstream_etcd_new(base, "https://127.0.0.1:2379", &t, 1, NULL));
-    assert_null(upstream_etcd_new(base, "127.0.0.1:2379", &t, 1, NULL));
-    assert_null(upstream_etcd_new(base, "http://127.0.0.1", &t, 1, NULL));
-    upstream_etcd_free(NULL);
+    assert_null(upstream_etcd_ops.create(base, "https://127.0.0.1:2379", &t, 1, NULL));
+    assert_null(upstream_etcd_ops.create(base, "127.0.0.1:2379", &t, 1, NULL));
+    assert_null(upstream_etcd_ops.create(base, "http://127.0.0.1", &t, 1, NULL));
+    upstream_etcd_ops.free(NULL);
     assert_int_equal(r.violations, 0);
     event_base_free(base);
 }
