@@ -8,8 +8,8 @@
  *    served resource) in step with the store, reconnecting by itself, and
  *    reports a store-neutral status;
  *  - the feed (struct upstream_feed): how the adapter hands a target's
- *    store state over, as callbacks with the target's ctx (src/resource.c
- *    provides one: resource_feed);
+ *    store state over, as callbacks with the target's ctx (a resource's:
+ *    src/resource_feed.h);
  *  - the direct reads (struct upstream_reader): what a resource may ask of
  *    the store itself when the cache alone cannot answer with proof
  *    (src/fresh.h): a linearizable probe, and pages at a revision.
@@ -52,9 +52,8 @@ struct upstream_reader;
  *  2. After list_end(rev), put and delete come in revision order: each
  *     mod_rev above rev and above the last one delivered, except that the
  *     keys of one write transaction share its revision (equal, never
- *     lower).  Deletes name keys the target holds.  Nothing but
- *     list_begin, state and reconnect is called while no list was ever
- *     complete (rv() == 0) or during a list.
+ *     lower).  Deletes name keys the target holds.  No put, delete or
+ *     progress before the first list_end (rv() == 0) nor during a list.
  *  3. progress(rev): no change under the prefix up to rev; rev at or
  *     above every revision delivered (never lower than the last progress).
  *  4. flush after each batch of put/delete/progress (one store message:
@@ -129,7 +128,9 @@ struct upstream_status {
     const char *last_error;    /* why the connection last ended; "" none */
 };
 
-struct upstream; /* an adapter instance, defined by each adapter */
+/* An adapter instance: opaque here; each adapter's ops cast it to its own
+ * struct. */
+struct upstream;
 
 struct upstream_ops {
     const char *store;          /* "etcd": the store label on /metrics */
