@@ -1,7 +1,7 @@
 /*
  * config.c: the option-table engine and ringwatch's table (see config.h).
  */
-#include "config.h"
+#include "src/config.h"
 
 #include <errno.h>
 #include <math.h>
