@@ -28,7 +28,8 @@ const struct option_spec ringwatch_options[] = {
      "http://HOST:PORT for etcd (gRPC over cleartext HTTP/2)"},
     /* The alias: the same field, so that the last one given wins. */
     {"etcd", OPT_STRING, OFF(upstream), 0, 0, CONFIG_UPSTREAM_DEFAULT, "URL",
-     "an alias of --upstream, kept for compatibility"},
+     "an alias of --upstream, kept for compatibility (the last of the two "
+     "given wins)"},
     {"resources", OPT_STRING, OFF(resources), 0, 0,
      "pods,configmaps,nodes,namespaces,apps/v1/deployments", "LIST",
      "comma-separated resource types to cache and serve"},
