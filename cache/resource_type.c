@@ -138,6 +138,39 @@ char *resource_type_ns_prefix(const struct resource_type *rt, const char *ns)
               : xstrdup(rt->etcd_prefix);
 }
 
+char *resource_type_key(const struct resource_type *rt, const char *ns,
+                        const char *name)
+{
+    return ns ? xasprintf("%s%s/%s", rt->etcd_prefix, ns, name)
+              : xasprintf("%s%s", rt->etcd_prefix, name);
+}
+
+bool resource_type_key_split(const struct resource_type *rt, const char *key,
+                             size_t key_len, struct resource_key *out)
+{
+    size_t plen = strlen(rt->etcd_prefix), rest_len;
+    const char *rest, *slash;
+
+    if (key_len <= plen || memcmp(key, rt->etcd_prefix, plen) != 0)
+        return false;
+    rest = key + plen;
+    rest_len = key_len - plen;
+    if (memchr(rest, '\0', rest_len) != NULL)
+        return false;
+    slash = memchr(rest, '/', rest_len);
+    *out = (struct resource_key){.ns = "", .name = rest, .name_len = rest_len};
+    if (!rt->namespaced)
+        return slash == NULL;
+    if (slash == NULL || slash == rest || slash == rest + rest_len - 1 ||
+        memchr(slash + 1, '/', rest_len - (slash + 1 - rest)) != NULL)
+        return false;
+    out->ns = rest;
+    out->ns_len = (size_t)(slash - rest);
+    out->name = slash + 1;
+    out->name_len = rest_len - out->ns_len - 1;
+    return true;
+}
+
 size_t resource_type_nfields(const struct resource_type *rt)
 {
     size_t n = 0;

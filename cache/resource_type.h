@@ -66,9 +66,32 @@ const struct resource_type *resource_type_all(size_t *n);
  */
 int resource_type_field_id(const struct resource_type *rt, const char *path);
 
-/* The store key prefix of namespace ns of rt, e.g. "/registry/pods/ns/",
- * or rt->etcd_prefix when ns is NULL: a new string (free()). */
+/*
+ * The object key layout, in this one place: the kube-apiserver's
+ * /registry/<resource>/[<namespace>/]<name> (etcd_prefix, then "NS/NAME"
+ * or "NAME").  The cache's keys and their order (a LIST's order, as
+ * etcd's) are these; an upstream adapter maps them to its store's keys.
+ */
+/* The key prefix of namespace ns of rt, e.g. "/registry/pods/ns/", or
+ * rt->etcd_prefix when ns is NULL: a new string (free()). */
 char *resource_type_ns_prefix(const struct resource_type *rt, const char *ns);
+/* The key of object name in namespace ns (NULL: cluster-scoped), e.g.
+ * "/registry/pods/ns/name": a new string (free()). */
+char *resource_type_key(const struct resource_type *rt, const char *ns,
+                        const char *name);
+
+/* Where namespace and name sit in a key (pointing into it). */
+struct resource_key {
+    const char *ns; /* "" for a cluster-scoped type */
+    size_t ns_len;
+    const char *name;
+    size_t name_len;
+};
+/* Splits key (key_len bytes) of rt into *out: true when it is
+ * rt->etcd_prefix then NS/NAME (namespaced) or NAME (cluster-scoped), no
+ * part empty, no NUL byte; false otherwise (*out then undefined). */
+bool resource_type_key_split(const struct resource_type *rt, const char *key,
+                             size_t key_len, struct resource_key *out);
 
 /* Number of extra fields (entries of fields[]). */
 size_t resource_type_nfields(const struct resource_type *rt);

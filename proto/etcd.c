@@ -705,6 +705,16 @@ char *etcd_prefix_end(const char *prefix, size_t len, size_t *end_len)
     return end;
 }
 
+char *etcd_key_next(const char *key, size_t len, size_t *next_len)
+{
+    char *next = xcalloc(1, len + 2);
+
+    if (len)
+        memcpy(next, key, len);
+    *next_len = len + 1;
+    return next;
+}
+
 bool etcd_version_at_least(const char *version, int major, int minor, int patch)
 {
     int v[3] = {0, 0, 0};

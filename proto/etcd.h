@@ -322,6 +322,12 @@ void etcd_watch_response_fini(struct etcd_watch_response *r);
  * length in *end_len. */
 char *etcd_prefix_end(const char *prefix, size_t len, size_t *end_len);
 
+/* Where the Range page after the one that ended with key starts: the
+ * smallest key above it, key + "\0" (etcd's clientv3 pagination).
+ * Returns a new buffer of *next_len = len + 1 bytes, NUL-terminated after
+ * them (caller frees). */
+char *etcd_key_next(const char *key, size_t len, size_t *next_len);
+
 /* Whether the dotted version string (e.g. "3.4.23") is >= major.minor.patch.
  * Unparsable strings are treated as older. */
 bool etcd_version_at_least(const char *version, int major, int minor,

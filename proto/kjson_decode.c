@@ -57,42 +57,6 @@ struct decoded {
     char numbers[RESOURCE_TYPE_MAX_FIELDS][NUMBER_LEN];
 };
 
-/* Where namespace and name sit in a key, after rt->etcd_prefix. */
-struct key_parts {
-    const char *ns;
-    size_t ns_len;
-    const char *name;
-    size_t name_len;
-};
-
-/* As the apiserver's default layout: <prefix><ns>/<name> for namespaced
- * types, <prefix><name> otherwise; no part empty, no NUL byte. */
-static bool split_key(const struct resource_type *rt, const char *key,
-                      size_t key_len, struct key_parts *kp)
-{
-    size_t plen = strlen(rt->etcd_prefix), rest_len;
-    const char *rest, *slash;
-
-    if (key_len <= plen || memcmp(key, rt->etcd_prefix, plen) != 0)
-        return false;
-    rest = key + plen;
-    rest_len = key_len - plen;
-    if (memchr(rest, '\0', rest_len) != NULL)
-        return false;
-    slash = memchr(rest, '/', rest_len);
-    *kp = (struct key_parts){.ns = "", .name = rest, .name_len = rest_len};
-    if (!rt->namespaced)
-        return slash == NULL;
-    if (slash == NULL || slash == rest || slash == rest + rest_len - 1 ||
-        memchr(slash + 1, '/', rest_len - (slash + 1 - rest)) != NULL)
-        return false;
-    kp->ns = rest;
-    kp->ns_len = (size_t)(slash - rest);
-    kp->name = slash + 1;
-    kp->name_len = rest_len - kp->ns_len - 1;
-    return true;
-}
-
 /* What an edit writes: a string, the quoted revision, or a whole metadata
  * object {"name":..[,"namespace":..],"resourceVersion":..}. */
 enum splice_value { SPLICE_STRING, SPLICE_RV, SPLICE_METADATA };
@@ -646,9 +610,9 @@ static int check_value(const void *value, size_t len,
 static int check_key(const struct resource_type *rt, const char *key,
                      size_t key_len, struct decoded *d, const char **why)
 {
-    struct key_parts kp;
+    struct resource_key kp;
 
-    if (!split_key(rt, key, key_len, &kp)) {
+    if (!resource_type_key_split(rt, key, key_len, &kp)) {
         *why = "key does not match the resource's layout";
         return RW_EINVAL;
     }

@@ -1,7 +1,7 @@
 /*
  * config.c: the option-table engine and ringwatch's table (see config.h).
  */
-#include "config.h"
+#include "src/config.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,14 +15,21 @@
 #include "cache/sbuf.h"
 #include "src/address.h"
 #include "src/log.h"
+#include "src/upstream_registry.h"
 
 #define OFF(field) offsetof(struct config, field)
 
 const struct option_spec ringwatch_options[] = {
     {"listen", OPT_STRING, OFF(listen), 0, 0, "127.0.0.1:8080", "ADDRESS",
      "address and port to serve HTTP/1.1 and HTTP/2 (h2c) on"},
-    {"etcd", OPT_STRING, OFF(etcd), 0, 0, "http://127.0.0.1:2379", "URL",
-     "etcd client URL (gRPC over cleartext HTTP/2)"},
+    {"upstream", OPT_STRING, OFF(upstream), 0, 0, CONFIG_UPSTREAM_DEFAULT,
+     "URL",
+     "the store to cache, its adapter chosen by the URL's scheme: "
+     "http://HOST:PORT for etcd (gRPC over cleartext HTTP/2)"},
+    /* The alias: the same field, so that the last one given wins. */
+    {"etcd", OPT_STRING, OFF(upstream), 0, 0, CONFIG_UPSTREAM_DEFAULT, "URL",
+     "an alias of --upstream, kept for compatibility (the last of the two "
+     "given wins)"},
     {"resources", OPT_STRING, OFF(resources), 0, 0,
      "pods,configmaps,nodes,namespaces,apps/v1/deployments", "LIST",
      "comma-separated resource types to cache and serve"},
@@ -36,7 +43,7 @@ const struct option_spec ringwatch_options[] = {
      "1800", "SECONDS",
      "a watch without timeoutSeconds ends after a random time in [T, 2T)"},
     {"list-page-size", OPT_UINT, OFF(list_page_size), 1, 100000, "500", "KEYS",
-     "keys per etcd Range page when listing"},
+     "keys per upstream page when listing (etcd: per Range)"},
     {"index-fields", OPT_STRING, OFF(index_fields), 0, 0, "pods=spec.nodeName",
      "LIST",
      "RESOURCE=FIELD,...: per resource, the field selector field the "
@@ -49,7 +56,8 @@ const struct option_spec ringwatch_options[] = {
     {"max-connections", OPT_UINT, OFF(max_connections), 0,
      CONFIG_MAX_CONNECTIONS, "0", "N",
      "client connections served at once (0: as many as the descriptor "
-     "limit allows, less 64 kept for etcd, the listener and the log)"},
+     "limit allows, less 64 kept for the upstream, the listener and the "
+     "log)"},
     {"h2-max-streams", OPT_UINT, OFF(h2_max_streams), 1, 100000, "1000", "N",
      "concurrent HTTP/2 streams per connection"},
     {"sndbuf", OPT_BYTES, OFF(sndbuf), 0, 1e9, "0", "BYTES",
@@ -513,7 +521,7 @@ int config_check(const struct config *c, struct config_resources *out,
     struct sockaddr_storage ss;
     socklen_t sslen;
     size_t nall;
-    char *host, *port, what[160];
+    char what[160];
     int level, rc;
 
     resource_type_all(&nall);
@@ -525,14 +533,10 @@ int config_check(const struct config *c, struct config_resources *out,
     if (address_parse_listen(c->listen, &ss, &sslen, what, sizeof(what)) !=
         RW_OK)
         rc = config_fail(why, why_len, "listen", c->listen, "%s", what);
-    else if (address_parse_url(c->etcd, &host, &port, what, sizeof(what)) !=
-             RW_OK)
-        rc = config_fail(why, why_len, "etcd", c->etcd, "%s", what);
-    else {
-        free(host);
-        free(port);
+    else if (upstream_registry_find(c->upstream, what, sizeof(what)) == NULL)
+        rc = config_fail(why, why_len, "upstream", c->upstream, "%s", what);
+    else
         rc = config_log_level(c->log_level, &level, why, why_len);
-    }
     if (rc == RW_OK && c->log_file != NULL && c->log_file[0] == '\0')
         rc = config_fail(why, why_len, "log-file", c->log_file,
                          "expected a file name");

@@ -119,13 +119,14 @@ int config_log_level(const char *text, int *level, char *why, size_t why_len);
 
 struct config {
     const char *listen;         /* address:port to serve */
-    const char *etcd;           /* etcd client URL */
+    const char *upstream;       /* --upstream (alias --etcd): the store's
+                                   URL, src/upstream_registry.h */
     const char *resources;      /* comma-separated resource types */
     uint64_t ring_capacity;     /* events per resource ring */
     uint64_t ring_bytes;        /* bytes per resource ring */
     double bookmark_interval;   /* seconds */
     double min_request_timeout; /* seconds; watches end in [T, 2T) */
-    uint64_t list_page_size;    /* keys per upstream Range page */
+    uint64_t list_page_size;    /* keys per upstream list page */
     uint64_t watch_high_water;  /* bytes queued per watch stream */
     const char *index_fields;   /* RESOURCE=FIELD,... */
     uint64_t max_connections;   /* 0: sized from RLIMIT_NOFILE (main.c) */
@@ -140,6 +141,9 @@ struct config {
 
 extern const struct option_spec ringwatch_options[];
 extern const size_t ringwatch_noptions;
+
+/* --upstream's default (and its alias --etcd's). */
+#define CONFIG_UPSTREAM_DEFAULT "http://127.0.0.1:2379"
 
 /* --max-connections at most. */
 #define CONFIG_MAX_CONNECTIONS 10000000
@@ -157,7 +161,8 @@ struct config_resources {
 /*
  * Checks what config_parse cannot about ringwatch's options, so that every
  * configuration error is found before anything starts: --listen and
- * --etcd (address.h), --resources (each a type resource_type_find knows,
+ * --upstream (src/upstream_registry.h: a scheme known, a URL its
+ * adapter takes), --resources (each a type resource_type_find knows,
  * once), --index-fields (RESOURCE=FIELD, FIELD a field selector of that
  * type, each type once; entries for types not served are checked too),
  * --log-level and --log-file (not empty).  Fills *out (free with

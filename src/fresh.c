@@ -19,8 +19,8 @@
  * which is sent as soon as the current one returns and serves all of them:
  * a burst of consistent LISTs costs etcd two probes, not one each.  The
  * cache snapshot for the proof is taken when a probe is sent, at the
- * cache's revision s, so the probe's "modified after s" verdict refers to
- * exactly the state that would be served.
+ * cache's revision s, so the probe's verdict ("unchanged since s")
+ * refers to exactly the state that would be served.
  *
  * A read that seeks a revision past the lost ones (resume while the
  * cache's revision is lost, fresh.h) joins a probe even when the cache
@@ -74,8 +74,9 @@ struct fresh {
     struct event *deadline;     /* FRESH_WAIT, FRESH_READ_LIMIT; FAIL */
     struct upstream_read *read; /* READ: the page in flight */
     struct store *building;     /* READ: the state read so far */
-    char *next_key;             /* READ: where the next page starts */
-    size_t next_len;
+    char *cursor;               /* READ: the next page's (the adapter's);
+                                   NULL: the first page */
+    size_t cursor_len;
 };
 
 /* One probe of a prefix, in flight, and the reads it will answer. */
@@ -97,7 +98,7 @@ static struct probe *probes;
 
 static void fresh_probe_result(struct fresh *f, int err, const char *why,
                                const struct upstream_probe *p,
-                               struct store_snap *snap, size_t snap_count);
+                               struct store_snap *snap);
 
 /* ---- answers ---- */
 
@@ -114,7 +115,7 @@ static void fresh_free(struct fresh *f)
     if (f->deadline != NULL)
         event_free(f->deadline);
     store_free(f->building);
-    free(f->next_key);
+    free(f->cursor);
     free(f->prefix);
     free(f);
 }
@@ -186,8 +187,8 @@ static bool fresh_count_cb(struct object *obj, void *arg)
 }
 
 static void fresh_page_cb(int err, const char *why, int64_t rev,
-                          const struct upstream_kv *kvs, size_t n, bool more,
-                          void *arg)
+                          const struct upstream_kv *kvs, size_t n,
+                          const char *next, size_t next_len, void *arg)
 {
     struct fresh *f = arg;
     const struct resource_type *rt = resource_type(f->r);
@@ -209,14 +210,13 @@ static void fresh_page_cb(int err, const char *why, int64_t rev,
                                 &bad) == RW_OK)
             object_unref(store_put(f->building, obj));
     }
-    if (!more) {
+    if (next == NULL) {
         fresh_answer(f, RW_OK, store_snapshot(f->building), rev, true, NULL);
         return;
     }
-    free(f->next_key); /* the last key + "\0" */
-    f->next_len = kvs[n - 1].key_len + 1;
-    f->next_key = xcalloc(1, f->next_len + 1);
-    memcpy(f->next_key, kvs[n - 1].key, kvs[n - 1].key_len);
+    free(f->cursor);
+    f->cursor = xmemdup(next, next_len);
+    f->cursor_len = next_len;
     fresh_read_page(f);
 }
 
@@ -226,8 +226,8 @@ static void fresh_read_page(struct fresh *f)
 
     if (rd != NULL)
         f->read =
-            rd->page(rd->ctx, f->next_key, f->next_len, f->prefix,
-                     f->prefix_len, f->target, FRESH_PAGE, fresh_page_cb, f);
+            rd->page(rd->ctx, f->prefix, f->prefix_len, f->cursor,
+                     f->cursor_len, f->target, FRESH_PAGE, fresh_page_cb, f);
     if (f->read == NULL)
         fresh_fail_later(f, RW_EUNAVAIL, "no connection to the store");
 }
@@ -239,8 +239,6 @@ static void fresh_read_store(struct fresh *f)
     resource_unwait(f->r, &f->waiter);
     fresh_arm(f, FRESH_READ_LIMIT);
     f->building = store_new();
-    f->next_key = xmemdup(f->prefix, f->prefix_len + 1);
-    f->next_len = f->prefix_len;
     fresh_read_page(f);
 }
 
@@ -366,7 +364,6 @@ static void probe_cb(int err, const char *why, const struct upstream_probe *p,
 {
     struct probe *pr = arg;
     struct store_snap *snap = store_snap_ref(pr->snap);
-    size_t count = pr->snap_count;
     struct fresh *f;
 
     pr->read = NULL;
@@ -376,7 +373,7 @@ static void probe_cb(int err, const char *why, const struct upstream_probe *p,
     while ((f = pr->members) != NULL) {
         pr->members = f->probe_next;
         f->probe = NULL;
-        fresh_probe_result(f, err, why, p, snap, count);
+        fresh_probe_result(f, err, why, p, snap);
     }
     pr->answering = false;
     store_snap_unref(snap);
@@ -404,7 +401,7 @@ static void probe_send(struct probe *pr)
                     &pr->snap_count);
     if (rd != NULL)
         pr->read = rd->probe(rd->ctx, pr->prefix, pr->prefix_len,
-                             watchcache_rv(wc), probe_cb, pr);
+                             watchcache_rv(wc), pr->snap_count, probe_cb, pr);
     if (pr->read != NULL) {
         resource_metrics(pr->r)->probes++;
         return;
@@ -419,7 +416,7 @@ static void probe_send(struct probe *pr)
             pr->later = f->probe_next;
         f->probe = NULL;
         fresh_probe_result(f, RW_EUNAVAIL, "no connection to the store", NULL,
-                           NULL, 0);
+                           NULL);
     }
     probe_free(pr);
 }
@@ -451,11 +448,11 @@ static void fresh_join_probe(struct fresh *f)
     probe_send(pr);
 }
 
-/* What the probe p (state snap of snap_count keys at its send time) means
+/* What the probe p (of the state snap at its send time) means
  * for f.  f may be answered (and freed) here, or wait. */
 static void fresh_probe_result(struct fresh *f, int err, const char *why,
                                const struct upstream_probe *p,
-                               struct store_snap *snap, size_t snap_count)
+                               struct store_snap *snap)
 {
     if (fresh_reset_seen(f))
         return;
@@ -480,7 +477,7 @@ static void fresh_probe_result(struct fresh *f, int err, const char *why,
         fresh_wait(f);
     } else if (resource_rv(f->r) >= f->target) {
         fresh_from_cache(f);
-    } else if (!p->modified && (size_t)p->count == snap_count) {
+    } else if (p->unchanged) {
         /* Nothing under the prefix changed in (snapshot, R]. */
         fresh_answer(f, RW_OK, store_snap_ref(snap),
                      f->mode == READ_EXACT ? f->target : p->rev, false, NULL);

@@ -15,12 +15,13 @@
  *
  * How freshness is proven without etcd's WatchProgressRequest (unsafe on
  * etcd < 3.4.25, etcd issue 15220): one linearizable probe (upstream.h)
- * returns the store's revision R, the number of keys under the prefix at
- * R, and whether any of them was modified after the cache's revision s.
- * If none was and the counts agree, nothing under the prefix changed in
- * (s, R], so the cache's snapshot at s IS the state at every revision up
- * to R (a key modified or created after s would be counted; a key deleted
- * after s would make the counts differ).  Otherwise changes are on their
+ * returns the store's revision R and whether the keys under the prefix at
+ * R are still those of the cache's snapshot at its revision s, of which
+ * the cache counts n (etcd: no key under it written after s, and n keys
+ * at R: a key modified or created after s would show its revision; a key
+ * deleted after s would make the counts differ).  If so, nothing under
+ * the prefix changed in (s, R], so the cache's snapshot at s IS the state
+ * at every revision up to R.  Otherwise changes are on their
  * way: wait for the cache to reach the revision (FRESH_WAIT seconds at
  * most), and failing that read the state from the store at that revision
  * (FRESH_READ_LIMIT seconds at most).  The store count includes the keys

@@ -1,14 +1,14 @@
 /*
  * health.c: liveness and readiness endpoints (see health.h).
  */
-#include "health.h"
+#include "src/health.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache/rw.h"
-#include "resource.h"
+#include "src/resource.h"
 
 static void health_reply(struct stream *s, bool ok, bool verbose,
                          const char *checks, const char *name)
@@ -41,9 +41,10 @@ bool health_handle(struct stream *s, const char *path, bool verbose,
     if (strcmp(path, "/readyz") != 0)
         return false;
 
-    checks = xasprintf("[+]ping ok\n%s\n",
-                       upstream_connected ? "[+]etcd ok"
-                                          : "[-]etcd failed: not connected");
+    checks =
+        xasprintf("[+]ping ok\n%s\n",
+                  upstream_connected ? "[+]upstream ok"
+                                     : "[-]upstream failed: not connected");
     ok = upstream_connected;
     for (size_t i = 0; i < n; i++) {
         bool ready = resource_ready(resources[i]);

@@ -2,8 +2,9 @@
  * health.h: /healthz, /livez and /readyz, in the apiserver's shape: "ok"
  * with 200, or the list of checks ("[+]name ok" / "[-]name failed: why")
  * and 500 when one fails; ?verbose lists the checks either way.
- * Readiness: the upstream connection is up and every resource's cache
- * holds a complete list.
+ * Readiness: the upstream connection is up (check "upstream", whatever
+ * the store: the apiserver names its storage check "etcd") and every
+ * resource's cache holds a complete list (checks "cache/<resource>").
  */
 #ifndef HEALTH_H
 #define HEALTH_H

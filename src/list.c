@@ -534,8 +534,7 @@ void list_object(struct stream *s, struct resource *r, const char *ns,
     lr->s = s;
     lr->r = r;
     lr->name = xstrdup(name);
-    lr->prefix = ns ? xasprintf("%s%s/%s", rt->etcd_prefix, ns, name)
-                    : xasprintf("%s%s", rt->etcd_prefix, name);
+    lr->prefix = resource_type_key(rt, ns, name);
     lr->prefix_len = strlen(lr->prefix);
     list_repr(lr, q, accept, ACCEPT_GET);
     if (!q->has_rv)

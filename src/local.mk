@@ -10,6 +10,10 @@ src_libsrc_a_SOURCES = \
 	src/h2_client.c src/h2_client.h \
 	src/grpc_client.c src/grpc_client.h \
 	src/upstream_etcd.c src/upstream_etcd.h \
+	src/upstream_etcd_read.c src/upstream_etcd_read.h \
+	src/upstream_etcd_batch.c src/upstream_etcd_batch.h \
+	src/backoff.c src/backoff.h \
+	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \
 	src/stream.c src/stream.h src/stream_impl.h \
 	src/listener.c src/listener.h \
@@ -22,6 +26,7 @@ src_libsrc_a_SOURCES = \
 	src/config.c src/config.h \
 	src/metrics.c src/metrics.h src/metrics_resource.h \
 	src/resource.c src/resource.h \
+	src/resource_feed.c src/resource_feed.h \
 	src/watch.c src/watch.h \
 	src/list.c src/list.h \
 	src/fresh.c src/fresh.h \

@@ -1,7 +1,8 @@
 /*
  * main.c: ringwatch, the daemon.  Parses and checks the options (any
  * configuration error exits 2 before anything starts), builds one resource
- * per configured type, the etcd upstream that feeds them, the router and
+ * per configured type, the upstream adapter that feeds them (chosen by
+ * --upstream's scheme, src/upstream_registry.h), the router and
  * the listener, and runs the event loop until SIGINT or SIGTERM.  SIGHUP,
  * SIGUSR1 and SIGUSR2 are the operator's (signals.h).
  *
@@ -30,18 +31,20 @@
 #include "cache/sbuf.h"
 #include "cache/store.h"
 #include "cache/watchcache.h"
-#include "config.h"
-#include "discovery.h"
-#include "fdlimit.h"
-#include "listener.h"
-#include "log.h"
-#include "resource.h"
-#include "router.h"
-#include "signals.h"
-#include "upstream_etcd.h"
-#include "watch.h"
+#include "src/config.h"
+#include "src/discovery.h"
+#include "src/fdlimit.h"
+#include "src/listener.h"
+#include "src/log.h"
+#include "src/resource.h"
+#include "src/resource_feed.h"
+#include "src/router.h"
+#include "src/signals.h"
+#include "src/upstream.h"
+#include "src/upstream_registry.h"
+#include "src/watch.h"
 
-/* Descriptors kept for everything but client connections: etcd (and a
+/* Descriptors kept for everything but client connections: the upstream (and a
  * reconnect's overlap), the listener, the log file, standard streams, the
  * event loop's own, files read at runtime. */
 #define DAEMON_FD_RESERVE 64
@@ -54,7 +57,8 @@ struct daemon {
     struct resource **resources;
     size_t n;
     uint64_t max_connections; /* --max-connections, sized */
-    struct upstream_etcd *upstream;
+    const struct upstream_ops *upstream_ops; /* chosen by --upstream */
+    struct upstream *upstream;
     struct discovery *discovery;
     struct router *router;
     struct listener *listener;
@@ -79,7 +83,8 @@ static void daemon_size_connections(struct daemon *d)
     d->max_connections = d->cfg.max_connections ? d->cfg.max_connections : fit;
     if (d->max_connections > fit) {
         log_warnx("--max-connections %" PRIu64 " does not fit the descriptor "
-                  "limit %" PRIu64 " (%d kept for etcd, the listener and "
+                  "limit %" PRIu64
+                  " (%d kept for the upstream, the listener and "
                   "the log): serving at most %" PRIu64 " connections",
                   d->max_connections, limit, DAEMON_FD_RESERVE, fit);
         d->max_connections = fit;
@@ -90,12 +95,13 @@ static void daemon_stats_cb(struct metrics_global *g, void *arg)
 {
     struct daemon *d = arg;
     struct listener_stats ls;
-    struct upstream_etcd_status us;
+    struct upstream_status us;
 
     listener_stats(d->listener, &ls);
-    upstream_etcd_status(d->upstream, &us);
+    d->upstream_ops->status(d->upstream, &us);
     g->connections[0] = ls.connections_h1;
     g->connections[1] = ls.connections_h2;
+    g->upstream_store = us.store;
     g->upstream_connected = us.connected;
     g->upstream_version = us.version;
     g->upstream_connects = us.connects;
@@ -183,14 +189,15 @@ static void daemon_state_cb(struct sbuf *line, void *arg)
 {
     struct daemon *d = arg;
     struct listener_stats ls;
-    struct upstream_etcd_status us;
+    struct upstream_status us;
 
     listener_stats(d->listener, &ls);
-    upstream_etcd_status(d->upstream, &us);
+    d->upstream_ops->status(d->upstream, &us);
     sbuf_addf(line,
-              "etcd %s %s; connections %" PRIu64 " (h1 %" PRIu64
+              "upstream %s %s %s; connections %" PRIu64 " (h1 %" PRIu64
               ", h2 %" PRIu64 ", limit %" PRIu64 "); requests %" PRIu64,
-              d->cfg.etcd, us.connected ? "connected" : "disconnected",
+              us.store, d->cfg.upstream,
+              us.connected ? "connected" : "disconnected",
               ls.connections_h1 + ls.connections_h2 + ls.connections_sniffing,
               ls.connections_h1, ls.connections_h2, d->max_connections,
               ls.streams_h1 + ls.streams_h2);
@@ -217,18 +224,27 @@ static void daemon_start(struct daemon *d)
         .high_water = d->cfg.watch_high_water,
         .min_request_timeout = d->cfg.min_request_timeout,
     };
-    struct upstream_etcd_config uc = {.page_size = d->cfg.list_page_size};
+    struct upstream_config uc = {.page_size = d->cfg.list_page_size};
+    struct upstream_target *targets;
     struct front_config fc;
+    char why[160];
 
     d->resources = xcalloc(d->n, sizeof(*d->resources));
+    targets = xcalloc(d->n ? d->n : 1, sizeof(*targets));
     for (size_t i = 0; i < d->n; i++) {
         d->resources[i] = resource_new(d->base, d->types[i], &rc);
         wl.indexed_field = d->indexed_field[i];
         watch_set_new(d->resources[i], &wl);
+        targets[i] = (struct upstream_target){d->types[i], &resource_feed,
+                                              d->resources[i]};
     }
+    /* config_check read the URL */
+    d->upstream_ops = upstream_registry_find(d->cfg.upstream, why, sizeof(why));
+    rw_assert(d->upstream_ops != NULL);
     d->upstream =
-        upstream_etcd_new(d->base, d->cfg.etcd, d->resources, d->n, &uc);
-    rw_assert(d->upstream != NULL); /* config_check read the URL */
+        d->upstream_ops->create(d->base, d->cfg.upstream, targets, d->n, &uc);
+    rw_assert(d->upstream != NULL);
+    free(targets);
     d->discovery = discovery_new(d->types, d->n, d->cfg.listen);
     d->router =
         router_new(d->resources, d->n, d->discovery, daemon_stats_cb, d);
@@ -246,15 +262,15 @@ static void daemon_start(struct daemon *d)
     log_info("serving %zu resource types on %s (port %d, at most %" PRIu64
              " connections), upstream %s",
              d->n, d->cfg.listen, listener_port(d->listener),
-             d->max_connections, d->cfg.etcd);
-    upstream_etcd_start(d->upstream);
+             d->max_connections, d->cfg.upstream);
+    d->upstream_ops->start(d->upstream);
 }
 
 static void daemon_stop(struct daemon *d)
 {
     signals_free(d->operator_signals);
     listener_free(d->listener);
-    upstream_etcd_free(d->upstream);
+    d->upstream_ops->free(d->upstream);
     router_free(d->router);
     discovery_free(d->discovery);
     for (size_t i = 0; i < d->n; i++) {

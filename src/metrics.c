@@ -340,6 +340,8 @@ static void render_process(struct sbuf *t)
 
 static void render_global(struct sbuf *t, const struct metrics_global *g)
 {
+    const char *store = g->upstream_store ? g->upstream_store : "";
+
     family(t, "ringwatch_connections", "gauge",
            "Current client connections by protocol.");
     sbuf_addf(t, "ringwatch_connections{protocol=\"h1\"} %" PRIu64 "\n",
@@ -352,23 +354,30 @@ static void render_global(struct sbuf *t, const struct metrics_global *g)
     sbuf_addf(t, "ringwatch_shutdown_connections_cut_total %" PRIu64 "\n",
               g->shutdown_connections_cut);
     family(t, "ringwatch_upstream_connected", "gauge",
-           "1 while the connection to the upstream store is up.");
-    sbuf_addf(t, "ringwatch_upstream_connected %d\n",
+           "1 while the connection to the upstream store is up; the label "
+           "names the store (its adapter).");
+    sbuf_addf(t, "ringwatch_upstream_connected{store=\"%s\"} %d\n", store,
               g->upstream_connected ? 1 : 0);
     family(t, "ringwatch_upstream_connects_total", "counter",
            "Connections established to the upstream store, the first "
            "included.");
-    sbuf_addf(t, "ringwatch_upstream_connects_total %" PRIu64 "\n",
-              g->upstream_connects);
+    sbuf_addf(t,
+              "ringwatch_upstream_connects_total{store=\"%s\"} %" PRIu64 "\n",
+              store, g->upstream_connects);
     family(t, "ringwatch_upstream_connect_failures_total", "counter",
            "Connection attempts to the upstream store that failed.");
-    sbuf_addf(t, "ringwatch_upstream_connect_failures_total %" PRIu64 "\n",
-              g->upstream_connect_failures);
+    sbuf_addf(t,
+              "ringwatch_upstream_connect_failures_total{store=\"%s\"} %" PRIu64
+              "\n",
+              store, g->upstream_connect_failures);
     family(t, "ringwatch_build_info", "gauge",
-           "Always 1; labels give the version and the upstream's version.");
-    sbuf_addf(
-        t, "ringwatch_build_info{version=\"%s\",upstream_version=\"%s\"} 1\n",
-        PACKAGE_VERSION, g->upstream_version ? g->upstream_version : "");
+           "Always 1; labels give the version, the upstream store and its "
+           "version.");
+    sbuf_addf(t,
+              "ringwatch_build_info{version=\"%s\",upstream_store=\"%s\","
+              "upstream_version=\"%s\"} 1\n",
+              PACKAGE_VERSION, store,
+              g->upstream_version ? g->upstream_version : "");
 }
 
 struct rbuf *metrics_render(struct resource *const *resources, size_t n,

@@ -21,8 +21,9 @@ struct resource;
 /* What /metrics shows beyond the resources. */
 struct metrics_global {
     uint64_t connections[2];     /* current client connections: h1, h2 */
+    const char *upstream_store;   /* the adapter: the store label, "etcd" */
     bool upstream_connected;
-    const char *upstream_version; /* etcd's version, "" when unknown */
+    const char *upstream_version; /* the store's version, "" when unknown */
     uint64_t upstream_connects; /* connections established, the first
                                    included */
     uint64_t upstream_connect_failures; /* attempts that failed */

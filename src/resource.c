@@ -228,11 +228,6 @@ bool resource_ready(const struct resource *r)
     return watchcache_initialized(r->wc) && r->listing == NULL;
 }
 
-const char *resource_prefix(const struct resource *r)
-{
-    return r->rt->etcd_prefix;
-}
-
 int64_t resource_rv(const struct resource *r)
 {
     return watchcache_initialized(r->wc) ? watchcache_rv(r->wc) : 0;

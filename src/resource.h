@@ -176,8 +176,6 @@ int64_t resource_lost_rv(const struct resource *r);
 
 /* ---- sink: called by the upstream adapter, in revision order ---- */
 
-/* The etcd key prefix to list and watch, e.g. "/registry/pods/". */
-const char *resource_prefix(const struct resource *r);
 /* The revision the cache reflects; an upstream watch resumes at rv + 1.
  * 0 before the first complete list. */
 int64_t resource_rv(const struct resource *r);

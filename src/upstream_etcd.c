@@ -2,11 +2,12 @@
  * upstream_etcd.c: the etcd upstream adapter (see upstream_etcd.h).
  *
  * Data structure: one struct upstream_etcd holds the single h2c connection
- * and one struct upstream_res per resource.  A resource is in one of:
+ * and one struct upstream_res per target (src/upstream.h).  A target is in
+ * one of:
  *
  *   IDLE      no connection (or not started)
  *   LISTING   Range pages in flight at revision list_rev (0 until the first
- *             page fixes it); resource_list_begin has been called
+ *             page fixes it); the feed's list_begin has been called
  *             (list_open) and list_end / list_abort will follow
  *   WATCHING  a Watch stream is open (established once `created` came)
  *   WAITING   a per-resource retry timer runs (failed page, watch canceled
@@ -16,7 +17,7 @@
  *  - All pages of one list read at one revision R, so the list is a true
  *    snapshot; the next page starts at the last key + "\0".  A page at a
  *    compacted R fails with OUT_OF_RANGE: the list is aborted and restarts.
- *  - The watch starts at R + 1 (or resource_rv + 1 when resuming), so no
+ *  - The watch starts at R + 1 (or the feed's rv() + 1 when resuming), so no
  *    revision is skipped or delivered twice.  A start revision that was
  *    compacted yields created, then canceled with compact_revision > 0:
  *    the resource is relisted (the resource decides which watchers get
@@ -27,19 +28,12 @@
  *    store's current revision while more events are still to come.  Only an
  *    empty response that is neither created nor canceled (a progress
  *    notification, progress_notify=true) says "nothing up to
- *    header.revision is left", and only that reaches resource_progress.
- *  - The watch asks for fragment=true: etcd then splits a response larger
- *    than its request size limit (--max-request-bytes, 1.5 MiB) into
- *    several, each holding whole events (all but the last marked
- *    fragment), so no single message nears our 64 MiB limit during a large
- *    catch-up.  The fragments are kept (as received) and applied together
- *    with the last one: a response holds whole revisions, and several keys
- *    written in one transaction share a revision, so applying fragments one
- *    loop turn apart could show a revision in part to a LIST, a bookmark or
- *    a watcher.  Held fragments are bounded by UPSTREAM_MAX_FRAGMENT_BYTES.
+ *    header.revision is left", and only that reaches the feed's progress.
+ *  - The watch asks for fragment=true; a fragmented response is applied
+ *    whole, in one loop turn (src/upstream_etcd_batch.h).
  *  - WatchProgressRequest is never sent: before etcd 3.4.25 its reply may
  *    overtake events still queued (etcd issue 15220).  The version is read
- *    with Maintenance/Status at connect and recorded (status and log).
+ *    with Maintenance/Status at connect (src/upstream_etcd_read.h).
  *  - Every reply's header (cluster ID, member ID, revision) goes to
  *    src/upstream_history.c, marked with what etcd had shown when the
  *    request was sent: a revision that went back or another cluster ID
@@ -52,30 +46,31 @@
  * call (their callbacks see the connection is no longer open and leave the
  * cleanup to upstream_conn_close_cb), then reports the connection's end:
  * open lists are aborted, every resource goes down
- * (resource_upstream_state false), and a reconnect is scheduled.  A call
+ * (the feed's state false), and a reconnect is scheduled.  A call
  * that ends while the connection is going away (GOAWAY, older streams
  * still open) drops the connection at once, so no resource waits for the
  * other streams to finish.  Nothing is logged per event.
  */
-#include "upstream_etcd.h"
+#include "src/upstream_etcd.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 
+#include "cache/clock.h"
+#include "cache/resource_type.h"
 #include "cache/rw.h"
 #include "proto/etcd.h"
 #include "src/address.h"
+#include "src/backoff.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 #include "src/log.h"
-#include "src/resource.h"
 #include "src/upstream.h"
+#include "src/upstream_etcd_batch.h"
+#include "src/upstream_etcd_read.h"
 #include "src/upstream_history.h"
 
 #define UPSTREAM_DEFAULT_PAGE 500
@@ -84,9 +79,6 @@
 #define UPSTREAM_DEFAULT_DIAL 5.0
 #define UPSTREAM_DEFAULT_REQUEST 60.0
 #define UPSTREAM_DEFAULT_KEEPALIVE 10.0
-#define UPSTREAM_STATUS_TIMEOUT 5.0
-/* Bytes of one WatchResponse's fragments held until its last fragment. */
-#define UPSTREAM_MAX_FRAGMENT_BYTES (256u << 20)
 
 enum upstream_res_state {
     RES_IDLE,
@@ -99,15 +91,15 @@ struct upstream_etcd;
 
 struct upstream_res {
     struct upstream_etcd *u;
-    struct resource *r;
-    char *prefix; /* key range [prefix, end) */
+    struct upstream_target t; /* its feed */
+    char *prefix;             /* key range [prefix, end) */
     size_t prefix_len;
     char *end;
     size_t end_len;
     enum upstream_res_state state;
     /* listing */
     struct grpc_call *range_call;
-    bool list_open;   /* resource_list_begin called, end/abort pending */
+    bool list_open;   /* list_begin called, end/abort pending */
     int64_t list_rev; /* R; 0 until the first page */
     char *next_key;   /* where the next page starts */
     size_t next_key_len;
@@ -120,51 +112,32 @@ struct upstream_res {
     bool created;  /* the watch is established */
     bool resuming; /* this watch resumes after a reconnect */
     int64_t watch_start;
-    struct upstream_mark watch_mark; /* of the stream, moved by replies */
-    struct rbuf **fragments;         /* of the response in progress, in order */
-    size_t nfragments;
-    size_t fragment_bytes;
-    int up; /* last resource_upstream_state reported: -1 none, 0, 1 */
+    struct upstream_mark watch_mark;  /* of the stream, moved by replies */
+    struct upstream_etcd_batch batch; /* the response in progress */
+    int up; /* last state reported to the feed: -1 none, 0, 1 */
     /* retry */
     struct event *retry;
     unsigned retry_attempt;
     bool retry_list; /* on retry: next page (true) or watch (false) */
 };
 
-/* A read for src/upstream.h: one unary call. */
-struct upstream_read {
-    struct upstream_read *prev, *next;
-    struct upstream_etcd *u;
-    struct grpc_call *call;
-    int64_t rev; /* page: the revision read */
-    struct upstream_mark mark;
-    upstream_probe_cb probe_cb;
-    upstream_page_cb page_cb;
-    void *arg;
-};
-
 struct upstream_etcd {
     struct event_base *base;
-    struct upstream_reader reader; /* handed to every resource */
-    struct upstream_read *reads;   /* outstanding, for _free */
+    struct upstream_etcd_read *reads; /* the direct reads */
     char *url, *host, *port;
-    struct upstream_etcd_config cfg;
+    struct upstream_config cfg; /* defaults filled in */
     struct upstream_res *res;
     size_t n;
     struct h2c *conn;
     bool started;
     bool connected;      /* TCP up on conn */
     bool ever_connected; /* a connection succeeded once */
-    struct grpc_call *status_call;
-    struct upstream_mark status_mark;
     struct upstream_history *history;
-    char version[64];
-    bool progress_request_safe;
     struct event *reconnect;
     unsigned attempt; /* consecutive failed connections */
     uint64_t connects, reconnects;
     uint64_t connect_failures;
-    uint64_t rng;
+    struct backoff backoff; /* reconnects and retries */
     char last_error[192];
 };
 
@@ -179,38 +152,6 @@ static bool upstream_observe(struct upstream_etcd *u, struct upstream_mark *m,
 static void upstream_conn_lost(struct upstream_etcd *u, const char *why);
 
 /* ==== helpers ==== */
-
-static double upstream_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Uniform in [0, 1), xorshift64*. */
-static double upstream_random(struct upstream_etcd *u)
-{
-    u->rng ^= u->rng >> 12;
-    u->rng ^= u->rng << 25;
-    u->rng ^= u->rng >> 27;
-    return (double)((u->rng * 2685821657736338717ull) >> 11) /
-           9007199254740992.0;
-}
-
-/* Full jitter: uniform between backoff_min and min(backoff_max,
- * backoff_min * 2^attempt). */
-static double upstream_backoff(struct upstream_etcd *u, unsigned attempt)
-{
-    double lo = u->cfg.backoff_min;
-    double cap = lo * pow(2.0, (double)RW_MIN(attempt, 30u));
-
-    if (cap > u->cfg.backoff_max)
-        cap = u->cfg.backoff_max;
-    if (cap < lo)
-        cap = lo;
-    return lo + upstream_random(u) * (cap - lo);
-}
 
 static void upstream_timer_add(struct event *ev, double seconds)
 {
@@ -253,7 +194,7 @@ static void res_set_up(struct upstream_res *res, bool up)
     if (res->up == (int)up)
         return;
     res->up = up;
-    resource_upstream_state(res->r, up);
+    res->t.feed->state(res->t.ctx, up);
 }
 
 /* ==== per-resource retry ==== */
@@ -275,7 +216,7 @@ static void res_retry_cb(evutil_socket_t fd, short what, void *arg)
 /* Retries the current page (list_page) or the watch after a backoff. */
 static void res_retry_later(struct upstream_res *res, bool list_page)
 {
-    double delay = upstream_backoff(res->u, res->retry_attempt++);
+    double delay = backoff_delay(&res->u->backoff, res->retry_attempt++);
 
     res->state = RES_WAITING;
     res->retry_list = list_page;
@@ -292,18 +233,18 @@ static void res_list_abort(struct upstream_res *res)
     }
     if (res->list_open) {
         res->list_open = false;
-        resource_list_abort(res->r);
+        res->t.feed->list_abort(res->t.ctx);
     }
 }
 
 static void res_list_start(struct upstream_res *res)
 {
     res_list_abort(res);
-    resource_list_begin(res->r);
+    res->t.feed->list_begin(res->t.ctx);
     res->list_open = true;
     res->list_rev = 0;
     res->list_items = 0;
-    res->list_started = upstream_now();
+    res->list_started = clock_mono_s();
     res->page_limit = res->u->cfg.page_size;
     free(res->next_key);
     res->next_key = xmemdup(res->prefix, res->prefix_len + 1);
@@ -317,9 +258,9 @@ static void res_list_done(struct upstream_res *res)
 {
     log_debug("etcd %s: listed %s: %zu keys at revision %lld in %.3f s",
               res->u->url, res->prefix, res->list_items,
-              (long long)res->list_rev, upstream_now() - res->list_started);
+              (long long)res->list_rev, clock_mono_s() - res->list_started);
     res->list_open = false;
-    resource_list_end(res->r, res->list_rev);
+    res->t.feed->list_end(res->t.ctx, res->list_rev);
     res_watch_start(res, res->list_rev + 1);
 }
 
@@ -334,14 +275,14 @@ static int res_page(struct upstream_res *res, const uint8_t *msg, size_t len)
         return RW_EPROTO;
     if (upstream_observe(res->u, &res->range_mark, &r.header, true, "Range")) {
         etcd_range_response_fini(&r); /* res lists again already */
-        return 0;
+        return RW_OK;
     }
     if (res->list_rev == 0)
         res->list_rev = r.header.revision; /* R: all pages read at it */
     for (size_t i = 0; i < r.n_kvs; i++)
-        resource_list_item(res->r, r.kvs[i].key, r.kvs[i].key_len,
-                           r.kvs[i].value, r.kvs[i].value_len,
-                           r.kvs[i].mod_revision);
+        res->t.feed->list_item(res->t.ctx, r.kvs[i].key, r.kvs[i].key_len,
+                               r.kvs[i].value, r.kvs[i].value_len,
+                               r.kvs[i].mod_revision);
     res->list_items += r.n_kvs;
     if (res->list_rev <= 0 || (r.more && r.n_kvs == 0)) {
         etcd_range_response_fini(&r);
@@ -350,18 +291,14 @@ static int res_page(struct upstream_res *res, const uint8_t *msg, size_t len)
     if (!r.more) {
         etcd_range_response_fini(&r);
         res_list_done(res);
-        return 0;
+        return RW_OK;
     }
     last = &r.kvs[r.n_kvs - 1];
     free(res->next_key);
-    res->next_key = xmalloc(last->key_len + 2);
-    memcpy(res->next_key, last->key, last->key_len);
-    res->next_key[last->key_len] = '\0'; /* last key + "\0" */
-    res->next_key[last->key_len + 1] = '\0';
-    res->next_key_len = last->key_len + 1;
+    res->next_key = etcd_key_next(last->key, last->key_len, &res->next_key_len);
     etcd_range_response_fini(&r);
     res_range_page(res);
-    return 0;
+    return RW_OK;
 }
 
 static void res_range_cb(int status, const char *message, const uint8_t *resp,
@@ -374,7 +311,7 @@ static void res_range_cb(int status, const char *message, const uint8_t *resp,
     if (!upstream_call_ended(u))
         return; /* the list is aborted by upstream_conn_lost */
     if (status == GRPC_STATUS_OK) {
-        if (res_page(res, resp, resp_len) == 0)
+        if (res_page(res, resp, resp_len) == RW_OK)
             return;
         log_warnx("etcd %s: list %s: malformed Range response", u->url,
                   res->prefix);
@@ -421,19 +358,9 @@ static void res_range_page(struct upstream_res *res)
 
 /* ==== watching ==== */
 
-static void res_fragments_drop(struct upstream_res *res)
-{
-    for (size_t i = 0; i < res->nfragments; i++)
-        rbuf_unref(res->fragments[i]);
-    free(res->fragments);
-    res->fragments = NULL;
-    res->nfragments = 0;
-    res->fragment_bytes = 0;
-}
-
 static void res_watch_stop(struct upstream_res *res)
 {
-    res_fragments_drop(res);
+    upstream_etcd_batch_drop(&res->batch);
     if (res->watch_call) {
         grpc_call_cancel(res->watch_call);
         res->watch_call = NULL;
@@ -471,62 +398,9 @@ static void res_watch_created(struct upstream_res *res)
     res->u->attempt = 0; /* the connection does useful work */
     if (res->resuming) {
         res->resuming = false;
-        resource_note_reconnect(res->r);
+        res->t.feed->reconnect(res->t.ctx);
     }
     res_set_up(res, true);
-}
-
-/* Applies the events of one response (or fragment); no flush. */
-static void res_watch_apply(struct upstream_res *res,
-                            const struct etcd_watch_response *w)
-{
-    for (size_t i = 0; i < w->n_events; i++) {
-        const struct etcd_event *ev = &w->events[i];
-
-        if (ev->type == ETCD_EVENT_PUT)
-            resource_put(res->r, ev->kv.key, ev->kv.key_len, ev->kv.value,
-                         ev->kv.value_len, ev->kv.mod_revision);
-        else
-            resource_delete(res->r, ev->kv.key, ev->kv.key_len,
-                            ev->kv.mod_revision);
-    }
-}
-
-/* Holds a fragment (a copy of msg) until the response's last one. */
-static bool res_watch_hold(struct upstream_res *res, const uint8_t *msg,
-                           size_t len)
-{
-    if (res->fragment_bytes + len > UPSTREAM_MAX_FRAGMENT_BYTES) {
-        log_warnx("etcd %s: watch %s: fragmented response over %u bytes",
-                  res->u->url, res->prefix, UPSTREAM_MAX_FRAGMENT_BYTES);
-        return false;
-    }
-    res->fragments =
-        xrealloc(res->fragments, (res->nfragments + 1) * sizeof(struct rbuf *));
-    res->fragments[res->nfragments++] = rbuf_from(msg, len);
-    res->fragment_bytes += len;
-    return true;
-}
-
-/* The last (or only) part of a response with events: applies the held
- * fragments, then w, then wakes the watchers, all in one loop turn. */
-static void res_watch_events(struct upstream_res *res,
-                             const struct etcd_watch_response *w)
-{
-    for (size_t i = 0; i < res->nfragments; i++) {
-        struct etcd_watch_response f;
-        int rc = etcd_watch_response_decode(&f, res->fragments[i]->data,
-                                            res->fragments[i]->len);
-
-        rw_assert(rc == 0); /* it decoded when it arrived */
-        res_watch_apply(res, &f);
-        etcd_watch_response_fini(&f);
-    }
-    res_fragments_drop(res);
-    res_watch_apply(res, w);
-    /* Not resource_progress(w->header.revision): a catch-up batch carries
-     * the store's current revision while later batches are still due. */
-    resource_flush(res->r);
 }
 
 static void res_watch_message_cb(const uint8_t *msg, size_t len, void *arg)
@@ -550,16 +424,18 @@ static void res_watch_message_cb(const uint8_t *msg, size_t len, void *arg)
     } else if (w.created) {
         res_watch_created(res);
     } else if (w.fragment) {
-        if (!res_watch_hold(res, msg, len)) {
+        if (upstream_etcd_batch_hold(&res->batch, msg, len) != RW_OK) {
+            log_warnx("etcd %s: watch %s: fragmented response over %u bytes",
+                      res->u->url, res->prefix, UPSTREAM_ETCD_BATCH_MAX_BYTES);
             res_watch_stop(res);
             res_retry_later(res, false);
         }
-    } else if (w.n_events > 0 || res->nfragments > 0) {
-        res_watch_events(res, &w);
+    } else if (w.n_events > 0 || res->batch.n > 0) {
+        upstream_etcd_batch_deliver(&res->batch, &w, &res->t);
     } else if (res->created && !w.fragment) {
         /* Progress notification: nothing left up to header.revision. */
-        resource_progress(res->r, w.header.revision);
-        resource_flush(res->r);
+        res->t.feed->progress(res->t.ctx, w.header.revision);
+        res->t.feed->flush(res->t.ctx);
     }
     etcd_watch_response_fini(&w);
 }
@@ -614,7 +490,7 @@ static void res_watch_start(struct upstream_res *res, int64_t start_rev)
  * resumed watch replaces one that was lost (counted when established). */
 static void res_start(struct upstream_res *res, bool reconnect)
 {
-    int64_t rv = resource_rv(res->r);
+    int64_t rv = res->t.feed->rv(res->t.ctx);
 
     if (rv > 0) {
         res->resuming = reconnect;
@@ -636,10 +512,21 @@ static void res_reset(struct upstream_res *res)
 
 /* ==== the store's history ==== */
 
+/* The store's history was reset (every target has been reset): drops
+ * every list and watch of the old history and lists every target again. */
+static void upstream_relist_all(void *arg)
+{
+    struct upstream_etcd *u = arg;
+
+    for (size_t i = 0; i < u->n; i++) {
+        res_reset(&u->res[i]);
+        res_start(&u->res[i], false);
+    }
+}
+
 /* Passes a reply's header to the history (upstream_history.h).  When it
- * shows the history was reset (every resource has been reset), drops
- * every list and watch of the old history and lists every resource
- * again; returns true. */
+ * shows the history was reset, lists every target again and returns
+ * true. */
 static bool upstream_observe(struct upstream_etcd *u, struct upstream_mark *m,
                              const struct etcd_header *hdr, bool linearizable,
                              const char *what)
@@ -648,51 +535,18 @@ static bool upstream_observe(struct upstream_etcd *u, struct upstream_mark *m,
                                   hdr->member_id, hdr->revision, linearizable,
                                   what))
         return false;
-    for (size_t i = 0; i < u->n; i++) {
-        res_reset(&u->res[i]);
-        res_start(&u->res[i], false);
-    }
+    upstream_relist_all(u);
     return true;
 }
 
 /* ==== connection ==== */
 
-static void upstream_status_cb(int status, const char *message,
-                               const uint8_t *resp, size_t resp_len, void *arg)
-{
-    struct upstream_etcd *u = arg;
-    struct etcd_status_response st;
-
-    u->status_call = NULL;
-    if (status != GRPC_STATUS_OK ||
-        etcd_status_response_decode(&st, resp, resp_len) != 0) {
-        if (upstream_usable(u))
-            log_warnx("etcd %s: Maintenance/Status failed: %s: %s", u->url,
-                      grpc_status_name(status), message);
-        return;
-    }
-    if (upstream_observe(u, &u->status_mark, &st.header, false,
-                         "Maintenance/Status")) {
-        etcd_status_response_fini(&st);
-        return;
-    }
-    snprintf(u->version, sizeof(u->version), "%s", st.version);
-    u->progress_request_safe = etcd_version_at_least(st.version, 3, 4, 25);
-    log_info("etcd %s: version %s, member %llx, revision %lld%s", u->url,
-             u->version, (unsigned long long)st.header.member_id,
-             (long long)st.header.revision,
-             u->progress_request_safe
-                 ? ""
-                 : " (WatchProgressRequest unsafe: etcd issue 15220)");
-    etcd_status_response_fini(&st);
-}
-
 static void upstream_conn_connect_cb(struct h2c *c, void *arg)
 {
     struct upstream_etcd *u = arg;
-    struct rbuf *b;
 
     u->connected = true;
+    upstream_etcd_read_set_conn(u->reads, c);
     u->connects++;
     if (u->ever_connected) {
         u->reconnects++;
@@ -700,11 +554,6 @@ static void upstream_conn_connect_cb(struct h2c *c, void *arg)
     } else {
         log_info("etcd %s: connected", u->url);
     }
-    b = etcd_status_request_encode();
-    u->status_mark = upstream_history_mark(u->history);
-    u->status_call = grpc_unary(c, ETCD_PATH_STATUS, b->data, b->len,
-                                UPSTREAM_STATUS_TIMEOUT, upstream_status_cb, u);
-    rbuf_unref(b);
     u->ever_connected = true;
     for (size_t i = 0; i < u->n && u->conn == c; i++)
         res_start(&u->res[i], u->reconnects > 0);
@@ -723,17 +572,14 @@ static void upstream_conn_lost(struct upstream_etcd *u, const char *why)
 
     snprintf(u->last_error, sizeof(u->last_error), "%s", why);
     u->connected = false;
-    if (u->status_call) {
-        grpc_call_cancel(u->status_call);
-        u->status_call = NULL;
-    }
     for (size_t i = 0; i < u->n; i++)
         res_reset(&u->res[i]);
+    upstream_etcd_read_set_conn(u->reads, NULL);
     h2c_free(u->conn); /* deferred when inside its callbacks */
     u->conn = NULL;
     if (!was_connected)
         u->connect_failures++;
-    delay = upstream_backoff(u, u->attempt++);
+    delay = backoff_delay(&u->backoff, u->attempt++);
     if (was_connected || u->attempt == 1)
         log_warnx("etcd %s: %s: %s; retrying in %.2f s", u->url,
                   was_connected ? "connection lost" : "cannot connect", why,
@@ -773,217 +619,7 @@ static void upstream_connect(struct upstream_etcd *u)
 
 /* ==== construction ==== */
 
-/* ==== reads for src/upstream.h ==== */
-
-static struct upstream_read *read_new(struct upstream_etcd *u, void *arg)
-{
-    struct upstream_read *rd = xcalloc(1, sizeof(*rd));
-
-    rd->u = u;
-    rd->arg = arg;
-    rd->mark = upstream_history_mark(u->history);
-    rd->next = u->reads;
-    if (u->reads != NULL)
-        u->reads->prev = rd;
-    u->reads = rd;
-    return rd;
-}
-
-static void read_free(struct upstream_read *rd)
-{
-    struct upstream_etcd *u = rd->u;
-
-    if (rd->prev != NULL)
-        rd->prev->next = rd->next;
-    else
-        u->reads = rd->next;
-    if (rd->next != NULL)
-        rd->next->prev = rd->prev;
-    free(rd);
-}
-
-/* Sends the request b (taken) to path; returns rd, or NULL (rd freed)
- * when the connection cannot start a call. */
-static struct upstream_read *read_send(struct upstream_read *rd,
-                                       const char *path, struct rbuf *b,
-                                       grpc_unary_cb cb)
-{
-    struct upstream_etcd *u = rd->u;
-
-    rd->call = grpc_unary(u->conn, path, b->data, b->len,
-                          u->cfg.request_timeout, cb, rd);
-    rbuf_unref(b);
-    if (rd->call == NULL) {
-        read_free(rd);
-        return NULL;
-    }
-    return rd;
-}
-
-/* A failed call as an rw_err, as upstream.h promises. */
-static int read_error(int status, const char *message)
-{
-    switch (status) {
-    case GRPC_STATUS_OUT_OF_RANGE:
-        /* etcd: "required revision has been compacted" or "... is a
-         * future revision" (mvcc ErrCompacted, ErrFutureRev). */
-        return strstr(message, "future") ? RW_EFUTURE : RW_EEXPIRED;
-    case GRPC_STATUS_DEADLINE_EXCEEDED:
-        return RW_ETIMEDOUT;
-    default:
-        return RW_EUNAVAIL;
-    }
-}
-
-static void read_probe_cb(int status, const char *message, const uint8_t *resp,
-                          size_t resp_len, void *arg)
-{
-    struct upstream_read *rd = arg;
-    struct upstream_probe p = {0};
-    struct etcd_txn_response r;
-    int err = RW_OK;
-
-    rd->call = NULL;
-    if (status != GRPC_STATUS_OK) {
-        err = read_error(status, message);
-    } else if (etcd_txn_response_decode(&r, resp, resp_len) != 0) {
-        err = RW_EPROTO;
-        message = "malformed Txn response";
-    } else {
-        /* On a reset the read still answers: its reader sees the
-         * resource's epoch moved on and serves nothing. */
-        upstream_observe(rd->u, &rd->mark, &r.header, true, "Txn");
-        if (r.n_responses != 1 || r.responses[0].type != ETCD_OP_RANGE ||
-            r.header.revision <= 0) {
-            err = RW_EPROTO;
-            message = "unexpected Txn response shape";
-        } else {
-            p.rev = r.header.revision;
-            p.count = r.responses[0].count;
-            p.modified = !r.succeeded;
-        }
-        etcd_txn_response_fini(&r);
-    }
-    rd->probe_cb(err, message, err == RW_OK ? &p : NULL, rd->arg);
-    read_free(rd);
-}
-
-static struct upstream_read *read_probe(void *ctx, const char *prefix,
-                                        size_t prefix_len, int64_t since,
-                                        upstream_probe_cb cb, void *arg)
-{
-    struct upstream_etcd *u = ctx;
-    size_t end_len;
-    char *end = etcd_prefix_end(prefix, prefix_len, &end_len);
-    /* count_only: etcd counts from its in-memory index.  (A min_mod_revision
-     * Range would not do: etcd 3.4 filters the keys it returns after
-     * counting, so count ignores the filter.) */
-    struct etcd_request_op count = {
-        .type = ETCD_OP_RANGE,
-        .range = {.key = prefix,
-                  .key_len = prefix_len,
-                  .range_end = end,
-                  .range_end_len = end_len,
-                  .count_only = true},
-    };
-    struct etcd_compare unchanged = {
-        .result = ETCD_COMPARE_LESS,
-        .target = ETCD_TARGET_MOD,
-        .key = prefix,
-        .key_len = prefix_len,
-        .number = since + 1,
-        .range_end = end,
-        .range_end_len = end_len,
-    };
-    struct etcd_txn_request txn = {
-        .compare = &unchanged,
-        .n_compare = 1,
-        .success = &count,
-        .n_success = 1,
-        .failure = &count,
-        .n_failure = 1,
-    };
-    struct upstream_read *rd;
-    struct rbuf *b;
-
-    if (!upstream_usable(u)) {
-        free(end);
-        return NULL;
-    }
-    b = etcd_txn_request_encode(&txn);
-    free(end);
-    rd = read_new(u, arg);
-    rd->probe_cb = cb;
-    return read_send(rd, ETCD_PATH_TXN, b, read_probe_cb);
-}
-
-static void read_page_cb(int status, const char *message, const uint8_t *resp,
-                         size_t resp_len, void *arg)
-{
-    struct upstream_read *rd = arg;
-    struct upstream_kv *kvs = NULL;
-    struct etcd_range_response r;
-
-    rd->call = NULL;
-    if (status != GRPC_STATUS_OK) {
-        rd->page_cb(read_error(status, message), message, rd->rev, NULL, 0,
-                    false, rd->arg);
-    } else if (etcd_range_response_decode(&r, resp, resp_len) != 0) {
-        rd->page_cb(RW_EPROTO, "malformed Range response", rd->rev, NULL, 0,
-                    false, rd->arg);
-    } else {
-        upstream_observe(rd->u, &rd->mark, &r.header, true, "Range");
-        kvs = xcalloc(r.n_kvs ? r.n_kvs : 1, sizeof(*kvs));
-        for (size_t i = 0; i < r.n_kvs; i++)
-            kvs[i] = (struct upstream_kv){r.kvs[i].key, r.kvs[i].key_len,
-                                          r.kvs[i].value, r.kvs[i].value_len,
-                                          r.kvs[i].mod_revision};
-        rd->page_cb(RW_OK, "", rd->rev, kvs, r.n_kvs, r.more && r.n_kvs > 0,
-                    rd->arg);
-        free(kvs);
-        etcd_range_response_fini(&r);
-    }
-    read_free(rd);
-}
-
-static struct upstream_read *read_page(void *ctx, const char *from,
-                                       size_t from_len, const char *prefix,
-                                       size_t prefix_len, int64_t rev,
-                                       size_t limit, upstream_page_cb cb,
-                                       void *arg)
-{
-    struct upstream_etcd *u = ctx;
-    struct etcd_range_request req = {
-        .key = from,
-        .key_len = from_len,
-        .limit = (int64_t)limit,
-        .revision = rev,
-    };
-    struct upstream_read *rd;
-    struct rbuf *b;
-    char *end;
-
-    if (!upstream_usable(u))
-        return NULL;
-    end = etcd_prefix_end(prefix, prefix_len, &req.range_end_len);
-    req.range_end = end;
-    b = etcd_range_request_encode(&req);
-    free(end);
-    rd = read_new(u, arg);
-    rd->page_cb = cb;
-    rd->rev = rev;
-    return read_send(rd, ETCD_PATH_RANGE, b, read_page_cb);
-}
-
-static void read_cancel(void *ctx, struct upstream_read *rd)
-{
-    if (rd == NULL)
-        return;
-    grpc_call_cancel(rd->call);
-    read_free(rd);
-}
-
-static void upstream_config_defaults(struct upstream_etcd_config *cfg)
+static void upstream_config_defaults(struct upstream_config *cfg)
 {
     if (cfg->page_size == 0)
         cfg->page_size = UPSTREAM_DEFAULT_PAGE;
@@ -991,8 +627,6 @@ static void upstream_config_defaults(struct upstream_etcd_config *cfg)
         cfg->backoff_min = UPSTREAM_DEFAULT_BACKOFF_MIN;
     if (cfg->backoff_max <= 0)
         cfg->backoff_max = UPSTREAM_DEFAULT_BACKOFF_MAX;
-    if (cfg->backoff_max < cfg->backoff_min)
-        cfg->backoff_max = cfg->backoff_min;
     if (cfg->dial_timeout <= 0)
         cfg->dial_timeout = UPSTREAM_DEFAULT_DIAL;
     if (cfg->request_timeout <= 0)
@@ -1002,30 +636,46 @@ static void upstream_config_defaults(struct upstream_etcd_config *cfg)
 }
 
 static void upstream_res_init(struct upstream_etcd *u, struct upstream_res *res,
-                              struct resource *r)
+                              const struct upstream_target *t)
 {
-    const char *prefix = resource_prefix(r);
-
     res->u = u;
-    res->r = r;
-    res->prefix_len = strlen(prefix);
-    res->prefix = xstrdup(prefix);
-    res->end = etcd_prefix_end(prefix, res->prefix_len, &res->end_len);
+    res->t = *t;
+    /* etcd's keys are the cache's (resource_type.h's layout). */
+    res->prefix = resource_type_ns_prefix(t->rt, NULL);
+    res->prefix_len = strlen(res->prefix);
+    res->end = etcd_prefix_end(res->prefix, res->prefix_len, &res->end_len);
     res->state = RES_IDLE;
     res->up = -1;
     res->retry = evtimer_new(u->base, res_retry_cb, res);
 }
 
-struct upstream_etcd *upstream_etcd_new(struct event_base *base,
-                                        const char *url,
-                                        struct resource *const *resources,
-                                        size_t n,
-                                        const struct upstream_etcd_config *cfg)
+/* The URLs this adapter takes: http://HOST:PORT as address_parse_url
+ * reads it.  https:// (TLS to etcd) is refused for now. */
+static int etcd_check(const char *url, char *why, size_t why_len)
+{
+    char *host, *port;
+
+    if (strncmp(url, "https://", 8) == 0) {
+        snprintf(why, why_len, "TLS to etcd (https) is not supported yet: %s",
+                 ADDRESS_URL_FORM);
+        return RW_EINVAL;
+    }
+    if (address_parse_url(url, &host, &port, why, why_len) != RW_OK)
+        return RW_EINVAL;
+    free(host);
+    free(port);
+    return RW_OK;
+}
+
+static struct upstream *etcd_create(struct event_base *base, const char *url,
+                                    const struct upstream_target *targets,
+                                    size_t n, const struct upstream_config *cfg)
 {
     struct upstream_etcd *u;
     char *host, *port, *name, why[160];
 
-    if (address_parse_url(url, &host, &port, why, sizeof(why)) != RW_OK) {
+    if (etcd_check(url, why, sizeof(why)) != RW_OK ||
+        address_parse_url(url, &host, &port, why, sizeof(why)) != RW_OK) {
         log_warnx("etcd upstream: \"%s\": %s", url, why);
         return NULL;
     }
@@ -1037,55 +687,54 @@ struct upstream_etcd *upstream_etcd_new(struct event_base *base,
     if (cfg != NULL)
         u->cfg = *cfg;
     upstream_config_defaults(&u->cfg);
-    u->rng = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid() ^
-             (uint64_t)(uintptr_t)u;
-    if (u->rng == 0)
-        u->rng = 1;
+    backoff_init(&u->backoff, u->cfg.backoff_min, u->cfg.backoff_max);
     u->reconnect = evtimer_new(base, upstream_reconnect_cb, u);
-    u->reader = (struct upstream_reader){u, read_probe, read_page, read_cancel};
     name = xasprintf("etcd %s", url);
-    u->history = upstream_history_new(name, resources, n);
+    u->history = upstream_history_new(name, targets, n);
+    u->reads = upstream_etcd_read_new(name, u->history, u->cfg.request_timeout,
+                                      upstream_relist_all, u);
     free(name);
     u->n = n;
     u->res = xcalloc(n ? n : 1, sizeof(*u->res));
     for (size_t i = 0; i < n; i++)
-        upstream_res_init(u, &u->res[i], resources[i]);
+        upstream_res_init(u, &u->res[i], &targets[i]);
     for (size_t i = 0; i < n; i++)
-        resource_set_reader(resources[i], &u->reader);
-    return u;
+        targets[i].feed->set_reader(targets[i].ctx,
+                                    upstream_etcd_read_reader(u->reads));
+    return (struct upstream *)u;
 }
 
-int upstream_etcd_start(struct upstream_etcd *u)
+static int etcd_start(struct upstream *up)
 {
+    struct upstream_etcd *u = (struct upstream_etcd *)up;
+
     if (u->started)
-        return 0;
+        return RW_OK;
     u->started = true;
     upstream_connect(u);
-    return 0;
+    return RW_OK;
 }
 
-void upstream_etcd_free(struct upstream_etcd *u)
+static void etcd_free(struct upstream *up)
 {
+    struct upstream_etcd *u = (struct upstream_etcd *)up;
+
     if (u == NULL)
         return;
     for (size_t i = 0; i < u->n; i++) {
         struct upstream_res *res = &u->res[i];
 
-        resource_set_reader(res->r, NULL);
+        res->t.feed->set_reader(res->t.ctx, NULL);
         res_list_abort(res);
         if (res->watch_call)
             grpc_call_cancel(res->watch_call);
         event_free(res->retry);
-        res_fragments_drop(res);
+        upstream_etcd_batch_drop(&res->batch);
         free(res->prefix);
         free(res->end);
         free(res->next_key);
     }
-    /* None remain once the listener (their streams) is gone: main.c
-     * frees it first.  Cancel any stragglers all the same. */
-    while (u->reads != NULL)
-        read_cancel(u, u->reads);
-    grpc_call_cancel(u->status_call);
+    upstream_etcd_read_free(u->reads);
     h2c_free(u->conn);
     upstream_history_free(u->history);
     event_free(u->reconnect);
@@ -1096,13 +745,14 @@ void upstream_etcd_free(struct upstream_etcd *u)
     free(u);
 }
 
-void upstream_etcd_status(const struct upstream_etcd *u,
-                          struct upstream_etcd_status *st)
+static void etcd_status(const struct upstream *up, struct upstream_status *st)
 {
+    const struct upstream_etcd *u = (const struct upstream_etcd *)up;
+
     memset(st, 0, sizeof(*st));
+    st->store = upstream_etcd_ops.store;
     st->connected = upstream_usable(u);
-    st->version = u->version;
-    st->progress_request_safe = u->progress_request_safe;
+    st->version = upstream_etcd_read_version(u->reads);
     st->connects = u->connects;
     st->reconnects = u->reconnects;
     st->connect_failures = u->connect_failures;
@@ -1112,3 +762,15 @@ void upstream_etcd_status(const struct upstream_etcd *u,
         if (u->res[i].created)
             st->watching++;
 }
+
+static const char *const etcd_schemes[] = {"http", "https", NULL};
+
+const struct upstream_ops upstream_etcd_ops = {
+    .store = "etcd",
+    .schemes = etcd_schemes,
+    .check = etcd_check,
+    .create = etcd_create,
+    .start = etcd_start,
+    .free = etcd_free,
+    .status = etcd_status,
+};

@@ -9,18 +9,18 @@
  * of an abandoned history (still in flight when it was reset) cannot
  * declare a second reset.
  */
-#include "upstream_history.h"
+#include "src/upstream_history.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
 #include "cache/rw.h"
-#include "log.h"
-#include "resource.h"
+#include "src/log.h"
+#include "src/upstream.h"
 
 struct upstream_history {
     char *store;
-    struct resource **res;
+    struct upstream_target *targets;
     size_t n;
     uint64_t epoch;
     uint64_t store_id; /* 0: not known yet */
@@ -31,12 +31,13 @@ struct upstream_history {
 };
 
 struct upstream_history *
-upstream_history_new(const char *store, struct resource *const *res, size_t n)
+upstream_history_new(const char *store, const struct upstream_target *targets,
+                     size_t n)
 {
     struct upstream_history *h = xcalloc(1, sizeof(*h));
 
     h->store = xstrdup(store);
-    h->res = n > 0 ? xmemdup(res, n * sizeof(*res)) : NULL;
+    h->targets = n > 0 ? xmemdup(targets, n * sizeof(*targets)) : NULL;
     h->n = n;
     return h;
 }
@@ -46,7 +47,7 @@ void upstream_history_free(struct upstream_history *h)
     if (h == NULL)
         return;
     free(h->store);
-    free(h->res);
+    free(h->targets);
     free(h);
 }
 
@@ -71,8 +72,8 @@ static void log_member_change(struct upstream_history *h, uint64_t member)
              h->store, member, h->member);
 }
 
-/* Starts a new epoch at revision rev and resets every resource. */
-static void history_reset(struct upstream_history *h, enum resource_reset why,
+/* Starts a new epoch at revision rev and resets every target. */
+static void history_reset(struct upstream_history *h, enum upstream_reset why,
                           int64_t rev)
 {
     int64_t old_high = h->high;
@@ -80,7 +81,8 @@ static void history_reset(struct upstream_history *h, enum resource_reset why,
     h->epoch++;
     h->high = rev;
     for (size_t i = 0; i < h->n; i++)
-        resource_history_reset(h->res[i], why, old_high, rev);
+        h->targets[i].feed->history_reset(h->targets[i].ctx, why, old_high,
+                                          rev);
 }
 
 bool upstream_history_observe(struct upstream_history *h,
@@ -96,7 +98,7 @@ bool upstream_history_observe(struct upstream_history *h,
                   ", %s reply): its history is not the one cached; "
                   "relisting every resource and ending every watch with 410",
                   h->store, h->store_id, h->high, store_id, rev, what);
-        history_reset(h, RESOURCE_RESET_IDENTITY, rev);
+        history_reset(h, UPSTREAM_RESET_IDENTITY, rev);
         reset = true;
     } else if (rev > 0 && mark->epoch == h->epoch && rev < mark->rev &&
                (linearizable || member == mark->member)) {
@@ -106,7 +108,7 @@ bool upstream_history_observe(struct upstream_history *h,
                   " may now name other changes; relisting every resource and "
                   "ending every watch with 410",
                   h->store, mark->rev, rev, what, member, mark->rev);
-        history_reset(h, RESOURCE_RESET_REVISION, rev);
+        history_reset(h, UPSTREAM_RESET_REVISION, rev);
         reset = true;
     }
     if (store_id != 0)

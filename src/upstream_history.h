@@ -4,7 +4,7 @@
  * Redis after a failover) reports what every reply says about the store
  * (its identity, the member that answered, its current revision), and
  * this module decides when the history was reset and tells every
- * resource (resource_history_reset), so that the rule is the same for
+ * target (its feed's history_reset, src/upstream.h), so that the rule is the same for
  * every store.
  *
  * A store's history is reset when its revision goes backwards (etcd
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct resource;
 struct upstream_history;
+struct upstream_target;
 
 /* What the store had shown when a request was sent; taken with
  * upstream_history_mark, moved by upstream_history_observe. */
@@ -43,10 +43,11 @@ struct upstream_mark {
 };
 
 /* A history for the store named store (for logs, e.g. its URL; copied)
- * feeding the n resources (the array is copied; the resources must
- * outlive the history). */
+ * feeding the n targets (the array is copied; their ctx must outlive the
+ * history). */
 struct upstream_history *
-upstream_history_new(const char *store, struct resource *const *res, size_t n);
+upstream_history_new(const char *store, const struct upstream_target *targets,
+                     size_t n);
 /* NULL is a no-op. */
 void upstream_history_free(struct upstream_history *h);
 
@@ -66,8 +67,9 @@ struct upstream_mark upstream_history_mark(const struct upstream_history *h);
  *
  * Returns true when the reply shows the history was reset: the reset has
  * been logged (once, naming the old and new revisions or identities) and
- * every resource has been reset (resource_history_reset: its watches
- * ended with ERROR 410, its cache emptied and not ready); the caller must
+ * every target has been reset (its feed's history_reset: for a resource,
+ * its watches ended with ERROR 410, its cache emptied and not ready); the
+ * caller must
  * then drop every list, watch and read of the old history and list every
  * resource again.  A reply to a request sent before the last reset is
  * checked for identity only.  *mark moves to the reply either way.

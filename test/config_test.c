@@ -53,7 +53,7 @@ static void test_defaults(void **state)
 
     assert_int_equal(parse(&c, why, sizeof(why), 1), RW_OK);
     assert_string_equal(c.listen, "127.0.0.1:8080");
-    assert_string_equal(c.etcd, "http://127.0.0.1:2379");
+    assert_string_equal(c.upstream, "http://127.0.0.1:2379");
     assert_int_equal(c.ring_capacity, 10000);
     assert_int_equal(c.ring_bytes, 64 << 20);
     assert_true(c.bookmark_interval == 60.0);
@@ -162,15 +162,19 @@ static const struct {
     {"listen", "[::1:8080", "expected HOST:PORT or [IPV6]:PORT"},
     {"listen", "[nope]:8080", "with IPV6 an IPv6 address"},
     {"listen", ":8080", "expected HOST:PORT or [IPV6]:PORT"},
-    {"etcd", "ftp://x", "expected http://HOST:PORT"},
-    {"etcd", "https://127.0.0.1:2379", "expected http://HOST:PORT"},
-    {"etcd", "http://127.0.0.1", "expected http://HOST:PORT"},
-    {"etcd", "http://127.0.0.1:0", "port out of range"},
-    {"etcd", "http://127.0.0.1:99999999999", "port out of range"},
-    {"etcd", "http://127.0.0.1:2379/v3", "without a path"},
-    {"etcd", "http://:2379", "with a HOST"},
-    {"etcd", "http://ho st:2379", "with HOST a host name or an IP address"},
-    {"etcd", "127.0.0.1:2379", "expected http://HOST:PORT"},
+    {"upstream", "ftp://x",
+     "unknown scheme \"ftp\": expected http:// or https:// (etcd)"},
+    {"upstream", "https://127.0.0.1:2379",
+     "TLS to etcd (https) is not supported yet: expected http://HOST:PORT"},
+    {"upstream", "http://127.0.0.1", "expected http://HOST:PORT"},
+    {"upstream", "http://127.0.0.1:0", "port out of range"},
+    {"upstream", "http://127.0.0.1:99999999999", "port out of range"},
+    {"upstream", "http://127.0.0.1:2379/v3", "without a path"},
+    {"upstream", "http://:2379", "with a HOST"},
+    {"upstream", "http://ho st:2379", "with HOST a host name or an IP address"},
+    {"upstream", "127.0.0.1:2379",
+     "expected a URL SCHEME://HOST:PORT with SCHEME one of http:// or "
+     "https:// (etcd)"},
     {"resources", "pods,widgets", "unknown resource type: expected RESOURCE"},
     {"resources", "pods,v1/pods", "given twice"},
     {"resources", "", "expected a comma-separated list of resource types"},
@@ -209,6 +213,44 @@ static void test_check_refuses_bad_values(void **state)
                      bad_values[i].says);
         assert_null(res.types);
     }
+}
+
+/* --etcd is --upstream's alias: one field, one default, one form of
+ * value; the last one given wins; errors name --upstream. */
+static void test_etcd_alias(void **state)
+{
+    const struct option_spec *up = NULL, *etcd = NULL;
+    struct config c;
+    struct config_resources res;
+    char why[1024];
+
+    for (size_t i = 0; i < ringwatch_noptions; i++) {
+        if (strcmp(ringwatch_options[i].name, "upstream") == 0)
+            up = &ringwatch_options[i];
+        if (strcmp(ringwatch_options[i].name, "etcd") == 0)
+            etcd = &ringwatch_options[i];
+    }
+    assert_non_null(up);
+    assert_non_null(etcd);
+    assert_int_equal(up->offset, etcd->offset);
+    assert_int_equal(up->type, etcd->type);
+    assert_string_equal(up->def, etcd->def);
+    assert_string_equal(up->metavar, etcd->metavar);
+    assert_non_null(strstr(etcd->help, "alias of --upstream"));
+
+    assert_int_equal(
+        parse(&c, why, sizeof(why), 3, "--etcd", "http://127.0.0.1:1"), RW_OK);
+    assert_string_equal(c.upstream, "http://127.0.0.1:1");
+    assert_int_equal(parse(&c, why, sizeof(why), 4, "--etcd",
+                           "http://127.0.0.1:1", "--upstream=http://[::1]:2"),
+                     RW_OK);
+    assert_string_equal(c.upstream, "http://[::1]:2");
+    assert_int_equal(parse(&c, why, sizeof(why), 4, "--upstream",
+                           "http://127.0.0.1:3", "--etcd=ftp://x"),
+                     RW_OK);
+    assert_string_equal(c.upstream, "ftp://x");
+    assert_int_equal(config_check(&c, &res, why, sizeof(why)), RW_EINVAL);
+    assert_non_null(strstr(why, "--upstream: \"ftp://x\": unknown scheme"));
 }
 
 static void test_check_resolves(void **state)
@@ -252,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_every_option_refuses_invalid_values),
         cmocka_unit_test(test_check_refuses_bad_values),
+        cmocka_unit_test(test_etcd_alias),
         cmocka_unit_test(test_check_resolves),
     };
 

@@ -13,8 +13,7 @@ test_signals_test_SOURCES = test/signals_test.c
 test_signals_test_CFLAGS = $(TEST_CFLAGS)
 test_signals_test_LDADD = $(TEST_LIBS)
 
-# upstream_history_test defines resource_history_reset itself, linked
-# before src/libsrc.a, so src/resource.c is not pulled in.
+# upstream_history_test feeds a recorder (src/upstream.h's feed).
 UNIT_TESTS += test/upstream_history_test
 test_upstream_history_test_SOURCES = test/upstream_history_test.c
 test_upstream_history_test_CFLAGS = $(TEST_CFLAGS)
@@ -54,6 +53,11 @@ UNIT_TESTS += test/router_test
 test_router_test_SOURCES = test/router_test.c $(CORE_TEST_SOURCES)
 test_router_test_CFLAGS = $(TEST_CFLAGS)
 test_router_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/upstream_registry_test
+test_upstream_registry_test_SOURCES = test/upstream_registry_test.c
+test_upstream_registry_test_CFLAGS = $(TEST_CFLAGS)
+test_upstream_registry_test_LDADD = $(TEST_LIBS)
 
 UNIT_TESTS += test/discovery_json_test
 test_discovery_json_test_SOURCES = test/discovery_json_test.c test/json_testlib.h

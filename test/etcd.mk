@@ -17,17 +17,24 @@ test_etcd_test_LDADD = $(TEST_LIBS)
 # Against a real etcd: each program reads its endpoint from RW_TEST_ETCD and
 # is run by a shell test that starts etcd with scripts/etcd-local (so the
 # programs are built by `make check` but are not TESTS themselves).
-# upstream_etcd_test defines the resource_* sink itself, linked before
-# src/libsrc.a, so src/resource.c is not pulled in.
+# upstream_etcd_test feeds test/upstream_contract.c, the contract checker
+# every adapter's test links.
 check_PROGRAMS += test/etcd_client_test test/upstream_etcd_test
 test_etcd_client_test_SOURCES = test/etcd_client_test.c test/etcd_testlib.h
 test_etcd_client_test_CFLAGS = $(TEST_CFLAGS)
 test_etcd_client_test_LDADD = $(TEST_LIBS)
 test_upstream_etcd_test_SOURCES = test/upstream_etcd_test.c \
-	test/etcd_testlib.h
+	test/etcd_testlib.h test/upstream_contract.c test/upstream_contract.h
 test_upstream_etcd_test_CFLAGS = $(TEST_CFLAGS)
 test_upstream_etcd_test_LDADD = $(TEST_LIBS)
 
 TESTS += test/integration/etcd_client.sh test/integration/upstream_etcd.sh
 EXTRA_DIST += test/integration/etcd_client.sh \
 	test/integration/upstream_etcd.sh scripts/etcd-local
+
+# The feed contract checker finds each breach (no etcd needed).
+UNIT_TESTS += test/upstream_contract_test
+test_upstream_contract_test_SOURCES = test/upstream_contract_test.c \
+	test/upstream_contract.c test/upstream_contract.h
+test_upstream_contract_test_CFLAGS = $(TEST_CFLAGS)
+test_upstream_contract_test_LDADD = $(TEST_LIBS)

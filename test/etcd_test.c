@@ -581,6 +581,26 @@ static void test_prefix_end(void **state)
     check_prefix_end("", 0, "\0", 1);
 }
 
+/* The next page's start: the smallest key above the last one. */
+static void test_key_next(void **state)
+{
+    size_t len;
+    char *next = etcd_key_next(S("/registry/pods/a"), &len);
+
+    assert_int_equal(len, 17);
+    assert_memory_equal(next, "/registry/pods/a\0", 17);
+    assert_int_equal(next[len], '\0');
+    free(next);
+    next = etcd_key_next(S("a\0b"), &len); /* keys are bytes */
+    assert_int_equal(len, 4);
+    assert_memory_equal(next, "a\0b\0", 4);
+    free(next);
+    next = etcd_key_next("", 0, &len);
+    assert_int_equal(len, 1);
+    assert_int_equal(next[0], '\0');
+    free(next);
+}
+
 static void test_version(void **state)
 {
     assert_true(etcd_version_at_least("3.4.25", 3, 4, 25));
@@ -608,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_watch_response_large),
         cmocka_unit_test(test_garbage),
         cmocka_unit_test(test_prefix_end),
+        cmocka_unit_test(test_key_next),
         cmocka_unit_test(test_version),
     };
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
+#include "proto/etcd.h"
 
 struct fake_kv {
     char *key;
@@ -24,7 +25,7 @@ struct fake_upstream {
     int64_t rev, compacted;
     bool down;
     bool probe_fixed; /* fake_upstream_set_probe */
-    struct upstream_probe probe;
+    struct fake_probe probe;
     size_t probes, pages;
 };
 
@@ -32,9 +33,10 @@ struct fake_upstream {
 struct fake_read {
     struct fake_upstream *fu;
     bool page;
-    char *from, *prefix;
+    char *from, *prefix; /* from: the cursor, NULL for the first page */
     size_t from_len, prefix_len, limit;
     int64_t rev, since;
+    size_t count; /* probe: the caller's */
     upstream_probe_cb probe_cb;
     upstream_page_cb page_cb;
     void *arg;
@@ -49,19 +51,24 @@ static bool under(const struct fake_kv *kv, const char *prefix, size_t len)
 static void fake_answer_probe(struct fake_read *rd)
 {
     struct fake_upstream *fu = rd->fu;
-    struct upstream_probe p = {.rev = fu->rev};
+    struct fake_probe f = {.rev = fu->rev};
+    struct upstream_probe p;
 
     if (fu->probe_fixed) {
-        rd->probe_cb(RW_OK, NULL, &fu->probe, rd->arg);
-        return;
+        f = fu->probe;
+    } else {
+        for (size_t i = 0; i < fu->n; i++) {
+            if (!under(&fu->kvs[i], rd->prefix, rd->prefix_len))
+                continue;
+            f.count++;
+            if (fu->kvs[i].mod_rev > rd->since)
+                f.modified = true;
+        }
     }
-    for (size_t i = 0; i < fu->n; i++) {
-        if (!under(&fu->kvs[i], rd->prefix, rd->prefix_len))
-            continue;
-        p.count++;
-        if (fu->kvs[i].mod_rev > rd->since)
-            p.modified = true;
-    }
+    p = (struct upstream_probe){
+        .rev = f.rev,
+        .unchanged = !f.modified && f.count == (int64_t)rd->count,
+    };
     rd->probe_cb(RW_OK, NULL, &p, rd->arg);
 }
 
@@ -69,18 +76,19 @@ static void fake_answer_page(struct fake_read *rd)
 {
     struct fake_upstream *fu = rd->fu;
     struct upstream_kv *out = xcalloc(fu->n + 1, sizeof(*out));
-    size_t n = 0;
+    size_t n = 0, next_len = 0;
+    char *next = NULL;
     bool more = false;
 
     if (rd->rev <= fu->compacted) {
         rd->page_cb(RW_EEXPIRED, "required revision has been compacted",
-                    rd->rev, NULL, 0, false, rd->arg);
+                    rd->rev, NULL, 0, NULL, 0, rd->arg);
         free(out);
         return;
     }
     if (rd->rev > fu->rev) {
         rd->page_cb(RW_EFUTURE, "required revision is a future revision",
-                    rd->rev, NULL, 0, false, rd->arg);
+                    rd->rev, NULL, 0, NULL, 0, rd->arg);
         free(out);
         return;
     }
@@ -99,7 +107,10 @@ static void fake_answer_page(struct fake_read *rd)
         out[n++] = (struct upstream_kv){kv->key, klen, kv->value,
                                         strlen(kv->value), kv->mod_rev};
     }
-    rd->page_cb(RW_OK, NULL, rd->rev, out, n, more, rd->arg);
+    if (more && n > 0) /* the cursor: the last key + "\0", as etcd's */
+        next = etcd_key_next(out[n - 1].key, out[n - 1].key_len, &next_len);
+    rd->page_cb(RW_OK, NULL, rd->rev, out, n, next, next_len, rd->arg);
+    free(next);
     free(out);
 }
 
@@ -136,7 +147,8 @@ static struct fake_read *fake_start(struct fake_upstream *fu,
 
 static struct upstream_read *fake_probe(void *ctx, const char *prefix,
                                         size_t prefix_len, int64_t since,
-                                        upstream_probe_cb cb, void *arg)
+                                        size_t count, upstream_probe_cb cb,
+                                        void *arg)
 {
     struct fake_upstream *fu = ctx;
     struct fake_read *rd = fake_start(fu, prefix, prefix_len);
@@ -145,14 +157,15 @@ static struct upstream_read *fake_probe(void *ctx, const char *prefix,
         return NULL;
     fu->probes++;
     rd->since = since;
+    rd->count = count;
     rd->probe_cb = cb;
     rd->arg = arg;
     return (struct upstream_read *)rd;
 }
 
-static struct upstream_read *fake_page(void *ctx, const char *from,
-                                       size_t from_len, const char *prefix,
-                                       size_t prefix_len, int64_t rev,
+static struct upstream_read *fake_page(void *ctx, const char *prefix,
+                                       size_t prefix_len, const char *cursor,
+                                       size_t cursor_len, int64_t rev,
                                        size_t limit, upstream_page_cb cb,
                                        void *arg)
 {
@@ -163,9 +176,13 @@ static struct upstream_read *fake_page(void *ctx, const char *from,
         return NULL;
     fu->pages++;
     rd->page = true;
-    rd->from = xcalloc(1, from_len + 1);
-    memcpy(rd->from, from, from_len);
-    rd->from_len = from_len;
+    if (cursor == NULL) { /* the first page: from the prefix */
+        cursor = prefix;
+        cursor_len = prefix_len;
+    }
+    rd->from = xcalloc(1, cursor_len + 1);
+    memcpy(rd->from, cursor, cursor_len);
+    rd->from_len = cursor_len;
     rd->rev = rev;
     rd->limit = limit;
     rd->page_cb = cb;
@@ -238,7 +255,7 @@ void fake_upstream_set_compacted(struct fake_upstream *fu, int64_t rev)
 }
 
 void fake_upstream_set_probe(struct fake_upstream *fu,
-                             const struct upstream_probe *p)
+                             const struct fake_probe *p)
 {
     fu->probe_fixed = p != NULL;
     if (p != NULL)

@@ -31,9 +31,18 @@ void fake_upstream_put(struct fake_upstream *fu, const char *key,
 void fake_upstream_set_rev(struct fake_upstream *fu, int64_t rev);
 /* Revisions at or below it answer RW_EEXPIRED. */
 void fake_upstream_set_compacted(struct fake_upstream *fu, int64_t rev);
-/* Every probe finds *p instead of what the keys say (NULL: the keys). */
+/* What every probe finds instead of what the keys say: the store at
+ * revision rev holds count keys under the prefix, one of them written
+ * after the probe's since when modified.  The answer is unchanged when
+ * none was and the count is the caller's, as the etcd adapter's. */
+struct fake_probe {
+    int64_t rev;
+    int64_t count;
+    bool modified;
+};
+/* NULL: the keys say. */
 void fake_upstream_set_probe(struct fake_upstream *fu,
-                             const struct upstream_probe *p);
+                             const struct fake_probe *p);
 /* Reads cannot be started (no connection). */
 void fake_upstream_set_unavailable(struct fake_upstream *fu, bool down);
 

@@ -116,7 +116,7 @@ static void reset(struct fixture *f, int64_t old_rev, int64_t new_rev)
 }
 
 /* Every probe finds p. */
-static void probe_finds(struct fixture *f, struct upstream_probe p)
+static void probe_finds(struct fixture *f, struct fake_probe p)
 {
     fake_upstream_set_probe(f->fu, &p);
 }
@@ -233,7 +233,7 @@ static void test_any_served_at_store_revision(void **state)
     bool at_once;
 
     after_reset(f);
-    probe_finds(f, (struct upstream_probe){.rev = 25, .count = 2});
+    probe_finds(f, (struct fake_probe){.rev = 25, .count = 2});
     assert_non_null(start(f, READ_ANY, 0, true, &a, &at_once));
     assert_false(at_once);
     await(&a);
@@ -251,7 +251,7 @@ static void test_not_older_served_at_store_revision(void **state)
     bool at_once;
 
     after_reset(f);
-    probe_finds(f, (struct upstream_probe){.rev = 25, .count = 2});
+    probe_finds(f, (struct fake_probe){.rev = 25, .count = 2});
     start(f, READ_NOT_OLDER, 5, true, &a, &at_once);
     await(&a);
     assert_int_equal(a.err, RW_OK);
@@ -267,7 +267,7 @@ static void test_changed_waits_for_cache(void **state)
     bool at_once;
 
     after_reset(f);
-    probe_finds(f, (struct upstream_probe){.rev = 25, .count = 3, .modified = true});
+    probe_finds(f, (struct fake_probe){.rev = 25, .count = 3, .modified = true});
     start(f, READ_ANY, 0, true, &a, &at_once);
     for (int i = 0; i < 10; i++)
         event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
@@ -291,7 +291,7 @@ static void test_served_as_before(void **state)
     bool at_once;
 
     after_reset(f);
-    probe_finds(f, (struct upstream_probe){.rev = 15, .count = 2});
+    probe_finds(f, (struct fake_probe){.rev = 15, .count = 2});
     start(f, READ_ANY, 0, true, &a, &at_once);
     await(&a);
     assert_int_equal(a.err, RW_OK);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -91,6 +92,64 @@ static void test_table(void **state)
     }
 }
 
+/* The key layout, in its one place: prefix, namespace prefix, object key,
+ * the apiserver's exceptions included. */
+static void test_keys(void **state)
+{
+    const struct resource_type *pods = resource_type_find("pods");
+    const struct resource_type *nodes = resource_type_find("nodes");
+    const struct resource_type *svcs = resource_type_find("services");
+    char *k;
+
+    k = resource_type_ns_prefix(pods, NULL);
+    assert_string_equal(k, "/registry/pods/");
+    free(k);
+    k = resource_type_ns_prefix(pods, "kube-system");
+    assert_string_equal(k, "/registry/pods/kube-system/");
+    free(k);
+    k = resource_type_key(pods, "kube-system", "dns-0");
+    assert_string_equal(k, "/registry/pods/kube-system/dns-0");
+    free(k);
+    k = resource_type_key(nodes, NULL, "n1");
+    assert_string_equal(k, "/registry/minions/n1");
+    free(k);
+    k = resource_type_key(svcs, "default", "kubernetes");
+    assert_string_equal(k, "/registry/services/specs/default/kubernetes");
+    free(k);
+}
+
+static bool split(const struct resource_type *rt, const char *key,
+                  struct resource_key *out)
+{
+    return resource_type_key_split(rt, key, strlen(key), out);
+}
+
+/* The layout read back: namespace and name, and the keys it refuses. */
+static void test_key_split(void **state)
+{
+    const struct resource_type *pods = resource_type_find("pods");
+    const struct resource_type *nodes = resource_type_find("nodes");
+    struct resource_key k;
+
+    assert_true(split(pods, "/registry/pods/ns1/p-0", &k));
+    assert_int_equal(k.ns_len, 3);
+    assert_memory_equal(k.ns, "ns1", 3);
+    assert_int_equal(k.name_len, 3);
+    assert_memory_equal(k.name, "p-0", 3);
+    assert_true(split(nodes, "/registry/minions/n1", &k));
+    assert_int_equal(k.ns_len, 0);
+    assert_int_equal(k.name_len, 2);
+    assert_false(split(pods, "/registry/pods/", &k));
+    assert_false(split(pods, "/registry/pods/ns1", &k));
+    assert_false(split(pods, "/registry/pods/ns1/", &k));
+    assert_false(split(pods, "/registry/pods//p", &k));
+    assert_false(split(pods, "/registry/pods/a/b/c", &k));
+    assert_false(split(pods, "/registry/podsx/a/b", &k));
+    assert_false(split(nodes, "/registry/minions/a/b", &k));
+    assert_false(
+        resource_type_key_split(pods, "/registry/pods/a/b\0c", 20, &k));
+}
+
 static void test_field_ids(void **state)
 {
     const struct resource_type *pods = resource_type_find("pods");
@@ -149,6 +208,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_find_spellings),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_key_split),
         cmocka_unit_test(test_field_ids),
     };
 

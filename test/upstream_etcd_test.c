@@ -3,12 +3,11 @@
  * against a real etcd ($RW_TEST_ETCD, started with 1 s progress
  * notifications by test/integration/upstream_etcd.sh).
  *
- * The resource sink (src/resource.h) is defined here as a recorder: it
- * keeps a model of the keys (list snapshot, then events) and checks the
- * sink's contract as it goes: revisions strictly increase (no duplicate,
- * no reordering), nothing arrives outside a list or while one is open,
- * lists are begun before items.  These definitions are linked before
- * src/libsrc.a, so the real src/resource.c is not used.
+ * The target's feed is test/upstream_contract.h's: it keeps a model of
+ * the keys (list snapshot, then events) and checks the contract of
+ * src/upstream.h as it goes (revisions in order, no duplicate, nothing
+ * outside a list or while one is open, batches flushed, nothing after
+ * the adapter's free).
  *
  * Scenarios: a paged list (page size 2) at one revision while writes land
  * between pages; watch events in order after the list; progress
@@ -33,245 +32,20 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 #include <netinet/in.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 
-#include "etcd_testlib.h"
 #include "src/log.h"
-#include "src/resource.h"
-#include "src/upstream_etcd.h"
 #include "src/upstream.h"
-
-/* ==== the recorder sink ==== */
-
-#define MAX_KEYS 128
-#define MAX_LOG 512
-
-struct kv_entry {
-    char key[48];
-    char value[48];
-    int64_t mod_rev;
-};
-
-enum rec_kind { REC_PUT, REC_DELETE };
-
-struct rec {
-    enum rec_kind kind;
-    char key[48];
-    char value[48];
-    int64_t rev;
-};
-
-struct resource {
-    const char *prefix;
-    int64_t rv;
-    bool listing;
-    struct kv_entry model[MAX_KEYS]; /* after the last list + events */
-    size_t n_model;
-    struct kv_entry pending[MAX_KEYS]; /* the list being received */
-    size_t n_pending;
-    struct kv_entry last_list[MAX_KEYS]; /* the last complete list */
-    size_t n_last_list;
-    int64_t list_end_rev;
-    struct rec log[MAX_LOG]; /* events since the start */
-    size_t n_log;
-    int list_begins, list_ends, list_aborts;
-    int flushes, progresses, reconnects, up_changes, resets;
-    int64_t last_progress;
-    bool up;
-    int violations;
-    /* called after each list item (the test's writes between pages) */
-    void (*item_hook)(struct resource *r);
-    const struct upstream_reader *reader; /* resource_set_reader */
-    void *item_hook_arg;                  /* test_reads' outcome */
-};
-
-static void violation(struct resource *r, const char *what, int64_t a,
-                      int64_t b)
-{
-    r->violations++;
-    print_error("sink contract violated: %s (%lld, %lld)\n", what, (long long)a,
-                (long long)b);
-}
-
-static struct kv_entry *model_find(struct kv_entry *m, size_t n,
-                                   const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(m[i].key, key) == 0)
-            return &m[i];
-    return NULL;
-}
-
-static void copy_n(char *dst, const void *src, size_t len)
-{
-    snprintf(dst, 48, "%.*s", (int)len, (const char *)src);
-}
-
-const char *resource_prefix(const struct resource *r)
-{
-    return r->prefix;
-}
-
-int64_t resource_rv(const struct resource *r)
-{
-    return r->rv;
-}
-
-void resource_list_begin(struct resource *r)
-{
-    if (r->listing)
-        violation(r, "list_begin inside a list", 0, 0);
-    r->listing = true;
-    r->n_pending = 0;
-    r->list_begins++;
-}
-
-void resource_list_item(struct resource *r, const char *key, size_t key_len,
-                        const void *value, size_t value_len, int64_t mod_rev)
-{
-    struct kv_entry *e;
-
-    if (!r->listing)
-        violation(r, "list_item outside a list", 0, 0);
-    assert_true(r->n_pending < MAX_KEYS);
-    e = &r->pending[r->n_pending++];
-    copy_n(e->key, key, key_len);
-    copy_n(e->value, value, value_len);
-    e->mod_rev = mod_rev;
-    if (r->item_hook)
-        r->item_hook(r);
-}
-
-void resource_list_end(struct resource *r, int64_t rev)
-{
-    if (!r->listing)
-        violation(r, "list_end outside a list", 0, 0);
-    for (size_t i = 0; i < r->n_pending; i++)
-        if (r->pending[i].mod_rev > rev)
-            violation(r, "list item newer than the list", r->pending[i].mod_rev,
-                      rev);
-    r->listing = false;
-    memcpy(r->model, r->pending, r->n_pending * sizeof(r->pending[0]));
-    r->n_model = r->n_pending;
-    memcpy(r->last_list, r->pending, r->n_pending * sizeof(r->pending[0]));
-    r->n_last_list = r->n_pending;
-    r->list_end_rev = rev;
-    r->rv = rev;
-    r->list_ends++;
-}
-
-void resource_list_abort(struct resource *r)
-{
-    if (!r->listing)
-        violation(r, "list_abort outside a list", 0, 0);
-    r->listing = false;
-    r->n_pending = 0;
-    r->list_aborts++;
-}
-
-static void record(struct resource *r, enum rec_kind kind, const char *key,
-                   size_t key_len, const void *value, size_t value_len,
-                   int64_t rev)
-{
-    struct rec *e;
-
-    if (r->listing)
-        violation(r, "event during a list", rev, 0);
-    if (rev <= r->rv)
-        violation(r, "event revision not above rv (duplicate or reordered)",
-                  rev, r->rv);
-    r->rv = rev;
-    assert_true(r->n_log < MAX_LOG);
-    e = &r->log[r->n_log++];
-    e->kind = kind;
-    copy_n(e->key, key, key_len);
-    copy_n(e->value, value, value_len);
-    e->rev = rev;
-}
-
-void resource_put(struct resource *r, const char *key, size_t key_len,
-                  const void *value, size_t value_len, int64_t mod_rev)
-{
-    struct kv_entry *e;
-    char k[48];
-
-    record(r, REC_PUT, key, key_len, value, value_len, mod_rev);
-    copy_n(k, key, key_len);
-    e = model_find(r->model, r->n_model, k);
-    if (e == NULL) {
-        assert_true(r->n_model < MAX_KEYS);
-        e = &r->model[r->n_model++];
-        snprintf(e->key, sizeof(e->key), "%s", k);
-    }
-    copy_n(e->value, value, value_len);
-    e->mod_rev = mod_rev;
-}
-
-void resource_delete(struct resource *r, const char *key, size_t key_len,
-                     int64_t mod_rev)
-{
-    struct kv_entry *e;
-    char k[48];
-
-    record(r, REC_DELETE, key, key_len, "", 0, mod_rev);
-    copy_n(k, key, key_len);
-    e = model_find(r->model, r->n_model, k);
-    if (e == NULL) {
-        violation(r, "delete of an unknown key", mod_rev, 0);
-        return;
-    }
-    *e = r->model[--r->n_model];
-}
-
-void resource_progress(struct resource *r, int64_t rev)
-{
-    if (r->listing)
-        violation(r, "progress during a list", rev, 0);
-    if (rev < r->rv)
-        violation(r, "progress below rv", rev, r->rv);
-    r->progresses++;
-    r->last_progress = rev;
-    if (rev > r->rv)
-        r->rv = rev;
-}
-
-void resource_flush(struct resource *r)
-{
-    r->flushes++;
-}
-
-void resource_upstream_state(struct resource *r, bool watching)
-{
-    if (r->up != watching)
-        r->up_changes++;
-    r->up = watching;
-}
-
-void resource_note_reconnect(struct resource *r)
-{
-    r->reconnects++;
-}
-
-void resource_set_reader(struct resource *r, const struct upstream_reader *rd)
-{
-    r->reader = rd;
-}
-
-/* src/upstream_history.c's verdict: the model starts over (the adapter
- * aborts the list in progress, if any, and lists again). */
-void resource_history_reset(struct resource *r, enum resource_reset why,
-                            int64_t old_rev, int64_t new_rev)
-{
-    r->resets++;
-    r->rv = 0;
-    r->n_model = 0;
-}
+#include "src/upstream_etcd.h"
+#include "test/etcd_testlib.h"
+#include "test/upstream_contract.h"
 
 /* ==== a TCP relay between the adapter and etcd ==== */
 
 struct pair {
     struct bufferevent *client, *server;
-    struct pair *prev, *next;
+    LIST_ENTRY(pair) link;
 };
 
 struct relay {
@@ -279,18 +53,13 @@ struct relay {
     struct evconnlistener *listener;
     struct sockaddr_in target;
     int port;
-    struct pair *pairs;
+    LIST_HEAD(, pair) pairs;
     int accepted;
 };
 
 static void pair_free(struct relay *rl, struct pair *p)
 {
-    if (p->prev)
-        p->prev->next = p->next;
-    else
-        rl->pairs = p->next;
-    if (p->next)
-        p->next->prev = p->prev;
+    LIST_REMOVE(p, link);
     bufferevent_free(p->client);
     bufferevent_free(p->server);
     free(p);
@@ -325,10 +94,7 @@ static void relay_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     bufferevent_setcb(p->server, relay_read_cb, NULL, relay_event_cb, p);
     bufferevent_enable(p->client, EV_READ | EV_WRITE);
     bufferevent_enable(p->server, EV_READ | EV_WRITE);
-    p->next = rl->pairs;
-    if (rl->pairs)
-        rl->pairs->prev = p;
-    rl->pairs = p;
+    LIST_INSERT_HEAD(&rl->pairs, p, link);
     if (bufferevent_socket_connect(p->server, (struct sockaddr *)&rl->target,
                                    sizeof(rl->target)) != 0)
         pair_free(rl, p);
@@ -358,6 +124,7 @@ static void relay_start(struct relay *rl, struct event_base *base)
     const char *host, *port, *url;
 
     memset(rl, 0, sizeof(*rl));
+    LIST_INIT(&rl->pairs);
     etest_endpoint(&host, &port, &url);
     rl->base = base;
     rl->target.sin_family = AF_INET;
@@ -370,8 +137,8 @@ static void relay_start(struct relay *rl, struct event_base *base)
 /* Cuts every relayed connection and refuses new ones until relay_up. */
 static void relay_down(struct relay *rl)
 {
-    while (rl->pairs)
-        pair_free(rl, rl->pairs);
+    while (!LIST_EMPTY(&rl->pairs))
+        pair_free(rl, LIST_FIRST(&rl->pairs));
     if (rl->listener) {
         evconnlistener_free(rl->listener);
         rl->listener = NULL;
@@ -394,8 +161,8 @@ static void relay_stop(struct relay *rl)
 struct fixture {
     struct event_base *base;
     struct etcd_sync writer;
-    struct resource res;
-    struct upstream_etcd *u;
+    struct upstream_contract res;
+    struct upstream *u;
     struct relay relay;
     bool relayed;
 };
@@ -407,21 +174,21 @@ static void fixture_start(struct fixture *f, const char *prefix,
 {
     const char *host, *port, *url;
     char relay_url[64];
-    struct upstream_etcd_config cfg = {
+    struct upstream_config cfg = {
         .page_size = page_size,
         .backoff_min = 0.05,
         .backoff_max = 0.2,
         .dial_timeout = 2,
         .request_timeout = 10,
     };
-    struct resource *rp;
+    struct upstream_target t;
 
     memset(f, 0, sizeof(*f));
     fx = f;
     f->base = event_base_new();
     etcd_sync_open(&f->writer);
-    f->res.prefix = prefix;
-    rp = &f->res;
+    upstream_contract_init(&f->res, prefix);
+    t = upstream_contract_target(&f->res);
     etest_endpoint(&host, &port, &url);
     f->relayed = relayed;
     if (relayed) {
@@ -430,13 +197,14 @@ static void fixture_start(struct fixture *f, const char *prefix,
                  f->relay.port);
         url = relay_url;
     }
-    f->u = upstream_etcd_new(f->base, url, &rp, 1, &cfg);
+    f->u = upstream_etcd_ops.create(f->base, url, &t, 1, &cfg);
     assert_non_null(f->u);
 }
 
 static void fixture_stop(struct fixture *f)
 {
-    upstream_etcd_free(f->u);
+    upstream_etcd_ops.free(f->u);
+    upstream_contract_freed(&f->res);
     if (f->relayed)
         relay_stop(&f->relay);
     etcd_sync_close(&f->writer);
@@ -455,8 +223,10 @@ static bool wait_for(struct fixture *f, bool (*pred)(struct fixture *),
     bool ok;
 
     event_add(tick, &tv);
-    while (!(ok = pred(f)) && etest_now() < deadline)
+    while (!(ok = pred(f)) && etest_now() < deadline) {
         event_base_loop(f->base, EVLOOP_ONCE);
+        upstream_contract_turn(&f->res);
+    }
     event_free(tick);
     return ok;
 }
@@ -487,7 +257,7 @@ static bool up_at_rv(struct fixture *f)
 static void check_model(struct fixture *f)
 {
     struct etcd_range_response r;
-    struct resource *res = &f->res;
+    struct upstream_contract *res = &f->res;
 
     assert_int_equal(etcd_sync_range_prefix(&f->writer, res->prefix, 0, &r), 0);
     assert_int_equal(res->n_model, r.n_kvs);
@@ -495,9 +265,9 @@ static void check_model(struct fixture *f)
         char key[48], value[48];
         struct kv_entry *e;
 
-        copy_n(key, r.kvs[i].key, r.kvs[i].key_len);
-        copy_n(value, r.kvs[i].value, r.kvs[i].value_len);
-        e = model_find(res->model, res->n_model, key);
+        upstream_contract_copy(key, r.kvs[i].key, r.kvs[i].key_len);
+        upstream_contract_copy(value, r.kvs[i].value, r.kvs[i].value_len);
+        e = upstream_contract_find(res->model, res->n_model, key);
         assert_non_null(e);
         assert_string_equal(e->value, value);
         assert_int_equal(e->mod_rev, r.kvs[i].mod_revision);
@@ -511,7 +281,7 @@ static void check_model(struct fixture *f)
 static int64_t concurrent_revs[4];
 
 /* Writes between pages: after page 1 (item 2) and page 2 (item 4). */
-static void paging_hook(struct resource *r)
+static void paging_hook(struct upstream_contract *r)
 {
     struct etcd_sync *w = &fx->writer;
 
@@ -527,7 +297,7 @@ static void paging_hook(struct resource *r)
 static void test_paged_list_one_revision(void **state)
 {
     struct fixture f;
-    struct resource *r = &f.res;
+    struct upstream_contract *r = &f.res;
     int64_t base_rev = 0;
     char key[16], value[16];
 
@@ -539,7 +309,7 @@ static void test_paged_list_one_revision(void **state)
         assert_true(base_rev > 0);
     }
     r->item_hook = paging_hook;
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     want_rv = 0;
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     r->item_hook = NULL;
@@ -581,13 +351,13 @@ static void test_paged_list_one_revision(void **state)
 static void test_watch_events(void **state)
 {
     struct fixture f;
-    struct resource *r = &f.res;
-    struct upstream_etcd_status st;
+    struct upstream_contract *r = &f.res;
+    struct upstream_status st;
     char key[16], value[16];
     int64_t last = 0;
 
     fixture_start(&f, "/t2/", 0, false);
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     assert_int_equal(r->n_last_list, 0);
     for (int i = 0; i < 30; i++) {
@@ -608,7 +378,7 @@ static void test_watch_events(void **state)
     assert_int_equal(r->log[33].kind, REC_DELETE);
     check_model(&f);
 
-    upstream_etcd_status(f.u, &st);
+    upstream_etcd_ops.status(f.u, &st);
     assert_true(st.connected);
     assert_true(strncmp(st.version, "3.", 2) == 0);
     assert_int_equal(st.connects, 1);
@@ -626,10 +396,10 @@ static bool progressed(struct fixture *f)
 static void test_progress_notify(void **state)
 {
     struct fixture f;
-    struct resource *r = &f.res;
+    struct upstream_contract *r = &f.res;
 
     fixture_start(&f, "/t3/", 0, false);
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     /* The store moves on elsewhere; the watch learns it has nothing up to
      * that revision from a progress notification (interval 1 s). */
@@ -651,13 +421,13 @@ static bool reconnected_at_rv(struct fixture *f)
 static void test_reconnect_resume(void **state)
 {
     struct fixture f;
-    struct resource *r = &f.res;
-    struct upstream_etcd_status st;
+    struct upstream_contract *r = &f.res;
+    struct upstream_status st;
     int64_t before;
 
     fixture_start(&f, "/t4/", 0, true);
     etcd_sync_put(&f.writer, "/t4/a", "1");
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     want_rv = etcd_sync_put(&f.writer, "/t4/b", "1");
     assert_true(wait_for(&f, reached_rv, ETEST_TIMEOUT));
@@ -681,7 +451,7 @@ static void test_reconnect_resume(void **state)
     assert_string_equal(r->log[before].value, "2");
     assert_int_equal(r->log[before + 2].kind, REC_DELETE);
     check_model(&f);
-    upstream_etcd_status(f.u, &st);
+    upstream_etcd_ops.status(f.u, &st);
     assert_true(st.connected);
     assert_int_equal(st.connects, 2);
     assert_int_equal(st.reconnects, 1);
@@ -694,13 +464,13 @@ static void test_reconnect_resume(void **state)
 static void test_large_catch_up(void **state)
 {
     struct fixture f;
-    struct resource *r = &f.res;
+    struct upstream_contract *r = &f.res;
     size_t n = 1000 * 1000;
     char *big = malloc(n + 1);
     int flushes;
 
     fixture_start(&f, "/t7/", 0, true);
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     relay_down(&f.relay);
     assert_true(wait_for(&f, is_down, ETEST_TIMEOUT));
@@ -730,14 +500,14 @@ static bool relisted(struct fixture *f)
 static void test_relist_after_compaction(void **state)
 {
     struct fixture f;
-    struct resource *r = &f.res;
+    struct upstream_contract *r = &f.res;
     int64_t rev;
 
     fixture_start(&f, "/t5/", 2, true);
     etcd_sync_put(&f.writer, "/t5/a", "1");
     etcd_sync_put(&f.writer, "/t5/b", "1");
     etcd_sync_put(&f.writer, "/t5/c", "1");
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
     assert_int_equal(r->list_ends, 1);
 
@@ -769,7 +539,7 @@ static void test_relist_after_compaction(void **state)
 static bool compact_hook_done;
 
 /* After the first page: write, then compact away the list's revision. */
-static void compact_hook(struct resource *r)
+static void compact_hook(struct upstream_contract *r)
 {
     int64_t rev;
 
@@ -788,7 +558,7 @@ static bool listed(struct fixture *f)
 static void test_compacted_while_paging(void **state)
 {
     struct fixture f;
-    struct resource *r = &f.res;
+    struct upstream_contract *r = &f.res;
     char key[16];
 
     fixture_start(&f, "/t6/", 2, false);
@@ -798,7 +568,7 @@ static void test_compacted_while_paging(void **state)
     }
     compact_hook_done = false;
     r->item_hook = compact_hook;
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_true(wait_for(&f, listed, ETEST_TIMEOUT));
     r->item_hook = NULL;
     /* Page 2 at the compacted revision failed (OUT_OF_RANGE): the list
@@ -819,6 +589,8 @@ struct read_outcome {
     int err;
     struct upstream_probe probe;
     char keys[256]; /* page: "key=value@rev " ... */
+    char next[64];  /* page: the next page's cursor */
+    size_t next_len;
     bool more;
 };
 
@@ -839,15 +611,20 @@ static void probe_cb(int err, const char *why, const struct upstream_probe *p,
 }
 
 static void page_cb(int err, const char *why, int64_t rev,
-                    const struct upstream_kv *kvs, size_t n, bool more,
-                    void *arg)
+                    const struct upstream_kv *kvs, size_t n, const char *next,
+                    size_t next_len, void *arg)
 {
     struct read_outcome *o = arg;
     size_t at = 0;
 
     o->done = true;
     o->err = err;
-    o->more = more;
+    o->more = next != NULL;
+    if (next != NULL) {
+        assert_true(next_len <= sizeof(o->next));
+        memcpy(o->next, next, next_len);
+        o->next_len = next_len;
+    }
     o->keys[0] = '\0';
     for (size_t i = 0; i < n; i++)
         at += snprintf(o->keys + at, sizeof(o->keys) - at, "%.*s=%.*s@%lld ",
@@ -855,31 +632,39 @@ static void page_cb(int err, const char *why, int64_t rev,
                        (const char *)kvs[i].value, (long long)kvs[i].mod_rev);
 }
 
-static void do_probe(struct fixture *f, int64_t since, struct read_outcome *o)
+static void do_probe(struct fixture *f, int64_t since, size_t count,
+                     struct read_outcome *o)
 {
     const struct upstream_reader *rd = f->res.reader;
 
     memset(o, 0, sizeof(*o));
     f->res.item_hook_arg = o;
-    assert_non_null(rd->probe(rd->ctx, "/t9/", 4, since, probe_cb, o));
+    assert_non_null(rd->probe(rd->ctx, "/t9/", 4, since, count, probe_cb, o));
     assert_false(o->done); /* never before returning */
     assert_true(wait_for(f, read_done, ETEST_TIMEOUT));
 }
 
-static void do_page(struct fixture *f, const char *from, int64_t rev,
-                    size_t limit, struct read_outcome *o)
+/* A page from cursor (NULL: the first; copied before o is reset). */
+static void do_page(struct fixture *f, const char *cursor, size_t cursor_len,
+                    int64_t rev, size_t limit, struct read_outcome *o)
 {
     const struct upstream_reader *rd = f->res.reader;
+    char from[64];
 
+    assert_true(cursor_len <= sizeof(from));
+    if (cursor != NULL)
+        memcpy(from, cursor, cursor_len);
     memset(o, 0, sizeof(*o));
     f->res.item_hook_arg = o;
-    assert_non_null(rd->page(rd->ctx, from, strlen(from), "/t9/", 4, rev, limit,
-                             page_cb, o));
+    assert_non_null(rd->page(rd->ctx, "/t9/", 4, cursor ? from : NULL,
+                             cursor_len, rev, limit, page_cb, o));
     assert_true(wait_for(f, read_done, ETEST_TIMEOUT));
 }
 
-/* The probe tells "nothing under the prefix changed after s" exactly; the
- * page reads the past; compacted and future revisions are told apart. */
+/* The probe tells "the keys under the prefix are still the caller's at s"
+ * exactly (a write after s, a key more or less: changed); pages read the
+ * past, from the cursor the last one handed out; compacted and future
+ * revisions are told apart. */
 static void test_reads(void **state)
 {
     struct fixture f;
@@ -890,43 +675,49 @@ static void test_reads(void **state)
     fixture_start(&f, "/t9/", 0, false);
     r1 = etcd_sync_put(&f.writer, "/t9/a", "1");
     r2 = etcd_sync_put(&f.writer, "/t9/b", "2");
-    upstream_etcd_start(f.u);
+    upstream_etcd_ops.start(f.u);
     assert_non_null(f.res.reader);
     assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
 
-    do_probe(&f, r2, &o);
+    do_probe(&f, r2, 2, &o);
     assert_int_equal(o.err, RW_OK);
-    assert_false(o.probe.modified);
-    assert_int_equal(o.probe.count, 2);
+    assert_true(o.probe.unchanged);
     assert_true(o.probe.rev >= r2);
+    do_probe(&f, r2, 3, &o);
+    assert_false(o.probe.unchanged); /* the caller holds a key more */
     /* Writes elsewhere move the revision, not the verdict. */
     r3 = etcd_sync_put(&f.writer, "/t9x/elsewhere", "x");
-    do_probe(&f, r2, &o);
-    assert_false(o.probe.modified);
+    do_probe(&f, r2, 2, &o);
+    assert_true(o.probe.unchanged);
     assert_int_equal(o.probe.rev, r3);
-    do_probe(&f, r1, &o);
-    assert_true(o.probe.modified); /* b at r2 > r1 */
+    do_probe(&f, r1, 2, &o);
+    assert_false(o.probe.unchanged); /* b at r2 > r1 */
     r4 = etcd_sync_delete(&f.writer, "/t9/a");
-    do_probe(&f, r3, &o);
-    assert_false(o.probe.modified); /* a delete shows only in the count */
-    assert_int_equal(o.probe.count, 1);
+    do_probe(&f, r3, 2, &o);
+    assert_false(o.probe.unchanged); /* a delete shows in the count */
     assert_int_equal(o.probe.rev, r4);
+    do_probe(&f, r3, 1, &o);
+    assert_true(o.probe.unchanged);
 
-    /* The past, in pages. */
-    do_page(&f, "/t9/", r2, 1, &o);
+    /* The past, in pages, each from the last one's cursor. */
+    do_page(&f, NULL, 0, r2, 1, &o);
     assert_int_equal(o.err, RW_OK);
     snprintf(want, sizeof(want), "/t9/a=1@%lld ", (long long)r1);
     assert_string_equal(o.keys, want);
     assert_true(o.more);
-    do_page(&f, "/t9/a", r2, 0, &o);
+    do_page(&f, o.next, o.next_len, r2, 1, &o);
+    snprintf(want, sizeof(want), "/t9/b=2@%lld ", (long long)r2);
+    assert_string_equal(o.keys, want);
+    assert_false(o.more);
+    do_page(&f, NULL, 0, r2, 0, &o);
     snprintf(want, sizeof(want), "/t9/a=1@%lld /t9/b=2@%lld ", (long long)r1,
              (long long)r2);
     assert_string_equal(o.keys, want);
     assert_false(o.more);
-    do_page(&f, "/t9/", r4 + 100, 0, &o);
+    do_page(&f, NULL, 0, r4 + 100, 0, &o);
     assert_int_equal(o.err, RW_EFUTURE);
     assert_int_equal(etcd_sync_compact(&f.writer, r4), 0);
-    do_page(&f, "/t9/", r2, 0, &o);
+    do_page(&f, NULL, 0, r2, 0, &o);
     assert_int_equal(o.err, RW_EEXPIRED);
     fixture_stop(&f);
     assert_int_equal(f.res.violations, 0);
@@ -935,14 +726,16 @@ static void test_reads(void **state)
 static void test_bad_url(void **state)
 {
     struct event_base *base = event_base_new();
-    struct resource r = {.prefix = "/x/"};
-    struct resource *rp = &r;
+    struct upstream_contract r;
+    struct upstream_target t;
 
-    assert_null(
-        upstream_etcd_new(base, "https://127.0.0.1:2379", &rp, 1, NULL));
-    assert_null(upstream_etcd_new(base, "127.0.0.1:2379", &rp, 1, NULL));
-    assert_null(upstream_etcd_new(base, "http://127.0.0.1", &rp, 1, NULL));
-    upstream_etcd_free(NULL);
+    upstream_contract_init(&r, "/x/");
+    t = upstream_contract_target(&r);
+    assert_null(upstream_etcd_ops.create(base, "https://127.0.0.1:2379", &t, 1, NULL));
+    assert_null(upstream_etcd_ops.create(base, "127.0.0.1:2379", &t, 1, NULL));
+    assert_null(upstream_etcd_ops.create(base, "http://127.0.0.1", &t, 1, NULL));
+    upstream_etcd_ops.free(NULL);
+    assert_int_equal(r.violations, 0);
     event_base_free(base);
 }
 

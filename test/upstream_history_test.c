@@ -2,8 +2,8 @@
  * upstream_history_test.c: deciding that the store's history was reset
  * (src/upstream_history.c).
  *
- * resource_history_reset is defined here as a recorder (linked before
- * src/libsrc.a, so src/resource.c is not pulled in).  Cases: revisions
+ * The targets' feed is a recorder of history_reset (src/upstream.h).
+ * Cases: revisions
  * that only grow; a revision that goes back, on a linearizable reply and
  * on a member's own reply (same member: reset; another member: lag, not a
  * reset); replies that arrive out of order across streams (compared with
@@ -11,7 +11,7 @@
  * that moves with its replies; a changed cluster ID (reset even when the
  * revision is higher) and an unreported one (0); unreported revisions
  * (0, etcd's reply to a compacted watch); replies to requests of an
- * abandoned history after a reset (no second reset); every resource told
+ * abandoned history after a reset (no second reset); every target told
  * once per reset, with the old and new revisions.
  */
 #include <setjmp.h>
@@ -22,19 +22,24 @@
 #include <cmocka.h>
 
 #include "src/log.h"
-#include "src/resource.h"
+#include "src/upstream.h"
 #include "src/upstream_history.h"
 
 /* ==== the recorder ==== */
 
-struct resource {
-    int resets[RESOURCE_RESET_MAX];
+#define RESET_KINDS 2 /* enum upstream_reset */
+
+struct target {
+    int resets[RESET_KINDS];
     int64_t old_rev, new_rev;
 };
 
-void resource_history_reset(struct resource *r, enum resource_reset why,
-                            int64_t old_rev, int64_t new_rev)
+static void history_reset_cb(void *ctx, enum upstream_reset why,
+                             int64_t old_rev, int64_t new_rev)
 {
+    struct target *r = ctx;
+
+    assert_true(why < RESET_KINDS);
     r->resets[why]++;
     r->old_rev = old_rev;
     r->new_rev = new_rev;
@@ -45,8 +50,8 @@ void resource_history_reset(struct resource *r, enum resource_reset why,
 #define M2 0xa2u
 
 struct fixture {
-    struct resource res[2];
-    struct resource *ptrs[2];
+    struct target res[2];
+    struct upstream_target targets[2];
     struct upstream_history *h;
 };
 
@@ -54,9 +59,12 @@ static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
 
-    f->ptrs[0] = &f->res[0];
-    f->ptrs[1] = &f->res[1];
-    f->h = upstream_history_new("etcd test", f->ptrs, 2);
+    static const struct upstream_feed feed = {.history_reset =
+                                                  history_reset_cb};
+
+    for (size_t i = 0; i < 2; i++)
+        f->targets[i] = (struct upstream_target){NULL, &feed, &f->res[i]};
+    f->h = upstream_history_new("etcd test", f->targets, 2);
     *state = f;
     return 0;
 }
@@ -80,7 +88,7 @@ static bool reply(struct fixture *f, uint64_t cluster, uint64_t member,
                                     linearizable, "test");
 }
 
-static int resets(const struct fixture *f, enum resource_reset why)
+static int resets(const struct fixture *f, enum upstream_reset why)
 {
     assert_int_equal(f->res[0].resets[why], f->res[1].resets[why]);
     return f->res[0].resets[why];
@@ -98,8 +106,8 @@ static void test_growing_revisions(void **state)
     }
     /* Equal is not below. */
     assert_false(reply(f, CLUSTER, M1, 50, true));
-    assert_int_equal(resets(f, RESOURCE_RESET_REVISION), 0);
-    assert_int_equal(resets(f, RESOURCE_RESET_IDENTITY), 0);
+    assert_int_equal(resets(f, UPSTREAM_RESET_REVISION), 0);
+    assert_int_equal(resets(f, UPSTREAM_RESET_IDENTITY), 0);
 }
 
 static void test_revision_back_linearizable(void **state)
@@ -109,16 +117,16 @@ static void test_revision_back_linearizable(void **state)
     assert_false(reply(f, CLUSTER, M1, 40, true));
     /* Any member's linearizable reply reflects every committed write. */
     assert_true(reply(f, CLUSTER, M2, 12, true));
-    assert_int_equal(resets(f, RESOURCE_RESET_REVISION), 1);
+    assert_int_equal(resets(f, UPSTREAM_RESET_REVISION), 1);
     assert_int_equal(f->res[1].old_rev, 40);
     assert_int_equal(f->res[1].new_rev, 12);
     /* The new history goes on from 12. */
     assert_false(reply(f, CLUSTER, M2, 13, true));
     assert_false(reply(f, CLUSTER, M1, 13, false));
-    assert_int_equal(resets(f, RESOURCE_RESET_REVISION), 1);
+    assert_int_equal(resets(f, UPSTREAM_RESET_REVISION), 1);
     /* And can be reset again. */
     assert_true(reply(f, CLUSTER, M2, 2, true));
-    assert_int_equal(resets(f, RESOURCE_RESET_REVISION), 2);
+    assert_int_equal(resets(f, UPSTREAM_RESET_REVISION), 2);
     assert_int_equal(f->res[0].old_rev, 13);
 }
 
@@ -129,10 +137,10 @@ static void test_revision_back_member_reply(void **state)
     assert_false(reply(f, CLUSTER, M1, 40, true));
     /* Another member's own view may lag: not a reset. */
     assert_false(reply(f, CLUSTER, M2, 38, false));
-    assert_int_equal(resets(f, RESOURCE_RESET_REVISION), 0);
+    assert_int_equal(resets(f, UPSTREAM_RESET_REVISION), 0);
     /* The member that showed 40 never shows less on a healthy store. */
     assert_true(reply(f, CLUSTER, M1, 7, false));
-    assert_int_equal(resets(f, RESOURCE_RESET_REVISION), 1);
+    assert_int_equal(resets(f, UPSTREAM_RESET_REVISION), 1);
 }
 
 static void test_out_of_order_replies(void **state)
@@ -156,7 +164,7 @@ static void test_out_of_order_replies(void **state)
     assert_int_equal(watch.rev, 16);
     assert_true(upstream_history_observe(f->h, &watch, CLUSTER, M1, 14, false,
                                          "Watch"));
-    assert_int_equal(resets(f, RESOURCE_RESET_REVISION), 1);
+    assert_int_equal(resets(f, UPSTREAM_RESET_REVISION), 1);
 }
 
 static void test_identity(void **state)
@@ -170,14 +178,14 @@ static void test_identity(void **state)
     assert_false(reply(f, CLUSTER, M1, 0, false));
     /* Another cluster, even far ahead, is another history. */
     assert_true(reply(f, CLUSTER + 1, M2, 5000, true));
-    assert_int_equal(resets(f, RESOURCE_RESET_IDENTITY), 1);
-    assert_int_equal(resets(f, RESOURCE_RESET_REVISION), 0);
+    assert_int_equal(resets(f, UPSTREAM_RESET_IDENTITY), 1);
+    assert_int_equal(resets(f, UPSTREAM_RESET_REVISION), 0);
     assert_int_equal(f->res[0].old_rev, 10);
     assert_int_equal(f->res[0].new_rev, 5000);
     assert_false(reply(f, CLUSTER + 1, M2, 5001, true));
     /* A member change alone is not one. */
     assert_false(reply(f, CLUSTER + 1, M1, 5002, false));
-    assert_int_equal(resets(f, RESOURCE_RESET_IDENTITY), 1);
+    assert_int_equal(resets(f, UPSTREAM_RESET_IDENTITY), 1);
 }
 
 static void test_abandoned_requests(void **state)
@@ -198,11 +206,11 @@ static void test_abandoned_requests(void **state)
     assert_int_equal(old[1].rev, 30);
     assert_true(upstream_history_observe(f->h, &old[1], CLUSTER, M1, 29, false,
                                          "Watch"));
-    assert_int_equal(resets(f, RESOURCE_RESET_REVISION), 2);
+    assert_int_equal(resets(f, UPSTREAM_RESET_REVISION), 2);
     /* Identity is checked whatever the mark. */
     assert_true(upstream_history_observe(f->h, &old[2], CLUSTER + 7, M1, 31,
                                          true, "Txn"));
-    assert_int_equal(resets(f, RESOURCE_RESET_IDENTITY), 1);
+    assert_int_equal(resets(f, UPSTREAM_RESET_IDENTITY), 1);
 }
 
 int main(void)

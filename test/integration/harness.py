@@ -223,7 +223,7 @@ class Ringwatch:
         self.port = free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
         cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % self.port,
-               "--etcd", etcd_url or etcd.url,
+               "--upstream", etcd_url or etcd.url,
                "--resources", resources] + list(args)
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
         _cleanups.append(self.stop)

@@ -48,7 +48,7 @@ def main():
     eq(m("ringwatch_watchers", protocol="h1"), 3.0, "h1 watchers")
     eq(m("ringwatch_watchers", protocol="h2"), 0.0, "h2 watchers")
     check(m("ringwatch_list_cache_hits_total") >= 1, "LISTs from memory")
-    eq(rw.metric("ringwatch_upstream_connected"), 1.0, "upstream connected")
+    eq(rw.metric("ringwatch_upstream_connected", store="etcd"), 1.0, "upstream connected")
 
 
 run(main)

@@ -67,6 +67,7 @@ def main():
     status, _, body = rw.get("/readyz?verbose")
     eq(status, 200, "/readyz")
     check(b"[+]cache/configmaps ok" in body, "/readyz?verbose: %r", body)
+    check(b"[+]upstream ok" in body, "/readyz?verbose: %r", body)
 
     # Errors are Statuses.
     for path in ("/", "/nope", "/api/v2/pods", "/api/v1/secrets", "/apis/apps/v2/deployments",

@@ -107,7 +107,7 @@ def main():
     rw.wait_rv(rb)
     rw.proc.send_signal(signal.SIGUSR1)
     line = wait_log(logfile, "SIGUSR1: ")[0]
-    check("etcd %s connected" % etcd.url in line, "state line %r", line)
+    check("upstream etcd %s connected" % etcd.url in line, "state line %r", line)
     check("configmaps ready rv %d objects 2 watchers 2" % rb in line, "state line %r", line)
 
     # SIGUSR2 twice: debug, then back to warn

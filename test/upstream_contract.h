@@ -1,0 +1,98 @@
+/*
+ * upstream_contract.h: a recording feed (src/upstream.h) that checks, as
+ * the callbacks come, the contract every upstream adapter keeps with its
+ * targets, and keeps a model of the target's keys for the test to compare
+ * with the store.  Any adapter's test uses it: one struct
+ * upstream_contract per target, upstream_contract_target() handed to the
+ * adapter, upstream_contract_turn() between event loop turns,
+ * upstream_contract_freed() after the adapter's free; violations counts
+ * the breaches (each printed), and a test asserts it is 0.
+ *
+ * What is checked (upstream.h's numbered contract): list_begin never
+ * inside a list; items only inside one, under the prefix, in strictly
+ * increasing key order, none above the list's revision; list_end and
+ * list_abort only inside one; put and delete never during a list nor
+ * before the first complete one, each revision above the cache's (equal
+ * only to the previous one of the same batch: one transaction), deletes
+ * of keys held; progress never during a list nor below the revision
+ * reached; every batch flushed before the loop turns; after the
+ * adapter's free, its reader unset, no list open and no callback at all.
+ */
+#ifndef UPSTREAM_CONTRACT_H
+#define UPSTREAM_CONTRACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/resource_type.h"
+#include "src/upstream.h"
+
+#define CONTRACT_MAX_KEYS 128
+#define CONTRACT_MAX_LOG 512
+#define CONTRACT_TEXT 48 /* keys and values are kept truncated to this */
+
+struct kv_entry {
+    char key[CONTRACT_TEXT];
+    char value[CONTRACT_TEXT];
+    int64_t mod_rev;
+};
+
+enum rec_kind { REC_PUT, REC_DELETE };
+
+struct rec {
+    enum rec_kind kind;
+    char key[CONTRACT_TEXT];
+    char value[CONTRACT_TEXT];
+    int64_t rev;
+};
+
+struct upstream_contract {
+    struct resource_type rt; /* its etcd_prefix is prefix */
+    const char *prefix;
+    int64_t rv;
+    bool listing;
+    struct kv_entry model[CONTRACT_MAX_KEYS]; /* after the last list + events */
+    size_t n_model;
+    struct kv_entry pending[CONTRACT_MAX_KEYS]; /* the list being received */
+    size_t n_pending;
+    struct kv_entry last_list[CONTRACT_MAX_KEYS]; /* the last complete list */
+    size_t n_last_list;
+    int64_t list_end_rev;
+    struct rec log[CONTRACT_MAX_LOG]; /* events since the start */
+    size_t n_log;
+    int list_begins, list_ends, list_aborts;
+    int flushes, progresses, reconnects, up_changes, resets;
+    int64_t last_progress;
+    bool up;
+    int violations;
+    bool unflushed;    /* put/delete/progress since the last flush */
+    int64_t batch_rev; /* the last event's revision in this batch */
+    bool freed;        /* upstream_contract_freed was called */
+    /* called after each list item (the test's writes between pages) */
+    void (*item_hook)(struct upstream_contract *c);
+    const struct upstream_reader *reader; /* set_reader */
+    void *item_hook_arg;                  /* the test's own */
+};
+
+/* The feed, ctx a struct upstream_contract. */
+extern const struct upstream_feed upstream_contract_feed;
+
+/* Empties c for a target whose keys are under prefix (borrowed). */
+void upstream_contract_init(struct upstream_contract *c, const char *prefix);
+/* The target to hand to the adapter. */
+struct upstream_target upstream_contract_target(struct upstream_contract *c);
+/* Between event loop turns: every batch must have been flushed. */
+void upstream_contract_turn(struct upstream_contract *c);
+/* After the adapter's free: its reader unset, no list open; any callback
+ * from now on is a violation. */
+void upstream_contract_freed(struct upstream_contract *c);
+
+/* The model's entry for key, or NULL. */
+struct kv_entry *upstream_contract_find(struct kv_entry *m, size_t n,
+                                        const char *key);
+/* Copies len bytes of src into dst (CONTRACT_TEXT bytes), truncated, as
+ * the model keeps them. */
+void upstream_contract_copy(char *dst, const void *src, size_t len);
+
+#endif
