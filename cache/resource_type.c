@@ -134,24 +134,24 @@ int resource_type_field_id(const struct resource_type *rt, const char *path)
 
 char *resource_type_ns_prefix(const struct resource_type *rt, const char *ns)
 {
-    return ns ? xasprintf("%s%s/", rt->etcd_prefix, ns)
-              : xstrdup(rt->etcd_prefix);
+    return ns ? xasprintf("%s%s/", rt->key_prefix, ns)
+              : xstrdup(rt->key_prefix);
 }
 
 char *resource_type_key(const struct resource_type *rt, const char *ns,
                         const char *name)
 {
-    return ns ? xasprintf("%s%s/%s", rt->etcd_prefix, ns, name)
-              : xasprintf("%s%s", rt->etcd_prefix, name);
+    return ns ? xasprintf("%s%s/%s", rt->key_prefix, ns, name)
+              : xasprintf("%s%s", rt->key_prefix, name);
 }
 
 bool resource_type_key_split(const struct resource_type *rt, const char *key,
                              size_t key_len, struct resource_key *out)
 {
-    size_t plen = strlen(rt->etcd_prefix), rest_len;
+    size_t plen = strlen(rt->key_prefix), rest_len;
     const char *rest, *slash;
 
-    if (key_len <= plen || memcmp(key, rt->etcd_prefix, plen) != 0)
+    if (key_len <= plen || memcmp(key, rt->key_prefix, plen) != 0)
         return false;
     rest = key + plen;
     rest_len = key_len - plen;

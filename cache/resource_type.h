@@ -1,15 +1,16 @@
 /*
  * resource_type.h: the Kubernetes resource types ringwatch knows how to
- * serve: names, group/version/kind, scope, etcd key prefix and the field
- * selectors each supports.
+ * serve: names, group/version/kind, scope, storage key prefix and the
+ * field selectors each supports.
  *
  * The table follows the kube-apiserver's built-in types and its default
- * etcd layout (/registry/<resource>/[<namespace>/]<name>, with the
- * exceptions the apiserver makes, e.g. services under /registry/services/specs/).
- * Field selectors: every type supports metadata.name and metadata.namespace
- * (field ids FIELD_NAME and FIELD_NAMESPACE); fields[] lists the extra ones
- * the apiserver supports for that type (pods: spec.nodeName, status.phase, ...),
- * whose values an object carries in object->fields[i] (field id FIELD_EXTRA + i).
+ * storage layout (/registry/<resource>/[<namespace>/]<name>, with the
+ * exceptions the apiserver makes, e.g. services under
+ * /registry/services/specs/).  Field selectors: every type supports
+ * metadata.name and metadata.namespace (field ids FIELD_NAME and
+ * FIELD_NAMESPACE); fields[] lists the extra ones the apiserver supports
+ * for that type (pods: spec.nodeName, status.phase, ...), whose values an
+ * object carries in object->fields[i] (field id FIELD_EXTRA + i).
  * Short names and categories are the apiserver's (its REST storages'
  * ShortNames and Categories), as discovery announces them.
  */
@@ -36,7 +37,11 @@ struct resource_type {
     const char *version;     /* "v1" */
     const char *api_version; /* "v1", "apps/v1": the objects' apiVersion */
     bool namespaced;
-    const char *etcd_prefix; /* "/registry/pods/", always ends in '/' */
+    /* The objects' keys in the store, as kube-apiserver's default storage
+     * layout: "/registry/pods/", always ends in '/'.  Store-neutral: the
+     * etcd adapter reads it as a key prefix, a future adapter as its own
+     * store's key space (resource_type_key below is the one writer). */
+    const char *key_prefix;
     const char *short_names[4];             /* NULL-terminated */
     const char *fields[RESOURCE_TYPE_MAX_FIELDS]; /* NULL-terminated paths */
     /* The field watchers of this type are most often pinned to, as an
@@ -68,12 +73,12 @@ int resource_type_field_id(const struct resource_type *rt, const char *path);
 
 /*
  * The object key layout, in this one place: the kube-apiserver's
- * /registry/<resource>/[<namespace>/]<name> (etcd_prefix, then "NS/NAME"
+ * /registry/<resource>/[<namespace>/]<name> (key_prefix, then "NS/NAME"
  * or "NAME").  The cache's keys and their order (a LIST's order, as
  * etcd's) are these; an upstream adapter maps them to its store's keys.
  */
 /* The key prefix of namespace ns of rt, e.g. "/registry/pods/ns/", or
- * rt->etcd_prefix when ns is NULL: a new string (free()). */
+ * rt->key_prefix when ns is NULL: a new string (free()). */
 char *resource_type_ns_prefix(const struct resource_type *rt, const char *ns);
 /* The key of object name in namespace ns (NULL: cluster-scoped), e.g.
  * "/registry/pods/ns/name": a new string (free()). */
@@ -88,7 +93,7 @@ struct resource_key {
     size_t name_len;
 };
 /* Splits key (key_len bytes) of rt into *out: true when it is
- * rt->etcd_prefix then NS/NAME (namespaced) or NAME (cluster-scoped), no
+ * rt->key_prefix then NS/NAME (namespaced) or NAME (cluster-scoped), no
  * part empty, no NUL byte; false otherwise (*out then undefined). */
 bool resource_type_key_split(const struct resource_type *rt, const char *key,
                              size_t key_len, struct resource_key *out);

@@ -14,7 +14,7 @@
  * Encoding: request structs are translated to the generated structs on the
  * stack (or in a short-lived array for Txn ops) and packed into an rbuf.
  */
-#include "etcd.h"
+#include "proto/etcd.h"
 
 #include <stdalign.h>
 #include <stdio.h>

@@ -23,7 +23,7 @@
  * a static reason (below) and nothing allocated.
  *
  * The key.  key (key_len bytes, need not be NUL-terminated) must be
- * rt->etcd_prefix followed by "NS/NAME" for namespaced types or "NAME"
+ * rt->key_prefix followed by "NS/NAME" for namespaced types or "NAME"
  * otherwise, no part empty and no NUL ("key does not match the resource's
  * layout"), in UTF-8 ("key is not valid UTF-8").  The key is authoritative,
  * as the apiserver routes by it: a metadata.name or (namespaced types)

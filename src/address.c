@@ -4,7 +4,7 @@
  * Both forms end in ":PORT"; a host in brackets is an IPv6 literal.  The
  * port is decimal digits only, so that "8080x" or "+80" never pass.
  */
-#include "address.h"
+#include "src/address.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

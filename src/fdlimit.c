@@ -1,12 +1,12 @@
 /*
  * fdlimit.c: raising RLIMIT_NOFILE (see fdlimit.h).
  */
-#include "fdlimit.h"
+#include "src/fdlimit.h"
 
 #include <stdio.h>
 #include <sys/resource.h>
 
-#include "log.h"
+#include "src/log.h"
 
 #define FDLIMIT_UNKNOWN 1024
 

@@ -28,7 +28,7 @@
  * them, and from there it is a consistent read.  Otherwise (R lost, the
  * probe failed or too slow) it is the read it would have been.
  */
-#include "fresh.h"
+#include "src/fresh.h"
 
 #include <event2/event.h>
 #include <inttypes.h>
@@ -38,12 +38,12 @@
 
 #include "cache/rw.h"
 #include "cache/watchcache.h"
-#include "metrics_resource.h"
 #include "proto/kjson.h"
 #include "proto/kjson_decode.h"
-#include "resource.h"
-#include "stream.h"
-#include "upstream.h"
+#include "src/metrics_resource.h"
+#include "src/resource.h"
+#include "src/stream.h"
+#include "src/upstream.h"
 
 /* Keys per Range page when reading the state from the store. */
 #define FRESH_PAGE 500

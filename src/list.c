@@ -14,7 +14,7 @@
  * objects keeps a slow client's queued LIST near 1x its size while large
  * objects are still shared, not copied.
  */
-#include "list.h"
+#include "src/list.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +22,15 @@
 
 #include "cache/rw.h"
 #include "cache/watchcache.h"
-#include "fresh.h"
-#include "metrics_resource.h"
 #include "proto/ctoken.h"
 #include "proto/kjson.h"
 #include "proto/partial.h"
 #include "proto/repr.h"
 #include "proto/table.h"
-#include "resource.h"
-#include "status.h"
+#include "src/fresh.h"
+#include "src/metrics_resource.h"
+#include "src/resource.h"
+#include "src/status.h"
 
 #define LIST_BLOCK (64 * 1024)
 #define LIST_REF_MIN (8 * 1024)

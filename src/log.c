@@ -1,7 +1,7 @@
 /*
  * log.c: timestamped leveled messages on stderr (see log.h).
  */
-#include "log.h"
+#include "src/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
  * restores the previous disposition (SIG_IGN, from signals_ignore) when a
  * signal event is freed.
  */
-#include "signals.h"
+#include "src/signals.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 
 #include "cache/rw.h"
 #include "cache/sbuf.h"
-#include "log.h"
+#include "src/log.h"
 
 struct reload_hook {
     const char *what;

@@ -280,7 +280,7 @@ static void test_decode_field_renderings(void **state)
         .version = "v1",
         .api_version = "example.com/v1",
         .namespaced = true,
-        .etcd_prefix = "/registry/example.com/widgets/",
+        .key_prefix = "/registry/example.com/widgets/",
         .fields = {"spec.replicas", "spec.ratio", "spec.on", "spec.off",
                    "spec.obj", "spec.none", "spec.big", "spec.neg"},
         .indexed_field = -1,

@@ -2,7 +2,7 @@
  * option_doc.c: option table, --help and man page agreement (see
  * option_doc.h).
  */
-#include "option_doc.h"
+#include "test/option_doc.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /*
  * option_invalid.c: every option's invalid forms (see option_invalid.h).
  */
-#include "option_invalid.h"
+#include "test/option_invalid.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -14,7 +14,7 @@
  * default's cell (a volume's Filesystem mode, a HorizontalPodAutoscaler's
  * 80% CPU target...), as a real apiserver would show it.
  */
-#include "printers_testlib.h"
+#include "test/printers_testlib.h"
 
 /* ------------------------------------------------------------------ */
 /* Core                                                                */

@@ -75,7 +75,7 @@ static inline struct object *fixture(const char *spec, const char *name,
                       : xasprintf("{\"apiVersion\":\"%s\"%s%s", rt->api_version,
                                   strcmp(text, "{}") == 0 ? "" : ",", text + 1);
     char *key =
-        xasprintf("%s%s%s", rt->etcd_prefix, rt->namespaced ? "ns/" : "", name);
+        xasprintf("%s%s%s", rt->key_prefix, rt->namespaced ? "ns/" : "", name);
     struct object *o = NULL;
     const char *why = NULL;
 

@@ -9,7 +9,7 @@
  * applied as the apiserver applies them (see printers_test.c), and the
  * branches those leave out.
  */
-#include "printers_testlib.h"
+#include "test/printers_testlib.h"
 
 /* Two containers, as printers_test.go's templates. */
 #define CONTAINERS                                                             \

@@ -128,7 +128,7 @@ static void test_lists(void **state)
 
     assert_false(resource_ready(f->c.r));
     assert_int_equal(resource_rv(f->c.r), 0);
-    assert_string_equal(resource_type(f->c.r)->etcd_prefix, CM_PREFIX);
+    assert_string_equal(resource_type(f->c.r)->key_prefix, CM_PREFIX);
     core_list(&f->c, 10, "abc");
     assert_true(resource_ready(f->c.r));
     assert_int_equal(resource_rv(f->c.r), 10);

@@ -64,11 +64,11 @@ static void test_table(void **state)
     assert_true(n >= 17);
     for (size_t i = 0; i < n; i++) {
         const struct resource_type *rt = &all[i];
-        size_t plen = strlen(rt->etcd_prefix), nf = resource_type_nfields(rt);
+        size_t plen = strlen(rt->key_prefix), nf = resource_type_nfields(rt);
         char want[128];
 
-        assert_true(plen > 1 && rt->etcd_prefix[plen - 1] == '/');
-        assert_int_equal(strncmp(rt->etcd_prefix, "/registry/", 10), 0);
+        assert_true(plen > 1 && rt->key_prefix[plen - 1] == '/');
+        assert_int_equal(strncmp(rt->key_prefix, "/registry/", 10), 0);
         snprintf(want, sizeof(want), "%sList", rt->kind);
         assert_string_equal(rt->list_kind, want);
         if (*rt->group)
@@ -88,7 +88,7 @@ static void test_table(void **state)
         for (size_t j = 0; j < n; j++)
             if (j != i)
                 assert_true(
-                    strncmp(all[j].etcd_prefix, rt->etcd_prefix, plen) != 0);
+                    strncmp(all[j].key_prefix, rt->key_prefix, plen) != 0);
     }
 }
 

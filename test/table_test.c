@@ -226,7 +226,7 @@ static void test_every_type(void **state)
                             "name");
         snprintf(spec, sizeof(spec), "%s%s%s", rt->resource,
                  *rt->group ? "." : "", rt->group);
-        snprintf(key, sizeof(key), "%s%sx", rt->etcd_prefix,
+        snprintf(key, sizeof(key), "%s%sx", rt->key_prefix,
                  rt->namespaced ? "ns/" : "");
         o = obj(spec, key, "{}");
         doc = render(spec, &o, 1, TABLE_OBJECT_NONE, T0, NULL);

@@ -261,7 +261,7 @@ void upstream_contract_init(struct upstream_contract *c, const char *prefix)
     memset(c, 0, sizeof(*c));
     c->prefix = prefix;
     c->rt.resource = "contracts";
-    c->rt.etcd_prefix = prefix;
+    c->rt.key_prefix = prefix;
 }
 
 struct upstream_target upstream_contract_target(struct upstream_contract *c)

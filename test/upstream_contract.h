@@ -48,7 +48,7 @@ struct rec {
 };
 
 struct upstream_contract {
-    struct resource_type rt; /* its etcd_prefix is prefix */
+    struct resource_type rt; /* its key_prefix is prefix */
     const char *prefix;
     int64_t rv;
     bool listing;

@@ -283,7 +283,7 @@ static void fleet_list_timeout_cb(evutil_socket_t fd, short what, void *arg)
  * selects it (the S0 of --target etcd, or the final state). */
 static void fleet_add_kv(struct fleet *f, const struct etcd_kv *kv, bool final)
 {
-    size_t plen = strlen(f->rt->etcd_prefix), n;
+    size_t plen = strlen(f->rt->key_prefix), n;
     struct object *obj = NULL;
     const char *why;
     uint32_t key;
@@ -344,7 +344,7 @@ static void fleet_start_list(struct fleet *f)
     fleet_timer(f->phase_timer, FLEET_LIST_TIMEOUT);
     if (f->target_etcd)
         f->snapshot = range_new(
-            f->base, f->server_host, f->server_port, f->rt->etcd_prefix, 0, 0,
+            f->base, f->server_host, f->server_port, f->rt->key_prefix, 0, 0,
             0, fleet_snapshot_kv_cb, fleet_snapshot_done_cb, f);
     else
         fleet_kick(f);
@@ -452,7 +452,7 @@ static void fleet_final(struct fleet *f)
     event_assign(f->phase_timer, f->base, -1, 0, fleet_final_timeout_cb, f);
     fleet_timer(f->phase_timer, FLEET_FINAL_TIMEOUT);
     f->final = range_new(f->base, f->etcd_host, f->etcd_port,
-                         f->rt->etcd_prefix, f->target > 0 ? f->target : 0, 0,
+                         f->rt->key_prefix, f->target > 0 ? f->target : 0, 0,
                          0, fleet_final_kv_cb, fleet_final_done_cb, f);
 }
 

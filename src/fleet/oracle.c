@@ -218,7 +218,7 @@ struct oracle *oracle_new(struct event_base *base, const char *host,
     o->candidates = xcalloc(filter_index_max(ix), sizeof(*o->candidates));
     o->cbs = *cbs;
     o->arg = arg;
-    o->prefix = xstrdup(rt->etcd_prefix);
+    o->prefix = xstrdup(rt->key_prefix);
     o->prefix_len = strlen(o->prefix);
     o->end = etcd_prefix_end(o->prefix, o->prefix_len, &o->end_len);
     o->conn = h2c_new(base, host, port, &hc, &conn_cbs, o);

@@ -68,11 +68,7 @@ static int range_handle(struct range *r, const uint8_t *msg, size_t len)
     }
     last = &resp.kvs[resp.n_kvs - 1];
     free(r->next);
-    r->next = xmalloc(last->key_len + 2);
-    memcpy(r->next, last->key, last->key_len);
-    r->next[last->key_len] = '\0';
-    r->next[last->key_len + 1] = '\0';
-    r->next_len = last->key_len + 1;
+    r->next = etcd_key_next(last->key, last->key_len, &r->next_len);
     etcd_range_response_fini(&resp);
     range_page(r);
     return 0;

@@ -290,7 +290,7 @@ struct watch_etcd *watch_etcd_new(struct event_base *base, const char *host,
     t->rt = rt;
     t->keys = keys;
     t->ws = ws;
-    t->prefix = xstrdup(rt->etcd_prefix);
+    t->prefix = xstrdup(rt->key_prefix);
     t->prefix_len = strlen(t->prefix);
     t->end = etcd_prefix_end(t->prefix, t->prefix_len, &t->end_len);
     t->links = links_new(base, host, port, connections, "etcd");

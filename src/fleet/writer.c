@@ -196,7 +196,7 @@ err:
 static void writer_load_kv_cb(const struct etcd_kv *kv, void *arg)
 {
     struct writer *w = arg;
-    size_t plen = strlen(w->rt->etcd_prefix);
+    size_t plen = strlen(w->rt->key_prefix);
     struct writer_object *o;
     char *head, *tail;
     size_t head_len, tail_len;
@@ -250,14 +250,14 @@ void writer_load(struct writer *w, int64_t revision)
 {
     rw_assert(w->load == NULL);
     if (w->churn != NULL) {
-        char *prefix = xasprintf("%s" CHURN_NAMESPACE "/", w->rt->etcd_prefix);
+        char *prefix = xasprintf("%s" CHURN_NAMESPACE "/", w->rt->key_prefix);
 
         w->load = range_new(w->base, w->host, w->port, prefix, 0, 0, 0,
                             writer_adopt_kv_cb, writer_adopt_done_cb, w);
         free(prefix);
         return;
     }
-    w->load = range_new(w->base, w->host, w->port, w->rt->etcd_prefix, revision,
+    w->load = range_new(w->base, w->host, w->port, w->rt->key_prefix, revision,
                         0, 0, writer_load_kv_cb, writer_load_done_cb, w);
 }
 
@@ -450,7 +450,7 @@ static bool writer_churn_write(struct writer *w, bool initial)
     put->sent_ns = clock_wall_ns();
     churn_name(put->op.pod, name, sizeof(name));
     key_len = (size_t)snprintf(key, sizeof(key), "%s" CHURN_NAMESPACE "/%s",
-                               w->rt->etcd_prefix, name);
+                               w->rt->key_prefix, name);
     w->st.live = churn_live(w->churn);
     if (put->op.kind == CHURN_DELETE) {
         writer_send(w, put, key, key_len, NULL, 0);
@@ -489,7 +489,7 @@ static void writer_populate(struct writer *w)
 static void writer_adopt_kv_cb(const struct etcd_kv *kv, void *arg)
 {
     struct writer *w = arg;
-    size_t plen = strlen(w->rt->etcd_prefix) + strlen(CHURN_NAMESPACE) + 1;
+    size_t plen = strlen(w->rt->key_prefix) + strlen(CHURN_NAMESPACE) + 1;
     struct object *obj = NULL;
     const char *why, *node;
     uint32_t serial;

@@ -74,7 +74,7 @@ static void render(const uint8_t *data, size_t size)
         return;
     value = xasprintf("{\"apiVersion\":\"%s\",%.*s", rt->api_version,
                       (int)(json_len - 1), json + 1);
-    key = xasprintf("%s%sfuzz", rt->etcd_prefix, rt->namespaced ? "ns/" : "");
+    key = xasprintf("%s%sfuzz", rt->key_prefix, rt->namespaced ? "ns/" : "");
     if (kjson_decode_object(rt, key, strlen(key), value, strlen(value), 9, &o,
                             &why) == RW_OK) {
         b = table_render(rt, &o, 1, 9, NULL, -1, TABLE_OBJECT_NONE, false,
