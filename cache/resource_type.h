@@ -42,7 +42,7 @@ struct resource_type {
      * etcd adapter reads it as a key prefix, a future adapter as its own
      * store's key space (resource_type_key below is the one writer). */
     const char *key_prefix;
-    const char *short_names[4];             /* NULL-terminated */
+    const char *short_names[4];                   /* NULL-terminated */
     const char *fields[RESOURCE_TYPE_MAX_FIELDS]; /* NULL-terminated paths */
     /* The field watchers of this type are most often pinned to, as an
      * index into fields[], or -1 for none (pods: spec.nodeName, as kubelets
