@@ -20,8 +20,8 @@
  *
  * Response bodies are queued in the output evbuffer by reference
  * (released with rbuf_unref when libevent has written them), except
- * pieces under LISTENER_COPY_BELOW, which cost less memory copied
- * (listener_out_add).  Streamed bodies are chunked on HTTP/1.1 (a frame is
+ * pieces under OUTQ_COPY_BELOW, which cost less memory copied
+ * (outq_add).  Streamed bodies are chunked on HTTP/1.1 (a frame is
  * a chunk as it is) and close-delimited on HTTP/1.0.  stream_pending() is
  * the output buffer's length; the write low-water mark (STREAM_LOW_WATER)
  * brings the write callback, which drives on_drain.
@@ -72,18 +72,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
 #include "src/h1_head.h"
 #include "src/log.h"
+#include "src/outq.h"
+#include "src/registry.h"
 #include "src/stream_impl.h"
+#include "src/transport.h"
 
 #define H1_MAX_BODY (1024 * 1024)   /* request body bytes; beyond: 413 */
 #define H1_LINGER_SECONDS 2         /* lingering close: how long */
@@ -124,7 +127,7 @@ struct h1_request {
     size_t len, cap;
     size_t url_len;
     struct h1_value values[H1_FIELDS]; /* the first of each name */
-    uint64_t deadline_ms;              /* complete by then (listener_now_ms) */
+    uint64_t deadline_ms;              /* complete by then (clock_mono_ms) */
     struct h1_reader reader;           /* head end, checks, body (h1_head.h) */
     char field[H1_FIELD_MAX];          /* current header name, lower case */
     size_t field_len;
@@ -143,7 +146,8 @@ struct h1_stream {
 
 struct conn_h1 {
     struct front_conn base; /* first: struct front_conn * converts */
-    struct bufferevent *bev;
+    struct transport *t;
+    struct bufferevent *bev; /* the transport's buffered stream */
     struct h1_stream *stream; /* being answered; NULL between requests */
     http_parser parser;
     struct h1_request *req; /* while a request is being parsed */
@@ -173,14 +177,14 @@ static void req_free(struct h1_request *r)
 /* Runs h1_service from the loop, soon. */
 static void h1_schedule(struct conn_h1 *c)
 {
-    listener_schedule(&c->base);
+    registry_schedule(&c->base);
 }
 
 /* Sets the timeouts for what the connection waits for now (enum h1_wait);
  * re-arms a request's deadline with the time left. */
 static void h1_timeouts(struct conn_h1 *c)
 {
-    const struct front_config *cfg = listener_config(c->base.listener);
+    const struct front_config *cfg = registry_config(c->base.registry);
     struct timeval idle = {.tv_sec = cfg->idle_timeout, .tv_usec = 0};
     const struct timeval *idle_tv = cfg->idle_timeout > 0 ? &idle : NULL;
     struct timeval header;
@@ -204,7 +208,7 @@ static void h1_timeouts(struct conn_h1 *c)
     } else if (want == H1_WAIT_READER) {
         bufferevent_set_timeouts(c->bev, NULL, idle_tv);
     } else if (want == H1_WAIT_HEADER && cfg->header_timeout > 0) {
-        listener_until(c->req->deadline_ms, &header);
+        transport_until(c->req->deadline_ms, &header);
         bufferevent_set_timeouts(c->bev, &header, idle_tv);
     } else {
         bufferevent_set_timeouts(c->bev, idle_tv, idle_tv);
@@ -218,20 +222,19 @@ static void h1_close(struct conn_h1 *c, unsigned flush_seconds)
     if (c->closing)
         return;
     c->closing = true;
-    listener_close_output(c->bev, flush_seconds);
+    outq_close(c->bev, flush_seconds);
 }
 
 /* Once the output is flushed: shut the write side and linger. */
 static void h1_closing_progress(struct conn_h1 *c)
 {
     struct timeval tv = {.tv_sec = H1_LINGER_SECONDS, .tv_usec = 0};
-    evutil_socket_t fd = bufferevent_getfd(c->bev);
     struct evbuffer *in = bufferevent_get_input(c->bev);
 
     if (c->lingering || c->dead ||
         evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
         return;
-    if (fd < 0 || c->eof || shutdown(fd, SHUT_WR) < 0) {
+    if (c->eof || transport_shutdown_write(c->t) != RW_OK) {
         c->dead = true;
         return;
     }
@@ -247,28 +250,24 @@ static void h1_stream_free(struct conn_h1 *c)
     struct h1_stream *st = c->stream;
 
     stream_finish(&st->base);
-    listener_count_stream(c->base.listener, FRONT_H1, -1);
+    registry_count_stream(c->base.registry, FRONT_H1, -1);
     free(st);
     c->stream = NULL;
 }
 
 static void h1_free(struct conn_h1 *c)
 {
-    struct evbuffer *out = bufferevent_get_output(c->bev);
-
     if (c->stream != NULL) {
         stream_gone(&c->stream->base);
         h1_stream_free(c);
     }
-    listener_detach(&c->base);
-    /* released now, not when the loop finalizes the bufferevent */
-    evbuffer_drain(out, evbuffer_get_length(out));
-    bufferevent_free(c->bev);
+    registry_detach(&c->base);
+    transport_free(c->t);
     req_free(c->req);
     free(c);
 }
 
-static void h1_shutdown(struct front_conn *fc)
+static void h1_close_now(struct front_conn *fc)
 {
     h1_free((struct conn_h1 *)fc);
 }
@@ -296,7 +295,7 @@ static void h1_kill(struct conn_h1 *c)
     if (c->stream != NULL)
         stream_gone(&c->stream->base);
     bufferevent_disable(c->bev, EV_READ | EV_WRITE);
-    listener_reap(&c->base);
+    registry_reap(&c->base);
 }
 
 /* ---- responses the front sends itself ---- */
@@ -309,11 +308,11 @@ static void h1_queue_failed(struct conn_h1 *c, size_t len)
 }
 
 /* Queues len bytes of b at off: referenced, or copied when small (see
- * listener_out_add for what each costs). */
+ * outq_add for what each costs). */
 static void h1_add_ref(struct conn_h1 *c, struct rbuf *b, size_t off,
                        size_t len)
 {
-    if (listener_out_add(bufferevent_get_output(c->bev), &c->tail_ref, b, off,
+    if (outq_add(bufferevent_get_output(c->bev), &c->tail_ref, b, off,
                          len) < 0)
         h1_queue_failed(c, len);
 }
@@ -321,7 +320,7 @@ static void h1_add_ref(struct conn_h1 *c, struct rbuf *b, size_t off,
 /* Queues a copy of len bytes at p (framing, the front's own answers). */
 static void h1_copy(struct conn_h1 *c, const void *p, size_t len)
 {
-    if (listener_out_copy(bufferevent_get_output(c->bev), &c->tail_ref, p,
+    if (outq_copy(bufferevent_get_output(c->bev), &c->tail_ref, p,
                           len) < 0)
         h1_queue_failed(c, len);
 }
@@ -381,7 +380,7 @@ static void h1_refuse(struct conn_h1 *c, int status, const char *message)
         if (reasons[i].status == status)
             reason = reasons[i].reason;
     h1_reject(c, status, reason, message,
-              listener_flush_seconds(c->base.listener));
+              registry_flush_seconds(c->base.registry));
 }
 
 /* ---- parsing ---- */
@@ -564,19 +563,19 @@ static void h1_dispatch(struct conn_h1 *c)
     c->req = NULL;
     h1_parser_reset(c);
     c->stream = st;
-    listener_count_stream(c->base.listener, FRONT_H1, 1);
+    registry_count_stream(c->base.registry, FRONT_H1, 1);
     h1_timeouts(c); /* none while it is answered */
-    listener_dispatch(c->base.listener, &st->base);
+    registry_dispatch(c->base.registry, &st->base);
 }
 
 /* A request's first byte is here: it is due complete within
  * header_timeout. */
 static void h1_request_begin(struct conn_h1 *c)
 {
-    unsigned limit = listener_config(c->base.listener)->header_timeout;
+    unsigned limit = registry_config(c->base.registry)->header_timeout;
 
     c->req = xcalloc(1, sizeof(*c->req));
-    c->req->deadline_ms = listener_now_ms() + limit * 1000ull;
+    c->req->deadline_ms = clock_mono_ms() + limit * 1000ull;
 }
 
 /* Reads the request head once it is all in: checked (h1_head_parse),
@@ -589,7 +588,7 @@ static int h1_head_read(struct conn_h1 *c)
     char why[256];
     int status = 0;
     long len = h1_reader_head(
-        &r->reader, in, listener_config(c->base.listener)->max_header_bytes,
+        &r->reader, in, registry_config(c->base.registry)->max_header_bytes,
         &status, why, sizeof(why));
     const char *p = NULL;
     size_t n;
@@ -625,7 +624,7 @@ static bool h1_body_read(struct conn_h1 *c)
     char why[160];
     int status = 0;
     int rc = h1_reader_body(&c->req->reader, bufferevent_get_input(c->bev),
-                            listener_config(c->base.listener)->max_header_bytes,
+                            registry_config(c->base.registry)->max_header_bytes,
                             H1_MAX_BODY, &status, why, sizeof(why));
 
     if (rc < 0)
@@ -649,7 +648,7 @@ static void h1_continue(struct conn_h1 *c)
 static void h1_parse(struct conn_h1 *c)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
-    size_t high = listener_config(c->base.listener)->output_high_water;
+    size_t high = registry_config(c->base.registry)->output_high_water;
 
     if (c->stream != NULL || c->closing || c->dead ||
         evbuffer_get_length(bufferevent_get_output(c->bev)) > high ||
@@ -689,7 +688,7 @@ static bool h1_stream_service(struct conn_h1 *c)
     if (gone)
         c->dead = true;
     else if (!c->keep_alive)
-        h1_close(c, listener_flush_seconds(c->base.listener));
+        h1_close(c, registry_flush_seconds(c->base.registry));
     return !c->dead && !c->closing;
 }
 
@@ -702,16 +701,16 @@ static void h1_service(struct conn_h1 *c)
             break;
         if (c->closing)
             break;
-        if (listener_draining(c->base.listener) && c->req == NULL) {
+        if (registry_draining(c->base.registry) && c->req == NULL) {
             /* shutting down: no request after this one */
-            h1_close(c, listener_flush_seconds(c->base.listener));
+            h1_close(c, registry_flush_seconds(c->base.registry));
             break;
         }
         h1_parse(c);
         if (c->stream == NULL) {
             /* nothing more to answer from a client that has gone quiet */
             if (c->eof)
-                h1_close(c, listener_flush_seconds(c->base.listener));
+                h1_close(c, registry_flush_seconds(c->base.registry));
             break;
         }
     }
@@ -751,7 +750,7 @@ static void conn_h1_write_cb(struct bufferevent *bev, void *arg)
  * the client reads it or briefly after. */
 static void h1_header_timeout(struct conn_h1 *c)
 {
-    unsigned limit = listener_config(c->base.listener)->header_timeout;
+    unsigned limit = registry_config(c->base.registry)->header_timeout;
     char msg[128];
 
     snprintf(msg, sizeof(msg),
@@ -778,7 +777,7 @@ static void conn_h1_event_cb(struct bufferevent *bev, short what, void *arg)
         log_debug("conn_h1: client closed its side");
     } else if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING) &&
                c->wait == H1_WAIT_HEADER && !c->closing &&
-               listener_config(c->base.listener)->header_timeout > 0) {
+               registry_config(c->base.registry)->header_timeout > 0) {
         h1_header_timeout(c);
     } else {
         log_debug("conn_h1: %s %s",
@@ -906,19 +905,21 @@ static void parser_limit(size_t max_header_bytes)
     }
 }
 
-void conn_h1_new(struct listener *l, struct bufferevent *bev)
+void conn_h1_new(struct registry *r, struct transport *t)
 {
-    const struct front_config *cfg = listener_config(l);
+    const struct front_config *cfg = registry_config(r);
     struct conn_h1 *c = xcalloc(1, sizeof(*c));
     size_t read_high = RW_MAX(cfg->max_header_bytes * 2, (size_t)65536);
+    struct bufferevent *bev = transport_bev(t);
 
+    c->t = t;
     c->bev = bev;
     c->base.service = h1_service_cb;
-    c->base.shutdown = h1_shutdown;
+    c->base.close_now = h1_close_now;
     c->base.unfinished = h1_unfinished;
     parser_limit(cfg->max_header_bytes);
     h1_parser_reset(c);
-    listener_attach(l, &c->base, FRONT_H1);
+    registry_attach(r, &c->base, FRONT_H1);
     bufferevent_setcb(bev, conn_h1_read_cb, conn_h1_write_cb, conn_h1_event_cb,
                       c);
     bufferevent_setwatermark(bev, EV_WRITE, STREAM_LOW_WATER, 0);

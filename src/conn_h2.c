@@ -91,7 +91,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <event2/buffer.h>
@@ -99,6 +98,7 @@
 #include <event2/event.h>
 #include <nghttp2/nghttp2.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
@@ -107,7 +107,10 @@
 #include "src/h2_in.h"
 #include "src/h2_out.h"
 #include "src/log.h"
+#include "src/outq.h"
+#include "src/registry.h"
 #include "src/stream_impl.h"
+#include "src/transport.h"
 
 #define H2_SEGS_MIN 4              /* segment queue: first and kept size */
 #define H2_SERVICE_ROUNDS 16       /* send / work rounds per callback */
@@ -115,11 +118,6 @@
 #define H2_LINGER_SECONDS 2        /* closing: reading until the client does */
 #define H2_FRAME_HEAD_LEN 9
 #define H2_STACK_NV 16
-#if defined(IOV_MAX) && IOV_MAX < 1024
-#define H2_IOV_MAX IOV_MAX
-#else
-#define H2_IOV_MAX 1024 /* pieces per sendmsg (Linux UIO_MAXIOV) */
-#endif
 
 /* The header fields a request keeps: its method and path, and those
  * handlers see (enum stream_field, from H2_HDR_FIELDS on). */
@@ -165,11 +163,10 @@ struct h2_stream {
 
 struct conn_h2 {
     struct front_conn base; /* first: struct front_conn * converts */
-    struct bufferevent *bev;
-    evutil_socket_t fd; /* the socket; -1: output through bev (pairs) */
-    struct event *wev;  /* EV_WRITE on fd while the kernel is full */
+    struct transport *t;
+    struct bufferevent *bev; /* the transport's buffered stream */
+    struct event *wev; /* on the transport's fd while it takes no more */
     struct h2_out out;
-    size_t write_max;       /* bytes per sendmsg at most; 0: no limit */
     unsigned flush_seconds; /* closing: write timeout */
     nghttp2_session *session;
     struct h2_stream *streams;
@@ -178,7 +175,7 @@ struct conn_h2 {
     uint32_t open;     /* request streams nghttp2 has open, refused aside */
     uint32_t refusing; /* refused streams whose RST_STREAM is not sent */
     struct h2_in in;   /* client bytes into nghttp2 (h2_in.h) */
-    /* timeouts (h2_timeouts); times in listener_now_ms */
+    /* timeouts (h2_timeouts); times in clock_mono_ms */
     uint64_t idle_since_ms; /* no live stream, output flushed; 0: busy */
     uint64_t armed_ms;      /* the read deadline as armed; 0: none */
     bool write_armed;       /* the write timeout is set */
@@ -194,10 +191,11 @@ struct conn_h2 {
 };
 
 static const struct stream_ops h2_ops;
+static void conn_h2_writable_cb(evutil_socket_t fd, short what, void *arg);
 
 static size_t h2_high_water(const struct conn_h2 *c)
 {
-    return listener_config(c->base.listener)->output_high_water;
+    return registry_config(c->base.registry)->output_high_water;
 }
 
 static struct evbuffer *h2_output(const struct conn_h2 *c)
@@ -209,7 +207,7 @@ static struct evbuffer *h2_output(const struct conn_h2 *c)
  * by its other end). */
 static size_t h2_output_len(const struct conn_h2 *c)
 {
-    return c->out.bytes + (c->fd < 0 ? evbuffer_get_length(h2_output(c)) : 0);
+    return c->out.bytes + evbuffer_get_length(h2_output(c));
 }
 
 /* ---- scheduling, work FIFO ---- */
@@ -220,7 +218,7 @@ static void h2_schedule(struct conn_h2 *c)
     c->dirty = true;
     if (c->in_service || c->dead)
         return;
-    listener_schedule(&c->base);
+    registry_schedule(&c->base);
 }
 
 static void work_push(struct conn_h2 *c, struct h2_stream *st)
@@ -336,7 +334,7 @@ static struct h2_stream *h2_stream_new(struct conn_h2 *c, int32_t id)
     if (c->streams != NULL)
         c->streams->prev = st;
     c->streams = st;
-    listener_count_stream(c->base.listener, FRONT_H2, 1);
+    registry_count_stream(c->base.registry, FRONT_H2, 1);
     return st;
 }
 
@@ -362,7 +360,7 @@ static void h2_stream_free(struct conn_h2 *c, struct h2_stream *st)
     stream_finish(&st->base);
     segs_clear(st);
     h2_request_free(st->req);
-    listener_count_stream(c->base.listener, FRONT_H2, -1);
+    registry_count_stream(c->base.registry, FRONT_H2, -1);
     free(st);
 }
 
@@ -405,7 +403,7 @@ static void h2_dispatch_request(struct conn_h2 *c, struct h2_stream *st,
     stream_set_request(&st->base, 20, v[H2_HDR_METHOD], r->vlen[H2_HDR_METHOD],
                        path, path_len, q != NULL ? q + 1 : NULL,
                        q != NULL ? len - path_len - 1 : 0, fields);
-    listener_dispatch(c->base.listener, &st->base);
+    registry_dispatch(c->base.registry, &st->base);
 }
 
 static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
@@ -422,7 +420,7 @@ static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
     if (r->too_large) {
         snprintf(msg, sizeof(msg),
                  "Request header fields too large: limit is %zu bytes",
-                 listener_config(c->base.listener)->max_header_bytes);
+                 registry_config(c->base.registry)->max_header_bytes);
         h2_reject(st, 431, "RequestHeaderFieldsTooLarge", msg);
     } else if (v[H2_HDR_METHOD] == NULL || v[H2_HDR_PATH] == NULL) {
         h2_reject(st, 400, "BadRequest", "Request without :method or :path");
@@ -481,7 +479,7 @@ static ssize_t conn_h2_send_cb(nghttp2_session *session, const uint8_t *data,
     /* the limit nghttp2 is not told (see h2_guard.h) */
     if (h2_guard_settings(
             data, length,
-            listener_config(c->base.listener)->h2_max_concurrent_streams,
+            registry_config(c->base.registry)->h2_max_concurrent_streams,
             settings))
         h2_out_copy(&c->out, settings, length);
     else
@@ -554,7 +552,7 @@ static int conn_h2_begin_headers_cb(nghttp2_session *session,
     if (id == c->in.guard.refuse_id)
         refuse = NGHTTP2_PROTOCOL_ERROR;
     else if (c->open >=
-             listener_config(c->base.listener)->h2_max_concurrent_streams)
+             registry_config(c->base.registry)->h2_max_concurrent_streams)
         refuse = NGHTTP2_REFUSED_STREAM;
     if (refuse != 0)
         return h2_guard_refuse(session, id, refuse, &c->refusing) == 0
@@ -607,7 +605,7 @@ static int conn_h2_header_cb(nghttp2_session *session,
     if (st == NULL || (r = st->req) == NULL)
         return 0;
     r->bytes += namelen + valuelen + 32;
-    if (r->bytes > listener_config(c->base.listener)->max_header_bytes)
+    if (r->bytes > registry_config(c->base.registry)->max_header_bytes)
         r->too_large = true;
     /* a repeated field: the first one counts (stream_field_index) */
     if (r->too_large || (i = header_index(name, namelen)) < 0 || r->seen[i])
@@ -803,17 +801,21 @@ static unsigned h2_write_timeout(const struct conn_h2 *c)
 {
     if (c->closing)
         return c->flush_seconds;
-    return c->write_armed ? listener_config(c->base.listener)->idle_timeout : 0;
+    return c->write_armed ? registry_config(c->base.registry)->idle_timeout : 0;
 }
 
-/* Waits for the socket to take more: (re)adds the write event with the
- * write timeout when there was progress or it is not pending, so that
- * the timeout counts from the last progress; deletes it when the queue
- * is empty. */
+/* Waits for the transport to take more: (re)adds the write event, for
+ * the readiness the transport wants (transport_wants: writable for a
+ * plain socket), with the write timeout when there was progress or it is
+ * not pending, so that the timeout counts from the last progress; deletes
+ * it when the queue is empty. */
 static void h2_write_arm(struct conn_h2 *c, bool progress)
 {
     unsigned secs = h2_write_timeout(c);
     struct timeval tv = {.tv_sec = secs, .tv_usec = 0};
+    unsigned wants = transport_wants(c->t);
+    short what = (wants & TRANSPORT_WANT_READ ? EV_READ : 0) |
+                 (wants & TRANSPORT_WANT_WRITE || wants == 0 ? EV_WRITE : 0);
 
     if (c->wev == NULL)
         return;
@@ -821,95 +823,49 @@ static void h2_write_arm(struct conn_h2 *c, bool progress)
         event_del(c->wev);
         return;
     }
-    if (progress || !event_pending(c->wev, EV_WRITE, NULL))
+    if (what != event_get_events(c->wev)) {
+        event_del(c->wev);
+        event_assign(c->wev, bufferevent_get_base(c->bev), transport_fd(c->t),
+                     what, conn_h2_writable_cb, c);
+        progress = true;
+    }
+    if (progress || !event_pending(c->wev, EV_READ | EV_WRITE, NULL))
         event_add(c->wev, secs > 0 ? &tv : NULL);
 }
 
 /* The write timeout changed: a pending write event takes it. */
 static void h2_write_rearm(struct conn_h2 *c)
 {
-    if (c->wev != NULL && event_pending(c->wev, EV_WRITE, NULL))
+    if (c->wev != NULL && event_pending(c->wev, EV_READ | EV_WRITE, NULL))
         h2_write_arm(c, true);
 }
 
-/* A bufferevent pair (tests, no socket): the bytes are copied into its
- * output, whose watermark and timeouts then apply as for HTTP/1.x. */
-static int h2_flush_bev(struct conn_h2 *c)
-{
-    struct evbuffer *out = h2_output(c);
-    struct h2_out *o = &c->out;
-
-    while (o->count > 0) {
-        struct iovec *v = &o->iov[o->head];
-
-        if (evbuffer_add(out, v->iov_base, v->iov_len) < 0)
-            return -1;
-        h2_out_pop(o);
-    }
-    return 0;
-}
-
-/* The pieces for one sendmsg from the head: contiguous in the ring, at
- * most H2_IOV_MAX and, when write_max is set, write_max bytes (the last
- * piece then cut short by *cut bytes, restored after the call). */
-static void h2_flush_span(struct conn_h2 *c, struct msghdr *m, size_t *cut)
-{
-    const struct h2_out *o = &c->out;
-    uint32_t n =
-        RW_MIN(RW_MIN(o->count, o->cap - o->head), (uint32_t)H2_IOV_MAX);
-    size_t sum = 0;
-
-    m->msg_iovlen = n;
-    if (c->write_max == 0)
-        return;
-    for (uint32_t i = 0; i < n; i++) {
-        sum += m->msg_iov[i].iov_len;
-        if (sum >= c->write_max) {
-            m->msg_iovlen = i + 1;
-            *cut = sum - c->write_max;
-            m->msg_iov[i].iov_len -= *cut;
-            return;
-        }
-    }
-}
-
-/* Writes the output queue to the socket, H2_IOV_MAX pieces per sendmsg,
- * until it is empty or the kernel takes no more (then the write event
- * waits).  Returns 0, or -1 on a socket error (the connection must
- * die). */
+/* Writes the output queue through the transport, a contiguous span of
+ * the ring per call, until it is empty or the transport takes no more
+ * (then the write event waits).  Returns RW_OK, or RW_EIO on a socket
+ * error (the connection must die). */
 static int h2_flush(struct conn_h2 *c)
 {
     struct h2_out *o = &c->out;
     bool progress = false;
-    int rv = 0;
 
     o->fresh = false;
-    if (c->fd < 0)
-        rv = h2_flush_bev(c);
-    while (c->fd >= 0 && o->count > 0) {
-        struct msghdr m = {.msg_iov = &o->iov[o->head]};
-        size_t cut = 0;
-        ssize_t w;
+    while (o->count > 0) {
+        uint32_t n = RW_MIN(RW_MIN(o->count, o->cap - o->head),
+                            (uint32_t)TRANSPORT_IOV_MAX);
+        ssize_t w = transport_writev(c->t, &o->iov[o->head], (int)n);
 
-        h2_flush_span(c, &m, &cut);
-        w = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (cut > 0)
-            m.msg_iov[m.msg_iovlen - 1].iov_len += cut;
-        if (w < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                log_debug("conn_h2: write: %s", strerror(errno));
-                rv = -1;
-            }
+        if (w < 0)
+            return RW_EIO;
+        if (w == 0)
             break;
-        }
         progress = true;
-        if (h2_out_consume(o, (size_t)w) < m.msg_iovlen)
-            break; /* the kernel is full */
+        if (h2_out_consume(o, (size_t)w) < n)
+            break; /* the kernel is full, or write_max was reached */
     }
-    if (rv == 0)
-        h2_write_arm(c, progress);
+    h2_write_arm(c, progress);
     h2_out_trim(o, c->live > 0);
-    return rv;
+    return RW_OK;
 }
 
 /* Writes what was queued since the last attempt. */
@@ -920,7 +876,6 @@ static int h2_flush_fresh(struct conn_h2 *c)
 
 static void h2_free(struct conn_h2 *c)
 {
-    struct evbuffer *out = h2_output(c);
     struct h2_stream *st;
 
     /* gone first, all of them: an on_close must not reach a live sibling */
@@ -932,17 +887,16 @@ static void h2_free(struct conn_h2 *c)
         h2_stream_free(c, c->streams);
     nghttp2_session_del(c->session);
     h2_in_fini(&c->in);
-    listener_detach(&c->base);
+    registry_detach(&c->base);
     /* released now, not when the loop finalizes the bufferevent */
     h2_out_clear(&c->out);
     if (c->wev != NULL)
         event_free(c->wev);
-    evbuffer_drain(out, evbuffer_get_length(out));
-    bufferevent_free(c->bev);
+    transport_free(c->t);
     free(c);
 }
 
-static void h2_shutdown(struct front_conn *fc)
+static void h2_close_now(struct front_conn *fc)
 {
     h2_free((struct conn_h2 *)fc);
 }
@@ -968,7 +922,7 @@ static void h2_kill(struct conn_h2 *c)
     bufferevent_disable(c->bev, EV_READ | EV_WRITE);
     if (c->wev != NULL)
         event_del(c->wev);
-    listener_reap(&c->base);
+    registry_reap(&c->base);
 }
 
 /* Stops answering: what nghttp2 has queued (GOAWAY) is flushed, within
@@ -979,15 +933,15 @@ static void h2_close(struct conn_h2 *c, unsigned flush_seconds)
         return;
     c->closing = true;
     c->flush_seconds = flush_seconds;
-    listener_close_output(c->bev, flush_seconds); /* bufferevent pairs */
+    outq_close(c->bev, flush_seconds); /* bufferevent pairs */
     h2_write_rearm(c);
 }
 
-/* The read deadline (listener_now_ms) of a connection without a live
+/* The read deadline (clock_mono_ms) of a connection without a live
  * stream: the end of a header block begun, a request at all; 0: none. */
 static uint64_t h2_deadline(struct conn_h2 *c)
 {
-    const struct front_config *cfg = listener_config(c->base.listener);
+    const struct front_config *cfg = registry_config(c->base.registry);
     uint64_t deadline = 0, idle;
 
     if (c->live > 0) {
@@ -995,7 +949,7 @@ static uint64_t h2_deadline(struct conn_h2 *c)
         return 0;
     }
     if (c->idle_since_ms == 0 && h2_output_len(c) == 0)
-        c->idle_since_ms = listener_now_ms();
+        c->idle_since_ms = clock_mono_ms();
     if (c->in.in_block && cfg->header_timeout > 0)
         deadline = c->in.block_since_ms + cfg->header_timeout * 1000ull;
     if (c->idle_since_ms > 0 && cfg->idle_timeout > 0) {
@@ -1011,7 +965,7 @@ static uint64_t h2_deadline(struct conn_h2 *c)
  * stream, idle_timeout for the client to read pending output. */
 static void h2_timeouts(struct conn_h2 *c)
 {
-    unsigned idle = listener_config(c->base.listener)->idle_timeout;
+    unsigned idle = registry_config(c->base.registry)->idle_timeout;
     struct timeval rtv, wtv = {.tv_sec = idle, .tv_usec = 0};
     uint64_t deadline;
     bool write = idle > 0 && c->live == 0;
@@ -1026,7 +980,7 @@ static void h2_timeouts(struct conn_h2 *c)
     c->write_armed = write;
     c->rearm = false;
     if (deadline != 0)
-        listener_until(deadline, &rtv);
+        transport_until(deadline, &rtv);
     bufferevent_set_timeouts(c->bev, deadline != 0 ? &rtv : NULL,
                              write ? &wtv : NULL);
     h2_write_rearm(c);
@@ -1042,12 +996,12 @@ static void h2_linger(struct conn_h2 *c)
 
     if (c->lingering)
         return;
-    if (c->fd < 0 || shutdown(c->fd, SHUT_WR) < 0) {
+    if (transport_shutdown_write(c->t) != RW_OK) {
         c->dead = true;
         return;
     }
     c->lingering = true;
-    c->linger_until_ms = listener_now_ms() + H2_LINGER_SECONDS * 1000;
+    c->linger_until_ms = clock_mono_ms() + H2_LINGER_SECONDS * 1000;
     bufferevent_set_timeouts(c->bev, &tv, NULL);
     bufferevent_enable(c->bev, EV_READ);
 }
@@ -1057,7 +1011,7 @@ static void h2_linger(struct conn_h2 *c)
  * streams are done (h2_service closes it). */
 static void h2_drain(struct conn_h2 *c)
 {
-    if (c->goaway || !listener_draining(c->base.listener))
+    if (c->goaway || !registry_draining(c->base.registry))
         return;
     c->goaway = true;
     nghttp2_submit_goaway(c->session, NGHTTP2_FLAG_NONE,
@@ -1101,7 +1055,7 @@ static void h2_service(struct conn_h2 *c)
         c->dead = true;
     if (!c->dead && !nghttp2_session_want_read(s) &&
         !nghttp2_session_want_write(s))
-        h2_close(c, listener_flush_seconds(c->base.listener));
+        h2_close(c, registry_flush_seconds(c->base.registry));
     if (c->closing && h2_output_len(c) == 0)
         h2_linger(c);
     if (c->dead) {
@@ -1123,9 +1077,9 @@ static void h2_recv(struct conn_h2 *c)
     long rv;
 
     if (!c->closing) {
-        rv = h2_in_feed(&c->in, c->session, in, listener_now_ms());
+        rv = h2_in_feed(&c->in, c->session, in, clock_mono_ms());
         if (rv < 0)
-            h2_close(c, listener_flush_seconds(c->base.listener));
+            h2_close(c, registry_flush_seconds(c->base.registry));
         else if (rv > 0)
             c->rearm = true;
     }
@@ -1134,7 +1088,7 @@ static void h2_recv(struct conn_h2 *c)
     if (c->lingering) { /* a deadline, however the client trickles */
         struct timeval tv;
 
-        listener_until(c->linger_until_ms, &tv);
+        transport_until(c->linger_until_ms, &tv);
         bufferevent_set_timeouts(c->bev, &tv, NULL);
     }
 }
@@ -1253,43 +1207,27 @@ static int h2_session_new(struct conn_h2 *c, const struct front_config *cfg)
                                    RW_ARRAY_LEN(iv));
 }
 
-/* A configured send buffer (front_config.sndbuf) also bounds each write
- * to what the kernel holds (its SO_SNDBUF, twice the configured value on
- * Linux): one oversized write per round trip stalls on loopback, where a
- * 64 KiB segment waits for the receiver's delayed ACK. */
-static size_t h2_write_max(const struct conn_h2 *c,
-                           const struct front_config *cfg)
+void conn_h2_new(struct registry *r, struct transport *t)
 {
-    int v = 0;
-    socklen_t len = sizeof(v);
-
-    if (c->fd < 0 || cfg->sndbuf <= 0)
-        return 0;
-    if (getsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &v, &len) < 0 || v <= 0)
-        return (size_t)cfg->sndbuf;
-    return (size_t)v;
-}
-
-void conn_h2_new(struct listener *l, struct bufferevent *bev)
-{
-    const struct front_config *cfg = listener_config(l);
+    const struct front_config *cfg = registry_config(r);
     struct conn_h2 *c = xcalloc(1, sizeof(*c));
+    struct bufferevent *bev = transport_bev(t);
     int rv;
 
+    c->t = t;
     c->bev = bev;
-    c->fd = bufferevent_getfd(bev);
-    if (c->fd >= 0)
-        c->wev = event_new(bufferevent_get_base(bev), c->fd, EV_WRITE,
-                           conn_h2_writable_cb, c);
-    if (c->wev == NULL)
-        c->fd = -1; /* through the bufferevent */
-    c->write_max = h2_write_max(c, cfg);
+    /* without a socket (a bufferevent pair), transport_writev copies into
+     * the bufferevent's output and there is nothing to wait for */
+    if (transport_fd(t) >= 0)
+        c->wev = event_new(bufferevent_get_base(bev), transport_fd(t),
+                           EV_WRITE, conn_h2_writable_cb, c);
+    transport_limit_writes(t, cfg->sndbuf);
     c->base.service = h2_service_cb;
-    c->base.shutdown = h2_shutdown;
+    c->base.close_now = h2_close_now;
     c->base.unfinished = h2_unfinished;
     c->work_tail = &c->work_head;
     h2_in_init(&c->in);
-    listener_attach(l, &c->base, FRONT_H2);
+    registry_attach(r, &c->base, FRONT_H2);
     bufferevent_setcb(bev, conn_h2_read_cb, conn_h2_write_cb, conn_h2_event_cb,
                       c);
     rv = h2_session_new(c, cfg);
@@ -1302,8 +1240,8 @@ void conn_h2_new(struct listener *l, struct bufferevent *bev)
     bufferevent_set_timeouts(bev, NULL, NULL);
     /* with a socket, the bufferevent only reads (and keeps the read
      * deadline); output goes through h2_flush */
-    bufferevent_enable(bev, c->fd >= 0 ? EV_READ : EV_READ | EV_WRITE);
+    bufferevent_enable(bev, c->wev != NULL ? EV_READ : EV_READ | EV_WRITE);
     h2_timeouts(c);
     /* the preface and whatever followed it: from the loop */
-    listener_schedule(&c->base);
+    registry_schedule(&c->base);
 }

@@ -24,7 +24,7 @@
  * callback activate the flush event instead, so no public call but
  * h2c_free runs a callback, and a burst of calls becomes one write.
  */
-#include "h2_client.h"
+#include "src/h2_client.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -44,6 +44,7 @@
 
 #include "cache/rw.h"
 #include "src/log.h"
+#include "src/transport.h"
 
 #define H2C_DEFAULT_CONNECT_TIMEOUT 10.0
 #define H2C_DEFAULT_WINDOW (16u * 1024 * 1024)
@@ -73,7 +74,8 @@ struct h2c_stream {
 
 struct h2c {
     struct event_base *base;
-    struct bufferevent *bev;
+    struct transport *t;     /* the connection's byte stream */
+    struct bufferevent *bev; /* the transport's buffered stream */
     nghttp2_session *session;
     struct h2c_callbacks cbs;
     void *arg;
@@ -123,8 +125,7 @@ static void h2c_destroy(struct h2c *c)
         h2c_stream_free(s);
     }
     nghttp2_session_del(c->session);
-    if (c->bev)
-        bufferevent_free(c->bev);
+    transport_free(c->t);
     if (c->timer)
         event_free(c->timer);
     if (c->flush_ev)
@@ -446,11 +447,11 @@ static void h2c_recv(struct h2c *c)
 static void h2c_read_more(struct h2c *c)
 {
     static uint8_t buf[H2C_READ_PIECE];
-    evutil_socket_t fd = bufferevent_getfd(c->bev);
+    const struct iovec v = {.iov_base = buf, .iov_len = sizeof(buf)};
 
     for (int k = 0; k < H2C_READ_ROUNDS && c->state == H2C_OPEN && !c->freed;
          k++) {
-        ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT), rv;
+        ssize_t n = transport_readv(c->t, &v, 1), rv;
 
         if (n <= 0)
             break;
@@ -613,11 +614,12 @@ static int h2c_connect(struct h2c *c)
         snprintf(c->last_error, sizeof(c->last_error), "socket: %s",
                  strerror(errno));
         if (fd >= 0)
-            close(fd);
+            evutil_closesocket(fd);
         freeaddrinfo(ai);
         return RW_EIO;
     }
     c->bev = bufferevent_socket_new(c->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    c->t = transport_plain_new(c->bev);
     bufferevent_setcb(c->bev, h2c_read_cb, h2c_write_cb, h2c_event_cb, c);
     bufferevent_setwatermark(c->bev, EV_WRITE, c->cfg.max_send_buffer / 2, 0);
     bufferevent_set_max_single_read(c->bev, H2C_MAX_SINGLE_READ);

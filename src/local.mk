@@ -10,7 +10,11 @@ src_libsrc_a_SOURCES = \
 	src/grpc_client.c src/grpc_client.h \
 	src/upstream_etcd.c src/upstream_etcd.h \
 	src/upstream_history.c src/upstream_history.h \
+	src/transport.c src/transport.h \
 	src/stream.c src/stream.h src/stream_impl.h \
+	src/front_config.h \
+	src/registry.c src/registry.h \
+	src/outq.c src/outq.h \
 	src/listener.c src/listener.h \
 	src/conn_h1.c src/conn_h1.h \
 	src/h1_head.c src/h1_head.h \
