@@ -109,6 +109,7 @@
 #include "src/log.h"
 #include "src/outq.h"
 #include "src/registry.h"
+#include "src/stream.h"
 #include "src/stream_impl.h"
 #include "src/transport.h"
 

@@ -173,9 +173,7 @@ static void listener_sniff_event_cb(struct bufferevent *bev, short what,
     sniff_kill(sn);
 }
 
-/* Starts serving t: sniffs the protocol, then hands t to conn_h1 or
- * conn_h2.  Takes ownership of t. */
-static void listener_adopt(struct listener *l, struct transport *t)
+void listener_adopt(struct listener *l, struct transport *t)
 {
     struct sniff *sn = xcalloc(1, sizeof(*sn));
     struct timeval tv = {.tv_sec = l->cfg.idle_timeout, .tv_usec = 0};
@@ -190,6 +188,9 @@ static void listener_adopt(struct listener *l, struct transport *t)
     if (l->cfg.idle_timeout > 0)
         bufferevent_set_timeouts(bev, &tv, NULL);
     bufferevent_enable(bev, EV_READ);
+    /* Bytes may already be there (tests feeding a bufferevent pair). */
+    if (evbuffer_get_length(bufferevent_get_input(bev)) > 0)
+        listener_sniff_read_cb(bev, sn);
 }
 
 /* ---- accepting ---- */
@@ -317,6 +318,11 @@ struct listener *listener_new(struct event_base *base, const char *address,
 err:
     free(l);
     return NULL;
+}
+
+void listener_close_connections(struct listener *l)
+{
+    registry_close_all(l->registry);
 }
 
 void listener_free(struct listener *l)

@@ -20,6 +20,7 @@
 
 struct event_base;
 struct listener;
+struct transport;
 
 /* Defaults for cfg: max_connections 10000, h2_max_concurrent_streams
  * 1000, max_header_bytes 65536, idle_timeout 90 (as Go's net/http server
@@ -69,6 +70,17 @@ void listener_stop_accepting(struct listener *l);
  * then no connections at all).
  */
 void listener_drain(struct listener *l);
+
+/* Starts serving t (a connected transport, transport.h; in tests, one
+ * over an end of a bufferevent pair) as if accepted: sniffs the
+ * protocol, then hands t to conn_h1 or conn_h2.  Takes ownership of t on
+ * every path. */
+void listener_adopt(struct listener *l, struct transport *t);
+
+/* Closes every connection at once, those already closing included; each
+ * open stream gets its on_close (listener_free without closing the
+ * listening socket).  Not from inside a callback of the front. */
+void listener_close_connections(struct listener *l);
 
 /* The bound port (useful after port 0), host byte order. */
 int listener_port(const struct listener *l);

@@ -11,7 +11,7 @@ src_libsrc_a_SOURCES = \
 	src/upstream_etcd.c src/upstream_etcd.h \
 	src/upstream_history.c src/upstream_history.h \
 	src/transport.c src/transport.h \
-	src/stream.c src/stream.h src/stream_impl.h \
+	src/stream.c src/stream.h src/stream_impl.h src/stream_types.h \
 	src/front_config.h \
 	src/registry.c src/registry.h \
 	src/outq.c src/outq.h \

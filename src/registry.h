@@ -30,7 +30,7 @@
 #include <sys/queue.h>
 
 #include "src/front_config.h"
-#include "src/stream.h"
+#include "src/stream_types.h"
 
 struct event_base;
 struct registry;

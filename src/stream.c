@@ -8,7 +8,7 @@
  * from above) and the exactly-once delivery of on_close.  Bytes move in
  * the connection modules behind struct stream_ops.
  */
-#include "src/stream_impl.h"
+#include "src/stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,7 @@
 
 #include "cache/rw.h"
 #include "proto/frame.h"
+#include "src/stream_impl.h"
 
 /* ---- request ---- */
 

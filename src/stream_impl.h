@@ -30,7 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/stream.h"
+#include "cache/rbuf.h"
+#include "src/stream_types.h"
 
 /* One response header added with stream_add_header: name and value in one
  * allocation, in the order they were added. */

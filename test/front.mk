@@ -1,5 +1,5 @@
-# test/front.mk: the serving front (src/stream, listener, conn_h1, h1_head,
-# conn_h2).
+# test/front.mk: the serving front (src/stream, listener, registry, outq,
+# transport, conn_h1, h1_head, conn_h2).
 UNIT_TESTS += test/stream_test
 test_stream_test_SOURCES = test/stream_test.c
 test_stream_test_CFLAGS = $(TEST_CFLAGS)
@@ -9,6 +9,21 @@ UNIT_TESTS += test/listener_test
 test_listener_test_SOURCES = test/listener_test.c
 test_listener_test_CFLAGS = $(TEST_CFLAGS)
 test_listener_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/registry_test
+test_registry_test_SOURCES = test/registry_test.c
+test_registry_test_CFLAGS = $(TEST_CFLAGS)
+test_registry_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/outq_test
+test_outq_test_SOURCES = test/outq_test.c
+test_outq_test_CFLAGS = $(TEST_CFLAGS)
+test_outq_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/transport_test
+test_transport_test_SOURCES = test/transport_test.c
+test_transport_test_CFLAGS = $(TEST_CFLAGS)
+test_transport_test_LDADD = $(TEST_LIBS)
 
 UNIT_TESTS += test/h1_head_test
 test_h1_head_test_SOURCES = test/h1_head_test.c

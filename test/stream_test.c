@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "proto/frame.h"
+#include "src/stream.h"
 #include "src/stream_impl.h"
 
 /* ---- a fake connection module ---- */
