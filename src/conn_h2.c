@@ -102,10 +102,11 @@
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
-#include "proto/query.h"
+#include "src/h2_body.h"
 #include "src/h2_guard.h"
 #include "src/h2_in.h"
 #include "src/h2_out.h"
+#include "src/h2_req.h"
 #include "src/log.h"
 #include "src/outq.h"
 #include "src/registry.h"
@@ -113,46 +114,19 @@
 #include "src/stream_impl.h"
 #include "src/transport.h"
 
-#define H2_SEGS_MIN 4              /* segment queue: first and kept size */
 #define H2_SERVICE_ROUNDS 16       /* send / work rounds per callback */
 #define H2_TIMEOUT_FLUSH_SECONDS 2 /* flushing GOAWAY after a timeout */
 #define H2_LINGER_SECONDS 2        /* closing: reading until the client does */
 #define H2_FRAME_HEAD_LEN 9
 #define H2_STACK_NV 16
 
-/* The header fields a request keeps: its method and path, and those
- * handlers see (enum stream_field, from H2_HDR_FIELDS on). */
-enum h2_header {
-    H2_HDR_METHOD,
-    H2_HDR_PATH,
-    H2_HDR_FIELDS,
-    H2_HDR_COUNT = H2_HDR_FIELDS + STREAM_FIELD_COUNT,
-};
-
-/* A request's headers while they arrive; freed at dispatch. */
-struct h2_request {
-    char *buf;
-    size_t len, cap;
-    size_t off[H2_HDR_COUNT], vlen[H2_HDR_COUNT];
-    bool seen[H2_HDR_COUNT];
-    size_t bytes; /* header list size as RFC 9113 6.5.2 counts it */
-    bool too_large;
-};
-
-struct h2_seg {
-    struct rbuf *buf;
-    size_t off, len;
-};
-
 struct h2_stream {
     struct stream base; /* first: struct stream * converts */
     struct conn_h2 *conn;
     struct h2_stream *prev, *next; /* live streams */
     struct h2_stream *work_next;
-    struct h2_request *req; /* until dispatch */
-    struct h2_seg *segs;    /* ring of seg_cap (a power of two) */
-    size_t queued;          /* bytes in segs */
-    uint32_t seg_head, seg_count, seg_cap;
+    struct h2_req *req;     /* until dispatch */
+    struct h2_body body;    /* the response body not yet framed */
     int32_t id;
     bool in_work : 1;
     bool headers_done : 1; /* header block complete: dispatch */
@@ -246,80 +220,6 @@ static struct h2_stream *work_pop(struct conn_h2 *c)
     return st;
 }
 
-/* ---- segment queue ---- */
-
-static void segs_grow(struct h2_stream *st)
-{
-    uint32_t cap = st->seg_cap ? st->seg_cap * 2 : H2_SEGS_MIN;
-    struct h2_seg *segs = xmalloc(cap * sizeof(*segs));
-
-    for (uint32_t i = 0; i < st->seg_count; i++)
-        segs[i] = st->segs[(st->seg_head + i) & (st->seg_cap - 1)];
-    free(st->segs);
-    st->segs = segs;
-    st->seg_cap = cap;
-    st->seg_head = 0;
-}
-
-static void segs_push(struct h2_stream *st, struct rbuf *b, size_t off,
-                      size_t len)
-{
-    struct h2_seg *seg;
-
-    if (st->seg_count == st->seg_cap)
-        segs_grow(st);
-    seg = &st->segs[(st->seg_head + st->seg_count) & (st->seg_cap - 1)];
-    seg->buf = rbuf_ref(b);
-    seg->off = off;
-    seg->len = len;
-    st->seg_count++;
-    st->queued += len;
-}
-
-/* Releases an empty queue's memory unless it is the minimal one. */
-static void segs_shrink(struct h2_stream *st)
-{
-    if (st->seg_count > 0 || st->seg_cap <= H2_SEGS_MIN)
-        return;
-    free(st->segs);
-    st->segs = NULL;
-    st->seg_cap = 0;
-    st->seg_head = 0;
-}
-
-static void segs_clear(struct h2_stream *st)
-{
-    for (uint32_t i = 0; i < st->seg_count; i++)
-        rbuf_unref(st->segs[(st->seg_head + i) & (st->seg_cap - 1)].buf);
-    free(st->segs);
-    st->segs = NULL;
-    st->seg_cap = st->seg_count = st->seg_head = 0;
-    st->queued = 0;
-}
-
-/* Moves length bytes from the head of the queue into out, by reference
- * (a segment taken whole hands its reference over). */
-static void segs_emit(struct h2_stream *st, struct h2_out *out, size_t length)
-{
-    while (length > 0) {
-        struct h2_seg *seg = &st->segs[st->seg_head];
-        size_t take = RW_MIN(seg->len, length);
-
-        rw_assert(st->seg_count > 0);
-        h2_out_ref(out, seg->buf, seg->off, take, take == seg->len);
-        length -= take;
-        st->queued -= take;
-        if (take == seg->len) {
-            st->seg_head = (st->seg_head + 1) & (st->seg_cap - 1);
-            st->seg_count--;
-        } else {
-            seg->off += take;
-            seg->len -= take;
-        }
-    }
-    segs_shrink(st);
-}
-
 /* ---- streams ---- */
 
 static struct h2_stream *h2_stream_new(struct conn_h2 *c, int32_t id)
@@ -329,7 +229,7 @@ static struct h2_stream *h2_stream_new(struct conn_h2 *c, int32_t id)
     stream_init(&st->base, &h2_ops, FRONT_H2);
     st->conn = c;
     st->id = id;
-    st->req = xcalloc(1, sizeof(*st->req));
+    st->req = h2_req_new();
     c->open++;
     st->next = c->streams;
     if (c->streams != NULL)
@@ -337,13 +237,6 @@ static struct h2_stream *h2_stream_new(struct conn_h2 *c, int32_t id)
     c->streams = st;
     registry_count_stream(c->base.registry, FRONT_H2, 1);
     return st;
-}
-
-static void h2_request_free(struct h2_request *r)
-{
-    if (r != NULL)
-        free(r->buf);
-    free(r);
 }
 
 /* on_close (once), then frees st.  nghttp2 no longer refers to st: it
@@ -359,8 +252,8 @@ static void h2_stream_free(struct conn_h2 *c, struct h2_stream *st)
     if (st->dispatched)
         c->live--;
     stream_finish(&st->base);
-    segs_clear(st);
-    h2_request_free(st->req);
+    h2_body_clear(&st->body);
+    h2_req_free(st->req);
     registry_count_stream(c->base.registry, FRONT_H2, -1);
     free(st);
 }
@@ -378,57 +271,35 @@ static void h2_reject(struct h2_stream *st, int status, const char *reason,
     rbuf_unref(body);
 }
 
-/* Hands a request to the listener, its :path split into path and query;
- * resets its stream instead when the path's escapes are invalid, as Go's
- * server does where url.ParseRequestURI fails. */
-static void h2_dispatch_request(struct conn_h2 *c, struct h2_stream *st,
-                                const struct h2_request *r,
-                                const char *const v[H2_HDR_COUNT])
-{
-    struct stream_value fields[STREAM_FIELD_COUNT];
-    const char *path = v[H2_HDR_PATH];
-    size_t len = r->vlen[H2_HDR_PATH];
-    const char *q = memchr(path, '?', len);
-    size_t path_len = q != NULL ? (size_t)(q - path) : len;
-
-    if (!query_escapes_valid(path, path_len)) {
-        log_debug("conn_h2: stream %d: invalid URL escape in :path", st->id);
-        nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, st->id,
-                                  NGHTTP2_PROTOCOL_ERROR);
-        h2_schedule(c);
-        return;
-    }
-    for (int i = 0; i < STREAM_FIELD_COUNT; i++)
-        fields[i] = (struct stream_value){v[H2_HDR_FIELDS + i],
-                                          r->vlen[H2_HDR_FIELDS + i]};
-    stream_set_request(&st->base, 20, v[H2_HDR_METHOD], r->vlen[H2_HDR_METHOD],
-                       path, path_len, q != NULL ? q + 1 : NULL,
-                       q != NULL ? len - path_len - 1 : 0, fields);
-    registry_dispatch(c->base.registry, &st->base);
-}
-
+/* Hands a complete request to the handler, or answers it: 431 beyond
+ * max_header_bytes, 400 without :method or :path, a stream reset for an
+ * invalid URL escape in :path (h2_req_apply). */
 static void h2_dispatch(struct conn_h2 *c, struct h2_stream *st)
 {
-    struct h2_request *r = st->req;
-    const char *v[H2_HDR_COUNT];
+    struct h2_req *r = st->req;
     char msg[128];
+    int rv;
 
     st->dispatched = true;
     c->live++;
     st->req = NULL;
-    for (int i = 0; i < H2_HDR_COUNT; i++)
-        v[i] = r->seen[i] ? r->buf + r->off[i] : NULL;
-    if (r->too_large) {
+    rv = h2_req_apply(r, &st->base);
+    h2_req_free(r);
+    if (rv == RW_ELIMIT) {
         snprintf(msg, sizeof(msg),
                  "Request header fields too large: limit is %zu bytes",
                  registry_config(c->base.registry)->max_header_bytes);
         h2_reject(st, 431, "RequestHeaderFieldsTooLarge", msg);
-    } else if (v[H2_HDR_METHOD] == NULL || v[H2_HDR_PATH] == NULL) {
+    } else if (rv == RW_EINVAL) {
         h2_reject(st, 400, "BadRequest", "Request without :method or :path");
+    } else if (rv == RW_EPROTO) {
+        log_debug("conn_h2: stream %d: invalid URL escape in :path", st->id);
+        nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, st->id,
+                                  NGHTTP2_PROTOCOL_ERROR);
+        h2_schedule(c);
     } else {
-        h2_dispatch_request(c, st, r, v);
+        registry_dispatch(c->base.registry, &st->base);
     }
-    h2_request_free(r);
 }
 
 /* Does what nghttp2's callbacks recorded, now that nghttp2 has returned. */
@@ -463,7 +334,7 @@ static void h2_stream_closed(struct conn_h2 *c, struct h2_stream *st)
     st->closed = true;
     c->open--;
     stream_gone(&st->base);
-    segs_clear(st);
+    h2_body_clear(&st->body);
     work_push(c, st);
 }
 
@@ -501,10 +372,10 @@ static int conn_h2_send_data_cb(nghttp2_session *session, nghttp2_frame *frame,
     h2_out_copy(&c->out, framehd, H2_FRAME_HEAD_LEN);
     if (padlen > 0)
         h2_out_copy(&c->out, &padbyte, 1);
-    segs_emit(st, &c->out, length);
+    h2_body_emit(&st->body, &c->out, length);
     if (padlen > 1)
         h2_out_static(&c->out, zeros, padlen - 1);
-    if (st->base.above_low && st->queued <= STREAM_LOW_WATER)
+    if (st->base.above_low && st->body.queued <= STREAM_LOW_WATER)
         work_push(c, st);
     if (h2_output_len(c) >= h2_high_water(c)) {
         c->dirty = true; /* h2_service writes, then sends again */
@@ -522,7 +393,7 @@ static ssize_t conn_h2_data_read_cb(nghttp2_session *session, int32_t stream_id,
     struct h2_stream *st = source->ptr;
     size_t n;
 
-    if (st->queued == 0) {
+    if (st->body.queued == 0) {
         if (st->base.ended) {
             *data_flags |= NGHTTP2_DATA_FLAG_EOF;
             return 0;
@@ -530,9 +401,9 @@ static ssize_t conn_h2_data_read_cb(nghttp2_session *session, int32_t stream_id,
         st->deferred = true;
         return NGHTTP2_ERR_DEFERRED;
     }
-    n = RW_MIN(length, st->queued);
+    n = RW_MIN(length, st->body.queued);
     *data_flags |= NGHTTP2_DATA_FLAG_NO_COPY;
-    if (n == st->queued && st->base.ended)
+    if (n == st->body.queued && st->base.ended)
         *data_flags |= NGHTTP2_DATA_FLAG_EOF;
     return (ssize_t)n;
 }
@@ -565,30 +436,6 @@ static int conn_h2_begin_headers_cb(nghttp2_session *session,
     return 0;
 }
 
-/* Which enum h2_header a field is, or -1 (names are lower case). */
-static int header_index(const uint8_t *name, size_t len)
-{
-    int i;
-
-    if (len == 7 && memcmp(name, ":method", 7) == 0)
-        return H2_HDR_METHOD;
-    if (len == 5 && memcmp(name, ":path", 5) == 0)
-        return H2_HDR_PATH;
-    i = stream_field_index((const char *)name, len);
-    return i < 0 ? -1 : H2_HDR_FIELDS + i;
-}
-
-static void req_append(struct h2_request *r, const uint8_t *v, size_t len)
-{
-    if (r->len + len + 1 > r->cap) {
-        r->cap = RW_MAX(RW_MAX(r->cap * 2, r->len + len + 1), (size_t)128);
-        r->buf = xrealloc(r->buf, r->cap);
-    }
-    memcpy(r->buf + r->len, v, len);
-    r->buf[r->len + len] = '\0';
-    r->len += len + 1;
-}
-
 static int conn_h2_header_cb(nghttp2_session *session,
                              const nghttp2_frame *frame, const uint8_t *name,
                              size_t namelen, const uint8_t *value,
@@ -596,25 +443,14 @@ static int conn_h2_header_cb(nghttp2_session *session,
 {
     struct conn_h2 *c = user_data;
     struct h2_stream *st;
-    struct h2_request *r;
-    int i;
 
     if (frame->hd.type != NGHTTP2_HEADERS ||
         frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0; /* trailers: ignored */
     st = h2_stream_get(session, frame->hd.stream_id);
-    if (st == NULL || (r = st->req) == NULL)
-        return 0;
-    r->bytes += namelen + valuelen + 32;
-    if (r->bytes > registry_config(c->base.registry)->max_header_bytes)
-        r->too_large = true;
-    /* a repeated field: the first one counts (stream_field_index) */
-    if (r->too_large || (i = header_index(name, namelen)) < 0 || r->seen[i])
-        return 0;
-    r->off[i] = r->len;
-    r->vlen[i] = valuelen;
-    r->seen[i] = true;
-    req_append(r, value, valuelen);
+    if (st != NULL && st->req != NULL)
+        h2_req_add(st->req, name, namelen, value, valuelen,
+                   registry_config(c->base.registry)->max_header_bytes);
     return 0;
 }
 
@@ -766,7 +602,7 @@ static void h2_write(struct stream *s, struct rbuf *buf, size_t off, size_t len)
 {
     struct h2_stream *st = h2_of(s);
 
-    segs_push(st, buf, off, len);
+    h2_body_push(&st->body, buf, off, len);
     h2_resume(st);
 }
 
@@ -777,7 +613,7 @@ static void h2_write_frame(struct stream *s, struct rbuf *frame)
 
 static size_t h2_pending(const struct stream *s)
 {
-    return h2_of(s)->queued;
+    return h2_of(s)->body.queued;
 }
 
 static void h2_end(struct stream *s)

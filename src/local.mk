@@ -22,6 +22,8 @@ src_libsrc_a_SOURCES = \
 	src/h2_guard.c src/h2_guard.h \
 	src/h2_in.c src/h2_in.h \
 	src/h2_out.c src/h2_out.h \
+	src/h2_body.c src/h2_body.h \
+	src/h2_req.c src/h2_req.h \
 	src/config.c src/config.h \
 	src/metrics.c src/metrics.h \
 	src/resource.c src/resource.h \
