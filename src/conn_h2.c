@@ -2,40 +2,33 @@
  * conn_h2.c: an HTTP/2 server connection (RFC 9113, prior knowledge) over
  * nghttp2; with the fleet's client, the only files that include it.
  *
- * Data structure: one bufferevent, one nghttp2 server session, the list
- * of live streams and a FIFO of streams with work for the loop (dispatch a
- * request whose header block is complete, deliver on_drain, deliver
- * on_close and free).  A request is dispatched at the end of its header
- * block (END_HEADERS), not at END_STREAM: ringwatch serves GETs, and a
- * request body, if any, is drained and discarded by nghttp2.  Each
- * stream keeps its response body as a queue of (rbuf, offset, length)
- * segments, allocated on the first write and released when it empties
- * beyond its minimal size: an idle watch costs its struct, its request
- * strings and nghttp2's own stream state.
+ * Data structure: a transport (transport.h), one nghttp2 server session,
+ * the list of live streams and a FIFO of streams with work for the loop
+ * (dispatch a request whose header block is complete, deliver on_drain,
+ * deliver on_close and free).  A request is dispatched at the end of its
+ * header block (END_HEADERS), not at END_STREAM: ringwatch serves GETs,
+ * and a request body, if any, is drained and discarded by nghttp2.  Each
+ * stream keeps its request's fields until dispatch (h2_req.h) and its
+ * response body not yet framed (h2_body.h): an idle watch costs its
+ * struct, its request strings and nghttp2's own stream state.
  *
  * No-copy output: the data source read callback offers nghttp2 up to the
  * frame length it asks for, possibly spanning several segments, with
- * NGHTTP2_DATA_FLAG_NO_COPY (or NGHTTP2_ERR_DEFERRED when the queue is
+ * NGHTTP2_DATA_FLAG_NO_COPY (or NGHTTP2_ERR_DEFERRED when the body is
  * empty; the next write resumes it).  Frames go into the connection's own
- * output queue (struct h2_out), not into libevent's evbuffer, which would
- * give each reference its own chain (a malloc) and the header copied after
- * it another: two mallocs and frees per DATA frame at fan-out.  The queue
- * (h2_out.h) holds payloads by reference (the segment's own rbuf
- * reference, handed over when the segment is taken whole) and copies of
- * frame headers in an arena; nothing is allocated per frame, and an
- * empty queue keeps its memory while the connection has live streams,
- * else it is freed.  Every payload reaches
- * the socket by reference: sendmsg (writev with MSG_NOSIGNAL) of up to
- * H2_IOV_MAX pieces straight from the ring, from h2_service after
- * nghttp2_session_send, until the kernel takes no more; only then an
- * EV_WRITE event of the connection's own waits for the socket (one event,
- * freed with event_free at once: listener_free still needs no loop run).
- * With a configured send buffer (front_config.sndbuf) a write is at most
- * that buffer's size (h2_write_max).  The bufferevent only reads (and
- * keeps the read deadline); a connection without a socket (a bufferevent
- * pair, in tests) has its queue copied into the bufferevent's output
- * instead, where its watermark and timeouts work as before.
- * stream_pending() is the stream's queued bytes not yet handed to the
+ * output queue (h2_out.h), not into libevent's evbuffer, which would give
+ * each reference its own chain (a malloc) and the header copied after it
+ * another: two mallocs and frees per DATA frame at fan-out.  Every
+ * payload reaches the transport by reference, a batch of iovecs straight
+ * from the ring per transport_writev (h2_out_write), from h2_service
+ * after nghttp2_session_send, until the transport takes no more; only
+ * then an event of the connection's own waits for the readiness the
+ * transport wants (one event, freed with event_free at once: the
+ * registry still closes connections without a loop run).  The
+ * bufferevent only reads (and keeps the read deadline); without a socket
+ * (a bufferevent pair, in tests) the transport copies the ring into the
+ * bufferevent's output, where its watermark and timeouts work as before.
+ * stream_pending() is the stream's body bytes not yet handed to the
  * output queue.
  *
  * Back-pressure: nghttp2_session_send runs only while the output not yet
@@ -44,7 +37,7 @@
  * the connection dirty); h2_service then writes and, if the kernel took
  * enough, sends again (H2_SERVICE_ROUNDS at most, then rescheduled); if
  * not, the write event resumes it.  Flow-control windows hold data in the
- * segment queues, where handlers see it as pending.  The write timeout of
+ * stream bodies, where handlers see it as pending.  The write timeout of
  * the bufferevent is mirrored on the write event (h2_write_timeout): no
  * progress for idle_timeout without a live stream, or flush_seconds once
  * closing, closes the connection; it counts from the last progress.
@@ -71,7 +64,7 @@
  * Closing: what nghttp2 queued (GOAWAY) is flushed, then the write side
  * is shut and input discarded until the client closes (H2_LINGER_SECONDS
  * at most), so that the client reads the last frames rather than a
- * reset.  Under listener_drain (graceful shutdown) a connection sends
+ * reset.  Under registry_drain (graceful shutdown) a connection sends
  * GOAWAY NO_ERROR and closes once its streams are done.
  *
  * Ordering and lifetimes: nghttp2's callbacks only record what happened
@@ -79,11 +72,11 @@
  * stream on the work FIFO; handlers run from the loop after nghttp2
  * returns, so they may call the stream API freely, and stream API calls
  * only mark the connection dirty and schedule the connection with the
- * listener (listener_schedule), which runs nghttp2_session_send once for
+ * registry (registry_schedule), which runs nghttp2_session_send once for
  * many writes.  A stream is freed (after on_close) only from the work
  * FIFO, after nghttp2 has closed it, or when the connection is torn down;
- * a connection only from the listener's work event (listener_reap) or by
- * listener_free.
+ * a connection only from the registry's work event (registry_reap) or by
+ * registry_close_all.
  */
 #include "src/conn_h2.h"
 
@@ -91,7 +84,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
+#include <sys/queue.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -123,8 +116,8 @@
 struct h2_stream {
     struct stream base; /* first: struct stream * converts */
     struct conn_h2 *conn;
-    struct h2_stream *prev, *next; /* live streams */
-    struct h2_stream *work_next;
+    LIST_ENTRY(h2_stream) link;     /* live streams */
+    STAILQ_ENTRY(h2_stream) work;   /* on the work FIFO (in_work) */
     struct h2_req *req;     /* until dispatch */
     struct h2_body body;    /* the response body not yet framed */
     int32_t id;
@@ -144,8 +137,8 @@ struct conn_h2 {
     struct h2_out out;
     unsigned flush_seconds; /* closing: write timeout */
     nghttp2_session *session;
-    struct h2_stream *streams;
-    struct h2_stream *work_head, **work_tail;
+    LIST_HEAD(, h2_stream) streams;
+    STAILQ_HEAD(, h2_stream) work;
     uint32_t live;     /* dispatched streams not yet freed */
     uint32_t open;     /* request streams nghttp2 has open, refused aside */
     uint32_t refusing; /* refused streams whose RST_STREAM is not sent */
@@ -201,22 +194,17 @@ static void work_push(struct conn_h2 *c, struct h2_stream *st)
     if (st->in_work)
         return;
     st->in_work = true;
-    st->work_next = NULL;
-    *c->work_tail = st;
-    c->work_tail = &st->work_next;
+    STAILQ_INSERT_TAIL(&c->work, st, work);
 }
 
 static struct h2_stream *work_pop(struct conn_h2 *c)
 {
-    struct h2_stream *st = c->work_head;
+    struct h2_stream *st = STAILQ_FIRST(&c->work);
 
     if (st == NULL)
         return NULL;
-    c->work_head = st->work_next;
-    if (c->work_head == NULL)
-        c->work_tail = &c->work_head;
+    STAILQ_REMOVE_HEAD(&c->work, work);
     st->in_work = false;
-    st->work_next = NULL;
     return st;
 }
 
@@ -231,10 +219,7 @@ static struct h2_stream *h2_stream_new(struct conn_h2 *c, int32_t id)
     st->id = id;
     st->req = h2_req_new();
     c->open++;
-    st->next = c->streams;
-    if (c->streams != NULL)
-        c->streams->prev = st;
-    c->streams = st;
+    LIST_INSERT_HEAD(&c->streams, st, link);
     registry_count_stream(c->base.registry, FRONT_H2, 1);
     return st;
 }
@@ -243,12 +228,7 @@ static struct h2_stream *h2_stream_new(struct conn_h2 *c, int32_t id)
  * closed the stream, or the session is being deleted. */
 static void h2_stream_free(struct conn_h2 *c, struct h2_stream *st)
 {
-    if (st->prev != NULL)
-        st->prev->next = st->next;
-    else
-        c->streams = st->next;
-    if (st->next != NULL)
-        st->next->prev = st->prev;
+    LIST_REMOVE(st, link);
     if (st->dispatched)
         c->live--;
     stream_finish(&st->base);
@@ -677,31 +657,17 @@ static void h2_write_rearm(struct conn_h2 *c)
         h2_write_arm(c, true);
 }
 
-/* Writes the output queue through the transport, a contiguous span of
- * the ring per call, until it is empty or the transport takes no more
- * (then the write event waits).  Returns RW_OK, or RW_EIO on a socket
- * error (the connection must die). */
+/* Writes the output queue through the transport until it is empty or
+ * the transport takes no more (then the write event waits).  Returns
+ * RW_OK, or RW_EIO on a socket error (the connection must die). */
 static int h2_flush(struct conn_h2 *c)
 {
-    struct h2_out *o = &c->out;
-    bool progress = false;
+    ssize_t w = h2_out_write(&c->out, c->t);
 
-    o->fresh = false;
-    while (o->count > 0) {
-        uint32_t n = RW_MIN(RW_MIN(o->count, o->cap - o->head),
-                            (uint32_t)TRANSPORT_IOV_MAX);
-        ssize_t w = transport_writev(c->t, &o->iov[o->head], (int)n);
-
-        if (w < 0)
-            return RW_EIO;
-        if (w == 0)
-            break;
-        progress = true;
-        if (h2_out_consume(o, (size_t)w) < n)
-            break; /* the kernel is full, or write_max was reached */
-    }
-    h2_write_arm(c, progress);
-    h2_out_trim(o, c->live > 0);
+    if (w < 0)
+        return RW_EIO;
+    h2_write_arm(c, w > 0);
+    h2_out_trim(&c->out, c->live > 0);
     return RW_OK;
 }
 
@@ -716,12 +682,12 @@ static void h2_free(struct conn_h2 *c)
     struct h2_stream *st;
 
     /* gone first, all of them: an on_close must not reach a live sibling */
-    for (st = c->streams; st != NULL; st = st->next) {
+    LIST_FOREACH(st, &c->streams, link) {
         st->closed = true;
         stream_gone(&st->base);
     }
-    while (c->streams != NULL)
-        h2_stream_free(c, c->streams);
+    while (!LIST_EMPTY(&c->streams))
+        h2_stream_free(c, LIST_FIRST(&c->streams));
     nghttp2_session_del(c->session);
     h2_in_fini(&c->in);
     registry_detach(&c->base);
@@ -747,14 +713,16 @@ static bool h2_unfinished(const struct front_conn *fc, size_t *unsent)
         return false;
     }
     *unsent = h2_output_len(c);
-    return c->streams != NULL || *unsent > 0 ||
+    return !LIST_EMPTY(&c->streams) || *unsent > 0 ||
            nghttp2_session_want_write(c->session);
 }
 
 static void h2_kill(struct conn_h2 *c)
 {
+    struct h2_stream *st;
+
     c->dead = true;
-    for (struct h2_stream *st = c->streams; st != NULL; st = st->next)
+    LIST_FOREACH(st, &c->streams, link)
         stream_gone(&st->base);
     bufferevent_disable(c->bev, EV_READ | EV_WRITE);
     if (c->wev != NULL)
@@ -1062,7 +1030,8 @@ void conn_h2_new(struct registry *r, struct transport *t)
     c->base.service = h2_service_cb;
     c->base.close_now = h2_close_now;
     c->base.unfinished = h2_unfinished;
-    c->work_tail = &c->work_head;
+    LIST_INIT(&c->streams);
+    STAILQ_INIT(&c->work);
     h2_in_init(&c->in);
     registry_attach(r, &c->base, FRONT_H2);
     bufferevent_setcb(bev, conn_h2_read_cb, conn_h2_write_cb, conn_h2_event_cb,
