@@ -24,6 +24,7 @@ src_libsrc_a_SOURCES = \
 	src/h2_out.c src/h2_out.h \
 	src/h2_body.c src/h2_body.h \
 	src/h2_req.c src/h2_req.h \
+	src/h2_stream.c src/h2_stream.h \
 	src/config.c src/config.h \
 	src/metrics.c src/metrics.h \
 	src/resource.c src/resource.h \
