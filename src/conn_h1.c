@@ -82,6 +82,7 @@
 #include "proto/frame.h"
 #include "proto/kjson.h"
 #include "src/h1_head.h"
+#include "src/h1_req.h"
 #include "src/log.h"
 #include "src/outq.h"
 #include "src/registry.h"
@@ -94,7 +95,6 @@
 #define H1_LINGER_BYTES (64 * 1024) /* lingering close: how much */
 #define H1_TIMEOUT_FLUSH_SECONDS 2  /* flushing a 408 before close */
 #define H1_SERVICE_ROUNDS 64        /* requests answered per callback */
-#define H1_FIELD_MAX 16             /* longest header name we look at */
 
 enum h1_body {
     H1_BODY_NONE,    /* HEAD: headers only */
@@ -111,35 +111,6 @@ enum h1_wait {
     H1_WAIT_ANSWER,  /* the handler: no timeout */
 };
 
-/* The header fields a request keeps: those handlers see (enum
- * stream_field), and Expect. */
-#define H1_FIELD_EXPECT STREAM_FIELD_COUNT
-#define H1_FIELDS (STREAM_FIELD_COUNT + 1)
-#define H1_FIELD_OTHER (-1)
-
-struct h1_value {
-    size_t off, len; /* in h1_request.buf */
-    bool seen;
-};
-
-/* The request being parsed. */
-struct h1_request {
-    char *buf; /* URL, then the values below; NULL between requests */
-    size_t len, cap;
-    size_t url_len;
-    struct h1_value values[H1_FIELDS]; /* the first of each name */
-    uint64_t deadline_ms;              /* complete by then (clock_mono_ms) */
-    struct h1_reader reader;           /* head end, checks, body (h1_head.h) */
-    char field[H1_FIELD_MAX];          /* current header name, lower case */
-    size_t field_len;
-    int field_kind; /* of the current field: H1_FIELD_*, or < 0 */
-    bool in_value;
-    bool complete; /* http-parser has the whole head; paused */
-    int version;   /* 10 or 11, once complete */
-    bool keep_alive;
-    const char *method;
-};
-
 struct h1_stream {
     struct stream base; /* first: struct stream * converts */
     struct conn_h1 *conn;
@@ -151,7 +122,7 @@ struct conn_h1 {
     struct bufferevent *bev; /* the transport's buffered stream */
     struct h1_stream *stream; /* being answered; NULL between requests */
     http_parser parser;
-    struct h1_request *req; /* while a request is being parsed */
+    struct h1_req *req; /* while a request is being parsed */
     enum h1_body body;      /* of the response being sent */
     enum h1_wait wait;      /* as the timeouts are set */
     bool keep_alive;        /* the connection outlives this response */
@@ -165,13 +136,6 @@ struct conn_h1 {
 
 static const struct stream_ops h1_ops;
 static http_parser_settings h1_settings;
-
-static void req_free(struct h1_request *r)
-{
-    if (r != NULL)
-        free(r->buf);
-    free(r);
-}
 
 /* ---- scheduling and closing ---- */
 
@@ -264,7 +228,7 @@ static void h1_free(struct conn_h1 *c)
     }
     registry_detach(&c->base);
     transport_free(c->t);
-    req_free(c->req);
+    h1_req_free(c->req);
     free(c);
 }
 
@@ -386,105 +350,22 @@ static void h1_refuse(struct conn_h1 *c, int status, const char *message)
 
 /* ---- parsing ---- */
 
-static void req_append(struct h1_request *r, const char *at, size_t len)
-{
-    if (r->len + len > r->cap) {
-        r->cap = RW_MAX(r->cap * 2, r->len + len);
-        r->cap = RW_MAX(r->cap, (size_t)256);
-        r->buf = xrealloc(r->buf, r->cap);
-    }
-    memcpy(r->buf + r->len, at, len);
-    r->len += len;
-}
-
 static int h1_on_url(http_parser *p, const char *at, size_t len)
 {
-    struct conn_h1 *c = p->data;
-
-    req_append(c->req, at, len);
-    c->req->url_len += len;
+    h1_req_url(((struct conn_h1 *)p->data)->req, at, len);
     return 0;
 }
 
 static int h1_on_header_field(http_parser *p, const char *at, size_t len)
 {
-    struct conn_h1 *c = p->data;
-    struct h1_request *r = c->req;
-
-    if (r->in_value) {
-        r->in_value = false;
-        r->field_len = 0;
-    }
-    for (size_t i = 0; i < len; i++, r->field_len++)
-        if (r->field_len < H1_FIELD_MAX)
-            r->field[r->field_len] = (char)(at[i] | 0x20);
+    h1_req_field(((struct conn_h1 *)p->data)->req, at, len);
     return 0;
-}
-
-/* The kept field (an enum stream_field, or H1_FIELD_EXPECT) the current
- * field is; H1_FIELD_OTHER for any other. */
-static int field_kind(const struct h1_request *r)
-{
-    if (r->field_len == 6 && memcmp(r->field, "expect", 6) == 0)
-        return H1_FIELD_EXPECT;
-    if (r->field_len > H1_FIELD_MAX)
-        return H1_FIELD_OTHER;
-    return stream_field_index(r->field, r->field_len);
 }
 
 static int h1_on_header_value(http_parser *p, const char *at, size_t len)
 {
-    struct conn_h1 *c = p->data;
-    struct h1_request *r = c->req;
-
-    if (!r->in_value) {
-        r->in_value = true;
-        r->field_kind = field_kind(r);
-        /* a repeated field: the first one counts (stream_field_index) */
-        if (r->field_kind != H1_FIELD_OTHER && r->values[r->field_kind].seen)
-            r->field_kind = H1_FIELD_OTHER;
-        if (r->field_kind != H1_FIELD_OTHER) {
-            r->values[r->field_kind].off = r->len;
-            r->values[r->field_kind].len = 0;
-            r->values[r->field_kind].seen = true;
-        }
-    }
-    if (r->field_kind != H1_FIELD_OTHER) {
-        req_append(r, at, len);
-        r->values[r->field_kind].len += len;
-    }
+    h1_req_value(((struct conn_h1 *)p->data)->req, at, len);
     return 0;
-}
-
-/* Whether the Expect field lists 100-continue (Go's hasToken: a
- * comma-separated element, in any case). */
-static bool req_expects_continue(const struct h1_request *r)
-{
-    const struct h1_value *v = &r->values[H1_FIELD_EXPECT];
-    const char *p = r->buf + v->off, *end = p + v->len;
-
-    while (p < end) {
-        const char *comma = memchr(p, ',', (size_t)(end - p));
-        const char *e = comma != NULL ? comma : end;
-
-        while (p < e && (*p == ' ' || *p == '\t'))
-            p++;
-        while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
-            e--;
-        if (e - p == 12 && strncasecmp(p, "100-continue", 12) == 0)
-            return true;
-        p = comma != NULL ? comma + 1 : end;
-    }
-    return false;
-}
-
-/* An expectation other than 100-continue cannot be met (RFC 9110
- * 10.1.1): 417, and the connection closes, as Go's server answers. */
-static bool req_expectation_failed(const struct h1_request *r)
-{
-    const struct h1_value *v = &r->values[H1_FIELD_EXPECT];
-
-    return v->seen && v->len > 0 && !req_expects_continue(r);
 }
 
 /* The body is conn_h1's to read (h1_body_read): 1 tells http-parser
@@ -497,7 +378,7 @@ static int h1_on_headers_complete(http_parser *p)
 static int h1_on_message_complete(http_parser *p)
 {
     struct conn_h1 *c = p->data;
-    struct h1_request *r = c->req;
+    struct h1_req *r = c->req;
 
     r->complete = true;
     r->version = (p->http_major == 1 && p->http_minor == 0) ? 10 : 11;
@@ -515,52 +396,17 @@ static void h1_parser_reset(struct conn_h1 *c)
     c->parser.data = c;
 }
 
-/* Splits the request target (origin or absolute form) into path and
- * query.  A "#" is kept where it is, in the path or the query, as Go's
- * url.ParseRequestURI keeps it (a request target has no fragment). */
-static void target_split(const char *url, size_t len, const char **path,
-                         size_t *path_len, const char **query,
-                         size_t *query_len)
-{
-    const char *end = url + len, *p = url, *q;
-
-    if (len > 0 && url[0] != '/') {
-        const char *scheme = memmem(url, len, "://", 3);
-
-        if (scheme != NULL) {
-            p = scheme + 3;
-            while (p < end && *p != '/' && *p != '?')
-                p++;
-        }
-    }
-    for (q = p; q < end && *q != '?'; q++)
-        ;
-    *path = p == q ? "/" : p;
-    *path_len = p == q ? 1 : (size_t)(q - p);
-    *query = q < end ? q + 1 : "";
-    *query_len = q < end ? (size_t)(end - q - 1) : 0;
-}
-
 /* The parsed request becomes the stream being answered. */
 static void h1_dispatch(struct conn_h1 *c)
 {
-    struct h1_request *r = c->req;
+    struct h1_req *r = c->req;
     struct h1_stream *st = xcalloc(1, sizeof(*st));
-    struct stream_value fields[STREAM_FIELD_COUNT];
-    const char *path, *query;
-    size_t path_len, query_len;
 
     stream_init(&st->base, &h1_ops, FRONT_H1);
     st->conn = c;
-    target_split(r->buf, r->url_len, &path, &path_len, &query, &query_len);
-    for (int i = 0; i < STREAM_FIELD_COUNT; i++)
-        fields[i] = (struct stream_value){
-            r->values[i].seen ? r->buf + r->values[i].off : NULL,
-            r->values[i].len};
-    stream_set_request(&st->base, r->version, r->method, strlen(r->method),
-                       path, path_len, query, query_len, fields);
+    h1_req_apply(r, &st->base);
     c->keep_alive = r->keep_alive;
-    req_free(r);
+    h1_req_free(r);
     c->req = NULL;
     h1_parser_reset(c);
     c->stream = st;
@@ -575,8 +421,7 @@ static void h1_request_begin(struct conn_h1 *c)
 {
     unsigned limit = registry_config(c->base.registry)->header_timeout;
 
-    c->req = xcalloc(1, sizeof(*c->req));
-    c->req->deadline_ms = clock_mono_ms() + limit * 1000ull;
+    c->req = h1_req_new(clock_mono_ms() + limit * 1000ull);
 }
 
 /* Reads the request head once it is all in: checked (h1_head_parse),
@@ -585,7 +430,7 @@ static void h1_request_begin(struct conn_h1 *c)
 static int h1_head_read(struct conn_h1 *c)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
-    struct h1_request *r = c->req;
+    struct h1_req *r = c->req;
     char why[256];
     int status = 0;
     long len = h1_reader_head(
@@ -637,10 +482,10 @@ static bool h1_body_read(struct conn_h1 *c)
  * the body gets it once the head is accepted. */
 static void h1_continue(struct conn_h1 *c)
 {
-    struct h1_request *r = c->req;
+    struct h1_req *r = c->req;
 
     if (r->reader.head.framing != H1_FRAMING_NONE &&
-        r->reader.head.version >= 11 && req_expects_continue(r))
+        r->reader.head.version >= 11 && h1_req_expects_continue(r))
         h1_copy(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
 }
 
@@ -660,7 +505,7 @@ static void h1_parse(struct conn_h1 *c)
     if (!c->req->reader.head_done) {
         if (h1_head_read(c) <= 0)
             return;
-        if (req_expectation_failed(c->req)) {
+        if (h1_req_expectation_failed(c->req)) {
             h1_refuse(c, 417,
                       "Expectation Failed: only 100-continue can be "
                       "met");

@@ -18,6 +18,7 @@ src_libsrc_a_SOURCES = \
 	src/listener.c src/listener.h \
 	src/conn_h1.c src/conn_h1.h \
 	src/h1_head.c src/h1_head.h \
+	src/h1_req.c src/h1_req.h \
 	src/conn_h2.c src/conn_h2.h \
 	src/h2_guard.c src/h2_guard.h \
 	src/h2_in.c src/h2_in.h \
