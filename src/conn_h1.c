@@ -648,6 +648,7 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
 {
     struct conn_h1 *c = h1_conn(s);
     bool v11 = s->req.http_version >= 11;
+    const struct stream_header *h;
 
     if (stream_bodiless(status))
         c->body = H1_BODY_NONE;
@@ -667,7 +668,7 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
         h1_printf(c, "Content-Length: %lld\r\n", (long long)content_length);
     else if (c->body == H1_BODY_CHUNKED)
         h1_copy(c, "Transfer-Encoding: chunked\r\n", 28);
-    for (const struct stream_header *h = s->headers; h != NULL; h = h->next)
+    STAILQ_FOREACH(h, &s->headers, link)
         h1_printf(c, "%s: %s\r\n", h->name, h->value);
     if (!c->keep_alive)
         h1_copy(c, "Connection: close\r\n", 19);

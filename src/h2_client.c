@@ -3,7 +3,7 @@
  *
  * Data structure: one struct h2c per TCP connection: a bufferevent, an
  * nghttp2 client session, one timer (connect timeout, then keepalive) and
- * a doubly linked list of its streams.  A struct h2c_stream is the
+ * a list of its streams (sys/queue.h).  A struct h2c_stream is the
  * nghttp2 stream user data; it is freed when nghttp2 closes the stream, or
  * with the connection.  A stream with a request body queues it in its own
  * evbuffer, which the nghttp2 data provider drains (DEFERRED while empty).
@@ -33,8 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -69,7 +69,7 @@ struct h2c_stream {
     bool send_end;          /* the body's end has been queued */
     bool send_done;         /* END_STREAM handed to nghttp2 */
     bool detached;          /* reset or notified: no more callbacks */
-    struct h2c_stream *prev, *next;
+    LIST_ENTRY(h2c_stream) link; /* the connection's streams */
 };
 
 struct h2c {
@@ -90,24 +90,13 @@ struct h2c {
     int pending_err;   /* failure to report from the timer (resolution) */
     struct event *timer;
     struct event *flush_ev; /* flushes after API calls made from outside */
-    struct h2c_stream *streams;
+    LIST_HEAD(, h2c_stream) streams;
     char last_error[160];
 };
 
 static void h2c_fail(struct h2c *c, int err, const char *why);
 
 /* ==== lifetime and reentrancy ==== */
-
-static void h2c_stream_unlink(struct h2c *c, struct h2c_stream *s)
-{
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        c->streams = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-    s->prev = s->next = NULL;
-}
 
 static void h2c_stream_free(struct h2c_stream *s)
 {
@@ -120,8 +109,8 @@ static void h2c_destroy(struct h2c *c)
 {
     struct h2c_stream *s, *next;
 
-    for (s = c->streams; s != NULL; s = next) {
-        next = s->next;
+    for (s = LIST_FIRST(&c->streams); s != NULL; s = next) {
+        next = LIST_NEXT(s, link);
         h2c_stream_free(s);
     }
     nghttp2_session_del(c->session);
@@ -141,8 +130,8 @@ static void h2c_notify_streams(struct h2c *c)
 {
     struct h2c_stream *s, *next;
 
-    for (s = c->streams; s != NULL; s = next) {
-        next = s->next;
+    for (s = LIST_FIRST(&c->streams); s != NULL; s = next) {
+        next = LIST_NEXT(s, link);
         if (s->detached)
             continue;
         s->detached = true;
@@ -313,7 +302,7 @@ static int h2c_stream_close_cb(nghttp2_session *session, int32_t stream_id,
     if (s == NULL)
         return 0;
     nghttp2_session_set_stream_user_data(session, stream_id, NULL);
-    h2c_stream_unlink(c, s);
+    LIST_REMOVE(s, link);
     if (!s->detached && !c->freed && s->cbs.on_close) {
         s->detached = true;
         s->cbs.on_close(error_code, s->arg);
@@ -539,7 +528,7 @@ static void h2c_timer_cb(evutil_socket_t fd, short what, void *arg)
     } else if (c->state == H2C_CONNECTING) {
         h2c_fail(c, RW_ETIMEDOUT, "connect timed out");
     } else if (c->state == H2C_OPEN) {
-        if (c->received || c->streams == NULL) {
+        if (c->received || LIST_EMPTY(&c->streams)) {
             /* Alive (the peer spoke), or idle: like gRPC clients, no PING
              * without a stream (servers count those as abuse). */
             c->ping_pending = false;
@@ -654,6 +643,7 @@ struct h2c *h2c_new(struct event_base *base, const char *host, const char *port,
     c->base = base;
     c->cbs = *cbs;
     c->arg = arg;
+    LIST_INIT(&c->streams);
     if (cfg != NULL)
         c->cfg = *cfg;
     h2c_config_defaults(&c->cfg);
@@ -728,10 +718,7 @@ struct h2c_stream *h2c_request(struct h2c *c, const char *method,
         return NULL;
     }
     s->id = id;
-    s->next = c->streams;
-    if (c->streams)
-        c->streams->prev = s;
-    c->streams = s;
+    LIST_INSERT_HEAD(&c->streams, s, link);
     h2c_kick(c);
     return s;
 }

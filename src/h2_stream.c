@@ -357,9 +357,10 @@ static void h2_begin(struct stream *s, int status, const char *content_type,
     nghttp2_nv stack_nva[H2_STACK_NV], *nva = stack_nva;
     size_t n = 0, max = 4;
     char status_str[8], length_str[24];
+    const struct stream_header *h;
     int rv;
 
-    for (const struct stream_header *h = s->headers; h != NULL; h = h->next)
+    STAILQ_FOREACH(h, &s->headers, link)
         max++;
     if (max > H2_STACK_NV)
         nva = xmalloc(max * sizeof(*nva));
@@ -373,7 +374,7 @@ static void h2_begin(struct stream *s, int status, const char *content_type,
                  (long long)content_length);
         nva[n++] = make_nv("content-length", length_str);
     }
-    for (const struct stream_header *h = s->headers; h != NULL; h = h->next)
+    STAILQ_FOREACH(h, &s->headers, link)
         nva[n++] = make_nv(h->name, h->value);
     /* Always with a data source: the stream closes only after stream_end,
      * even for HEAD and empty bodies. */

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include "cache/rbuf.h"
 #include "src/stream_types.h"
@@ -36,7 +37,7 @@
 /* One response header added with stream_add_header: name and value in one
  * allocation, in the order they were added. */
 struct stream_header {
-    struct stream_header *next;
+    STAILQ_ENTRY(stream_header) link;
     const char *value; /* points after name's NUL in the same allocation */
     char name[];
 };
@@ -63,7 +64,7 @@ struct stream {
     stream_cb on_drain;
     stream_cb on_close;
     void *cb_arg;
-    struct stream_header *headers; /* until stream_begin */
+    STAILQ_HEAD(stream_headers, stream_header) headers; /* until begin */
     int64_t content_length;        /* as declared to stream_begin */
     int64_t written;               /* body bytes accepted so far */
     uint8_t protocol;              /* 1 or 2 */

@@ -23,7 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "etcd_testlib.h"
+#include "test/etcd_testlib.h"
 
 static struct etcd_sync sync_client;
 
