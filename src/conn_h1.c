@@ -119,19 +119,19 @@ struct h1_stream {
 struct conn_h1 {
     struct front_conn base; /* first: struct front_conn * converts */
     struct transport *t;
-    struct bufferevent *bev; /* the transport's buffered stream */
+    struct bufferevent *bev;  /* the transport's buffered stream */
     struct h1_stream *stream; /* being answered; NULL between requests */
     http_parser parser;
     struct h1_req *req; /* while a request is being parsed */
-    enum h1_body body;      /* of the response being sent */
-    enum h1_wait wait;      /* as the timeouts are set */
-    bool keep_alive;        /* the connection outlives this response */
-    bool eof;               /* the client shut down its side */
-    bool closing;           /* answering no more: flushing, then lingering */
-    bool lingering;         /* write side shut; discarding input */
-    bool dead;              /* done: the listener's reaper frees it */
-    bool tail_ref;          /* output's last piece is a reference */
-    size_t lingered;        /* bytes discarded */
+    enum h1_body body;  /* of the response being sent */
+    enum h1_wait wait;  /* as the timeouts are set */
+    bool keep_alive;    /* the connection outlives this response */
+    bool eof;           /* the client shut down its side */
+    bool closing;       /* answering no more: flushing, then lingering */
+    bool lingering;     /* write side shut; discarding input */
+    bool dead;          /* done: the listener's reaper frees it */
+    bool tail_ref;      /* output's last piece is a reference */
+    size_t lingered;    /* bytes discarded */
 };
 
 static const struct stream_ops h1_ops;
@@ -277,16 +277,14 @@ static void h1_queue_failed(struct conn_h1 *c, size_t len)
 static void h1_add_ref(struct conn_h1 *c, struct rbuf *b, size_t off,
                        size_t len)
 {
-    if (outq_add(bufferevent_get_output(c->bev), &c->tail_ref, b, off,
-                         len) < 0)
+    if (outq_add(bufferevent_get_output(c->bev), &c->tail_ref, b, off, len) < 0)
         h1_queue_failed(c, len);
 }
 
 /* Queues a copy of len bytes at p (framing, the front's own answers). */
 static void h1_copy(struct conn_h1 *c, const void *p, size_t len)
 {
-    if (outq_copy(bufferevent_get_output(c->bev), &c->tail_ref, p,
-                          len) < 0)
+    if (outq_copy(bufferevent_get_output(c->bev), &c->tail_ref, p, len) < 0)
         h1_queue_failed(c, len);
 }
 
@@ -669,7 +667,7 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
     else if (c->body == H1_BODY_CHUNKED)
         h1_copy(c, "Transfer-Encoding: chunked\r\n", 28);
     STAILQ_FOREACH(h, &s->headers, link)
-        h1_printf(c, "%s: %s\r\n", h->name, h->value);
+    h1_printf(c, "%s: %s\r\n", h->name, h->value);
     if (!c->keep_alive)
         h1_copy(c, "Connection: close\r\n", 19);
     else if (!v11)

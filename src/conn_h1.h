@@ -12,9 +12,10 @@ struct transport;
 
 /*
  * Serves HTTP/1.x on t, a connected transport (transport.h) whose
- * bufferevent input may already hold the first bytes of the first request (read while sniffing).
- * Takes ownership of t on every path; the connection registers itself in
- * r and frees itself (and t) when it closes, or on registry_close_all.
+ * bufferevent input may already hold the first bytes of the first request (read
+ * while sniffing). Takes ownership of t on every path; the connection registers
+ * itself in r and frees itself (and t) when it closes, or on
+ * registry_close_all.
  */
 void conn_h1_new(struct registry *r, struct transport *t);
 

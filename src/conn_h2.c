@@ -101,11 +101,11 @@ struct conn_h2 {
     struct front_conn base; /* first: struct front_conn * converts */
     struct transport *t;
     struct bufferevent *bev; /* the transport's buffered stream */
-    struct event *wev; /* on the transport's fd while it takes no more */
+    struct event *wev;       /* on the transport's fd while it takes no more */
     struct h2_out out;
     unsigned flush_seconds; /* closing: write timeout */
-    struct h2_streams ss; /* nghttp2's user_data */
-    struct h2_in in;      /* client bytes into nghttp2 (h2_in.h) */
+    struct h2_streams ss;   /* nghttp2's user_data */
+    struct h2_in in;        /* client bytes into nghttp2 (h2_in.h) */
     /* timeouts (h2_timeouts); times in clock_mono_ms */
     uint64_t idle_since_ms; /* no live stream, output flushed; 0: busy */
     uint64_t armed_ms;      /* the read deadline as armed; 0: none */
@@ -123,8 +123,7 @@ static void conn_h2_writable_cb(evutil_socket_t fd, short what, void *arg);
 /* The connection around its stream set (nghttp2's user_data). */
 static struct conn_h2 *conn_of(void *user_data)
 {
-    return (struct conn_h2 *)((char *)user_data -
-                              offsetof(struct conn_h2, ss));
+    return (struct conn_h2 *)((char *)user_data - offsetof(struct conn_h2, ss));
 }
 
 static size_t h2_high_water(const struct conn_h2 *c)
@@ -385,9 +384,10 @@ static void h2_drain(struct conn_h2 *c)
     if (c->goaway || !registry_draining(c->base.registry))
         return;
     c->goaway = true;
-    nghttp2_submit_goaway(c->ss.session, NGHTTP2_FLAG_NONE,
-                          nghttp2_session_get_last_proc_stream_id(c->ss.session),
-                          NGHTTP2_NO_ERROR, NULL, 0);
+    nghttp2_submit_goaway(
+        c->ss.session, NGHTTP2_FLAG_NONE,
+        nghttp2_session_get_last_proc_stream_id(c->ss.session),
+        NGHTTP2_NO_ERROR, NULL, 0);
 }
 
 static void h2_service(struct conn_h2 *c)
@@ -582,8 +582,8 @@ void conn_h2_new(struct registry *r, struct transport *t)
     /* without a socket (a bufferevent pair), transport_writev copies into
      * the bufferevent's output and there is nothing to wait for */
     if (transport_fd(t) >= 0)
-        c->wev = event_new(bufferevent_get_base(bev), transport_fd(t),
-                           EV_WRITE, conn_h2_writable_cb, c);
+        c->wev = event_new(bufferevent_get_base(bev), transport_fd(t), EV_WRITE,
+                           conn_h2_writable_cb, c);
     transport_limit_writes(t, cfg->sndbuf);
     c->base.service = h2_service_cb;
     c->base.close_now = h2_close_now;

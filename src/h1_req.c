@@ -36,7 +36,6 @@ static void h1_req_append(struct h1_req *r, const char *at, size_t len)
     r->len += len;
 }
 
-
 /* The kept field (an enum stream_field, or H1_FIELD_EXPECT) the current
  * field is; H1_FIELD_OTHER for any other. */
 static int h1_req_field_kind(const struct h1_req *r)
@@ -47,7 +46,6 @@ static int h1_req_field_kind(const struct h1_req *r)
         return H1_FIELD_OTHER;
     return stream_field_index(r->field, r->field_len);
 }
-
 
 bool h1_req_expects_continue(const struct h1_req *r)
 {
@@ -75,7 +73,6 @@ bool h1_req_expectation_failed(const struct h1_req *r)
 
     return v->seen && v->len > 0 && !h1_req_expects_continue(r);
 }
-
 
 /* Splits the request target (origin or absolute form) into path and
  * query.  A "#" is kept where it is, in the path or the query, as Go's

@@ -22,8 +22,7 @@ static void h2_body_grow(struct h2_body *b)
     b->head = 0;
 }
 
-void h2_body_push(struct h2_body *b, struct rbuf *buf, size_t off,
-                  size_t len)
+void h2_body_push(struct h2_body *b, struct rbuf *buf, size_t off, size_t len)
 {
     struct h2_body_seg *seg;
 

@@ -33,8 +33,7 @@ struct h2_body {
 };
 
 /* Appends len bytes of b at off (len > 0), taking one reference to b. */
-void h2_body_push(struct h2_body *b, struct rbuf *buf, size_t off,
-                  size_t len);
+void h2_body_push(struct h2_body *b, struct rbuf *buf, size_t off, size_t len);
 
 /* Moves length bytes (at most b->queued) from the head into out, by
  * reference: a segment taken whole hands its reference over. */

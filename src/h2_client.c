@@ -65,10 +65,10 @@ struct h2c_stream {
     int32_t id;
     struct h2c_stream_callbacks cbs;
     void *arg;
-    struct evbuffer *sendq; /* request body not yet framed; NULL: none */
-    bool send_end;          /* the body's end has been queued */
-    bool send_done;         /* END_STREAM handed to nghttp2 */
-    bool detached;          /* reset or notified: no more callbacks */
+    struct evbuffer *sendq;      /* request body not yet framed; NULL: none */
+    bool send_end;               /* the body's end has been queued */
+    bool send_done;              /* END_STREAM handed to nghttp2 */
+    bool detached;               /* reset or notified: no more callbacks */
     LIST_ENTRY(h2c_stream) link; /* the connection's streams */
 };
 

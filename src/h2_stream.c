@@ -33,10 +33,10 @@
 struct h2_stream {
     struct stream base; /* first: struct stream * converts */
     struct h2_streams *set;
-    LIST_ENTRY(h2_stream) link;     /* live streams */
-    STAILQ_ENTRY(h2_stream) work;   /* on the work FIFO (in_work) */
-    struct h2_req *req;     /* until dispatch */
-    struct h2_body body;    /* the response body not yet framed */
+    LIST_ENTRY(h2_stream) link;   /* live streams */
+    STAILQ_ENTRY(h2_stream) work; /* on the work FIFO (in_work) */
+    struct h2_req *req;           /* until dispatch */
+    struct h2_body body;          /* the response body not yet framed */
     int32_t id;
     bool in_work : 1;
     bool headers_done : 1; /* header block complete: dispatch */
@@ -77,7 +77,6 @@ static struct h2_stream *work_pop(struct h2_streams *ss)
     return st;
 }
 
-
 /* ---- streams ---- */
 
 static struct h2_stream *stream_new(struct h2_streams *ss, int32_t id)
@@ -115,7 +114,8 @@ static void h2_reject(struct h2_stream *st, int status, const char *reason,
     static const struct stream_value none[STREAM_FIELD_COUNT];
     struct rbuf *body = kjson_status(status, reason, message);
 
-    log_debug("h2_stream: stream %d: %d %s: %s", st->id, status, reason, message);
+    log_debug("h2_stream: stream %d: %d %s: %s", st->id, status, reason,
+              message);
     stream_set_request(&st->base, 20, "GET", 3, "/", 1, NULL, 0, none);
     stream_respond(&st->base, status, "application/json", body);
     rbuf_unref(body);
@@ -167,7 +167,6 @@ void h2_stream_run_work(struct h2_streams *ss)
     }
 }
 
-
 /* ---- nghttp2 callbacks: record, never free ---- */
 
 /* The stream of id, NULL if nghttp2 has none for us (refused ones). */
@@ -189,12 +188,11 @@ static void h2_stream_closed(struct h2_streams *ss, struct h2_stream *st)
     work_push(ss, st);
 }
 
-
-static ssize_t h2_stream_data_read_cb(nghttp2_session *session, int32_t stream_id,
-                                    uint8_t *buf, size_t length,
-                                    uint32_t *data_flags,
-                                    nghttp2_data_source *source,
-                                    void *user_data)
+static ssize_t h2_stream_data_read_cb(nghttp2_session *session,
+                                      int32_t stream_id, uint8_t *buf,
+                                      size_t length, uint32_t *data_flags,
+                                      nghttp2_data_source *source,
+                                      void *user_data)
 {
     struct h2_stream *st = source->ptr;
     size_t n;
@@ -215,7 +213,8 @@ static ssize_t h2_stream_data_read_cb(nghttp2_session *session, int32_t stream_i
 }
 
 static int h2_stream_begin_headers_cb(nghttp2_session *session,
-                                    const nghttp2_frame *frame, void *user_data)
+                                      const nghttp2_frame *frame,
+                                      void *user_data)
 {
     struct h2_streams *ss = user_data;
     int32_t id = frame->hd.stream_id;
@@ -243,9 +242,9 @@ static int h2_stream_begin_headers_cb(nghttp2_session *session,
 }
 
 static int h2_stream_header_cb(nghttp2_session *session,
-                             const nghttp2_frame *frame, const uint8_t *name,
-                             size_t namelen, const uint8_t *value,
-                             size_t valuelen, uint8_t flags, void *user_data)
+                               const nghttp2_frame *frame, const uint8_t *name,
+                               size_t namelen, const uint8_t *value,
+                               size_t valuelen, uint8_t flags, void *user_data)
 {
     struct h2_streams *ss = user_data;
     struct h2_stream *st;
@@ -261,7 +260,7 @@ static int h2_stream_header_cb(nghttp2_session *session,
 }
 
 static int h2_stream_frame_recv_cb(nghttp2_session *session,
-                                 const nghttp2_frame *frame, void *user_data)
+                                   const nghttp2_frame *frame, void *user_data)
 {
     struct h2_streams *ss = user_data;
     struct h2_stream *st;
@@ -289,7 +288,7 @@ static int h2_stream_frame_recv_cb(nghttp2_session *session,
  * that a client cannot keep an answered stream (and its connection)
  * open by never ending its request. */
 static int h2_stream_frame_send_cb(nghttp2_session *session,
-                                 const nghttp2_frame *frame, void *user_data)
+                                   const nghttp2_frame *frame, void *user_data)
 {
     struct h2_streams *ss = user_data;
     struct h2_stream *st;
@@ -307,7 +306,7 @@ static int h2_stream_frame_send_cb(nghttp2_session *session,
 }
 
 static int h2_stream_close_cb(nghttp2_session *session, int32_t stream_id,
-                                   uint32_t error_code, void *user_data)
+                              uint32_t error_code, void *user_data)
 {
     struct h2_streams *ss = user_data;
     void *data = nghttp2_session_get_stream_user_data(session, stream_id);
@@ -325,7 +324,6 @@ static int h2_stream_close_cb(nghttp2_session *session, int32_t stream_id,
     h2_stream_closed(ss, st);
     return 0;
 }
-
 
 /* ---- stream ops ---- */
 
@@ -361,7 +359,7 @@ static void h2_begin(struct stream *s, int status, const char *content_type,
     int rv;
 
     STAILQ_FOREACH(h, &s->headers, link)
-        max++;
+    max++;
     if (max > H2_STACK_NV)
         nva = xmalloc(max * sizeof(*nva));
     snprintf(status_str, sizeof(status_str), "%d", status);
@@ -375,7 +373,7 @@ static void h2_begin(struct stream *s, int status, const char *content_type,
         nva[n++] = make_nv("content-length", length_str);
     }
     STAILQ_FOREACH(h, &s->headers, link)
-        nva[n++] = make_nv(h->name, h->value);
+    nva[n++] = make_nv(h->name, h->value);
     /* Always with a data source: the stream closes only after stream_end,
      * even for HEAD and empty bodies. */
     rv = nghttp2_submit_response(ss->session, st->id, nva, n, &prd);
@@ -448,7 +446,7 @@ void h2_stream_set_gone(struct h2_streams *ss)
     struct h2_stream *st;
 
     LIST_FOREACH(st, &ss->all, link)
-        stream_gone(&st->base);
+    stream_gone(&st->base);
 }
 
 void h2_stream_set_fini(struct h2_streams *ss)
@@ -456,7 +454,8 @@ void h2_stream_set_fini(struct h2_streams *ss)
     struct h2_stream *st;
 
     /* gone first, all of them: an on_close must not reach a live sibling */
-    LIST_FOREACH(st, &ss->all, link) {
+    LIST_FOREACH(st, &ss->all, link)
+    {
         st->closed = true;
         stream_gone(&st->base);
     }
@@ -492,6 +491,6 @@ void h2_stream_callbacks(nghttp2_session_callbacks *cbs)
         cbs, h2_stream_frame_recv_cb);
     nghttp2_session_callbacks_set_on_frame_send_callback(
         cbs, h2_stream_frame_send_cb);
-    nghttp2_session_callbacks_set_on_stream_close_callback(
-        cbs, h2_stream_close_cb);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cbs,
+                                                           h2_stream_close_cb);
 }

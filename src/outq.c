@@ -12,8 +12,7 @@
 
 #include "cache/rw.h"
 
-int outq_copy(struct evbuffer *out, bool *tail_ref, const void *p,
-              size_t len)
+int outq_copy(struct evbuffer *out, bool *tail_ref, const void *p, size_t len)
 {
     struct evbuffer_iovec v;
 
@@ -38,14 +37,13 @@ static void outq_unref_cb(const void *data, size_t len, void *extra)
     rbuf_unref(extra);
 }
 
-int outq_add(struct evbuffer *out, bool *tail_ref, struct rbuf *b,
-             size_t off, size_t len)
+int outq_add(struct evbuffer *out, bool *tail_ref, struct rbuf *b, size_t off,
+             size_t len)
 {
     if (len < OUTQ_COPY_BELOW)
         return outq_copy(out, tail_ref, b->data + off, len);
     rbuf_ref(b);
-    if (evbuffer_add_reference(out, b->data + off, len, outq_unref_cb, b) <
-        0) {
+    if (evbuffer_add_reference(out, b->data + off, len, outq_unref_cb, b) < 0) {
         rbuf_unref(b);
         return RW_EIO;
     }

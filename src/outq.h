@@ -34,8 +34,7 @@ struct evbuffer;
  * later copies fill.  Clears *tail_ref.  Returns RW_OK, or RW_EIO if
  * libevent failed.
  */
-int outq_copy(struct evbuffer *out, bool *tail_ref, const void *p,
-              size_t len);
+int outq_copy(struct evbuffer *out, bool *tail_ref, const void *p, size_t len);
 
 /*
  * Appends len bytes of b at off to out: a copy (as outq_copy) below
@@ -44,8 +43,8 @@ int outq_copy(struct evbuffer *out, bool *tail_ref, const void *p,
  * was.  The caller keeps its own reference to b.  Returns RW_OK, or
  * RW_EIO if libevent failed (nothing queued, no reference kept).
  */
-int outq_add(struct evbuffer *out, bool *tail_ref, struct rbuf *b,
-             size_t off, size_t len);
+int outq_add(struct evbuffer *out, bool *tail_ref, struct rbuf *b, size_t off,
+             size_t len);
 
 /* Starts closing a bufferevent's output: no more low-water callbacks, and
  * the write times out after flush_seconds without progress; the

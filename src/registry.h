@@ -44,8 +44,8 @@ enum front_protocol {
 /* The part of a connection the registry sees; each connection module
  * embeds it first. */
 struct front_conn {
-    TAILQ_ENTRY(front_conn) link;      /* the registry's connections */
-    STAILQ_ENTRY(front_conn) work;     /* on the work FIFO (queued) */
+    TAILQ_ENTRY(front_conn) link;  /* the registry's connections */
+    STAILQ_ENTRY(front_conn) work; /* on the work FIFO (queued) */
     struct registry *registry;
     /* Serves the connection (its scheduled work).  Called only from the
      * registry's event, never from inside the connection's own callbacks,

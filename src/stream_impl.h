@@ -65,9 +65,9 @@ struct stream {
     stream_cb on_close;
     void *cb_arg;
     STAILQ_HEAD(stream_headers, stream_header) headers; /* until begin */
-    int64_t content_length;        /* as declared to stream_begin */
-    int64_t written;               /* body bytes accepted so far */
-    uint8_t protocol;              /* 1 or 2 */
+    int64_t content_length; /* as declared to stream_begin */
+    int64_t written;        /* body bytes accepted so far */
+    uint8_t protocol;       /* 1 or 2 */
     bool begun : 1;
     bool ended : 1;
     bool gone : 1;      /* the transport carries nothing more */

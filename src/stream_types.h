@@ -20,8 +20,8 @@ enum http_method {
 struct request {
     enum http_method method;
     const char *method_name; /* as sent, e.g. "GET" */
-    const char *path;        /* raw path without the query, e.g. "/api/v1/pods" */
-    const char *query;       /* raw query after '?'; "" when none */
+    const char *path;  /* raw path without the query, e.g. "/api/v1/pods" */
+    const char *query; /* raw query after '?'; "" when none */
     /* Header fields: the first of each name when it is repeated, as Go's
      * Header.Get (kube-apiserver's negotiation, go-restful's routes);
      * "" when absent.  HTTP/1.1 and HTTP/2 alike (stream_field_index). */

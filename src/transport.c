@@ -147,8 +147,7 @@ static ssize_t plain_writev(struct transport *t, struct iovec *iov, int n)
     return RW_EIO;
 }
 
-static ssize_t plain_readv(struct transport *t, const struct iovec *iov,
-                           int n)
+static ssize_t plain_readv(struct transport *t, const struct iovec *iov, int n)
 {
     struct plain *p = (struct plain *)t;
     ssize_t r;

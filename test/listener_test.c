@@ -83,8 +83,7 @@ static bool one_sniffing(const struct listener_stats *st)
 
 static bool none_open(const struct listener_stats *st)
 {
-    return st->connections_sniffing + st->connections_h1 +
-               st->connections_h2 ==
+    return st->connections_sniffing + st->connections_h1 + st->connections_h2 ==
            0;
 }
 
@@ -95,8 +94,8 @@ static bool one_h2(const struct listener_stats *st)
 
 /* Reads what the peer sends until it closes or want bytes came (2 s at
  * most, the loop run meanwhile). */
-static size_t read_some(struct event_base *base, int fd, char *buf,
-                        size_t cap, size_t want)
+static size_t read_some(struct event_base *base, int fd, char *buf, size_t cap,
+                        size_t want)
 {
     size_t got = 0;
 

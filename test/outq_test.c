@@ -92,8 +92,7 @@ static void test_out_copy_after_reference(void **state)
     /* later small copies fill that chain */
     before = live_bytes;
     for (int i = 0; i < 8; i++)
-        assert_int_equal(outq_copy(out, &tail_ref, "0123456789", 10),
-                         0);
+        assert_int_equal(outq_copy(out, &tail_ref, "0123456789", 10), 0);
     assert_int_equal(live_bytes, before);
     /* small pieces of a shared buffer are copied: no reference kept */
     assert_int_equal(outq_add(out, &tail_ref, big, 0, 100), 0);

@@ -175,7 +175,7 @@ static void test_drain_and_stats(void **state)
     assert_true(registry_draining(r));
     event_base_loop(base, EVLOOP_NONBLOCK);
     for (int i = 0; i < 3; i++)
-        assert_int_equal(f[i].services, 1); /* every one, once */
+        assert_int_equal(f[i].services, 1);          /* every one, once */
     assert_int_equal(registry_flush_seconds(r), 90); /* idle_timeout */
     test_cfg.idle_timeout = 0;
     assert_int_equal(registry_flush_seconds(r), REGISTRY_CLOSE_FLUSH_SECONDS);

@@ -63,8 +63,7 @@ static size_t peer_drain(int fd, char *buf, size_t cap)
     size_t got = 0;
     ssize_t n;
 
-    while (got < cap &&
-           (n = recv(fd, buf + got, cap - got, MSG_DONTWAIT)) > 0)
+    while (got < cap && (n = recv(fd, buf + got, cap - got, MSG_DONTWAIT)) > 0)
         got += (size_t)n;
     return got;
 }
@@ -93,8 +92,7 @@ static void test_full_then_wants_write(void **state)
     ssize_t w;
 
     pair_open(&p);
-    setsockopt(transport_fd(p.t), SOL_SOCKET, SO_SNDBUF, &small,
-               sizeof(small));
+    setsockopt(transport_fd(p.t), SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
     memset(big, 'x', sizeof(big));
     /* partial writes until the kernel takes nothing */
     for (int i = 0; i < 1000; i++) {
@@ -208,8 +206,7 @@ static void test_without_socket(void **state)
     t = transport_plain_new(ends[0]);
     assert_int_equal(transport_fd(t), -1);
     assert_int_equal(transport_writev(t, iov, 2), 5);
-    assert_int_equal(evbuffer_get_length(bufferevent_get_output(ends[0])),
-                     5);
+    assert_int_equal(evbuffer_get_length(bufferevent_get_output(ends[0])), 5);
     assert_int_equal(transport_shutdown_write(t), RW_EIO);
     bufferevent_enable(ends[0], EV_READ);
     bufferevent_enable(ends[1], EV_READ | EV_WRITE);
