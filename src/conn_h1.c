@@ -2,12 +2,13 @@
  * conn_h1.c: an HTTP/1.x server connection (RFC 9112) with Node's
  * http-parser; the only file of the front that includes it.
  *
- * Data structure: one bufferevent, one http_parser, the request being
- * parsed (its URL and the few header values handlers see, in one growing
- * buffer freed at dispatch) and at most one stream: the request being
- * answered.  Each request head is checked strictly first (h1_head.h:
- * http-parser alone is lenient where a proxy in front may not be, a
- * request smuggling risk) and only then handed to http-parser, which
+ * Data structure: a transport (transport.h: its bufferevent carries the
+ * bytes both ways, its write side is shut for a lingering close), one
+ * http_parser, the request being parsed (h1_req.h: its target and the
+ * few header values handlers see, freed at dispatch) and at most one
+ * stream: the request being answered.  Each request head is checked strictly
+ * first (h1_head.h: http-parser alone is lenient where a proxy in front may not
+ * be, a request smuggling risk) and only then handed to http-parser, which
  * extracts its fields; the body is read and discarded by h1_head's
  * reader, not by http-parser.  A request refused there (400, 413, 414,
  * 431, 501, 505; 417 for an Expect other than 100-continue, as Go's
@@ -18,13 +19,13 @@
  * finished (on_close delivered) and the output buffer is below the
  * configured high-water mark.
  *
- * Response bodies are queued in the output evbuffer by reference
+ * Response bodies are queued in the bufferevent's output by reference
  * (released with rbuf_unref when libevent has written them), except
- * pieces under OUTQ_COPY_BELOW, which cost less memory copied
- * (outq_add).  Streamed bodies are chunked on HTTP/1.1 (a frame is
- * a chunk as it is) and close-delimited on HTTP/1.0.  stream_pending() is
- * the output buffer's length; the write low-water mark (STREAM_LOW_WATER)
- * brings the write callback, which drives on_drain.
+ * pieces under OUTQ_COPY_BELOW, which cost less memory copied (outq.h).
+ * Streamed bodies are chunked on HTTP/1.1 (a frame is a chunk as it is) and
+ * close-delimited on HTTP/1.0.  stream_pending() is the output buffer's length;
+ * the write low-water mark (STREAM_LOW_WATER) brings the write callback, which
+ * drives on_drain.
  *
  * Timeouts, all on the bufferevent's own two timers (enum h1_wait): a
  * request being answered has none; a request being received must be
@@ -35,10 +36,10 @@
  * request being answered the client must read some of it every
  * idle_timeout.
  *
- * Lifetimes: the connection is freed only from the listener's work event
- * (listener_reap), never from inside a call a handler made; stream API
+ * Lifetimes: the connection is freed only from the registry's work event
+ * (registry_reap), never from inside a call a handler made; stream API
  * calls that need the connection to act (stream_end) schedule it with
- * listener_schedule, so no connection carries an event or a deferred
+ * registry_schedule, so no connection carries an event or a deferred
  * callback of its own.  A connection that stops answering (Connection:
  * close, HTTP/1.0, an error response) flushes its output, shuts down its
  * write side and discards input for a short while (lingering close, so
@@ -129,7 +130,7 @@ struct conn_h1 {
     bool eof;           /* the client shut down its side */
     bool closing;       /* answering no more: flushing, then lingering */
     bool lingering;     /* write side shut; discarding input */
-    bool dead;          /* done: the listener's reaper frees it */
+    bool dead;          /* done: the registry's reaper frees it */
     bool tail_ref;      /* output's last piece is a reference */
     size_t lingered;    /* bytes discarded */
 };
@@ -253,7 +254,7 @@ static void h1_service_cb(struct front_conn *fc)
 }
 
 /* The connection is done: its stream is gone, its I/O stops, and the
- * listener's reaper frees it from the loop. */
+ * registry's reaper frees it from the loop. */
 static void h1_kill(struct conn_h1 *c)
 {
     c->dead = true;

@@ -376,7 +376,7 @@ static void h2_linger(struct conn_h2 *c)
     bufferevent_enable(c->bev, EV_READ);
 }
 
-/* Shutting down (listener_drain): GOAWAY with the last stream taken, so
+/* Shutting down (registry_drain): GOAWAY with the last stream taken, so
  * that the client opens no more; nghttp2 then ends the session once the
  * streams are done (h2_service closes it). */
 static void h2_drain(struct conn_h2 *c)
@@ -495,7 +495,7 @@ static void conn_h2_writable_cb(evutil_socket_t fd, short what, void *arg)
     h2_service(c);
 }
 
-/* From the listener's work event: input the sniffer passed on, then the
+/* From the registry's work event: input the sniffer passed on, then the
  * writes and work of the streams. */
 static void h2_service_cb(struct front_conn *fc)
 {
