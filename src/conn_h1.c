@@ -424,8 +424,8 @@ static void h1_request_begin(struct conn_h1 *c)
 }
 
 /* Reads the request head once it is all in: checked (h1_head_parse),
- * then parsed by http-parser for its fields.  Returns 1 once read, 0
- * while incomplete, -1 after refusing the request. */
+ * then parsed by http-parser for its fields.  Returns H1_READER_DONE
+ * once read, 0 while incomplete, RW_EINVAL after refusing the request. */
 static int h1_head_read(struct conn_h1 *c)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
@@ -447,7 +447,7 @@ static int h1_head_read(struct conn_h1 *c)
     }
     if (status != 0) {
         h1_refuse(c, status, why);
-        return -1;
+        return RW_EINVAL;
     }
     n = http_parser_execute(&c->parser, &h1_settings, p, (size_t)len);
     if (!r->complete || n != (size_t)len) {
@@ -457,10 +457,10 @@ static int h1_head_read(struct conn_h1 *c)
                  http_errno_description(err));
         /* a method token http-parser does not know (RFC 9110 9.1) */
         h1_refuse(c, err == HPE_INVALID_METHOD ? 501 : 400, why);
-        return -1;
+        return RW_EINVAL;
     }
     h1_reader_head_done(&r->reader, in, (size_t)len);
-    return 1;
+    return H1_READER_DONE;
 }
 
 /* Reads and discards the request body; true once it is all in. */
@@ -474,7 +474,7 @@ static bool h1_body_read(struct conn_h1 *c)
 
     if (rc < 0)
         h1_refuse(c, status, why);
-    return rc > 0;
+    return rc == H1_READER_DONE;
 }
 
 /* RFC 9110 10.1.1: a client waiting for 100 (Continue) before it sends
