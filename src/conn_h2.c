@@ -206,9 +206,8 @@ static void h2_write_arm(struct conn_h2 *c, bool progress)
 {
     unsigned secs = h2_write_timeout(c);
     struct timeval tv = {.tv_sec = secs, .tv_usec = 0};
-    unsigned wants = transport_wants(c->t);
-    short what = (wants & TRANSPORT_WANT_READ ? EV_READ : 0) |
-                 (wants & TRANSPORT_WANT_WRITE || wants == 0 ? EV_WRITE : 0);
+    unsigned wants;
+    short what;
 
     if (c->wev == NULL)
         return;
@@ -216,6 +215,9 @@ static void h2_write_arm(struct conn_h2 *c, bool progress)
         event_del(c->wev);
         return;
     }
+    wants = transport_wants(c->t);
+    what = (wants & TRANSPORT_WANT_READ ? EV_READ : 0) |
+           (wants & TRANSPORT_WANT_WRITE || wants == 0 ? EV_WRITE : 0);
     if (what != event_get_events(c->wev)) {
         event_del(c->wev);
         event_assign(c->wev, bufferevent_get_base(c->bev), transport_fd(c->t),
