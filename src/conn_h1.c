@@ -668,7 +668,7 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
     else if (c->body == H1_BODY_CHUNKED)
         h1_copy(c, "Transfer-Encoding: chunked\r\n", 28);
     STAILQ_FOREACH(h, &s->headers, link)
-    h1_printf(c, "%s: %s\r\n", h->name, h->value);
+        h1_printf(c, "%s: %s\r\n", h->name, h->value);
     if (!c->keep_alive)
         h1_copy(c, "Connection: close\r\n", 19);
     else if (!v11)

@@ -359,7 +359,7 @@ static void h2_begin(struct stream *s, int status, const char *content_type,
     int rv;
 
     STAILQ_FOREACH(h, &s->headers, link)
-    max++;
+        max++;
     if (max > H2_STACK_NV)
         nva = xmalloc(max * sizeof(*nva));
     snprintf(status_str, sizeof(status_str), "%d", status);
@@ -373,7 +373,7 @@ static void h2_begin(struct stream *s, int status, const char *content_type,
         nva[n++] = make_nv("content-length", length_str);
     }
     STAILQ_FOREACH(h, &s->headers, link)
-    nva[n++] = make_nv(h->name, h->value);
+        nva[n++] = make_nv(h->name, h->value);
     /* Always with a data source: the stream closes only after stream_end,
      * even for HEAD and empty bodies. */
     rv = nghttp2_submit_response(ss->session, st->id, nva, n, &prd);
@@ -446,7 +446,7 @@ void h2_stream_set_gone(struct h2_streams *ss)
     struct h2_stream *st;
 
     LIST_FOREACH(st, &ss->all, link)
-    stream_gone(&st->base);
+        stream_gone(&st->base);
 }
 
 void h2_stream_set_fini(struct h2_streams *ss)
@@ -454,8 +454,7 @@ void h2_stream_set_fini(struct h2_streams *ss)
     struct h2_stream *st;
 
     /* gone first, all of them: an on_close must not reach a live sibling */
-    LIST_FOREACH(st, &ss->all, link)
-    {
+    LIST_FOREACH(st, &ss->all, link) {
         st->closed = true;
         stream_gone(&st->base);
     }

@@ -19,6 +19,7 @@
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -49,6 +50,7 @@ struct listener {
     struct event *resume; /* re-enables accepting after EMFILE */
     struct front_config cfg;
     struct registry *registry;
+    LIST_HEAD(, sniff) sniffing; /* connections being sniffed */
     uint64_t accepted;
     uint64_t rejected;
     int port;
@@ -56,6 +58,7 @@ struct listener {
 
 struct sniff {
     struct front_conn base;
+    LIST_ENTRY(sniff) link; /* the listener's sniffing connections */
     struct transport *t;
     uint64_t deadline_ms; /* a partial preface: header_timeout; 0 */
 };
@@ -77,6 +80,7 @@ void listener_config_defaults(struct front_config *cfg)
 static void sniff_free(struct sniff *sn)
 {
     registry_detach(&sn->base);
+    LIST_REMOVE(sn, link);
     transport_free(sn->t);
     free(sn);
 }
@@ -96,10 +100,9 @@ static void sniff_close_now(struct front_conn *c)
     sniff_free((struct sniff *)c);
 }
 
-/* Scheduled only by registry_drain: no request yet, closed at once. */
 static void sniff_service(struct front_conn *c)
 {
-    sniff_kill((struct sniff *)c);
+    /* nothing: a sniffing connection is never scheduled, only reaped */
 }
 
 /* A prefix of the preface has come: the rest is due within
@@ -183,6 +186,7 @@ void listener_adopt(struct listener *l, struct transport *t)
     sn->base.service = sniff_service;
     sn->base.close_now = sniff_close_now;
     registry_attach(l->registry, &sn->base, FRONT_SNIFFING);
+    LIST_INSERT_HEAD(&l->sniffing, sn, link);
     bufferevent_setcb(bev, listener_sniff_read_cb, NULL,
                       listener_sniff_event_cb, sn);
     if (l->cfg.idle_timeout > 0)
@@ -256,7 +260,12 @@ void listener_stop_accepting(struct listener *l)
 
 void listener_drain(struct listener *l)
 {
+    struct sniff *sn;
+
     listener_stop_accepting(l);
+    LIST_FOREACH(sn, &l->sniffing, link)
+        if (!sn->base.dying)
+            sniff_kill(sn); /* no request yet */
     registry_drain(l->registry); /* each service closes it when done */
 }
 
@@ -298,6 +307,7 @@ struct listener *listener_new(struct event_base *base, const char *address,
 
     l->base = base;
     l->cfg = *cfg;
+    LIST_INIT(&l->sniffing);
     if (address_parse_listen(address, &ss, &sslen, why, sizeof(why)) !=
         RW_OK) {
         log_warnx("listener: \"%s\": %s", address, why);

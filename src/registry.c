@@ -138,7 +138,8 @@ void registry_drain(struct registry *r)
 
     r->draining = true;
     TAILQ_FOREACH(c, &r->conns, link)
-    registry_schedule(c);
+        if (c->protocol != FRONT_SNIFFING)
+            registry_schedule(c);
 }
 
 bool registry_draining(const struct registry *r)
@@ -172,8 +173,7 @@ void registry_stats(const struct registry *r, struct registry_stats *out)
     memcpy(out->open, r->open, sizeof(out->open));
     memcpy(out->streams, r->streams, sizeof(out->streams));
     memcpy(out->streams_total, r->streams_total, sizeof(out->streams_total));
-    TAILQ_FOREACH(c, &r->conns, link)
-    {
+    TAILQ_FOREACH(c, &r->conns, link) {
         size_t unsent = 0;
 
         if (c->unfinished != NULL && c->unfinished(c, &unsent)) {

@@ -115,8 +115,8 @@ const struct front_config *registry_config(const struct registry *r);
 unsigned registry_flush_seconds(const struct registry *r);
 
 /* Graceful shutdown begins: from now on registry_draining is true, and
- * every connection is scheduled (its service closes it once finished; a
- * sniffing one at once). */
+ * every connection but those being sniffed (the listener closes them) is
+ * scheduled: its service closes it once finished. */
 void registry_drain(struct registry *r);
 
 /* registry_drain was called: connections close once finished. */

@@ -37,7 +37,7 @@ static void fake_begin(struct stream *s, int status, const char *ct,
     fake.status = status;
     fake.content_length = content_length;
     STAILQ_FOREACH(h, &s->headers, link)
-    fake.headers_seen++;
+        fake.headers_seen++;
 }
 
 static void fake_write(struct stream *s, struct rbuf *buf, size_t off,
