@@ -484,7 +484,7 @@ static void h2c_arm_timer(struct h2c *c, double seconds)
 static void h2c_connected(struct h2c *c)
 {
     int one = 1;
-    evutil_socket_t fd = bufferevent_getfd(c->bev);
+    evutil_socket_t fd = transport_fd(c->t);
 
     c->state = H2C_OPEN;
     event_del(c->timer);
@@ -576,6 +576,8 @@ static int h2c_connect(struct h2c *c)
 {
     struct addrinfo hints = {0}, *ai = NULL;
     const struct addrinfo *pick;
+    transport_client_fn *make =
+        c->cfg.transport != NULL ? c->cfg.transport : transport_plain_client;
     evutil_socket_t fd;
     int rv;
 
@@ -607,8 +609,14 @@ static int h2c_connect(struct h2c *c)
         freeaddrinfo(ai);
         return RW_EIO;
     }
-    c->bev = bufferevent_socket_new(c->base, fd, BEV_OPT_CLOSE_ON_FREE);
-    c->t = transport_plain_new(c->bev);
+    c->t = make(c->base, fd, c->cfg.transport_arg);
+    if (c->t == NULL) {
+        snprintf(c->last_error, sizeof(c->last_error),
+                 "cannot set up the connection's transport");
+        freeaddrinfo(ai);
+        return RW_EIO;
+    }
+    c->bev = transport_bev(c->t);
     bufferevent_setcb(c->bev, h2c_read_cb, h2c_write_cb, h2c_event_cb, c);
     bufferevent_setwatermark(c->bev, EV_WRITE, c->cfg.max_send_buffer / 2, 0);
     bufferevent_set_max_single_read(c->bev, H2C_MAX_SINGLE_READ);

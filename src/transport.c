@@ -20,6 +20,7 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/util.h>
 
 #include "cache/clock.h"
 #include "cache/rw.h"
@@ -208,6 +209,19 @@ static const struct transport_ops plain_ops = {
     .wants = plain_wants,
     .free = plain_free,
 };
+
+struct transport *transport_plain_client(struct event_base *base, int fd,
+                                         void *arg)
+{
+    struct bufferevent *bev =
+        bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+
+    if (bev == NULL) {
+        evutil_closesocket(fd);
+        return NULL;
+    }
+    return transport_plain_new(bev);
+}
 
 struct transport *transport_plain_new(struct bufferevent *bev)
 {

@@ -43,6 +43,12 @@
  * transport's writev copies into the bufferevent's output and readv reads
  * its input; shutdown fails (RW_EIO: there is no write side to shut).
  *
+ * Server side, the listener makes the transport of each accepted
+ * connection (transport_plain_new today) and hands it to conn_h1 or
+ * conn_h2; client side, h2_client gets one from the transport_client_fn
+ * its configuration names.  Neither conn_h1, conn_h2 nor h2_client names a
+ * transport implementation.
+ *
  * Lifetime: transport_free drops queued output (releasing the references
  * it holds) and closes the socket at once, needing no further loop run.
  */
@@ -55,6 +61,7 @@
 #include <sys/uio.h>
 
 struct bufferevent;
+struct event_base;
 struct timeval;
 
 /* What a transport waits for before its last RW_EAGAIN call can
@@ -89,6 +96,25 @@ struct transport {
  * with BEV_OPT_CLOSE_ON_FREE or, in tests, one end of a bufferevent pair.
  * Takes ownership of bev. */
 struct transport *transport_plain_new(struct bufferevent *bev);
+
+/*
+ * Makes the transport of an outgoing connection over fd, a non-blocking
+ * socket not connected yet, on base: the caller connects its bufferevent
+ * (bufferevent_socket_connect, which works on filtering bufferevents too)
+ * and learns of it from BEV_EVENT_CONNECTED; a TLS transport handshakes
+ * then, before reporting it.  arg is the factory's own (a TLS context and
+ * the server's name).  Takes ownership of fd on every path (closed at
+ * once on failure, else by transport_free).  NULL on failure.  h2_client
+ * takes one in its h2c_config, so that its connections change transport
+ * without a change to it.
+ */
+typedef struct transport *transport_client_fn(struct event_base *base, int fd,
+                                              void *arg);
+
+/* The plain transport_client_fn: a socket bufferevent over fd (arg
+ * unused). */
+struct transport *transport_plain_client(struct event_base *base, int fd,
+                                         void *arg);
 
 /* The buffered stream (see the top of this file); owned by t. */
 static inline struct bufferevent *transport_bev(const struct transport *t)
