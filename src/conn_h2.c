@@ -137,10 +137,12 @@ static struct evbuffer *h2_output(const struct conn_h2 *c)
 }
 
 /* Output bytes not yet taken by the kernel (or, for a bufferevent pair,
- * by its other end). */
+ * by its other end: without a write event, the transport copies the
+ * queue into the bufferevent's output). */
 static size_t h2_output_len(const struct conn_h2 *c)
 {
-    return c->out.bytes + evbuffer_get_length(h2_output(c));
+    return c->out.bytes +
+           (c->wev == NULL ? evbuffer_get_length(h2_output(c)) : 0);
 }
 
 static ssize_t conn_h2_send_cb(nghttp2_session *session, const uint8_t *data,
