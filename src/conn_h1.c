@@ -2,12 +2,13 @@
  * conn_h1.c: an HTTP/1.x server connection (RFC 9112) with Node's
  * http-parser; the only file of the front that includes it.
  *
- * Data structure: one bufferevent, one http_parser, the request being
- * parsed (its URL and the few header values handlers see, in one growing
- * buffer freed at dispatch) and at most one stream: the request being
- * answered.  Each request head is checked strictly first (h1_head.h:
- * http-parser alone is lenient where a proxy in front may not be, a
- * request smuggling risk) and only then handed to http-parser, which
+ * Data structure: a transport (transport.h: its bufferevent carries the
+ * bytes both ways, its write side is shut for a lingering close), one
+ * http_parser, the request being parsed (h1_req.h: its target and the
+ * few header values handlers see, freed at dispatch) and at most one
+ * stream: the request being answered.  Each request head is checked strictly
+ * first (h1_head.h: http-parser alone is lenient where a proxy in front may not
+ * be, a request smuggling risk) and only then handed to http-parser, which
  * extracts its fields; the body is read and discarded by h1_head's
  * reader, not by http-parser.  A request refused there (400, 413, 414,
  * 431, 501, 505; 417 for an Expect other than 100-continue, as Go's
@@ -18,13 +19,13 @@
  * finished (on_close delivered) and the output buffer is below the
  * configured high-water mark.
  *
- * Response bodies are queued in the output evbuffer by reference
+ * Response bodies are queued in the bufferevent's output by reference
  * (released with rbuf_unref when libevent has written them), except
- * pieces under LISTENER_COPY_BELOW, which cost less memory copied
- * (listener_out_add).  Streamed bodies are chunked on HTTP/1.1 (a frame is
- * a chunk as it is) and close-delimited on HTTP/1.0.  stream_pending() is
- * the output buffer's length; the write low-water mark (STREAM_LOW_WATER)
- * brings the write callback, which drives on_drain.
+ * pieces under OUTQ_COPY_BELOW, which cost less memory copied (outq.h).
+ * Streamed bodies are chunked on HTTP/1.1 (a frame is a chunk as it is) and
+ * close-delimited on HTTP/1.0.  stream_pending() is the output buffer's length;
+ * the write low-water mark (STREAM_LOW_WATER) brings the write callback, which
+ * drives on_drain.
  *
  * Timeouts, all on the bufferevent's own two timers (enum h1_wait): a
  * request being answered has none; a request being received must be
@@ -35,10 +36,10 @@
  * request being answered the client must read some of it every
  * idle_timeout.
  *
- * Lifetimes: the connection is freed only from the listener's work event
- * (listener_reap), never from inside a call a handler made; stream API
+ * Lifetimes: the connection is freed only from the registry's work event
+ * (registry_reap), never from inside a call a handler made; stream API
  * calls that need the connection to act (stream_end) schedule it with
- * listener_schedule, so no connection carries an event or a deferred
+ * registry_schedule, so no connection carries an event or a deferred
  * callback of its own.  A connection that stops answering (Connection:
  * close, HTTP/1.0, an error response) flushes its output, shuts down its
  * write side and discards input for a short while (lingering close, so
@@ -52,25 +53,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
 #include "src/h1_head.h"
+#include "src/h1_req.h"
 #include "src/log.h"
+#include "src/outq.h"
+#include "src/registry.h"
+#include "src/stream.h"
 #include "src/stream_impl.h"
+#include "src/transport.h"
 
 #define H1_MAX_BODY (1024 * 1024)   /* request body bytes; beyond: 413 */
 #define H1_LINGER_SECONDS 2         /* lingering close: how long */
 #define H1_LINGER_BYTES (64 * 1024) /* lingering close: how much */
 #define H1_TIMEOUT_FLUSH_SECONDS 2  /* flushing a 408 before close */
 #define H1_SERVICE_ROUNDS 64        /* requests answered per callback */
-#define H1_FIELD_MAX 16             /* longest header name we look at */
 
 enum h1_body {
     H1_BODY_NONE,    /* HEAD: headers only */
@@ -87,35 +92,6 @@ enum h1_wait {
     H1_WAIT_ANSWER,  /* the handler: no timeout */
 };
 
-/* The header fields a request keeps: those handlers see (enum
- * stream_field), and Expect. */
-#define H1_FIELD_EXPECT STREAM_FIELD_COUNT
-#define H1_FIELDS (STREAM_FIELD_COUNT + 1)
-#define H1_FIELD_OTHER (-1)
-
-struct h1_value {
-    size_t off, len; /* in h1_request.buf */
-    bool seen;
-};
-
-/* The request being parsed. */
-struct h1_request {
-    char *buf; /* URL, then the values below; NULL between requests */
-    size_t len, cap;
-    size_t url_len;
-    struct h1_value values[H1_FIELDS]; /* the first of each name */
-    uint64_t deadline_ms;              /* complete by then (listener_now_ms) */
-    struct h1_reader reader;           /* head end, checks, body (h1_head.h) */
-    char field[H1_FIELD_MAX];          /* current header name, lower case */
-    size_t field_len;
-    int field_kind; /* of the current field: H1_FIELD_*, or < 0 */
-    bool in_value;
-    bool complete; /* http-parser has the whole head; paused */
-    int version;   /* 10 or 11, once complete */
-    bool keep_alive;
-    const char *method;
-};
-
 struct h1_stream {
     struct stream base; /* first: struct stream * converts */
     struct conn_h1 *conn;
@@ -123,44 +99,38 @@ struct h1_stream {
 
 struct conn_h1 {
     struct front_conn base; /* first: struct front_conn * converts */
-    struct bufferevent *bev;
+    struct transport *t;
+    struct bufferevent *bev;  /* the transport's buffered stream */
     struct h1_stream *stream; /* being answered; NULL between requests */
     http_parser parser;
-    struct h1_request *req; /* while a request is being parsed */
-    enum h1_body body;      /* of the response being sent */
-    enum h1_wait wait;      /* as the timeouts are set */
-    bool keep_alive;        /* the connection outlives this response */
-    bool eof;               /* the client shut down its side */
-    bool closing;           /* answering no more: flushing, then lingering */
-    bool lingering;         /* write side shut; discarding input */
-    bool dead;              /* done: the listener's reaper frees it */
-    bool tail_ref;          /* output's last piece is a reference */
-    size_t lingered;        /* bytes discarded */
+    struct h1_req *req; /* while a request is being parsed */
+    enum h1_body body;  /* of the response being sent */
+    enum h1_wait wait;  /* as the timeouts are set */
+    bool keep_alive;    /* the connection outlives this response */
+    bool eof;           /* the client shut down its side */
+    bool closing;       /* answering no more: flushing, then lingering */
+    bool lingering;     /* write side shut; discarding input */
+    bool dead;          /* done: the registry's reaper frees it */
+    bool tail_ref;      /* output's last piece is a reference */
+    size_t lingered;    /* bytes discarded */
 };
 
 static const struct stream_ops h1_ops;
 static http_parser_settings h1_settings;
-
-static void req_free(struct h1_request *r)
-{
-    if (r != NULL)
-        free(r->buf);
-    free(r);
-}
 
 /* ---- scheduling and closing ---- */
 
 /* Runs h1_service from the loop, soon. */
 static void h1_schedule(struct conn_h1 *c)
 {
-    listener_schedule(&c->base);
+    registry_schedule(&c->base);
 }
 
 /* Sets the timeouts for what the connection waits for now (enum h1_wait);
  * re-arms a request's deadline with the time left. */
 static void h1_timeouts(struct conn_h1 *c)
 {
-    const struct front_config *cfg = listener_config(c->base.listener);
+    const struct front_config *cfg = registry_config(c->base.registry);
     struct timeval idle = {.tv_sec = cfg->idle_timeout, .tv_usec = 0};
     const struct timeval *idle_tv = cfg->idle_timeout > 0 ? &idle : NULL;
     struct timeval header;
@@ -184,7 +154,7 @@ static void h1_timeouts(struct conn_h1 *c)
     } else if (want == H1_WAIT_READER) {
         bufferevent_set_timeouts(c->bev, NULL, idle_tv);
     } else if (want == H1_WAIT_HEADER && cfg->header_timeout > 0) {
-        listener_until(c->req->deadline_ms, &header);
+        transport_until(c->req->deadline_ms, &header);
         bufferevent_set_timeouts(c->bev, &header, idle_tv);
     } else {
         bufferevent_set_timeouts(c->bev, idle_tv, idle_tv);
@@ -198,20 +168,19 @@ static void h1_close(struct conn_h1 *c, unsigned flush_seconds)
     if (c->closing)
         return;
     c->closing = true;
-    listener_close_output(c->bev, flush_seconds);
+    outq_close(c->bev, flush_seconds);
 }
 
 /* Once the output is flushed: shut the write side and linger. */
 static void h1_closing_progress(struct conn_h1 *c)
 {
     struct timeval tv = {.tv_sec = H1_LINGER_SECONDS, .tv_usec = 0};
-    evutil_socket_t fd = bufferevent_getfd(c->bev);
     struct evbuffer *in = bufferevent_get_input(c->bev);
 
     if (c->lingering || c->dead ||
         evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
         return;
-    if (fd < 0 || c->eof || shutdown(fd, SHUT_WR) < 0) {
+    if (c->eof || transport_shutdown_write(c->t) != RW_OK) {
         c->dead = true;
         return;
     }
@@ -227,28 +196,24 @@ static void h1_stream_free(struct conn_h1 *c)
     struct h1_stream *st = c->stream;
 
     stream_finish(&st->base);
-    listener_count_stream(c->base.listener, FRONT_H1, -1);
+    registry_count_stream(c->base.registry, FRONT_H1, -1);
     free(st);
     c->stream = NULL;
 }
 
 static void h1_free(struct conn_h1 *c)
 {
-    struct evbuffer *out = bufferevent_get_output(c->bev);
-
     if (c->stream != NULL) {
         stream_gone(&c->stream->base);
         h1_stream_free(c);
     }
-    listener_detach(&c->base);
-    /* released now, not when the loop finalizes the bufferevent */
-    evbuffer_drain(out, evbuffer_get_length(out));
-    bufferevent_free(c->bev);
-    req_free(c->req);
+    registry_detach(&c->base);
+    transport_free(c->t);
+    h1_req_free(c->req);
     free(c);
 }
 
-static void h1_shutdown(struct front_conn *fc)
+static void h1_close_now(struct front_conn *fc)
 {
     h1_free((struct conn_h1 *)fc);
 }
@@ -269,14 +234,14 @@ static void h1_service_cb(struct front_conn *fc)
 }
 
 /* The connection is done: its stream is gone, its I/O stops, and the
- * listener's reaper frees it from the loop. */
+ * registry's reaper frees it from the loop. */
 static void h1_kill(struct conn_h1 *c)
 {
     c->dead = true;
     if (c->stream != NULL)
         stream_gone(&c->stream->base);
     bufferevent_disable(c->bev, EV_READ | EV_WRITE);
-    listener_reap(&c->base);
+    registry_reap(&c->base);
 }
 
 /* ---- responses the front sends itself ---- */
@@ -289,20 +254,18 @@ static void h1_queue_failed(struct conn_h1 *c, size_t len)
 }
 
 /* Queues len bytes of b at off: referenced, or copied when small (see
- * listener_out_add for what each costs). */
+ * outq_add for what each costs). */
 static void h1_add_ref(struct conn_h1 *c, struct rbuf *b, size_t off,
                        size_t len)
 {
-    if (listener_out_add(bufferevent_get_output(c->bev), &c->tail_ref, b, off,
-                         len) < 0)
+    if (outq_add(bufferevent_get_output(c->bev), &c->tail_ref, b, off, len) < 0)
         h1_queue_failed(c, len);
 }
 
 /* Queues a copy of len bytes at p (framing, the front's own answers). */
 static void h1_copy(struct conn_h1 *c, const void *p, size_t len)
 {
-    if (listener_out_copy(bufferevent_get_output(c->bev), &c->tail_ref, p,
-                          len) < 0)
+    if (outq_copy(bufferevent_get_output(c->bev), &c->tail_ref, p, len) < 0)
         h1_queue_failed(c, len);
 }
 
@@ -361,110 +324,27 @@ static void h1_refuse(struct conn_h1 *c, int status, const char *message)
         if (reasons[i].status == status)
             reason = reasons[i].reason;
     h1_reject(c, status, reason, message,
-              listener_flush_seconds(c->base.listener));
+              registry_flush_seconds(c->base.registry));
 }
 
 /* ---- parsing ---- */
 
-static void req_append(struct h1_request *r, const char *at, size_t len)
-{
-    if (r->len + len > r->cap) {
-        r->cap = RW_MAX(r->cap * 2, r->len + len);
-        r->cap = RW_MAX(r->cap, (size_t)256);
-        r->buf = xrealloc(r->buf, r->cap);
-    }
-    memcpy(r->buf + r->len, at, len);
-    r->len += len;
-}
-
 static int h1_on_url(http_parser *p, const char *at, size_t len)
 {
-    struct conn_h1 *c = p->data;
-
-    req_append(c->req, at, len);
-    c->req->url_len += len;
+    h1_req_url(((struct conn_h1 *)p->data)->req, at, len);
     return 0;
 }
 
 static int h1_on_header_field(http_parser *p, const char *at, size_t len)
 {
-    struct conn_h1 *c = p->data;
-    struct h1_request *r = c->req;
-
-    if (r->in_value) {
-        r->in_value = false;
-        r->field_len = 0;
-    }
-    for (size_t i = 0; i < len; i++, r->field_len++)
-        if (r->field_len < H1_FIELD_MAX)
-            r->field[r->field_len] = (char)(at[i] | 0x20);
+    h1_req_field(((struct conn_h1 *)p->data)->req, at, len);
     return 0;
-}
-
-/* The kept field (an enum stream_field, or H1_FIELD_EXPECT) the current
- * field is; H1_FIELD_OTHER for any other. */
-static int field_kind(const struct h1_request *r)
-{
-    if (r->field_len == 6 && memcmp(r->field, "expect", 6) == 0)
-        return H1_FIELD_EXPECT;
-    if (r->field_len > H1_FIELD_MAX)
-        return H1_FIELD_OTHER;
-    return stream_field_index(r->field, r->field_len);
 }
 
 static int h1_on_header_value(http_parser *p, const char *at, size_t len)
 {
-    struct conn_h1 *c = p->data;
-    struct h1_request *r = c->req;
-
-    if (!r->in_value) {
-        r->in_value = true;
-        r->field_kind = field_kind(r);
-        /* a repeated field: the first one counts (stream_field_index) */
-        if (r->field_kind != H1_FIELD_OTHER && r->values[r->field_kind].seen)
-            r->field_kind = H1_FIELD_OTHER;
-        if (r->field_kind != H1_FIELD_OTHER) {
-            r->values[r->field_kind].off = r->len;
-            r->values[r->field_kind].len = 0;
-            r->values[r->field_kind].seen = true;
-        }
-    }
-    if (r->field_kind != H1_FIELD_OTHER) {
-        req_append(r, at, len);
-        r->values[r->field_kind].len += len;
-    }
+    h1_req_value(((struct conn_h1 *)p->data)->req, at, len);
     return 0;
-}
-
-/* Whether the Expect field lists 100-continue (Go's hasToken: a
- * comma-separated element, in any case). */
-static bool req_expects_continue(const struct h1_request *r)
-{
-    const struct h1_value *v = &r->values[H1_FIELD_EXPECT];
-    const char *p = r->buf + v->off, *end = p + v->len;
-
-    while (p < end) {
-        const char *comma = memchr(p, ',', (size_t)(end - p));
-        const char *e = comma != NULL ? comma : end;
-
-        while (p < e && (*p == ' ' || *p == '\t'))
-            p++;
-        while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
-            e--;
-        if (e - p == 12 && strncasecmp(p, "100-continue", 12) == 0)
-            return true;
-        p = comma != NULL ? comma + 1 : end;
-    }
-    return false;
-}
-
-/* An expectation other than 100-continue cannot be met (RFC 9110
- * 10.1.1): 417, and the connection closes, as Go's server answers. */
-static bool req_expectation_failed(const struct h1_request *r)
-{
-    const struct h1_value *v = &r->values[H1_FIELD_EXPECT];
-
-    return v->seen && v->len > 0 && !req_expects_continue(r);
 }
 
 /* The body is conn_h1's to read (h1_body_read): 1 tells http-parser
@@ -477,7 +357,7 @@ static int h1_on_headers_complete(http_parser *p)
 static int h1_on_message_complete(http_parser *p)
 {
     struct conn_h1 *c = p->data;
-    struct h1_request *r = c->req;
+    struct h1_req *r = c->req;
 
     r->complete = true;
     r->version = (p->http_major == 1 && p->http_minor == 0) ? 10 : 11;
@@ -495,81 +375,45 @@ static void h1_parser_reset(struct conn_h1 *c)
     c->parser.data = c;
 }
 
-/* Splits the request target (origin or absolute form) into path and
- * query.  A "#" is kept where it is, in the path or the query, as Go's
- * url.ParseRequestURI keeps it (a request target has no fragment). */
-static void target_split(const char *url, size_t len, const char **path,
-                         size_t *path_len, const char **query,
-                         size_t *query_len)
-{
-    const char *end = url + len, *p = url, *q;
-
-    if (len > 0 && url[0] != '/') {
-        const char *scheme = memmem(url, len, "://", 3);
-
-        if (scheme != NULL) {
-            p = scheme + 3;
-            while (p < end && *p != '/' && *p != '?')
-                p++;
-        }
-    }
-    for (q = p; q < end && *q != '?'; q++)
-        ;
-    *path = p == q ? "/" : p;
-    *path_len = p == q ? 1 : (size_t)(q - p);
-    *query = q < end ? q + 1 : "";
-    *query_len = q < end ? (size_t)(end - q - 1) : 0;
-}
-
 /* The parsed request becomes the stream being answered. */
 static void h1_dispatch(struct conn_h1 *c)
 {
-    struct h1_request *r = c->req;
+    struct h1_req *r = c->req;
     struct h1_stream *st = xcalloc(1, sizeof(*st));
-    struct stream_value fields[STREAM_FIELD_COUNT];
-    const char *path, *query;
-    size_t path_len, query_len;
 
     stream_init(&st->base, &h1_ops, FRONT_H1);
     st->conn = c;
-    target_split(r->buf, r->url_len, &path, &path_len, &query, &query_len);
-    for (int i = 0; i < STREAM_FIELD_COUNT; i++)
-        fields[i] = (struct stream_value){
-            r->values[i].seen ? r->buf + r->values[i].off : NULL,
-            r->values[i].len};
-    stream_set_request(&st->base, r->version, r->method, strlen(r->method),
-                       path, path_len, query, query_len, fields);
+    h1_req_apply(r, &st->base);
     c->keep_alive = r->keep_alive;
-    req_free(r);
+    h1_req_free(r);
     c->req = NULL;
     h1_parser_reset(c);
     c->stream = st;
-    listener_count_stream(c->base.listener, FRONT_H1, 1);
+    registry_count_stream(c->base.registry, FRONT_H1, 1);
     h1_timeouts(c); /* none while it is answered */
-    listener_dispatch(c->base.listener, &st->base);
+    registry_dispatch(c->base.registry, &st->base);
 }
 
 /* A request's first byte is here: it is due complete within
  * header_timeout. */
 static void h1_request_begin(struct conn_h1 *c)
 {
-    unsigned limit = listener_config(c->base.listener)->header_timeout;
+    unsigned limit = registry_config(c->base.registry)->header_timeout;
 
-    c->req = xcalloc(1, sizeof(*c->req));
-    c->req->deadline_ms = listener_now_ms() + limit * 1000ull;
+    c->req = h1_req_new(clock_mono_ms() + limit * 1000ull);
 }
 
 /* Reads the request head once it is all in: checked (h1_head_parse),
- * then parsed by http-parser for its fields.  Returns 1 once read, 0
- * while incomplete, -1 after refusing the request. */
+ * then parsed by http-parser for its fields.  Returns H1_READER_DONE
+ * once read, 0 while incomplete, RW_EINVAL after refusing the request. */
 static int h1_head_read(struct conn_h1 *c)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
-    struct h1_request *r = c->req;
+    struct h1_req *r = c->req;
     char why[256];
     int status = 0;
     long len = h1_reader_head(
-        &r->reader, in, listener_config(c->base.listener)->max_header_bytes,
+        &r->reader, in, registry_config(c->base.registry)->max_header_bytes,
         &status, why, sizeof(why));
     const char *p = NULL;
     size_t n;
@@ -583,7 +427,7 @@ static int h1_head_read(struct conn_h1 *c)
     }
     if (status != 0) {
         h1_refuse(c, status, why);
-        return -1;
+        return RW_EINVAL;
     }
     n = http_parser_execute(&c->parser, &h1_settings, p, (size_t)len);
     if (!r->complete || n != (size_t)len) {
@@ -593,10 +437,10 @@ static int h1_head_read(struct conn_h1 *c)
                  http_errno_description(err));
         /* a method token http-parser does not know (RFC 9110 9.1) */
         h1_refuse(c, err == HPE_INVALID_METHOD ? 501 : 400, why);
-        return -1;
+        return RW_EINVAL;
     }
     h1_reader_head_done(&r->reader, in, (size_t)len);
-    return 1;
+    return H1_READER_DONE;
 }
 
 /* Reads and discards the request body; true once it is all in. */
@@ -605,22 +449,22 @@ static bool h1_body_read(struct conn_h1 *c)
     char why[160];
     int status = 0;
     int rc = h1_reader_body(&c->req->reader, bufferevent_get_input(c->bev),
-                            listener_config(c->base.listener)->max_header_bytes,
+                            registry_config(c->base.registry)->max_header_bytes,
                             H1_MAX_BODY, &status, why, sizeof(why));
 
     if (rc < 0)
         h1_refuse(c, status, why);
-    return rc > 0;
+    return rc == H1_READER_DONE;
 }
 
 /* RFC 9110 10.1.1: a client waiting for 100 (Continue) before it sends
  * the body gets it once the head is accepted. */
 static void h1_continue(struct conn_h1 *c)
 {
-    struct h1_request *r = c->req;
+    struct h1_req *r = c->req;
 
     if (r->reader.head.framing != H1_FRAMING_NONE &&
-        r->reader.head.version >= 11 && req_expects_continue(r))
+        r->reader.head.version >= 11 && h1_req_expects_continue(r))
         h1_copy(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
 }
 
@@ -629,7 +473,7 @@ static void h1_continue(struct conn_h1 *c)
 static void h1_parse(struct conn_h1 *c)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
-    size_t high = listener_config(c->base.listener)->output_high_water;
+    size_t high = registry_config(c->base.registry)->output_high_water;
 
     if (c->stream != NULL || c->closing || c->dead ||
         evbuffer_get_length(bufferevent_get_output(c->bev)) > high ||
@@ -640,7 +484,7 @@ static void h1_parse(struct conn_h1 *c)
     if (!c->req->reader.head_done) {
         if (h1_head_read(c) <= 0)
             return;
-        if (req_expectation_failed(c->req)) {
+        if (h1_req_expectation_failed(c->req)) {
             h1_refuse(c, 417,
                       "Expectation Failed: only 100-continue can be "
                       "met");
@@ -669,7 +513,7 @@ static bool h1_stream_service(struct conn_h1 *c)
     if (gone)
         c->dead = true;
     else if (!c->keep_alive)
-        h1_close(c, listener_flush_seconds(c->base.listener));
+        h1_close(c, registry_flush_seconds(c->base.registry));
     return !c->dead && !c->closing;
 }
 
@@ -682,16 +526,16 @@ static void h1_service(struct conn_h1 *c)
             break;
         if (c->closing)
             break;
-        if (listener_draining(c->base.listener) && c->req == NULL) {
+        if (registry_draining(c->base.registry) && c->req == NULL) {
             /* shutting down: no request after this one */
-            h1_close(c, listener_flush_seconds(c->base.listener));
+            h1_close(c, registry_flush_seconds(c->base.registry));
             break;
         }
         h1_parse(c);
         if (c->stream == NULL) {
             /* nothing more to answer from a client that has gone quiet */
             if (c->eof)
-                h1_close(c, listener_flush_seconds(c->base.listener));
+                h1_close(c, registry_flush_seconds(c->base.registry));
             break;
         }
     }
@@ -731,7 +575,7 @@ static void conn_h1_write_cb(struct bufferevent *bev, void *arg)
  * the client reads it or briefly after. */
 static void h1_header_timeout(struct conn_h1 *c)
 {
-    unsigned limit = listener_config(c->base.listener)->header_timeout;
+    unsigned limit = registry_config(c->base.registry)->header_timeout;
     char msg[128];
 
     snprintf(msg, sizeof(msg),
@@ -758,7 +602,7 @@ static void conn_h1_event_cb(struct bufferevent *bev, short what, void *arg)
         log_debug("conn_h1: client closed its side");
     } else if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING) &&
                c->wait == H1_WAIT_HEADER && !c->closing &&
-               listener_config(c->base.listener)->header_timeout > 0) {
+               registry_config(c->base.registry)->header_timeout > 0) {
         h1_header_timeout(c);
     } else {
         log_debug("conn_h1: %s %s",
@@ -783,6 +627,7 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
 {
     struct conn_h1 *c = h1_conn(s);
     bool v11 = s->req.http_version >= 11;
+    const struct stream_header *h;
 
     if (stream_bodiless(status))
         c->body = H1_BODY_NONE;
@@ -802,7 +647,7 @@ static void h1_begin(struct stream *s, int status, const char *content_type,
         h1_printf(c, "Content-Length: %lld\r\n", (long long)content_length);
     else if (c->body == H1_BODY_CHUNKED)
         h1_copy(c, "Transfer-Encoding: chunked\r\n", 28);
-    for (const struct stream_header *h = s->headers; h != NULL; h = h->next)
+    STAILQ_FOREACH(h, &s->headers, link)
         h1_printf(c, "%s: %s\r\n", h->name, h->value);
     if (!c->keep_alive)
         h1_copy(c, "Connection: close\r\n", 19);
@@ -886,19 +731,21 @@ static void parser_limit(size_t max_header_bytes)
     }
 }
 
-void conn_h1_new(struct listener *l, struct bufferevent *bev)
+void conn_h1_new(struct registry *r, struct transport *t)
 {
-    const struct front_config *cfg = listener_config(l);
+    const struct front_config *cfg = registry_config(r);
     struct conn_h1 *c = xcalloc(1, sizeof(*c));
     size_t read_high = RW_MAX(cfg->max_header_bytes * 2, (size_t)65536);
+    struct bufferevent *bev = transport_bev(t);
 
+    c->t = t;
     c->bev = bev;
     c->base.service = h1_service_cb;
-    c->base.shutdown = h1_shutdown;
+    c->base.close_now = h1_close_now;
     c->base.unfinished = h1_unfinished;
     parser_limit(cfg->max_header_bytes);
     h1_parser_reset(c);
-    listener_attach(l, &c->base, FRONT_H1);
+    registry_attach(r, &c->base, FRONT_H1);
     bufferevent_setcb(bev, conn_h1_read_cb, conn_h1_write_cb, conn_h1_event_cb,
                       c);
     bufferevent_setwatermark(bev, EV_WRITE, STREAM_LOW_WATER, 0);

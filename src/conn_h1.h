@@ -7,15 +7,16 @@
 #ifndef CONN_H1_H
 #define CONN_H1_H
 
-struct bufferevent;
-struct listener;
+struct registry;
+struct transport;
 
 /*
- * Serves HTTP/1.x on bev, a connected bufferevent whose input may already
- * hold the first bytes of the first request (read while sniffing).  Takes
- * ownership of bev on every path; the connection registers itself with l
- * and frees itself when it closes (or on listener_free).
+ * Serves HTTP/1.x on t, a connected transport (transport.h) whose
+ * bufferevent input may already hold the first bytes of the first request (read
+ * while sniffing). Takes ownership of t on every path; the connection registers
+ * itself in r and frees itself (and t) when it closes, or on
+ * registry_close_all.
  */
-void conn_h1_new(struct listener *l, struct bufferevent *bev);
+void conn_h1_new(struct registry *r, struct transport *t);
 
 #endif

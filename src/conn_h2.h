@@ -7,15 +7,16 @@
 #ifndef CONN_H2_H
 #define CONN_H2_H
 
-struct bufferevent;
-struct listener;
+struct registry;
+struct transport;
 
 /*
- * Serves HTTP/2 on bev, a connected bufferevent whose input holds the
- * client connection preface and possibly more (read while sniffing).
- * Takes ownership of bev on every path; the connection registers itself
- * with l and frees itself when it closes (or on listener_free).
+ * Serves HTTP/2 on t, a connected transport (transport.h) whose
+ * bufferevent input holds the client connection preface and possibly
+ * more (read while sniffing).
+ * Takes ownership of t on every path; the connection registers itself in
+ * r and frees itself (and t) when it closes, or on registry_close_all.
  */
-void conn_h2_new(struct listener *l, struct bufferevent *bev);
+void conn_h2_new(struct registry *r, struct transport *t);
 
 #endif

@@ -14,7 +14,7 @@
  * call, or frees the whole connection, never pulls the call from under
  * the deframer.
  */
-#include "grpc_client.h"
+#include "src/grpc_client.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -18,6 +18,7 @@
 
 #include <event2/buffer.h>
 
+#include "cache/rw.h"
 #include "proto/query.h"
 
 #define CHUNK_LINE_MAX 1024
@@ -442,27 +443,28 @@ static int hexval(unsigned char ch)
     return -1;
 }
 
-/* One byte of a chunk-size line; -1 and why if it is not allowed. */
+/* One byte of a chunk-size line; RW_EINVAL and why if it is not allowed. */
 static int chunk_size_byte(struct h1_chunked *ch, unsigned char c, char *why,
                            size_t why_len)
 {
     int d = hexval(c);
 
     if (++ch->line_bytes > CHUNK_LINE_MAX)
-        return refuse(-1, why, why_len, "chunk-size line longer than %d bytes",
-                      CHUNK_LINE_MAX);
+        return refuse(RW_EINVAL, why, why_len,
+                      "chunk-size line longer than %d bytes", CHUNK_LINE_MAX);
     switch (ch->state) {
     case CH_SIZE_FIRST:
     case CH_SIZE:
         if (d >= 0) {
             if (ch->left >= CHUNK_SIZE_MAX >> 4)
-                return refuse(-1, why, why_len, "chunk size out of range");
+                return refuse(RW_EINVAL, why, why_len,
+                              "chunk size out of range");
             ch->left = ch->left * 16 + (uint64_t)d;
             ch->state = CH_SIZE;
             return 0;
         }
         if (ch->state == CH_SIZE_FIRST)
-            return refuse(-1, why, why_len,
+            return refuse(RW_EINVAL, why, why_len,
                           "invalid chunk size (0x%02x where a hex digit is "
                           "due)",
                           c);
@@ -476,19 +478,20 @@ static int chunk_size_byte(struct h1_chunked *ch, unsigned char c, char *why,
         else if (c == '\r' && ch->state == CH_SIZE)
             ch->state = CH_SIZE_LF;
         else
-            return refuse(-1, why, why_len,
+            return refuse(RW_EINVAL, why, why_len,
                           "invalid character 0x%02x after the chunk size", c);
         return 0;
     case CH_EXT:
         if (c == '\r')
             ch->state = CH_SIZE_LF;
         else if (!is_value_char(c))
-            return refuse(-1, why, why_len,
+            return refuse(RW_EINVAL, why, why_len,
                           "invalid character 0x%02x in a chunk extension", c);
         return 0;
     default: /* CH_SIZE_LF */
         if (c != '\n')
-            return refuse(-1, why, why_len, "chunk-size line without CRLF");
+            return refuse(RW_EINVAL, why, why_len,
+                          "chunk-size line without CRLF");
         ch->line_bytes = 0;
         ch->state = ch->left > 0 ? CH_DATA : CH_TRAILER_START;
         return 0;
@@ -500,8 +503,8 @@ static int chunk_trailer_byte(struct h1_chunked *ch, unsigned char c,
                               size_t max_trailer, char *why, size_t why_len)
 {
     if (++ch->trailer_bytes > max_trailer)
-        return refuse(-1, why, why_len, "trailer section longer than %zu bytes",
-                      max_trailer);
+        return refuse(RW_EINVAL, why, why_len,
+                      "trailer section longer than %zu bytes", max_trailer);
     switch (ch->state) {
     case CH_TRAILER_START:
         if (c == '\r')
@@ -509,7 +512,7 @@ static int chunk_trailer_byte(struct h1_chunked *ch, unsigned char c,
         else if (is_tchar(c))
             ch->state = CH_TRAILER_NAME;
         else
-            return refuse(-1, why, why_len,
+            return refuse(RW_EINVAL, why, why_len,
                           "invalid character 0x%02x at the start of a "
                           "trailer field",
                           c);
@@ -518,7 +521,7 @@ static int chunk_trailer_byte(struct h1_chunked *ch, unsigned char c,
         if (c == ':')
             ch->state = CH_TRAILER_VALUE;
         else if (!is_tchar(c))
-            return refuse(-1, why, why_len,
+            return refuse(RW_EINVAL, why, why_len,
                           "invalid character 0x%02x in a trailer field name",
                           c);
         return 0;
@@ -526,18 +529,18 @@ static int chunk_trailer_byte(struct h1_chunked *ch, unsigned char c,
         if (c == '\r')
             ch->state = CH_TRAILER_LF;
         else if (!is_value_char(c))
-            return refuse(-1, why, why_len,
+            return refuse(RW_EINVAL, why, why_len,
                           "invalid character 0x%02x in a trailer field value",
                           c);
         return 0;
     case CH_TRAILER_LF:
         if (c != '\n')
-            return refuse(-1, why, why_len, "trailer line without CRLF");
+            return refuse(RW_EINVAL, why, why_len, "trailer line without CRLF");
         ch->state = CH_TRAILER_START;
         return 0;
     default: /* CH_END_LF */
         if (c != '\n')
-            return refuse(-1, why, why_len,
+            return refuse(RW_EINVAL, why, why_len,
                           "chunked body without its final "
                           "CRLF");
         ch->done = true;
@@ -566,7 +569,7 @@ long h1_chunked_feed(struct h1_chunked *ch, const char *p, size_t len,
         }
         if (ch->state == CH_DATA_CR || ch->state == CH_DATA_LF) {
             if (c != (ch->state == CH_DATA_CR ? '\r' : '\n'))
-                return refuse(-1, why, why_len,
+                return refuse(RW_EINVAL, why, why_len,
                               "chunk data not followed by CRLF");
             ch->state = ch->state == CH_DATA_CR ? CH_DATA_LF : CH_SIZE_FIRST;
         } else if (ch->state >= CH_TRAILER_START) {
@@ -575,7 +578,7 @@ long h1_chunked_feed(struct h1_chunked *ch, const char *p, size_t len,
             rc = chunk_size_byte(ch, c, why, why_len);
         }
         if (rc < 0)
-            return -1;
+            return RW_EINVAL;
         i++;
     }
     return (long)i;
@@ -627,7 +630,7 @@ long h1_reader_head(struct h1_reader *r, struct evbuffer *in, size_t max_head,
             if (r->line1 == 0 &&
                 (*status = request_line_in(r, in, (size_t)at.pos + 1, max_head,
                                            why, why_len)) != 0)
-                return -1;
+                return RW_EINVAL;
             r->line_start = r->scanned = (size_t)at.pos + 1;
         } else if (r->line_start > 0) {
             end = (size_t)at.pos + 1;
@@ -639,13 +642,13 @@ long h1_reader_head(struct h1_reader *r, struct evbuffer *in, size_t max_head,
     if ((r->line1 == 0 ? r->scanned : r->line1) > max_head) {
         *status = refuse(414, why, why_len,
                          "Request line too long: limit is %zu bytes", max_head);
-        return -1;
+        return RW_EINVAL;
     }
     if ((end > 0 ? end : r->scanned) > max_head) {
         *status = refuse(431, why, why_len,
                          "Request header fields too large: limit is %zu bytes",
                          max_head);
-        return -1;
+        return RW_EINVAL;
     }
     return (long)end;
 }
@@ -682,16 +685,16 @@ int h1_reader_body(struct h1_reader *r, struct evbuffer *in, size_t max_trailer,
         } else if ((n = h1_chunked_feed(&r->chunked, v.iov_base, v.iov_len,
                                         max_trailer, why, why_len)) < 0) {
             *status = 400;
-            return -1;
+            return RW_EINVAL;
         }
         evbuffer_drain(in, (size_t)n);
         if (r->chunked.data > max_body)
             goto too_large;
     }
-    return 1;
+    return H1_READER_DONE;
 too_large:
     *status = refuse(413, why, why_len,
                      "Request entity too large: limit is %llu bytes",
                      (unsigned long long)max_body);
-    return -1;
+    return RW_EINVAL;
 }

@@ -92,8 +92,8 @@ struct h1_chunked {
  * an empty line.  Line ends are CRLF only.  A chunk-size line longer
  * than 1024 bytes, or a trailer section longer than max_trailer bytes,
  * is refused.  Returns the bytes consumed: all of len, or fewer once the
- * body is complete (ch->done; the rest is the next request); -1 if the
- * framing is invalid, with why written as for h1_head_parse (the status
+ * body is complete (ch->done; the rest is the next request); RW_EINVAL
+ * if the framing is invalid, with why written as for h1_head_parse (the status
  * is 400).
  */
 long h1_chunked_feed(struct h1_chunked *ch, const char *p, size_t len,
@@ -120,8 +120,8 @@ struct h1_reader {
  * last call stopped: lines end at LF, and empty lines before the request
  * line are drained (RFC 9112 2.2).  Returns the head's length (the
  * caller checks it with h1_head_parse and then calls
- * h1_reader_head_done); 0 while it is incomplete; -1 with *status 414
- * when the request line is longer than max_head bytes, 431 when the
+ * h1_reader_head_done); 0 while it is incomplete; RW_EINVAL with *status
+ * 414 when the request line is longer than max_head bytes, 431 when the
  * head is, and 400 or 505 as soon as the request line has ended if it
  * is invalid (as h1_head_parse checks it: a request line alone, as
  * HTTP/0.9 sends it, is refused at once, as by Go's server), why
@@ -137,10 +137,12 @@ void h1_reader_head_done(struct h1_reader *r, struct evbuffer *in, size_t len);
 /*
  * Reads and discards the request body from in (RFC 9112 6.3): the
  * Content-Length bytes or a chunked body (h1_chunked_feed, with
- * max_trailer).  Returns 1 once it is all in (what follows in in is the
- * next request), 0 while more is due, -1 with *status 400 (invalid
- * chunked framing) or 413 (more than max_body bytes of data) and why.
+ * max_trailer).  Returns H1_READER_DONE once it is all in (what follows
+ * in in is the next request), 0 while more is due, RW_EINVAL with *status
+ * 400 (invalid chunked framing) or 413 (more than max_body bytes of
+ * data) and why.
  */
+#define H1_READER_DONE 1
 int h1_reader_body(struct h1_reader *r, struct evbuffer *in, size_t max_trailer,
                    uint64_t max_body, int *status, char *why, size_t why_len);
 

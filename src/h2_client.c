@@ -3,7 +3,7 @@
  *
  * Data structure: one struct h2c per TCP connection: a bufferevent, an
  * nghttp2 client session, one timer (connect timeout, then keepalive) and
- * a doubly linked list of its streams.  A struct h2c_stream is the
+ * a list of its streams (sys/queue.h).  A struct h2c_stream is the
  * nghttp2 stream user data; it is freed when nghttp2 closes the stream, or
  * with the connection.  A stream with a request body queues it in its own
  * evbuffer, which the nghttp2 data provider drains (DEFERRED while empty).
@@ -24,7 +24,7 @@
  * callback activate the flush event instead, so no public call but
  * h2c_free runs a callback, and a burst of calls becomes one write.
  */
-#include "h2_client.h"
+#include "src/h2_client.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -33,8 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -44,6 +44,7 @@
 
 #include "cache/rw.h"
 #include "src/log.h"
+#include "src/transport.h"
 
 #define H2C_DEFAULT_CONNECT_TIMEOUT 10.0
 #define H2C_DEFAULT_WINDOW (16u * 1024 * 1024)
@@ -64,16 +65,17 @@ struct h2c_stream {
     int32_t id;
     struct h2c_stream_callbacks cbs;
     void *arg;
-    struct evbuffer *sendq; /* request body not yet framed; NULL: none */
-    bool send_end;          /* the body's end has been queued */
-    bool send_done;         /* END_STREAM handed to nghttp2 */
-    bool detached;          /* reset or notified: no more callbacks */
-    struct h2c_stream *prev, *next;
+    struct evbuffer *sendq;      /* request body not yet framed; NULL: none */
+    bool send_end;               /* the body's end has been queued */
+    bool send_done;              /* END_STREAM handed to nghttp2 */
+    bool detached;               /* reset or notified: no more callbacks */
+    LIST_ENTRY(h2c_stream) link; /* the connection's streams */
 };
 
 struct h2c {
     struct event_base *base;
-    struct bufferevent *bev;
+    struct transport *t;     /* the connection's byte stream */
+    struct bufferevent *bev; /* the transport's buffered stream */
     nghttp2_session *session;
     struct h2c_callbacks cbs;
     void *arg;
@@ -88,24 +90,13 @@ struct h2c {
     int pending_err;   /* failure to report from the timer (resolution) */
     struct event *timer;
     struct event *flush_ev; /* flushes after API calls made from outside */
-    struct h2c_stream *streams;
+    LIST_HEAD(, h2c_stream) streams;
     char last_error[160];
 };
 
 static void h2c_fail(struct h2c *c, int err, const char *why);
 
 /* ==== lifetime and reentrancy ==== */
-
-static void h2c_stream_unlink(struct h2c *c, struct h2c_stream *s)
-{
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        c->streams = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-    s->prev = s->next = NULL;
-}
 
 static void h2c_stream_free(struct h2c_stream *s)
 {
@@ -118,13 +109,12 @@ static void h2c_destroy(struct h2c *c)
 {
     struct h2c_stream *s, *next;
 
-    for (s = c->streams; s != NULL; s = next) {
-        next = s->next;
+    for (s = LIST_FIRST(&c->streams); s != NULL; s = next) {
+        next = LIST_NEXT(s, link);
         h2c_stream_free(s);
     }
     nghttp2_session_del(c->session);
-    if (c->bev)
-        bufferevent_free(c->bev);
+    transport_free(c->t);
     if (c->timer)
         event_free(c->timer);
     if (c->flush_ev)
@@ -140,8 +130,8 @@ static void h2c_notify_streams(struct h2c *c)
 {
     struct h2c_stream *s, *next;
 
-    for (s = c->streams; s != NULL; s = next) {
-        next = s->next;
+    for (s = LIST_FIRST(&c->streams); s != NULL; s = next) {
+        next = LIST_NEXT(s, link);
         if (s->detached)
             continue;
         s->detached = true;
@@ -312,7 +302,7 @@ static int h2c_stream_close_cb(nghttp2_session *session, int32_t stream_id,
     if (s == NULL)
         return 0;
     nghttp2_session_set_stream_user_data(session, stream_id, NULL);
-    h2c_stream_unlink(c, s);
+    LIST_REMOVE(s, link);
     if (!s->detached && !c->freed && s->cbs.on_close) {
         s->detached = true;
         s->cbs.on_close(error_code, s->arg);
@@ -446,11 +436,11 @@ static void h2c_recv(struct h2c *c)
 static void h2c_read_more(struct h2c *c)
 {
     static uint8_t buf[H2C_READ_PIECE];
-    evutil_socket_t fd = bufferevent_getfd(c->bev);
+    const struct iovec v = {.iov_base = buf, .iov_len = sizeof(buf)};
 
     for (int k = 0; k < H2C_READ_ROUNDS && c->state == H2C_OPEN && !c->freed;
          k++) {
-        ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT), rv;
+        ssize_t n = transport_readv(c->t, &v, 1), rv;
 
         if (n <= 0)
             break;
@@ -494,7 +484,7 @@ static void h2c_arm_timer(struct h2c *c, double seconds)
 static void h2c_connected(struct h2c *c)
 {
     int one = 1;
-    evutil_socket_t fd = bufferevent_getfd(c->bev);
+    evutil_socket_t fd = transport_fd(c->t);
 
     c->state = H2C_OPEN;
     event_del(c->timer);
@@ -538,7 +528,7 @@ static void h2c_timer_cb(evutil_socket_t fd, short what, void *arg)
     } else if (c->state == H2C_CONNECTING) {
         h2c_fail(c, RW_ETIMEDOUT, "connect timed out");
     } else if (c->state == H2C_OPEN) {
-        if (c->received || c->streams == NULL) {
+        if (c->received || LIST_EMPTY(&c->streams)) {
             /* Alive (the peer spoke), or idle: like gRPC clients, no PING
              * without a stream (servers count those as abuse). */
             c->ping_pending = false;
@@ -586,6 +576,8 @@ static int h2c_connect(struct h2c *c)
 {
     struct addrinfo hints = {0}, *ai = NULL;
     const struct addrinfo *pick;
+    transport_client_fn *make =
+        c->cfg.transport != NULL ? c->cfg.transport : transport_plain_client;
     evutil_socket_t fd;
     int rv;
 
@@ -613,11 +605,18 @@ static int h2c_connect(struct h2c *c)
         snprintf(c->last_error, sizeof(c->last_error), "socket: %s",
                  strerror(errno));
         if (fd >= 0)
-            close(fd);
+            evutil_closesocket(fd);
         freeaddrinfo(ai);
         return RW_EIO;
     }
-    c->bev = bufferevent_socket_new(c->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    c->t = make(c->base, fd, c->cfg.transport_arg);
+    if (c->t == NULL) {
+        snprintf(c->last_error, sizeof(c->last_error),
+                 "cannot set up the connection's transport");
+        freeaddrinfo(ai);
+        return RW_EIO;
+    }
+    c->bev = transport_bev(c->t);
     bufferevent_setcb(c->bev, h2c_read_cb, h2c_write_cb, h2c_event_cb, c);
     bufferevent_setwatermark(c->bev, EV_WRITE, c->cfg.max_send_buffer / 2, 0);
     bufferevent_set_max_single_read(c->bev, H2C_MAX_SINGLE_READ);
@@ -652,6 +651,7 @@ struct h2c *h2c_new(struct event_base *base, const char *host, const char *port,
     c->base = base;
     c->cbs = *cbs;
     c->arg = arg;
+    LIST_INIT(&c->streams);
     if (cfg != NULL)
         c->cfg = *cfg;
     h2c_config_defaults(&c->cfg);
@@ -726,10 +726,7 @@ struct h2c_stream *h2c_request(struct h2c *c, const char *method,
         return NULL;
     }
     s->id = id;
-    s->next = c->streams;
-    if (c->streams)
-        c->streams->prev = s;
-    c->streams = s;
+    LIST_INSERT_HEAD(&c->streams, s, link);
     h2c_kick(c);
     return s;
 }

@@ -33,6 +33,7 @@
 
 struct event_base;
 struct h2c;
+struct transport;
 struct h2c_stream;
 
 /* Stream error code meaning "the connection ended (lost or freed) before
@@ -52,6 +53,11 @@ struct h2c_config {
                                (grpc-go, etcd: 5 s) */
     size_t max_send_buffer; /* bytes queued towards the socket before
                                nghttp2 is asked for more; 0: 1 MiB */
+    /* Makes the connection's transport (transport.h's
+     * transport_client_fn, given transport_arg); NULL: plaintext
+     * (transport_plain_client). */
+    struct transport *(*transport)(struct event_base *base, int fd, void *arg);
+    void *transport_arg;
 };
 
 struct h2c_callbacks {

@@ -67,7 +67,7 @@ static long fail(nghttp2_session *session, uint32_t code, const char *why)
 {
     log_debug("h2_in: %s: GOAWAY %s", why, nghttp2_http2_strerror(code));
     nghttp2_session_terminate_session(session, code);
-    return -1;
+    return RW_EPROTO;
 }
 
 /* Feeds nghttp2 len bytes at p, which it must consume whole; -1 (the
@@ -79,7 +79,7 @@ static long feed(nghttp2_session *session, const uint8_t *p, size_t len)
     if (rv < 0) {
         log_debug("h2_in: %s", nghttp2_strerror((int)rv));
         nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR);
-        return -1;
+        return RW_EPROTO;
     }
     return rv;
 }
@@ -136,7 +136,7 @@ static long block_feed(nghttp2_session *session, struct h2_in_block *b,
     b->headers_fed = true;
     if (feed(session, head, head_len) < 0 ||
         (len > 0 && feed(session, b->frag, len) < 0))
-        return -1;
+        return RW_EPROTO;
     b->len -= len;
     memmove(b->frag, b->frag + len, b->len);
     return 0;
@@ -155,7 +155,7 @@ static long block_flush(nghttp2_session *session, struct h2_in_block *b,
         if (b->len <= room)
             return complete ? block_feed(session, b, b->len, true) : 0;
         if (block_feed(session, b, room, false) < 0)
-            return -1;
+            return RW_EPROTO;
     }
 }
 
@@ -206,7 +206,7 @@ static long block_absorb(struct h2_in *in, nghttp2_session *session,
         b->headers_fed = false;
         b->wire = b->len = 0;
         if (headers_fragment(session, b, f, len, &frag, &frag_len) < 0)
-            return -1;
+            return RW_EPROTO;
     }
     b->wire += FRAME_HEAD_LEN + len;
     if (b->wire > H2_IN_BLOCK_MAX)
@@ -215,7 +215,7 @@ static long block_absorb(struct h2_in *in, nghttp2_session *session,
     memcpy(b->frag + b->len, frag, frag_len);
     b->len += frag_len;
     if (block_flush(session, b, f[4] & NGHTTP2_FLAG_END_HEADERS) < 0)
-        return -1;
+        return RW_EPROTO;
     if (f[4] & NGHTTP2_FLAG_END_HEADERS) {
         free(b);
         in->block = NULL;
@@ -265,7 +265,7 @@ static long frame_begin(struct h2_in *in, nghttp2_session *session,
     if (in->block != NULL ||
         (head[3] == NGHTTP2_HEADERS && !(head[4] & NGHTTP2_FLAG_END_HEADERS))) {
         if (block_absorb(in, session, head, len) < 0)
-            return -1;
+            return RW_EPROTO;
         wire_end(in, head[3], head[4]);
         return (long)need;
     }
@@ -288,7 +288,7 @@ static long frame_feed(struct h2_in *in, nghttp2_session *session,
         return 0;
     n = RW_MIN(v.iov_len, head + in->left);
     if ((rv = feed(session, v.iov_base, n)) < 0)
-        return -1;
+        return RW_EPROTO;
     in->left -= (uint32_t)((size_t)rv - head);
     if (in->left == 0)
         wire_end(in, in->type, in->flags);
@@ -314,7 +314,7 @@ long h2_in_feed(struct h2_in *in, nghttp2_session *session,
                 break;
             p = evbuffer_pullup(buf, need > 0 ? (ssize_t)need : FRAME_HEAD_LEN);
             if ((rv = frame_begin(in, session, p, need)) < 0)
-                return -1;
+                return RW_EPROTO;
             if (rv > 0) { /* absorbed into a block */
                 evbuffer_drain(buf, (size_t)rv);
                 total += rv;
@@ -323,7 +323,7 @@ long h2_in_feed(struct h2_in *in, nghttp2_session *session,
             head = FRAME_HEAD_LEN; /* fed with the payload's start */
         }
         if ((rv = frame_feed(in, session, buf, head)) < 0)
-            return -1;
+            return RW_EPROTO;
         evbuffer_drain(buf, (size_t)rv);
         total += rv;
         if (rv == 0)

@@ -83,9 +83,9 @@ void h2_in_fini(struct h2_in *in);
  * last when it is not one whose whole is needed first (a frame of a
  * header block being coalesced, or a part the guard reads).  now_ms is
  * the caller's clock, for block_since_ms.  Returns the bytes consumed,
- * or -1 on a connection error: the session has then been terminated
- * (GOAWAY queued, with the error's code) and the caller stops feeding
- * it.
+ * or RW_EPROTO on a connection error: the session has then been
+ * terminated (GOAWAY queued, with the error's code) and the caller stops
+ * feeding it.
  */
 long h2_in_feed(struct h2_in *in, nghttp2_session *session,
                 struct evbuffer *buf, uint64_t now_ms);

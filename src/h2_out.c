@@ -202,6 +202,27 @@ uint32_t h2_out_consume(struct h2_out *o, size_t n)
     return done;
 }
 
+ssize_t h2_out_write(struct h2_out *o, struct transport *t)
+{
+    size_t total = 0;
+
+    o->fresh = false;
+    while (o->count > 0) {
+        uint32_t n = RW_MIN(RW_MIN(o->count, o->cap - o->head),
+                            (uint32_t)TRANSPORT_IOV_MAX);
+        ssize_t w = transport_writev(t, &o->iov[o->head], (int)n);
+
+        if (w < 0)
+            return RW_EIO;
+        if (w == 0)
+            break;
+        total += (size_t)w;
+        if (h2_out_consume(o, (size_t)w) < n)
+            break; /* the kernel is full, or write_max was reached */
+    }
+    return (ssize_t)total;
+}
+
 void h2_out_clear(struct h2_out *o)
 {
     while (o->count > 0)

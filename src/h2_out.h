@@ -1,6 +1,7 @@
 /*
  * h2_out.h: an HTTP/2 connection's output queue (for conn_h2): a ring of
- * iovecs written to the socket with sendmsg, and beside each what it
+ * iovecs written through the connection's transport, a contiguous span
+ * of the ring per transport_writev (transport.h), and beside each what it
  * holds on to: a payload reference (an rbuf count, released once the
  * bytes are written), a copy in the arena, or constant bytes (padding).
  * The arena is a FIFO byte ring for the 9-byte DATA frame headers and
@@ -23,6 +24,7 @@
 #include <sys/uio.h>
 
 #include "cache/rbuf.h"
+#include "src/transport.h"
 
 #define H2_OUT_MIN 16       /* output pieces: first size */
 #define H2_OUT_KEEP 1024    /* kept while streams are live, at most */
@@ -73,6 +75,14 @@ void h2_out_pop(struct h2_out *o);
 /* n bytes of the queue's front were written (n <= o->bytes); returns how
  * many pieces that completed. */
 uint32_t h2_out_consume(struct h2_out *o, size_t n);
+
+/* Writes the queue through t, by reference, a contiguous span of the
+ * ring (TRANSPORT_IOV_MAX pieces at most) per transport_writev, until it
+ * is empty or t takes no more (a partial write: the kernel is full, or
+ * t's write_max was reached); written pieces are popped.  Clears fresh.
+ * Returns the bytes written (0: none, see transport_wants), or RW_EIO on
+ * a socket error. */
+ssize_t h2_out_write(struct h2_out *o, struct transport *t);
 
 /* Releases every piece and the queue's memory; o is zeroed. */
 void h2_out_clear(struct h2_out *o);

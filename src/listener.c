@@ -2,24 +2,12 @@
  * listener.c: accepts connections, sniffs their protocol, keeps them in a
  * list and counts them (see listener.h).
  *
- * Data structure: a doubly linked list of struct front_conn (sniffing,
- * HTTP/1.x and HTTP/2 connections alike) and counters per protocol.  A
- * sniffing connection is a bufferevent and a tiny struct; once its first
- * bytes decide the protocol it is handed, bytes already read included, to
- * conn_h1_new or conn_h2_new and the sniff struct is freed.
+ * Data structure: the listening socket, the registry of connections
+ * (registry.h: the list, the counters, the work FIFO) and, per connection
+ * still being sniffed, a tiny struct with its transport.  Once the first
+ * bytes decide the protocol, the transport is handed, bytes already read
+ * included, to conn_h1_new or conn_h2_new and the sniff struct is freed.
  *
- * The listener also runs its connections' deferred work: one event and a
- * FIFO of connections (front_conn.work_next) to serve (listener_schedule)
- * or to shut down (listener_reap).  Connections therefore hold no deferred
- * callback of their own, and no event but an HTTP/2 connection's write
- * event, which event_free releases at once, so that listener_free can free
- * every one of them without running the loop again.
- *
- * Invariants: every open connection is on the list exactly once, under the
- * protocol it is counted as; connections_sniffing + connections_h1 +
- * connections_h2 is the list's length.  A connection is on the work queue
- * at most once (queued); it is freed only off the queue (popped by the
- * work event) or by listener_close_connections, which drops the queue.
  * When accept fails for lack of file descriptors, accepting pauses for a
  * second instead of spinning.
  */
@@ -31,8 +19,8 @@
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -41,12 +29,14 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "src/address.h"
 #include "src/conn_h1.h"
 #include "src/conn_h2.h"
 #include "src/log.h"
-#include "src/stream_impl.h"
+#include "src/registry.h"
+#include "src/transport.h"
 
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define H2_PREFACE_LEN 24
@@ -57,19 +47,10 @@ struct listener {
     struct event_base *base;
     struct evconnlistener *evl;
     bool stopped;         /* listener_stop_accepting */
-    bool draining;        /* listener_drain */
     struct event *resume; /* re-enables accepting after EMFILE */
-    struct event *work;   /* serves and shuts down queued connections */
     struct front_config cfg;
-    request_handler_fn handler;
-    void *arg;
-    struct front_conn *conns;
-    struct front_conn *queue, **queue_tail; /* via work_next */
-    bool in_work;                           /* inside listener_work_cb */
-    bool closing_all;                       /* listener_close_connections */
-    uint64_t open[3];                       /* by enum front_protocol */
-    uint64_t streams[3];                    /* open, by protocol */
-    uint64_t streams_total[3];
+    struct registry *registry;
+    LIST_HEAD(, sniff) sniffing; /* connections being sniffed */
     uint64_t accepted;
     uint64_t rejected;
     int port;
@@ -77,7 +58,8 @@ struct listener {
 
 struct sniff {
     struct front_conn base;
-    struct bufferevent *bev;
+    LIST_ENTRY(sniff) link; /* the listener's sniffing connections */
+    struct transport *t;
     uint64_t deadline_ms; /* a partial preface: header_timeout; 0 */
 };
 
@@ -93,149 +75,27 @@ void listener_config_defaults(struct front_config *cfg)
     cfg->output_high_water = 128 * 1024;
 }
 
-/* ---- connection list (for the connection modules) ---- */
-
-void listener_attach(struct listener *l, struct front_conn *c,
-                     enum front_protocol protocol)
-{
-    c->listener = l;
-    c->protocol = protocol;
-    c->prev = NULL;
-    c->next = l->conns;
-    if (l->conns != NULL)
-        l->conns->prev = c;
-    l->conns = c;
-    l->open[protocol]++;
-}
-
-void listener_detach(struct front_conn *c)
-{
-    struct listener *l = c->listener;
-
-    if (c->prev != NULL)
-        c->prev->next = c->next;
-    else
-        l->conns = c->next;
-    if (c->next != NULL)
-        c->next->prev = c->prev;
-    c->prev = c->next = NULL;
-    rw_assert(l->open[c->protocol] > 0);
-    l->open[c->protocol]--;
-}
-
-static void queue_push(struct listener *l, struct front_conn *c)
-{
-    c->queued = true;
-    c->work_next = NULL;
-    *l->queue_tail = c;
-    l->queue_tail = &c->work_next;
-}
-
-void listener_schedule(struct front_conn *c)
-{
-    struct listener *l = c->listener;
-    static const struct timeval next_round = {0, 0};
-
-    if (c->dying || c->queued || l->closing_all)
-        return;
-    queue_push(l, c);
-    if (l->in_work)
-        event_add(l->work, &next_round);
-    else
-        event_active(l->work, EV_TIMEOUT, 0);
-}
-
-void listener_reap(struct front_conn *c)
-{
-    struct listener *l = c->listener;
-
-    if (c->dying)
-        return;
-    c->dying = true;
-    if (l->closing_all)
-        return;
-    if (!c->queued)
-        queue_push(l, c);
-    event_active(l->work, EV_TIMEOUT, 0);
-}
-
-/* Serves or shuts down the connections queued so far; those queued while
- * it runs wait for the next run. */
-static void listener_work_cb(evutil_socket_t fd, short what, void *arg)
-{
-    struct listener *l = arg;
-    struct front_conn *c, *batch = l->queue;
-
-    l->queue = NULL;
-    l->queue_tail = &l->queue;
-    l->in_work = true;
-    while ((c = batch) != NULL) {
-        batch = c->work_next;
-        c->work_next = NULL;
-        c->queued = false;
-        if (c->dying)
-            c->shutdown(c);
-        else
-            c->service(c);
-    }
-    l->in_work = false;
-}
-
-void listener_count_stream(struct listener *l, enum front_protocol protocol,
-                           int delta)
-{
-    if (delta > 0) {
-        l->streams[protocol]++;
-        l->streams_total[protocol]++;
-    } else {
-        rw_assert(l->streams[protocol] > 0);
-        l->streams[protocol]--;
-    }
-}
-
-unsigned listener_flush_seconds(const struct listener *l)
-{
-    return l->cfg.idle_timeout > 0 ? l->cfg.idle_timeout
-                                   : LISTENER_CLOSE_FLUSH_SECONDS;
-}
-
-void listener_close_output(struct bufferevent *bev, unsigned flush_seconds)
-{
-    struct timeval tv = {.tv_sec = flush_seconds, .tv_usec = 0};
-
-    bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
-    bufferevent_set_timeouts(bev, NULL, &tv);
-}
-
-const struct front_config *listener_config(const struct listener *l)
-{
-    return &l->cfg;
-}
-
-void listener_dispatch(struct listener *l, struct stream *s)
-{
-    l->handler(s, l->arg);
-}
-
 /* ---- sniffing ---- */
 
 static void sniff_free(struct sniff *sn)
 {
-    listener_detach(&sn->base);
-    if (sn->bev != NULL)
-        bufferevent_free(sn->bev);
+    registry_detach(&sn->base);
+    LIST_REMOVE(sn, link);
+    transport_free(sn->t);
     free(sn);
 }
 
 /* Closes a connection that is still being sniffed, from the loop. */
 static void sniff_kill(struct sniff *sn)
 {
-    bufferevent_disable(sn->bev, EV_READ | EV_WRITE);
-    bufferevent_setcb(sn->bev, NULL, NULL, NULL, NULL);
-    listener_reap(&sn->base);
+    struct bufferevent *bev = transport_bev(sn->t);
+
+    bufferevent_disable(bev, EV_READ | EV_WRITE);
+    bufferevent_setcb(bev, NULL, NULL, NULL, NULL);
+    registry_reap(&sn->base);
 }
 
-static void sniff_shutdown(struct front_conn *c)
+static void sniff_close_now(struct front_conn *c)
 {
     sniff_free((struct sniff *)c);
 }
@@ -249,30 +109,30 @@ static void sniff_service(struct front_conn *c)
  * header_timeout of its first byte, however it trickles in. */
 static void sniff_wait_preface(struct sniff *sn)
 {
-    unsigned limit = sn->base.listener->cfg.header_timeout;
+    unsigned limit = registry_config(sn->base.registry)->header_timeout;
     struct timeval tv;
 
     if (limit == 0)
         return; /* idle_timeout, per read */
     if (sn->deadline_ms == 0)
-        sn->deadline_ms = listener_now_ms() + limit * 1000ull;
-    listener_until(sn->deadline_ms, &tv);
-    bufferevent_set_timeouts(sn->bev, &tv, NULL);
+        sn->deadline_ms = clock_mono_ms() + limit * 1000ull;
+    transport_until(sn->deadline_ms, &tv);
+    bufferevent_set_timeouts(transport_bev(sn->t), &tv, NULL);
 }
 
-/* Hands the bufferevent over to the module serving protocol. */
+/* Hands the transport over to the module serving protocol. */
 static void sniff_decide(struct sniff *sn, enum front_protocol protocol)
 {
-    struct listener *l = sn->base.listener;
-    struct bufferevent *bev = sn->bev;
+    struct registry *r = sn->base.registry;
+    struct transport *t = sn->t;
 
-    bufferevent_setcb(bev, NULL, NULL, NULL, NULL);
-    sn->bev = NULL;
+    bufferevent_setcb(transport_bev(t), NULL, NULL, NULL, NULL);
+    sn->t = NULL;
     sniff_free(sn);
     if (protocol == FRONT_H2)
-        conn_h2_new(l, bev);
+        conn_h2_new(r, t);
     else
-        conn_h1_new(l, bev);
+        conn_h1_new(r, t);
 }
 
 static void listener_sniff_read_cb(struct bufferevent *bev, void *arg)
@@ -316,15 +176,17 @@ static void listener_sniff_event_cb(struct bufferevent *bev, short what,
     sniff_kill(sn);
 }
 
-void listener_adopt(struct listener *l, struct bufferevent *bev)
+void listener_adopt(struct listener *l, struct transport *t)
 {
     struct sniff *sn = xcalloc(1, sizeof(*sn));
     struct timeval tv = {.tv_sec = l->cfg.idle_timeout, .tv_usec = 0};
+    struct bufferevent *bev = transport_bev(t);
 
-    sn->bev = bev;
+    sn->t = t;
     sn->base.service = sniff_service;
-    sn->base.shutdown = sniff_shutdown;
-    listener_attach(l, &sn->base, FRONT_SNIFFING);
+    sn->base.close_now = sniff_close_now;
+    registry_attach(l->registry, &sn->base, FRONT_SNIFFING);
+    LIST_INSERT_HEAD(&l->sniffing, sn, link);
     bufferevent_setcb(bev, listener_sniff_read_cb, NULL,
                       listener_sniff_event_cb, sn);
     if (l->cfg.idle_timeout > 0)
@@ -336,11 +198,6 @@ void listener_adopt(struct listener *l, struct bufferevent *bev)
 }
 
 /* ---- accepting ---- */
-
-static uint64_t open_connections(const struct listener *l)
-{
-    return l->open[FRONT_SNIFFING] + l->open[FRONT_H1] + l->open[FRONT_H2];
-}
 
 static void socket_setup(const struct listener *l, evutil_socket_t fd)
 {
@@ -364,7 +221,7 @@ static void listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
 
     l->accepted++;
     if (l->cfg.max_connections > 0 &&
-        open_connections(l) >= l->cfg.max_connections) {
+        registry_open(l->registry) >= l->cfg.max_connections) {
         if (l->rejected++ == 0)
             log_warnx("listener: max_connections (%u) reached; closing new "
                       "connections (logged once)",
@@ -379,7 +236,7 @@ static void listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
         evutil_closesocket(fd);
         return;
     }
-    listener_adopt(l, bev);
+    listener_adopt(l, transport_plain_new(bev));
 }
 
 static void listener_resume_cb(evutil_socket_t fd, short what, void *arg)
@@ -403,22 +260,13 @@ void listener_stop_accepting(struct listener *l)
 
 void listener_drain(struct listener *l)
 {
-    struct front_conn *c, *next;
+    struct sniff *sn;
 
     listener_stop_accepting(l);
-    l->draining = true;
-    for (c = l->conns; c != NULL; c = next) {
-        next = c->next;
-        if (c->protocol == FRONT_SNIFFING)
-            sniff_kill((struct sniff *)c); /* no request yet */
-        else
-            listener_schedule(c); /* its service closes it when done */
-    }
-}
-
-bool listener_draining(const struct listener *l)
-{
-    return l->draining;
+    LIST_FOREACH(sn, &l->sniffing, link)
+        if (!sn->base.dying)
+            sniff_kill(sn); /* no request yet */
+    registry_drain(l->registry); /* each service closes it when done */
 }
 
 static void listener_error_cb(struct evconnlistener *evl, void *arg)
@@ -459,8 +307,7 @@ struct listener *listener_new(struct event_base *base, const char *address,
 
     l->base = base;
     l->cfg = *cfg;
-    l->handler = handler;
-    l->arg = arg;
+    LIST_INIT(&l->sniffing);
     if (address_parse_listen(address, &ss, &sslen, why, sizeof(why)) !=
         RW_OK) {
         log_warnx("listener: \"%s\": %s", address, why);
@@ -474,8 +321,7 @@ struct listener *listener_new(struct event_base *base, const char *address,
     }
     evconnlistener_set_error_cb(l->evl, listener_error_cb);
     l->resume = evtimer_new(base, listener_resume_cb, l);
-    l->work = evtimer_new(base, listener_work_cb, l);
-    l->queue_tail = &l->queue;
+    l->registry = registry_new(base, &l->cfg, handler, arg);
     l->port = bound_port(evconnlistener_get_fd(l->evl));
     log_debug("listener: listening on %s (port %d)", address, l->port);
     return l;
@@ -486,17 +332,7 @@ err:
 
 void listener_close_connections(struct listener *l)
 {
-    /* Connections on the work queue, reaped ones included, are still on
-     * the list: shut down with the rest.  On_close handlers may touch
-     * other streams meanwhile; nothing gets queued. */
-    l->closing_all = true;
-    l->queue = NULL;
-    l->queue_tail = &l->queue;
-    while (l->conns != NULL)
-        l->conns->shutdown(l->conns);
-    l->closing_all = false;
-    if (l->work != NULL)
-        event_del(l->work);
+    registry_close_all(l->registry);
 }
 
 void listener_free(struct listener *l)
@@ -507,9 +343,7 @@ void listener_free(struct listener *l)
         evconnlistener_free(l->evl);
     if (l->resume != NULL)
         event_free(l->resume);
-    listener_close_connections(l);
-    if (l->work != NULL)
-        event_free(l->work);
+    registry_free(l->registry);
     free(l);
 }
 
@@ -520,82 +354,19 @@ int listener_port(const struct listener *l)
 
 void listener_stats(const struct listener *l, struct listener_stats *out)
 {
+    struct registry_stats rs;
+
+    registry_stats(l->registry, &rs);
     memset(out, 0, sizeof(*out));
-    out->connections_sniffing = l->open[FRONT_SNIFFING];
-    out->connections_h1 = l->open[FRONT_H1];
-    out->connections_h2 = l->open[FRONT_H2];
-    out->streams_h1 = l->streams[FRONT_H1];
-    out->streams_h2 = l->streams[FRONT_H2];
+    out->connections_sniffing = rs.open[FRONT_SNIFFING];
+    out->connections_h1 = rs.open[FRONT_H1];
+    out->connections_h2 = rs.open[FRONT_H2];
+    out->streams_h1 = rs.streams[FRONT_H1];
+    out->streams_h2 = rs.streams[FRONT_H2];
     out->connections_total = l->accepted;
     out->connections_rejected = l->rejected;
-    out->streams_h1_total = l->streams_total[FRONT_H1];
-    out->streams_h2_total = l->streams_total[FRONT_H2];
-    for (const struct front_conn *c = l->conns; c != NULL; c = c->next) {
-        size_t unsent = 0;
-
-        if (c->unfinished != NULL && c->unfinished(c, &unsent)) {
-            out->connections_unfinished++;
-            out->bytes_unsent += unsent;
-        }
-    }
-}
-
-/* ---- deadlines and output queues (for the connection modules) ---- */
-
-uint64_t listener_now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-void listener_until(uint64_t deadline_ms, struct timeval *tv)
-{
-    uint64_t now = listener_now_ms();
-    uint64_t left = deadline_ms > now ? deadline_ms - now : 1;
-
-    tv->tv_sec = (time_t)(left / 1000);
-    tv->tv_usec = (suseconds_t)(left % 1000) * 1000;
-}
-
-int listener_out_copy(struct evbuffer *out, bool *tail_ref, const void *p,
-                      size_t len)
-{
-    struct evbuffer_iovec v;
-
-    if (len == 0)
-        return 0;
-    if (!*tail_ref)
-        return evbuffer_add(out, p, len);
-    /* evbuffer_reserve_space sizes a new chain for len (1 KiB at least),
-     * not after the immutable tail's length */
-    if (evbuffer_reserve_space(out, (ev_ssize_t)len, &v, 1) < 1)
-        return -1;
-    memcpy(v.iov_base, p, len);
-    v.iov_len = len;
-    if (evbuffer_commit_space(out, &v, 1) < 0)
-        return -1;
-    *tail_ref = false;
-    return 0;
-}
-
-static void listener_unref_cb(const void *data, size_t len, void *extra)
-{
-    rbuf_unref(extra);
-}
-
-int listener_out_add(struct evbuffer *out, bool *tail_ref, struct rbuf *b,
-                     size_t off, size_t len)
-{
-    if (len < LISTENER_COPY_BELOW)
-        return listener_out_copy(out, tail_ref, b->data + off, len);
-    rbuf_ref(b);
-    if (evbuffer_add_reference(out, b->data + off, len, listener_unref_cb, b) <
-        0) {
-        rbuf_unref(b);
-        return -1;
-    }
-    *tail_ref = true;
-    return 0;
+    out->streams_h1_total = rs.streams_total[FRONT_H1];
+    out->streams_h2_total = rs.streams_total[FRONT_H2];
+    out->connections_unfinished = rs.unfinished;
+    out->bytes_unsent = rs.unsent;
 }

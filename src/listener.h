@@ -15,51 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "src/front_config.h"
 #include "src/stream.h"
 
 struct event_base;
 struct listener;
-
-struct front_config {
-    /* Open connections at most (sniffing, HTTP/1.x and HTTP/2 together);
-     * a connection accepted beyond it is closed at once.  0: no limit. */
-    unsigned max_connections;
-    /* SETTINGS_MAX_CONCURRENT_STREAMS sent to HTTP/2 clients; a stream
-     * beyond it is refused alone (RST_STREAM REFUSED_STREAM, RFC 9113
-     * 5.1.2), the connection and its other streams carry on. */
-    unsigned h2_max_concurrent_streams;
-    /* Request line and headers at most, bytes (HTTP/2: the header list
-     * size as RFC 9113 6.5.2 counts it); beyond: 431, or 414 when the
-     * HTTP/1.x request line alone is longer. */
-    size_t max_header_bytes;
-    /* Seconds a connection may wait for its next request before it is
-     * closed: an HTTP/1.x keep-alive connection once its last response
-     * is flushed, a connection still being sniffed, an HTTP/2 connection
-     * without streams (GOAWAY; counted from its last stream's end, PINGs
-     * and SETTINGS do not extend it, as Go's http2 server).  Also how
-     * long a connection without a request being answered may wait for the
-     * client to read its output (no progress: closed).  0: no limit. */
-    unsigned idle_timeout;
-    /* Seconds a client has to send a complete request once it began one:
-     * HTTP/1.x from the request's first byte to its end (request line,
-     * headers and the body, which is discarded), HTTP/2 from a HEADERS
-     * frame's first byte to the end of its header block (END_HEADERS; the
-     * request is dispatched then) on a connection without another request
-     * being answered, the HTTP/2 preface from its first byte.  Beyond it
-     * the connection is closed (HTTP/1.x answers 408 first, HTTP/2 sends
-     * GOAWAY).  Responses, streamed ones (a WATCH) included, are never cut
-     * by it.  As kube-apiserver's ReadHeaderTimeout (Go net/http).  0: no
-     * limit. */
-    unsigned header_timeout;
-    /* SO_SNDBUF of accepted sockets, bytes; 0 keeps the kernel's default
-     * (autotuned). */
-    int sndbuf;
-    /* Bytes a connection's output may hold, not yet taken by the kernel,
-     * before HTTP/2 stops producing frames (it resumes as soon as the
-     * kernel takes enough) and HTTP/1.x stops reading pipelined requests
-     * (resumed when the output falls to half of it). */
-    size_t output_high_water;
-};
+struct transport;
 
 /* Defaults for cfg: max_connections 10000, h2_max_concurrent_streams
  * 1000, max_header_bytes 65536, idle_timeout 90 (as Go's net/http server
@@ -109,6 +70,17 @@ void listener_stop_accepting(struct listener *l);
  * then no connections at all).
  */
 void listener_drain(struct listener *l);
+
+/* Starts serving t (a connected transport, transport.h; in tests, one
+ * over an end of a bufferevent pair) as if accepted: sniffs the
+ * protocol, then hands t to conn_h1 or conn_h2.  Takes ownership of t on
+ * every path. */
+void listener_adopt(struct listener *l, struct transport *t);
+
+/* Closes every connection at once, those already closing included; each
+ * open stream gets its on_close (listener_free without closing the
+ * listening socket).  Not from inside a callback of the front. */
+void listener_close_connections(struct listener *l);
 
 /* The bound port (useful after port 0), host byte order. */
 int listener_port(const struct listener *l);

@@ -15,14 +15,22 @@ src_libsrc_a_SOURCES = \
 	src/backoff.c src/backoff.h \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \
-	src/stream.c src/stream.h src/stream_impl.h \
+	src/transport.c src/transport.h \
+	src/stream.c src/stream.h src/stream_impl.h src/stream_types.h \
+	src/front_config.h \
+	src/registry.c src/registry.h \
+	src/outq.c src/outq.h \
 	src/listener.c src/listener.h \
 	src/conn_h1.c src/conn_h1.h \
 	src/h1_head.c src/h1_head.h \
+	src/h1_req.c src/h1_req.h \
 	src/conn_h2.c src/conn_h2.h \
 	src/h2_guard.c src/h2_guard.h \
 	src/h2_in.c src/h2_in.h \
 	src/h2_out.c src/h2_out.h \
+	src/h2_body.c src/h2_body.h \
+	src/h2_req.c src/h2_req.h \
+	src/h2_stream.c src/h2_stream.h \
 	src/config.c src/config.h \
 	src/metrics.c src/metrics.h src/metrics_resource.h \
 	src/resource.c src/resource.h \

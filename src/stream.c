@@ -8,7 +8,7 @@
  * from above) and the exactly-once delivery of on_close.  Bytes move in
  * the connection modules behind struct stream_ops.
  */
-#include "src/stream_impl.h"
+#include "src/stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,7 @@
 
 #include "cache/rw.h"
 #include "proto/frame.h"
+#include "src/stream_impl.h"
 
 /* ---- request ---- */
 
@@ -56,6 +57,7 @@ void stream_init(struct stream *s, const struct stream_ops *ops, int protocol)
     s->ops = ops;
     s->protocol = (uint8_t)protocol;
     s->content_length = -1;
+    STAILQ_INIT(&s->headers);
     s->req.method_name = s->req.path = s->req.query = "";
     s->req.accept = s->req.user_agent = s->req.if_none_match = "";
 }
@@ -136,7 +138,7 @@ void stream_set_callbacks(struct stream *s, stream_cb on_drain,
 void stream_add_header(struct stream *s, const char *name, const char *value)
 {
     size_t nlen = strlen(name), vlen = strlen(value);
-    struct stream_header *h, **tail;
+    struct stream_header *h;
 
     rw_assert(!s->begun);
     /* a CR or LF would split the HTTP/1.1 response: a handler bug */
@@ -146,21 +148,17 @@ void stream_add_header(struct stream *s, const char *name, const char *value)
     memcpy(h->name, name, nlen + 1);
     h->value = h->name + nlen + 1;
     memcpy(h->name + nlen + 1, value, vlen + 1);
-    h->next = NULL;
-    for (tail = &s->headers; *tail != NULL; tail = &(*tail)->next)
-        ;
-    *tail = h;
+    STAILQ_INSERT_TAIL(&s->headers, h, link);
 }
 
 static void headers_free(struct stream *s)
 {
-    struct stream_header *h, *next;
+    struct stream_header *h;
 
-    for (h = s->headers; h != NULL; h = next) {
-        next = h->next;
+    while ((h = STAILQ_FIRST(&s->headers)) != NULL) {
+        STAILQ_REMOVE_HEAD(&s->headers, link);
         free(h);
     }
-    s->headers = NULL;
 }
 
 void stream_begin(struct stream *s, int status, const char *content_type,

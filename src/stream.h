@@ -27,38 +27,11 @@
 #include <stdint.h>
 
 #include "cache/rbuf.h"
+#include "src/stream_types.h"
 
 /* on_drain fires when stream_pending() falls to this many bytes or fewer
  * after having been above it. */
 #define STREAM_LOW_WATER (16 * 1024)
-
-enum stream_method {
-    STREAM_GET,
-    STREAM_HEAD,
-    STREAM_POST,
-    STREAM_PUT,
-    STREAM_PATCH,
-    STREAM_DELETE,
-    STREAM_OPTIONS,
-    STREAM_OTHER,
-};
-
-struct request {
-    enum stream_method method;
-    const char *method_name; /* as sent, e.g. "GET" */
-    const char *path;        /* raw path without the query, e.g. "/api/v1/pods" */
-    const char *query;       /* raw query after '?'; "" when none */
-    /* Header fields: the first of each name when it is repeated, as Go's
-     * Header.Get (kube-apiserver's negotiation, go-restful's routes);
-     * "" when absent.  HTTP/1.1 and HTTP/2 alike (stream_field_index). */
-    const char *accept;
-    const char *user_agent;
-    const char *if_none_match;
-    int http_version; /* 10, 11 or 20 */
-};
-
-struct stream;
-typedef void (*stream_cb)(struct stream *s, void *arg);
 
 const struct request *stream_request(const struct stream *s);
 /* Releases the request's strings (path, query, header fields: they
@@ -104,8 +77,5 @@ void stream_end(struct stream *s);
 /* stream_begin + one write + stream_end; body may be NULL (empty). */
 void stream_respond(struct stream *s, int status, const char *content_type,
                     struct rbuf *body);
-
-/* Called by the connection modules for each complete request. */
-typedef void (*request_handler_fn)(struct stream *s, void *arg);
 
 #endif

@@ -23,7 +23,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "etcd_testlib.h"
+#include "src/transport.h"
+#include "test/etcd_testlib.h"
 
 static struct etcd_sync sync_client;
 
@@ -516,6 +517,41 @@ static void test_keepalive_timeout(void **state)
     event_base_free(base);
 }
 
+/* The transport a connection's configuration names makes its
+ * connection (transport_client_fn): a factory that wraps the plain one
+ * is called once, and the calls made over its transport succeed. */
+static int factory_calls;
+
+static struct transport *counting_client(struct event_base *base, int fd,
+                                         void *arg)
+{
+    factory_calls++;
+    assert_ptr_equal(arg, &factory_calls);
+    return transport_plain_client(base, fd, NULL);
+}
+
+static void test_transport_factory(void **state)
+{
+    struct event_base *base = event_base_new();
+    struct h2c_callbacks cbs = {NULL, refused_close_cb};
+    struct h2c_config cfg = {.transport = counting_client,
+                             .transport_arg = &factory_calls};
+    struct refused r = {0};
+    const char *host, *port, *url;
+    struct h2c *conn;
+
+    etest_endpoint(&host, &port, &url);
+    factory_calls = 0;
+    conn = h2c_new(base, host, port, &cfg, &cbs, &r);
+    assert_non_null(
+        grpc_unary(conn, ETCD_PATH_STATUS, "", 0, 5, refused_unary_cb, &r));
+    assert_true(etest_wait(base, &r.unary_done, ETEST_TIMEOUT));
+    assert_int_equal(r.unary_status, GRPC_STATUS_OK);
+    assert_int_equal(factory_calls, 1);
+    h2c_free(conn);
+    event_base_free(base);
+}
+
 /* A value of 1 MiB crosses many DATA frames both ways. */
 static void test_large_value(void **state)
 {
@@ -570,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_cancel_unary),
         cmocka_unit_test(test_keepalive_timeout),
         cmocka_unit_test(test_large_value),
+        cmocka_unit_test(test_transport_factory),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,5 +1,6 @@
-# test/front.mk: the serving front (src/stream, listener, conn_h1, h1_head,
-# conn_h2).
+# test/front.mk: the serving front (src/stream, listener, registry, outq,
+# transport, conn_h1, h1_head, h1_req, conn_h2, h2_req, h2_body, h2_out,
+# h2_guard).
 UNIT_TESTS += test/stream_test
 test_stream_test_SOURCES = test/stream_test.c
 test_stream_test_CFLAGS = $(TEST_CFLAGS)
@@ -10,10 +11,40 @@ test_listener_test_SOURCES = test/listener_test.c
 test_listener_test_CFLAGS = $(TEST_CFLAGS)
 test_listener_test_LDADD = $(TEST_LIBS)
 
+UNIT_TESTS += test/registry_test
+test_registry_test_SOURCES = test/registry_test.c
+test_registry_test_CFLAGS = $(TEST_CFLAGS)
+test_registry_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/outq_test
+test_outq_test_SOURCES = test/outq_test.c
+test_outq_test_CFLAGS = $(TEST_CFLAGS)
+test_outq_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/transport_test
+test_transport_test_SOURCES = test/transport_test.c
+test_transport_test_CFLAGS = $(TEST_CFLAGS)
+test_transport_test_LDADD = $(TEST_LIBS)
+
 UNIT_TESTS += test/h1_head_test
 test_h1_head_test_SOURCES = test/h1_head_test.c
 test_h1_head_test_CFLAGS = $(TEST_CFLAGS)
 test_h1_head_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/h1_req_test
+test_h1_req_test_SOURCES = test/h1_req_test.c
+test_h1_req_test_CFLAGS = $(TEST_CFLAGS)
+test_h1_req_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/h2_req_test
+test_h2_req_test_SOURCES = test/h2_req_test.c
+test_h2_req_test_CFLAGS = $(TEST_CFLAGS)
+test_h2_req_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/h2_body_test
+test_h2_body_test_SOURCES = test/h2_body_test.c
+test_h2_body_test_CFLAGS = $(TEST_CFLAGS)
+test_h2_body_test_LDADD = $(TEST_LIBS)
 
 UNIT_TESTS += test/h2_out_test
 test_h2_out_test_SOURCES = test/h2_out_test.c

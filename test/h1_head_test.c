@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <event2/buffer.h>
 
+#include "cache/rw.h"
 #include "src/h1_head.h"
 
 #define H "Host: a\r\n"
@@ -281,21 +282,22 @@ static void test_reader(void **state)
                                    (size_t)len, &r.head, why, sizeof(why)),
                      0);
     h1_reader_head_done(&r, in, (size_t)len);
-    assert_int_equal(h1_reader_body(&r, in, 100, 10, &status, why, 128), 1);
+    assert_int_equal(h1_reader_body(&r, in, 100, 10, &status, why, 128),
+                     H1_READER_DONE);
     assert_int_equal(evbuffer_get_length(in), 4);
     evbuffer_drain(in, 4);
 
     memset(&r, 0, sizeof(r));
     evbuffer_add_printf(in, "GET /%0200d", 0);
     assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
-                     -1);
+                     RW_EINVAL);
     assert_int_equal(status, 414);
     evbuffer_drain(in, evbuffer_get_length(in));
 
     memset(&r, 0, sizeof(r));
     evbuffer_add_printf(in, "GET / HTTP/1.1\r\nX: %0200d\r\n", 0);
     assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
-                     -1);
+                     RW_EINVAL);
     assert_int_equal(status, 431);
     evbuffer_drain(in, evbuffer_get_length(in));
 
@@ -306,14 +308,14 @@ static void test_reader(void **state)
     assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)), 0);
     evbuffer_add_printf(in, "\r\n");
     assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
-                     -1);
+                     RW_EINVAL);
     assert_int_equal(status, 400);
     assert_non_null(strstr(why, "HTTP/0.9"));
     evbuffer_drain(in, evbuffer_get_length(in));
     memset(&r, 0, sizeof(r));
     evbuffer_add_printf(in, "GET / HTTP/2.0\r\nHost: a\r\n");
     assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
-                     -1);
+                     RW_EINVAL);
     assert_int_equal(status, 505);
     evbuffer_drain(in, evbuffer_get_length(in));
     memset(&r, 0, sizeof(r));
@@ -325,7 +327,8 @@ static void test_reader(void **state)
     r.head_done = true;
     r.head.framing = H1_FRAMING_CHUNKED;
     evbuffer_add_printf(in, "20\r\n%032d\r\n0\r\n\r\n", 0);
-    assert_int_equal(h1_reader_body(&r, in, 100, 16, &status, why, 128), -1);
+    assert_int_equal(h1_reader_body(&r, in, 100, 16, &status, why, 128),
+                     RW_EINVAL);
     assert_int_equal(status, 413);
     evbuffer_free(in);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "proto/frame.h"
+#include "src/stream.h"
 #include "src/stream_impl.h"
 
 /* ---- a fake connection module ---- */
@@ -30,10 +31,12 @@ static struct fake {
 static void fake_begin(struct stream *s, int status, const char *ct,
                        int64_t content_length)
 {
+    const struct stream_header *h;
+
     fake.begins++;
     fake.status = status;
     fake.content_length = content_length;
-    for (const struct stream_header *h = s->headers; h; h = h->next)
+    STAILQ_FOREACH(h, &s->headers, link)
         fake.headers_seen++;
 }
 
@@ -152,7 +155,7 @@ static void test_respond(void **state)
     assert_int_equal(fake.headers_seen, 2);
     assert_int_equal(fake.writes, 1);
     assert_int_equal(fake.ends, 1);
-    assert_null(s->headers);
+    assert_true(STAILQ_EMPTY(&s->headers));
     free_stream(s);
     assert_int_equal(closes, 1);
     rbuf_unref(body);

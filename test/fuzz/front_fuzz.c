@@ -23,7 +23,7 @@
 #include "src/listener.h"
 #include "src/log.h"
 #include "src/stream.h"
-#include "src/stream_impl.h"
+#include "src/transport.h"
 
 #define ROUNDS 16
 
@@ -102,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         setup();
     if (bufferevent_pair_new(base, 0, pair) < 0)
         abort();
-    listener_adopt(listener, pair[0]);
+    listener_adopt(listener, transport_plain_new(pair[0]));
     bufferevent_enable(pair[1], EV_READ | EV_WRITE);
     bufferevent_write(pair[1], data, size);
     client_in = bufferevent_get_input(pair[1]);

@@ -1,0 +1,40 @@
+/*
+ * h2_req.h: an HTTP/2 request's header fields while its header block
+ * arrives (for conn_h2): the fields ringwatch keeps (:method, :path and
+ * those handlers see, enum stream_field), the first of each name, copied
+ * into one growing buffer, and the header list size as RFC 9113 6.5.2
+ * counts it (each field's name and value plus 32 bytes).  Freed when the
+ * request is dispatched.
+ */
+#ifndef H2_REQ_H
+#define H2_REQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct h2_req;
+struct stream;
+
+struct h2_req *h2_req_new(void);
+
+/* NULL is a no-op. */
+void h2_req_free(struct h2_req *r);
+
+/* Adds a header field as nghttp2 decoded it (name in lower case); fields
+ * handlers do not see are only counted, a repeated one's first value
+ * counts (stream_field_index), and once the list exceeds max_bytes
+ * nothing more is kept. */
+void h2_req_add(struct h2_req *r, const uint8_t *name, size_t namelen,
+                const uint8_t *value, size_t valuelen, size_t max_bytes);
+
+/*
+ * Copies the complete request into s (stream_set_request), its :path
+ * split into path and query at the first '?'.  Returns RW_OK; RW_ELIMIT
+ * when the header list exceeded max_bytes (a 431 for the caller);
+ * RW_EINVAL without :method or :path (400); RW_EPROTO when the path's
+ * escapes are invalid (a stream reset, as Go's server does where
+ * url.ParseRequestURI fails).  s is untouched on an error.
+ */
+int h2_req_apply(const struct h2_req *r, struct stream *s);
+
+#endif

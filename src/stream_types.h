@@ -1,0 +1,40 @@
+/*
+ * stream_types.h: the types a stream's two sides share, the handler's
+ * (stream.h) and the connection modules' (stream_impl.h): the request as
+ * handlers see it and the callback types.  Declares no functions.
+ */
+#ifndef STREAM_TYPES_H
+#define STREAM_TYPES_H
+
+enum stream_method {
+    STREAM_GET,
+    STREAM_HEAD,
+    STREAM_POST,
+    STREAM_PUT,
+    STREAM_PATCH,
+    STREAM_DELETE,
+    STREAM_OPTIONS,
+    STREAM_OTHER,
+};
+
+struct request {
+    enum stream_method method;
+    const char *method_name; /* as sent, e.g. "GET" */
+    const char *path;  /* raw path without the query, e.g. "/api/v1/pods" */
+    const char *query; /* raw query after '?'; "" when none */
+    /* Header fields: the first of each name when it is repeated, as Go's
+     * Header.Get (kube-apiserver's negotiation, go-restful's routes);
+     * "" when absent.  HTTP/1.1 and HTTP/2 alike (stream_field_index). */
+    const char *accept;
+    const char *user_agent;
+    const char *if_none_match;
+    int http_version; /* 10, 11 or 20 */
+};
+
+struct stream;
+typedef void (*stream_cb)(struct stream *s, void *arg);
+
+/* Called by the connection modules for each complete request. */
+typedef void (*request_handler_fn)(struct stream *s, void *arg);
+
+#endif
