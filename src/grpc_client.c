@@ -36,7 +36,7 @@
 #define GRPC_STOP 1
 
 struct grpc_call {
-    struct h2c_stream *stream; /* NULL once closed or reset */
+    struct h2_client_stream *stream; /* NULL once closed or reset */
     struct grpc_deframer deframer;
     grpc_message_cb on_message; /* streaming calls */
     grpc_close_cb on_close;     /* streaming calls */
@@ -99,7 +99,7 @@ static void grpc_call_fail(struct grpc_call *call, int status,
                            const char *message)
 {
     if (call->stream) {
-        h2c_reset(call->stream);
+        h2_client_reset(call->stream);
         call->stream = NULL;
     }
     grpc_call_report(call, status, message);
@@ -164,7 +164,7 @@ static void grpc_call_closed(struct grpc_call *call, uint32_t error_code)
                              call->grpc_message ? call->grpc_message : "");
         return;
     }
-    if (error_code == H2C_ERROR_CONNECTION) {
+    if (error_code == H2_CLIENT_ERROR_CONNECTION) {
         grpc_call_report(call, GRPC_STATUS_UNAVAILABLE, "connection closed");
     } else if (call->http_status != 0 && call->http_status != 200) {
         snprintf(why, sizeof(why), "HTTP status %d", call->http_status);
@@ -258,7 +258,7 @@ static void grpc_h2_close_cb(uint32_t error_code, void *arg)
     grpc_call_maybe_free(call);
 }
 
-static const struct h2c_stream_callbacks grpc_stream_callbacks = {
+static const struct h2_client_stream_callbacks grpc_stream_callbacks = {
     .on_header = grpc_h2_header_cb,
     .on_data = grpc_h2_data_cb,
     .on_close = grpc_h2_close_cb,
@@ -266,11 +266,11 @@ static const struct h2c_stream_callbacks grpc_stream_callbacks = {
 
 /* ==== calls ==== */
 
-static struct grpc_call *grpc_call_new(struct h2c *conn, const char *path,
+static struct grpc_call *grpc_call_new(struct h2_client *conn, const char *path,
                                        const char *timeout_header, void *arg)
 {
     struct grpc_call *call = xcalloc(1, sizeof(*call));
-    struct h2c_header headers[4] = {
+    struct h2_client_header headers[4] = {
         {"content-type", "application/grpc"},
         {"te", "trailers"},
         {"user-agent", "ringwatch-grpc"},
@@ -280,9 +280,9 @@ static struct grpc_call *grpc_call_new(struct h2c *conn, const char *path,
     call->arg = arg;
     call->grpc_status = -1;
     grpc_deframer_init(&call->deframer, GRPC_DEFAULT_MAX_MESSAGE);
-    call->stream =
-        h2c_request(conn, "POST", path, NULL, headers, timeout_header ? 4 : 3,
-                    H2C_REQUEST_BODY, &grpc_stream_callbacks, call);
+    call->stream = h2_client_request(
+        conn, "POST", path, NULL, headers, timeout_header ? 4 : 3,
+        H2_CLIENT_REQUEST_BODY, &grpc_stream_callbacks, call);
     if (call->stream == NULL) {
         grpc_call_free(call);
         return NULL;
@@ -290,7 +290,7 @@ static struct grpc_call *grpc_call_new(struct h2c *conn, const char *path,
     return call;
 }
 
-struct grpc_call *grpc_call_start(struct h2c *conn, const char *path,
+struct grpc_call *grpc_call_start(struct h2_client *conn, const char *path,
                                   grpc_message_cb on_message,
                                   grpc_close_cb on_close, void *arg)
 {
@@ -312,9 +312,10 @@ static int grpc_call_write(struct grpc_call *call, const void *msg, size_t len,
         return RW_ECLOSED;
     rw_assert(len <= GRPC_DEFAULT_MAX_MESSAGE);
     grpc_prefix_write(prefix, len);
-    if (h2c_send(call->stream, prefix, sizeof(prefix), false) != 0)
+    if (h2_client_send(call->stream, prefix, sizeof(prefix), false) != 0)
         return RW_ECLOSED;
-    return h2c_send(call->stream, msg, len, end_stream) == 0 ? 0 : RW_ECLOSED;
+    return h2_client_send(call->stream, msg, len, end_stream) == 0 ? 0
+                                                                   : RW_ECLOSED;
 }
 
 int grpc_call_send(struct grpc_call *call, const void *msg, size_t len)
@@ -328,7 +329,7 @@ void grpc_call_cancel(struct grpc_call *call)
         return; /* inside its own close callback: freed after it */
     call->finished = true;
     if (call->stream) {
-        h2c_reset(call->stream);
+        h2_client_reset(call->stream);
         call->stream = NULL;
     }
     grpc_call_maybe_free(call);
@@ -353,7 +354,7 @@ static void grpc_timeout_format(double timeout, char *out, size_t size)
         snprintf(out, size, "%.0fS", RW_MIN(ceil(timeout), 99999999.0));
 }
 
-struct grpc_call *grpc_unary(struct h2c *conn, const char *path,
+struct grpc_call *grpc_unary(struct h2_client *conn, const char *path,
                              const void *msg, size_t len, double timeout,
                              grpc_unary_cb cb, void *arg)
 {
@@ -368,7 +369,8 @@ struct grpc_call *grpc_unary(struct h2c *conn, const char *path,
         return NULL;
     call->on_unary = cb;
     if (timeout > 0) {
-        call->deadline = evtimer_new(h2c_base(conn), grpc_deadline_cb, call);
+        call->deadline =
+            evtimer_new(h2_client_base(conn), grpc_deadline_cb, call);
         tv = rw_timeval(timeout);
         evtimer_add(call->deadline, &tv);
     }

@@ -24,7 +24,7 @@
 
 #include "proto/grpc.h"
 
-struct h2c;
+struct h2_client;
 struct grpc_call;
 
 /* One response message of len bytes; msg is valid during the call only
@@ -49,7 +49,7 @@ typedef void (*grpc_unary_cb)(int status, const char *message,
 /* Starts a streaming call to path (e.g. "/etcdserverpb.Watch/Watch") on
  * conn; messages are sent with grpc_call_send.  Returns the call, or NULL
  * when conn cannot start a stream (closed, going away). */
-struct grpc_call *grpc_call_start(struct h2c *conn, const char *path,
+struct grpc_call *grpc_call_start(struct h2_client *conn, const char *path,
                                   grpc_message_cb on_message,
                                   grpc_close_cb on_close, void *arg);
 
@@ -67,7 +67,7 @@ void grpc_call_cancel(struct grpc_call *call);
  * canceled with DEADLINE_EXCEEDED (also sent as grpc-timeout); <= 0 means
  * none.  Returns the call (cancelable with grpc_call_cancel), or NULL when
  * conn cannot start a stream (cb is then not called). */
-struct grpc_call *grpc_unary(struct h2c *conn, const char *path,
+struct grpc_call *grpc_unary(struct h2_client *conn, const char *path,
                              const void *msg, size_t len, double timeout,
                              grpc_unary_cb cb, void *arg);
 

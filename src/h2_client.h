@@ -14,15 +14,15 @@
  * throttled by WINDOW_UPDATE round trips.
  *
  * Callback rules.  Every stream that was not reset gets on_close exactly
- * once: when it ends, when the connection ends (error H2C_ERROR_CONNECTION,
- * before the connection's on_close) or when h2c_free is called.  After
- * h2c_reset, or after on_close returns, the stream handle is invalid.  The
- * connection's on_close fires at most once and never after h2c_free.  No
- * function but h2c_free runs a callback itself: output they queue is
- * written from the loop.  Any function may be called from inside any
- * callback, h2c_free included: the connection is then released only when
- * the outermost callback returns (as redis' freeClientAsync), never under
- * its own feet.
+ * once: when it ends, when the connection ends (error
+ * H2_CLIENT_ERROR_CONNECTION, before the connection's on_close) or when
+ * h2_client_free is called.  After h2_client_reset, or after on_close returns,
+ * the stream handle is invalid.  The connection's on_close fires at most once
+ * and never after h2_client_free.  No function but h2_client_free runs a
+ * callback itself: output they queue is written from the loop.  Any function
+ * may be called from inside any callback, h2_client_free included: the
+ * connection is then released only when the outermost callback returns (as
+ * redis' freeClientAsync), never under its own feet.
  */
 #ifndef H2_CLIENT_H
 #define H2_CLIENT_H
@@ -32,15 +32,15 @@
 #include <stdint.h>
 
 struct event_base;
-struct h2c;
+struct h2_client;
 struct transport;
-struct h2c_stream;
+struct h2_client_stream;
 
 /* Stream error code meaning "the connection ended (lost or freed) before
  * the stream did".  Outside HTTP/2's error code space (0x0..0xd). */
-#define H2C_ERROR_CONNECTION 0x100u
+#define H2_CLIENT_ERROR_CONNECTION 0x100u
 
-struct h2c_config {
+struct h2_client_config {
     double connect_timeout; /* seconds to establish TCP; 0: 10 */
     uint32_t window_size;   /* receive window per stream and for the
                                connection, bytes; 0: 16 MiB */
@@ -60,19 +60,19 @@ struct h2c_config {
     void *transport_arg;
 };
 
-struct h2c_callbacks {
+struct h2_client_callbacks {
     /* TCP is connected; the connection preface and SETTINGS are queued. */
-    void (*on_connect)(struct h2c *c, void *arg);
+    void (*on_connect)(struct h2_client *c, void *arg);
     /* The connection ended.  err: RW_EIO (connect or socket error),
      * RW_ETIMEDOUT (connect timeout or keepalive), RW_EPROTO (HTTP/2
      * protocol error, ours or the peer's), RW_ECLOSED (peer closed the TCP
      * connection, or GOAWAY and every stream done), RW_ENOTFOUND (host did
-     * not resolve).  h2c_last_error() says more.  The caller still frees c
-     * (h2c_free, allowed inside this callback). */
-    void (*on_close)(struct h2c *c, int err, void *arg);
+     * not resolve).  h2_client_last_error() says more.  The caller still frees
+     * c (h2_client_free, allowed inside this callback). */
+    void (*on_close)(struct h2_client *c, int err, void *arg);
 };
 
-struct h2c_stream_callbacks {
+struct h2_client_stream_callbacks {
     /* One response header field; name and value are NUL-terminated and
      * valid during the call.  trailer is true for a header block that ends
      * the stream (trailers, or a response without body), as gRPC's
@@ -84,21 +84,21 @@ struct h2c_stream_callbacks {
     void (*on_data)(const uint8_t *data, size_t len, void *arg);
     /* The stream is closed: error_code is the HTTP/2 error code (0 after a
      * complete exchange; the peer's RST_STREAM code otherwise) or
-     * H2C_ERROR_CONNECTION.  The handle is invalid once this returns. */
+     * H2_CLIENT_ERROR_CONNECTION.  The handle is invalid once this returns. */
     void (*on_close)(uint32_t error_code, void *arg);
 };
 
 /* A request header beyond the pseudo-headers. */
-struct h2c_header {
+struct h2_client_header {
     const char *name; /* lower case */
     const char *value;
 };
 
-/* Flags of h2c_request. */
+/* Flags of h2_client_request. */
 enum {
-    /* The request has a body, sent with h2c_send; without this flag the
+    /* The request has a body, sent with h2_client_send; without this flag the
      * HEADERS frame ends the request (END_STREAM). */
-    H2C_REQUEST_BODY = 1u << 0,
+    H2_CLIENT_REQUEST_BODY = 1u << 0,
 };
 
 /* A new connection to host:port (host numeric or resolvable by
@@ -106,55 +106,56 @@ enum {
  * (defaults); it is copied.  cbs is copied.  Never NULL: failures,
  * resolution included, are reported through cbs->on_close from the event
  * loop. */
-struct h2c *h2c_new(struct event_base *base, const char *host, const char *port,
-                    const struct h2c_config *cfg,
-                    const struct h2c_callbacks *cbs, void *arg);
+struct h2_client *h2_client_new(struct event_base *base, const char *host,
+                                const char *port,
+                                const struct h2_client_config *cfg,
+                                const struct h2_client_callbacks *cbs,
+                                void *arg);
 
-/* Ends every stream (their on_close gets H2C_ERROR_CONNECTION; callbacks
+/* Ends every stream (their on_close gets H2_CLIENT_ERROR_CONNECTION; callbacks
  * there must not use c), closes the socket and releases c, at once or,
  * inside one of c's callbacks, when that returns.  The connection's
  * on_close is not called.  NULL is a no-op. */
-void h2c_free(struct h2c *c);
+void h2_client_free(struct h2_client *c);
 
 /* Starts a request: :method method, :scheme http, :path path, :authority
  * authority (NULL: "host:port" of the connection), then the n_extra
- * headers (copied).  flags: H2C_REQUEST_BODY.  cbs is copied; arg is
+ * headers (copied).  flags: H2_CLIENT_REQUEST_BODY.  cbs is copied; arg is
  * passed to them.  Returns the stream, or NULL when c cannot start one
  * (closed, GOAWAY received, stream ids exhausted). */
-struct h2c_stream *h2c_request(struct h2c *c, const char *method,
-                               const char *path, const char *authority,
-                               const struct h2c_header *extra, size_t n_extra,
-                               unsigned flags,
-                               const struct h2c_stream_callbacks *cbs,
-                               void *arg);
+struct h2_client_stream *
+h2_client_request(struct h2_client *c, const char *method, const char *path,
+                  const char *authority, const struct h2_client_header *extra,
+                  size_t n_extra, unsigned flags,
+                  const struct h2_client_stream_callbacks *cbs, void *arg);
 
 /* Queues len bytes (copied) of request body on stream s, which was started
- * with H2C_REQUEST_BODY; end_stream ends the request body (a bidirectional
- * gRPC stream such as Watch keeps it open).  Returns 0, RW_EINVAL (s has
- * no body), or RW_ECLOSED (body already ended, stream or connection
+ * with H2_CLIENT_REQUEST_BODY; end_stream ends the request body (a
+ * bidirectional gRPC stream such as Watch keeps it open).  Returns 0, RW_EINVAL
+ * (s has no body), or RW_ECLOSED (body already ended, stream or connection
  * closed).  DATA frames follow the peer's flow-control window. */
-int h2c_send(struct h2c_stream *s, const void *data, size_t len,
-             bool end_stream);
+int h2_client_send(struct h2_client_stream *s, const void *data, size_t len,
+                   bool end_stream);
 
 /* Cancels stream s (RST_STREAM CANCEL, or dropped before it was sent if
  * it is still queued).  No callback for s afterwards; s is invalid. */
-void h2c_reset(struct h2c_stream *s);
+void h2_client_reset(struct h2_client_stream *s);
 
 /* The HTTP/2 stream id of s (odd, > 0). */
-int32_t h2c_stream_id(const struct h2c_stream *s);
+int32_t h2_client_stream_id(const struct h2_client_stream *s);
 
 /* Whether c is connected and still accepting new streams (no GOAWAY). */
-bool h2c_is_open(const struct h2c *c);
+bool h2_client_is_open(const struct h2_client *c);
 /* Whether c has ended: its streams are being or have been closed with
- * H2C_ERROR_CONNECTION and its on_close runs next (or ran).  A connection
+ * H2_CLIENT_ERROR_CONNECTION and its on_close runs next (or ran).  A connection
  * that is neither open nor closed is connecting, or going away after a
  * GOAWAY while its older streams finish. */
-bool h2c_is_closed(const struct h2c *c);
+bool h2_client_is_closed(const struct h2_client *c);
 /* The event base c runs on. */
-struct event_base *h2c_base(const struct h2c *c);
+struct event_base *h2_client_base(const struct h2_client *c);
 /* "host:port" of c. */
-const char *h2c_authority(const struct h2c *c);
+const char *h2_client_authority(const struct h2_client *c);
 /* Why the connection ended, in English ("" while it is up). */
-const char *h2c_last_error(const struct h2c *c);
+const char *h2_client_last_error(const struct h2_client *c);
 
 #endif

@@ -105,7 +105,7 @@ struct transport *transport_plain_new(struct bufferevent *bev);
  * then, before reporting it.  arg is the factory's own (a TLS context and
  * the server's name).  Takes ownership of fd on every path (closed at
  * once on failure, else by transport_free).  NULL on failure.  h2_client
- * takes one in its h2c_config, so that its connections change transport
+ * takes one in its h2_client_config, so that its connections change transport
  * without a change to it.
  */
 typedef struct transport *transport_client_fn(struct event_base *base, int fd,

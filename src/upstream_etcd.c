@@ -128,7 +128,7 @@ struct upstream_etcd {
     struct upstream_config cfg; /* defaults filled in */
     struct upstream_res *res;
     size_t n;
-    struct h2c *conn;
+    struct h2_client *conn;
     bool started;
     bool connected;      /* TCP up on conn */
     bool ever_connected; /* a connection succeeded once */
@@ -163,7 +163,7 @@ static void upstream_timer_add(struct event *ev, double seconds)
 /* Whether calls may be made on the connection right now. */
 static bool upstream_usable(const struct upstream_etcd *u)
 {
-    return u->conn != NULL && u->connected && h2c_is_open(u->conn);
+    return u->conn != NULL && u->connected && h2_client_is_open(u->conn);
 }
 
 /* A call could not be started on a connection that looks open (GOAWAY
@@ -183,7 +183,7 @@ static bool upstream_call_ended(struct upstream_etcd *u)
 {
     if (upstream_usable(u))
         return true;
-    if (u->conn != NULL && u->connected && !h2c_is_closed(u->conn))
+    if (u->conn != NULL && u->connected && !h2_client_is_closed(u->conn))
         upstream_conn_lost(u, "server going away (GOAWAY)");
     return false;
 }
@@ -541,7 +541,7 @@ static bool upstream_observe(struct upstream_etcd *u, struct upstream_mark *m,
 
 /* ==== connection ==== */
 
-static void upstream_conn_connect_cb(struct h2c *c, void *arg)
+static void upstream_conn_connect_cb(struct h2_client *c, void *arg)
 {
     struct upstream_etcd *u = arg;
 
@@ -575,7 +575,7 @@ static void upstream_conn_lost(struct upstream_etcd *u, const char *why)
     for (size_t i = 0; i < u->n; i++)
         res_reset(&u->res[i]);
     upstream_etcd_read_set_conn(u->reads, NULL);
-    h2c_free(u->conn); /* deferred when inside its callbacks */
+    h2_client_free(u->conn); /* deferred when inside its callbacks */
     u->conn = NULL;
     if (!was_connected)
         u->connect_failures++;
@@ -591,30 +591,30 @@ static void upstream_conn_lost(struct upstream_etcd *u, const char *why)
     upstream_timer_add(u->reconnect, delay);
 }
 
-static void upstream_conn_close_cb(struct h2c *c, int err, void *arg)
+static void upstream_conn_close_cb(struct h2_client *c, int err, void *arg)
 {
     struct upstream_etcd *u = arg;
 
     if (c != u->conn)
         return;
-    upstream_conn_lost(u, h2c_last_error(c)[0] ? h2c_last_error(c)
-                                               : rw_strerror(err));
+    upstream_conn_lost(u, h2_client_last_error(c)[0] ? h2_client_last_error(c)
+                                                     : rw_strerror(err));
 }
 
 static void upstream_connect(struct upstream_etcd *u)
 {
-    static const struct h2c_callbacks cbs = {
+    static const struct h2_client_callbacks cbs = {
         .on_connect = upstream_conn_connect_cb,
         .on_close = upstream_conn_close_cb,
     };
-    struct h2c_config hc = {
+    struct h2_client_config hc = {
         .connect_timeout = u->cfg.dial_timeout,
         .ping_interval = u->cfg.keepalive > 0 ? u->cfg.keepalive : 0,
     };
 
     rw_assert(u->conn == NULL);
     u->connected = false;
-    u->conn = h2c_new(u->base, u->host, u->port, &hc, &cbs, u);
+    u->conn = h2_client_new(u->base, u->host, u->port, &hc, &cbs, u);
 }
 
 /* ==== construction ==== */
@@ -735,7 +735,7 @@ static void etcd_free(struct upstream *up)
         free(res->next_key);
     }
     upstream_etcd_read_free(u->reads);
-    h2c_free(u->conn);
+    h2_client_free(u->conn);
     upstream_history_free(u->history);
     event_free(u->reconnect);
     free(u->res);

@@ -45,7 +45,7 @@ struct upstream_etcd_read {
     char *name; /* for logs: "etcd URL" */
     struct upstream_reader reader;
     TAILQ_HEAD(, upstream_read) reads;
-    struct h2c *conn; /* NULL: none */
+    struct h2_client *conn; /* NULL: none */
     struct upstream_history *history;
     double request_timeout;
     void (*on_reset)(void *arg);
@@ -57,7 +57,7 @@ struct upstream_etcd_read {
 
 static bool read_usable(const struct upstream_etcd_read *o)
 {
-    return o->conn != NULL && h2c_is_open(o->conn);
+    return o->conn != NULL && h2_client_is_open(o->conn);
 }
 
 static struct upstream_read *read_new(struct upstream_etcd_read *o, void *arg)
@@ -363,7 +363,8 @@ void upstream_etcd_read_free(struct upstream_etcd_read *o)
     free(o);
 }
 
-void upstream_etcd_read_set_conn(struct upstream_etcd_read *o, struct h2c *conn)
+void upstream_etcd_read_set_conn(struct upstream_etcd_read *o,
+                                 struct h2_client *conn)
 {
     if (o->status_call != NULL) {
         grpc_call_cancel(o->status_call);

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-struct h2c;
+struct h2_client;
 struct upstream_etcd_read;
 struct upstream_history;
 struct upstream_reader;
@@ -35,7 +35,7 @@ void upstream_etcd_read_free(struct upstream_etcd_read *rd);
  * connection is asked etcd's version (Maintenance/Status; a Status in
  * flight on the old one is canceled). */
 void upstream_etcd_read_set_conn(struct upstream_etcd_read *rd,
-                                 struct h2c *conn);
+                                 struct h2_client *conn);
 
 /* etcd's version from the last Status answered ("" unknown; valid until
  * the next event loop turn). */

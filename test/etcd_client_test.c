@@ -291,7 +291,7 @@ static void watcher_close_cb(int status, const char *message, void *arg)
     w->call = NULL;
 }
 
-static void watcher_start(struct watcher *w, struct h2c *conn,
+static void watcher_start(struct watcher *w, struct h2_client *conn,
                           const char *prefix, int64_t start_rev)
 {
     size_t end_len;
@@ -319,13 +319,13 @@ static void test_watch(void **state)
     struct event_base *base = event_base_new();
     struct etcd_sync writer;
     const char *host, *port, *url;
-    struct h2c_callbacks cbs = {0};
-    struct h2c *conn;
+    struct h2_client_callbacks cbs = {0};
+    struct h2_client *conn;
     struct watcher w;
     int64_t r1, r2, r3;
 
     etest_endpoint(&host, &port, &url);
-    conn = h2c_new(base, host, port, NULL, &cbs, NULL);
+    conn = h2_client_new(base, host, port, NULL, &cbs, NULL);
     watcher_start(&w, conn, "/watch/", 0);
     assert_true(etest_wait(base, &w.created, ETEST_TIMEOUT));
     assert_false(w.canceled);
@@ -363,7 +363,7 @@ static void test_watch(void **state)
     grpc_call_cancel(w.call);
     etest_run_for(base, 0.1);
     assert_false(w.closed); /* no callback after cancel */
-    h2c_free(conn);
+    h2_client_free(conn);
     event_base_free(base);
     (void)s;
 }
@@ -373,8 +373,8 @@ static void test_compacted(void **state)
     struct etcd_sync *s = &sync_client;
     struct event_base *base = event_base_new();
     const char *host, *port, *url;
-    struct h2c_callbacks cbs = {0};
-    struct h2c *conn;
+    struct h2_client_callbacks cbs = {0};
+    struct h2_client *conn;
     struct watcher w;
     struct etcd_range_response r;
     int64_t old, rev;
@@ -393,7 +393,7 @@ static void test_compacted(void **state)
     /* Watch from below the compaction: created, then canceled with the
      * compact revision; the stream itself stays up. */
     etest_endpoint(&host, &port, &url);
-    conn = h2c_new(base, host, port, NULL, &cbs, NULL);
+    conn = h2_client_new(base, host, port, NULL, &cbs, NULL);
     watcher_start(&w, conn, "/compact/", old);
     assert_true(etest_wait(base, &w.canceled, ETEST_TIMEOUT));
     assert_true(w.created);
@@ -410,7 +410,7 @@ static void test_compacted(void **state)
     assert_int_equal(w.events[0].mod_rev, rev);
     grpc_call_cancel(w.call);
 
-    h2c_free(conn);
+    h2_client_free(conn);
     event_base_free(base);
 }
 
@@ -446,13 +446,13 @@ struct refused {
     int unary_status;
 };
 
-static void refused_close_cb(struct h2c *c, int err, void *arg)
+static void refused_close_cb(struct h2_client *c, int err, void *arg)
 {
     struct refused *r = arg;
 
     r->closed = 1;
     r->err = err;
-    h2c_free(c); /* freeing inside its own callback is deferred */
+    h2_client_free(c); /* freeing inside its own callback is deferred */
 }
 
 static void refused_unary_cb(int status, const char *message,
@@ -467,12 +467,12 @@ static void refused_unary_cb(int status, const char *message,
 static void test_refused(void **state)
 {
     struct event_base *base = event_base_new();
-    struct h2c_callbacks cbs = {NULL, refused_close_cb};
+    struct h2_client_callbacks cbs = {NULL, refused_close_cb};
     struct refused r = {0};
-    struct h2c *conn;
+    struct h2_client *conn;
 
     /* Port 1 on loopback: nobody listens there. */
-    conn = h2c_new(base, "127.0.0.1", "1", NULL, &cbs, &r);
+    conn = h2_client_new(base, "127.0.0.1", "1", NULL, &cbs, &r);
     assert_non_null(
         grpc_unary(conn, ETCD_PATH_STATUS, "", 0, 5, refused_unary_cb, &r));
     assert_true(etest_wait(base, &r.closed, ETEST_TIMEOUT));
@@ -487,14 +487,14 @@ static void test_refused(void **state)
 static void test_keepalive_timeout(void **state)
 {
     struct event_base *base = event_base_new();
-    struct h2c_callbacks cbs = {NULL, refused_close_cb};
-    struct h2c_config cfg = {.ping_interval = 0.2};
+    struct h2_client_callbacks cbs = {NULL, refused_close_cb};
+    struct h2_client_config cfg = {.ping_interval = 0.2};
     struct refused r = {0};
     struct sockaddr_in sin = {0};
     socklen_t len = sizeof(sin);
     int ls = socket(AF_INET, SOCK_STREAM, 0);
     char port[16];
-    struct h2c *conn;
+    struct h2_client *conn;
     double start;
 
     sin.sin_family = AF_INET;
@@ -503,7 +503,7 @@ static void test_keepalive_timeout(void **state)
     assert_int_equal(listen(ls, 4), 0);
     getsockname(ls, (struct sockaddr *)&sin, &len);
     snprintf(port, sizeof(port), "%d", ntohs(sin.sin_port));
-    conn = h2c_new(base, "127.0.0.1", port, &cfg, &cbs, &r);
+    conn = h2_client_new(base, "127.0.0.1", port, &cfg, &cbs, &r);
     /* A pending call: the kernel completes the handshake, nobody answers. */
     assert_non_null(
         grpc_unary(conn, ETCD_PATH_STATUS, "", 0, 0, refused_unary_cb, &r));
@@ -533,22 +533,22 @@ static struct transport *counting_client(struct event_base *base, int fd,
 static void test_transport_factory(void **state)
 {
     struct event_base *base = event_base_new();
-    struct h2c_callbacks cbs = {NULL, refused_close_cb};
-    struct h2c_config cfg = {.transport = counting_client,
-                             .transport_arg = &factory_calls};
+    struct h2_client_callbacks cbs = {NULL, refused_close_cb};
+    struct h2_client_config cfg = {.transport = counting_client,
+                                   .transport_arg = &factory_calls};
     struct refused r = {0};
     const char *host, *port, *url;
-    struct h2c *conn;
+    struct h2_client *conn;
 
     etest_endpoint(&host, &port, &url);
     factory_calls = 0;
-    conn = h2c_new(base, host, port, &cfg, &cbs, &r);
+    conn = h2_client_new(base, host, port, &cfg, &cbs, &r);
     assert_non_null(
         grpc_unary(conn, ETCD_PATH_STATUS, "", 0, 5, refused_unary_cb, &r));
     assert_true(etest_wait(base, &r.unary_done, ETEST_TIMEOUT));
     assert_int_equal(r.unary_status, GRPC_STATUS_OK);
     assert_int_equal(factory_calls, 1);
-    h2c_free(conn);
+    h2_client_free(conn);
     event_base_free(base);
 }
 

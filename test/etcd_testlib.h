@@ -87,7 +87,7 @@ static inline void etest_run_for(struct event_base *base, double seconds)
 
 struct etcd_sync {
     struct event_base *base;
-    struct h2c *conn;
+    struct h2_client *conn;
     int closed;
     /* last unary outcome */
     int done;
@@ -97,7 +97,7 @@ struct etcd_sync {
     size_t resp_len;
 };
 
-static void etest_sync_close_cb(struct h2c *c, int err, void *arg)
+static void etest_sync_close_cb(struct h2_client *c, int err, void *arg)
 {
     struct etcd_sync *s = arg;
 
@@ -106,18 +106,18 @@ static void etest_sync_close_cb(struct h2c *c, int err, void *arg)
 
 static inline void etcd_sync_open(struct etcd_sync *s)
 {
-    static const struct h2c_callbacks cbs = {NULL, etest_sync_close_cb};
+    static const struct h2_client_callbacks cbs = {NULL, etest_sync_close_cb};
     const char *host, *port, *url;
 
     memset(s, 0, sizeof(*s));
     etest_endpoint(&host, &port, &url);
     s->base = event_base_new();
-    s->conn = h2c_new(s->base, host, port, NULL, &cbs, s);
+    s->conn = h2_client_new(s->base, host, port, NULL, &cbs, s);
 }
 
 static inline void etcd_sync_close(struct etcd_sync *s)
 {
-    h2c_free(s->conn);
+    h2_client_free(s->conn);
     event_base_free(s->base);
     free(s->resp);
     memset(s, 0, sizeof(*s));

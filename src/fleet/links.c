@@ -4,7 +4,7 @@
  * Data structure: an array of links, each the h2c it uses now (or NULL)
  * and whether that one is established.  h2c's rules keep it simple: a
  * connection closes its streams before it reports its own end, and
- * h2c_free may be called from its on_close.  Invariant: `open` counts the
+ * h2_client_free may be called from its on_close.  Invariant: `open` counts the
  * links whose connection is established and not forgotten.
  */
 #include "src/fleet/links.h"
@@ -21,7 +21,7 @@
 
 struct link {
     struct links *ls;
-    struct h2c *c;
+    struct h2_client *c;
     bool up;
 };
 
@@ -34,7 +34,7 @@ struct links {
     unsigned closes_logged;
 };
 
-static void link_connect_cb(struct h2c *c, void *arg)
+static void link_connect_cb(struct h2_client *c, void *arg)
 {
     struct link *l = arg;
 
@@ -52,18 +52,19 @@ static void link_forget(struct link *l)
     l->c = NULL;
 }
 
-static void link_close_cb(struct h2c *c, int err, void *arg)
+static void link_close_cb(struct h2_client *c, int err, void *arg)
 {
     struct link *l = arg;
     struct links *ls = l->ls;
 
     if (ls->closes_logged++ < LINKS_LOG_CLOSES)
         log_warnx("%s connection %zu to %s: %s", ls->what,
-                  (size_t)(l - ls->link), h2c_authority(c),
-                  h2c_last_error(c)[0] ? h2c_last_error(c) : rw_strerror(err));
+                  (size_t)(l - ls->link), h2_client_authority(c),
+                  h2_client_last_error(c)[0] ? h2_client_last_error(c)
+                                             : rw_strerror(err));
     if (l->c == c)
         link_forget(l);
-    h2c_free(c);
+    h2_client_free(c);
 }
 
 struct links *links_new(struct event_base *base, const char *host,
@@ -88,10 +89,10 @@ void links_free(struct links *ls)
     if (ls == NULL)
         return;
     for (size_t i = 0; i < ls->n; i++) {
-        struct h2c *c = ls->link[i].c;
+        struct h2_client *c = ls->link[i].c;
 
         ls->link[i].c = NULL;
-        h2c_free(c); /* its streams close first */
+        h2_client_free(c); /* its streams close first */
     }
     free(ls->link);
     free(ls->host);
@@ -99,18 +100,18 @@ void links_free(struct links *ls)
     free(ls);
 }
 
-struct h2c *links_get(struct links *ls, size_t i)
+struct h2_client *links_get(struct links *ls, size_t i)
 {
-    static const struct h2c_callbacks cbs = {
+    static const struct h2_client_callbacks cbs = {
         .on_connect = link_connect_cb,
         .on_close = link_close_cb,
     };
     struct link *l = &ls->link[i];
 
-    if (l->c != NULL && l->up && !h2c_is_open(l->c))
+    if (l->c != NULL && l->up && !h2_client_is_open(l->c))
         link_forget(l); /* GOAWAY: it finishes its streams alone */
     if (l->c == NULL)
-        l->c = h2c_new(ls->base, ls->host, ls->port, NULL, &cbs, l);
+        l->c = h2_client_new(ls->base, ls->host, ls->port, NULL, &cbs, l);
     return l->c;
 }
 

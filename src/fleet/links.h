@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 struct event_base;
-struct h2c;
+struct h2_client;
 struct links;
 
 /* n (>= 1) links to host:port (copied); `what` names them in the log
@@ -26,7 +26,7 @@ void links_free(struct links *ls);
 /* Link i's connection: the current one, or a new one (connecting) when
  * there is none or the current one no longer takes streams (after a
  * GOAWAY it finishes its streams by itself).  Never NULL. */
-struct h2c *links_get(struct links *ls, size_t i);
+struct h2_client *links_get(struct links *ls, size_t i);
 /* Link i refused a new stream although it looked open: forget its
  * connection, so that links_get opens another.  Returns whether there was
  * one to forget (worth one more try). */

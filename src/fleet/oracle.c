@@ -32,7 +32,7 @@ struct oracle {
     struct filter **candidates; /* scratch: filter_index_max entries */
     struct oracle_callbacks cbs;
     void *arg;
-    struct h2c *conn;
+    struct h2_client *conn;
     struct grpc_call *watch;
     char *prefix, *end;
     size_t prefix_len, end_len;
@@ -162,13 +162,14 @@ static void oracle_close_cb(int status, const char *message, void *arg)
     oracle_fail(o, why);
 }
 
-static void oracle_conn_close_cb(struct h2c *c, int err, void *arg)
+static void oracle_conn_close_cb(struct h2_client *c, int err, void *arg)
 {
     struct oracle *o = arg;
     char why[256];
 
-    snprintf(why, sizeof(why), "etcd %s: %s", h2c_authority(c),
-             h2c_last_error(c)[0] ? h2c_last_error(c) : rw_strerror(err));
+    snprintf(why, sizeof(why), "etcd %s: %s", h2_client_authority(c),
+             h2_client_last_error(c)[0] ? h2_client_last_error(c)
+                                        : rw_strerror(err));
     oracle_fail(o, why);
 }
 
@@ -205,10 +206,10 @@ struct oracle *oracle_new(struct event_base *base, const char *host,
                           struct keys *keys, const struct filter_index *ix,
                           const struct oracle_callbacks *cbs, void *arg)
 {
-    static const struct h2c_callbacks conn_cbs = {
+    static const struct h2_client_callbacks conn_cbs = {
         .on_close = oracle_conn_close_cb,
     };
-    struct h2c_config hc = {.ping_interval = 10};
+    struct h2_client_config hc = {.ping_interval = 10};
     struct oracle *o = xcalloc(1, sizeof(*o));
 
     o->base = base;
@@ -221,7 +222,7 @@ struct oracle *oracle_new(struct event_base *base, const char *host,
     o->prefix = xstrdup(rt->key_prefix);
     o->prefix_len = strlen(o->prefix);
     o->end = etcd_prefix_end(o->prefix, o->prefix_len, &o->end_len);
-    o->conn = h2c_new(base, host, port, &hc, &conn_cbs, o);
+    o->conn = h2_client_new(base, host, port, &hc, &conn_cbs, o);
     return o;
 }
 
@@ -231,7 +232,7 @@ void oracle_free(struct oracle *o)
         return;
     o->failed = true; /* no callback from the teardown */
     grpc_call_cancel(o->watch);
-    h2c_free(o->conn);
+    h2_client_free(o->conn);
     free(o->prefix);
     free(o->end);
     free(o->entries);

@@ -20,7 +20,7 @@
 #define RANGE_DEFAULT_TIMEOUT 30.0
 
 struct range {
-    struct h2c *conn;
+    struct h2_client *conn;
     struct grpc_call *call;
     char *end;
     size_t end_len;
@@ -114,13 +114,14 @@ static void range_page(struct range *r)
         range_finish(r, RW_EIO, "etcd connection refuses new streams");
 }
 
-static void range_conn_close_cb(struct h2c *c, int err, void *arg)
+static void range_conn_close_cb(struct h2_client *c, int err, void *arg)
 {
     struct range *r = arg;
     char why[256];
 
-    snprintf(why, sizeof(why), "etcd %s: %s", h2c_authority(c),
-             h2c_last_error(c)[0] ? h2c_last_error(c) : rw_strerror(err));
+    snprintf(why, sizeof(why), "etcd %s: %s", h2_client_authority(c),
+             h2_client_last_error(c)[0] ? h2_client_last_error(c)
+                                        : rw_strerror(err));
     range_finish(r, RW_EIO, why);
 }
 
@@ -129,7 +130,8 @@ struct range *range_new(struct event_base *base, const char *host,
                         size_t page, double timeout, range_kv_cb on_kv,
                         range_done_cb on_done, void *arg)
 {
-    static const struct h2c_callbacks cbs = {.on_close = range_conn_close_cb};
+    static const struct h2_client_callbacks cbs = {.on_close =
+                                                       range_conn_close_cb};
     struct range *r = xcalloc(1, sizeof(*r));
     size_t len = strlen(prefix);
 
@@ -142,7 +144,7 @@ struct range *range_new(struct event_base *base, const char *host,
     r->end = etcd_prefix_end(prefix, len, &r->end_len);
     r->next = xmemdup(prefix, len + 1);
     r->next_len = len;
-    r->conn = h2c_new(base, host, port, NULL, &cbs, r);
+    r->conn = h2_client_new(base, host, port, NULL, &cbs, r);
     range_page(r);
     return r;
 }
@@ -153,7 +155,7 @@ void range_free(struct range *r)
         return;
     r->done = true;
     grpc_call_cancel(r->call);
-    h2c_free(r->conn);
+    h2_client_free(r->conn);
     free(r->end);
     free(r->next);
     free(r);

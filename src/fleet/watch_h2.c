@@ -4,7 +4,7 @@
  * Data structure: the connections (links.h) and one struct h2_slot per
  * watcher (its stream, its link and a retry timer allocated on first
  * use).  h2c's rules make this simple:
- * any call is allowed from inside its callbacks (h2c_free included), a
+ * any call is allowed from inside its callbacks (h2_client_free included), a
  * stream's on_close comes exactly once, and a failing connection closes
  * its streams before it reports its own end.
  *
@@ -31,7 +31,7 @@ struct watch_h2;
 struct h2_slot {
     struct watch_h2 *t;
     struct watcher *w;
-    struct h2c_stream *stream;
+    struct h2_client_stream *stream;
     struct event *retry;
     uint32_t link;
 };
@@ -74,7 +74,7 @@ static void h2_close_cb(uint32_t error_code, void *arg)
     h2_issue(s);
 }
 
-static const struct h2c_stream_callbacks h2_stream_cbs = {
+static const struct h2_client_stream_callbacks h2_stream_cbs = {
     .on_header = h2_header_cb,
     .on_data = h2_data_cb,
     .on_close = h2_close_cb,
@@ -98,7 +98,8 @@ static void h2_backoff(struct h2_slot *s, double delay)
 
 static void h2_issue(struct h2_slot *s)
 {
-    static const struct h2c_header accept = {"accept", "application/json"};
+    static const struct h2_client_header accept = {"accept",
+                                                   "application/json"};
     struct links *ls = s->t->links;
     char path[4096];
     double delay;
@@ -115,12 +116,12 @@ static void h2_issue(struct h2_slot *s)
     case WATCHER_GET:
         break;
     }
-    s->stream = h2c_request(links_get(ls, s->link), "GET", path, NULL, &accept,
-                            1, 0, &h2_stream_cbs, s);
+    s->stream = h2_client_request(links_get(ls, s->link), "GET", path, NULL,
+                                  &accept, 1, 0, &h2_stream_cbs, s);
     /* The connection refuses streams: replace it and try once more. */
     if (s->stream == NULL && links_drop(ls, s->link))
-        s->stream = h2c_request(links_get(ls, s->link), "GET", path, NULL,
-                                &accept, 1, 0, &h2_stream_cbs, s);
+        s->stream = h2_client_request(links_get(ls, s->link), "GET", path, NULL,
+                                      &accept, 1, 0, &h2_stream_cbs, s);
     if (s->stream == NULL) {
         watcher_end(s->w, false);
         h2_backoff(s, 0.5);

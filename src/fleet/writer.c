@@ -68,7 +68,7 @@ struct writer {
     uint64_t rate;
     struct writer_callbacks cbs;
     void *arg;
-    struct h2c *conn;
+    struct h2_client *conn;
     struct range *load;
     struct writer_object *objects;
     size_t n, cap, next;
@@ -601,12 +601,13 @@ int64_t writer_send_time(const struct writer *w, int64_t rev)
 
 /* ==== construction ==== */
 
-static void writer_conn_close_cb(struct h2c *c, int err, void *arg)
+static void writer_conn_close_cb(struct h2_client *c, int err, void *arg)
 {
     struct writer *w = arg;
 
-    log_warnx("writer: etcd %s: %s", h2c_authority(c),
-              h2c_last_error(c)[0] ? h2c_last_error(c) : rw_strerror(err));
+    log_warnx("writer: etcd %s: %s", h2_client_authority(c),
+              h2_client_last_error(c)[0] ? h2_client_last_error(c)
+                                         : rw_strerror(err));
     w->running = false;
 }
 
@@ -616,7 +617,7 @@ struct writer *writer_new(struct event_base *base, const char *host,
                           const struct churn_config *churn,
                           const struct writer_callbacks *cbs, void *arg)
 {
-    static const struct h2c_callbacks conn_cbs = {
+    static const struct h2_client_callbacks conn_cbs = {
         .on_close = writer_conn_close_cb,
     };
     struct writer *w = xcalloc(1, sizeof(*w));
@@ -630,7 +631,7 @@ struct writer *writer_new(struct event_base *base, const char *host,
     w->rate = rate;
     w->cbs = *cbs;
     w->arg = arg;
-    w->conn = h2c_new(base, host, port, NULL, &conn_cbs, w);
+    w->conn = h2_client_new(base, host, port, NULL, &conn_cbs, w);
     w->tick = event_new(base, -1, EV_PERSIST, writer_tick_cb, w);
     if (churn != NULL) {
         w->churn = churn_new(churn);
@@ -646,7 +647,7 @@ void writer_free(struct writer *w)
     w->closing = true;
     range_free(w->load);
     event_free(w->tick);
-    h2c_free(w->conn); /* in-flight Puts' callbacks run: they free puts */
+    h2_client_free(w->conn); /* in-flight Puts' callbacks run: they free puts */
     for (size_t i = 0; i < w->n; i++) {
         free(w->objects[i].etcd_key);
         free(w->objects[i].head);
