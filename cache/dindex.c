@@ -2,7 +2,7 @@
  * dindex.c: the dispatcher's index (see dindex.h).
  *
  * Data structure: slots[] of bucket chains; a bucket holds its key (copied
- * after the struct), the key's hash, and the doubly linked list of entries
+ * after the struct), the key's hash, and the list of entries
  * filed under it.  Invariants: a bucket is in exactly one chain, the one
  * of slot hash & (nslots - 1); a bucket has at least one entry; nbuckets
  * <= nslots after every add (the table doubles before it would exceed).
@@ -18,7 +18,7 @@
 
 struct dindex_bucket {
     struct dindex_bucket *chain;
-    struct dindex_entry *head;
+    LIST_HEAD(, dindex_entry) entries;
     uint64_t hash;
     size_t len;
     char key[]; /* len bytes */
@@ -58,10 +58,11 @@ void dindex_free(struct dindex *ix)
         return;
     for (size_t i = 0; i < ix->nslots; i++) {
         struct dindex_bucket *b = ix->slots[i], *next;
+        struct dindex_entry *e;
 
         for (; b != NULL; b = next) {
             next = b->chain;
-            for (struct dindex_entry *e = b->head; e != NULL; e = e->next)
+            LIST_FOREACH(e, &b->entries, link)
                 e->bucket = NULL;
             free(b);
         }
@@ -114,17 +115,13 @@ void dindex_add(struct dindex *ix, const char *key, size_t len,
         memcpy(b->key, key, len);
         b->len = len;
         b->hash = hash;
-        b->head = NULL;
+        LIST_INIT(&b->entries);
         b->chain = ix->slots[hash & (ix->nslots - 1)];
         ix->slots[hash & (ix->nslots - 1)] = b;
         ix->nbuckets++;
     }
     e->bucket = b;
-    e->prev = NULL;
-    e->next = b->head;
-    if (b->head != NULL)
-        b->head->prev = e;
-    b->head = e;
+    LIST_INSERT_HEAD(&b->entries, e, link);
 }
 
 void dindex_remove(struct dindex *ix, struct dindex_entry *e)
@@ -133,14 +130,9 @@ void dindex_remove(struct dindex *ix, struct dindex_entry *e)
 
     if (b == NULL)
         return;
-    if (e->prev != NULL)
-        e->prev->next = e->next;
-    else
-        b->head = e->next;
-    if (e->next != NULL)
-        e->next->prev = e->prev;
+    LIST_REMOVE(e, link);
     e->bucket = NULL;
-    if (b->head != NULL)
+    if (!LIST_EMPTY(&b->entries))
         return;
     for (link = &ix->slots[b->hash & (ix->nslots - 1)]; *link != b;
          link = &(*link)->chain)
@@ -155,7 +147,7 @@ struct dindex_entry *dindex_first(const struct dindex *ix, const char *key,
 {
     struct dindex_bucket *b = dindex_find(ix, key, len, dindex_hash(key, len));
 
-    return b ? b->head : NULL;
+    return b ? LIST_FIRST(&b->entries) : NULL;
 }
 
 size_t dindex_keys(const struct dindex *ix)

@@ -14,13 +14,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 struct dindex;
 struct dindex_bucket;
 
 struct dindex_entry {
-    struct dindex_entry *prev, *next; /* private */
-    struct dindex_bucket *bucket;     /* private; NULL when not filed */
+    LIST_ENTRY(dindex_entry) link; /* private */
+    struct dindex_bucket *bucket;  /* private; NULL when not filed */
 };
 
 struct dindex *dindex_new(void);
@@ -35,11 +36,16 @@ void dindex_add(struct dindex *ix, const char *key, size_t len,
 /* Unfiles e (a no-op when it is not filed); frees its bucket when that
  * was the last entry.  O(1). */
 void dindex_remove(struct dindex *ix, struct dindex_entry *e);
-/* The first entry filed under key, or NULL; follow ->next.  Entries may
- * be removed while walking if the walker saved ->next first.  O(1)
- * expected. */
+/* The first entry filed under key, or NULL; follow dindex_next.  Entries
+ * may be removed while walking if the walker took dindex_next first.
+ * O(1) expected. */
 struct dindex_entry *dindex_first(const struct dindex *ix, const char *key,
                                   size_t len);
+/* The entry filed after e under the same key, or NULL. */
+static inline struct dindex_entry *dindex_next(const struct dindex_entry *e)
+{
+    return LIST_NEXT(e, link);
+}
 /* Distinct keys filed (buckets). */
 size_t dindex_keys(const struct dindex *ix);
 

@@ -522,7 +522,7 @@ static void watch_push_key(struct watch_set *ws, char kind, const char *value,
     for (e = dindex_first(ws->index, key, len); e != NULL; e = next) {
         struct watcher *w = (struct watcher *)e;
 
-        next = e->next;
+        next = dindex_next(e);
         if (w->stamp != seq + 1)
             watcher_push(w, ev, seq);
     }

@@ -26,7 +26,7 @@ static size_t count(const struct dindex *ix, const char *key, size_t len)
 {
     size_t n = 0;
 
-    for (struct dindex_entry *e = dindex_first(ix, key, len); e; e = e->next)
+    for (struct dindex_entry *e = dindex_first(ix, key, len); e; e = dindex_next(e))
         n++;
     return n;
 }
@@ -69,7 +69,7 @@ static void test_remove_while_walking(void **state)
         dindex_add(ix, "node-1", 6, &items[i].e);
     for (struct dindex_entry *e = dindex_first(ix, "node-1", 6), *next; e;
          e = next) {
-        next = e->next;
+        next = dindex_next(e);
         seen++;
         if (seen % 2)
             dindex_remove(ix, e);

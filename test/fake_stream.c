@@ -9,6 +9,7 @@
 
 #include "cache/rw.h"
 #include "proto/frame.h"
+#include "src/stream.h"
 
 static struct fake_stream *fake_of(const struct stream *s)
 {
@@ -27,13 +28,14 @@ static void fake_begin(struct stream *s, int status, const char *content_type,
                        int64_t content_length)
 {
     struct fake_stream *fs = fake_of(s);
+    const struct stream_header *h;
     size_t len = 0;
 
     fs->status = status;
     fs->content_type = xstrdup(content_type ? content_type : "");
     fs->content_length = content_length;
     fs->headers = xstrdup("");
-    for (const struct stream_header *h = s->headers; h; h = h->next) {
+    STAILQ_FOREACH (h, &s->headers, link) {
         append(&fs->headers, &len, h->name, strlen(h->name));
         append(&fs->headers, &len, ": ", 2);
         append(&fs->headers, &len, h->value, strlen(h->value));
