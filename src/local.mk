@@ -35,7 +35,10 @@ src_libsrc_a_SOURCES = \
 	src/metrics.c src/metrics.h src/metrics_resource.h \
 	src/resource.c src/resource.h \
 	src/resource_feed.c src/resource_feed.h \
-	src/watch.c src/watch.h \
+	src/watch.c src/watch.h src/watch_impl.h \
+	src/watch_start.c src/watch_start.h \
+	src/watch_initial.c src/watch_initial.h \
+	src/watch_relist.c src/watch_relist.h \
 	src/list.c src/list.h \
 	src/fresh.c src/fresh.h \
 	src/upstream.h \

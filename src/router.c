@@ -19,7 +19,7 @@
 #include "src/list.h"
 #include "src/resource.h"
 #include "src/status.h"
-#include "src/watch.h"
+#include "src/watch_start.h"
 
 #define ROUTER_MAX_SEGMENTS 10
 #define ROUTER_ALLOW "GET, HEAD"

@@ -1,5 +1,7 @@
 /*
- * watch.h: WATCH requests and the dispatcher that feeds them.
+ * watch.h: a resource's watch set (its WATCH streams) and the dispatcher
+ * that feeds them; watch_start.h starts a WATCH.  The semantics below are
+ * those of both.
  *
  * A watcher is a cursor into its resource's ring (the seq of the next
  * event it has to look at), a filter (namespace, label and field
@@ -52,11 +54,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache/selector.h"
-#include "proto/accept.h"
-#include "proto/query.h"
-#include "src/stream.h"
-
 struct resource;
 struct watch_set;
 
@@ -81,23 +78,6 @@ struct watch_set *watch_set_new(struct resource *r,
 void watch_set_free(struct watch_set *ws);
 /* r's watch set (watch_set_new), or NULL if it has none. */
 struct watch_set *watch_set_of(const struct resource *r);
-
-/*
- * Starts a WATCH on stream s for resource r: namespace ns (NULL: all),
- * selector sel (taken, may be NULL), options from q (resourceVersion,
- * allowWatchBookmarks, timeoutSeconds, sendInitialEvents, includeObject;
- * read now, not kept), events in the representation accept negotiated
- * (the object, PartialObjectMetadata or a Table: proto/repr.h; a
- * PartialObjectMetadataList or a bad includeObject for a Table is refused
- * with 406 or 400 once the start is proven, as repr_resolve says).
- * Answers at once when the start revision is too old (ERROR 410) or the
- * cache is not ready (429); a watch with initial events may keep the
- * stream until its state is proven (see above), releasing it if the
- * client goes away.
- */
-void watch_start(struct stream *s, struct resource *r, const char *ns,
-                 struct selector *sel, const struct query *q,
-                 const struct accept_choice *accept);
 
 /* Ends every watch cleanly, for a graceful shutdown: each stream ends
  * after the events already queued (the terminating chunk, END_STREAM), as

@@ -19,6 +19,7 @@
 #include "proto/query.h"
 #include "src/resource.h"
 #include "src/watch.h"
+#include "src/watch_start.h"
 #include "test/fake_stream.h"
 #include "test/json_testlib.h"
 
