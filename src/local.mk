@@ -39,6 +39,7 @@ src_libsrc_a_SOURCES = \
 	src/watch_start.c src/watch_start.h \
 	src/watch_initial.c src/watch_initial.h \
 	src/watch_relist.c src/watch_relist.h \
+	src/watch_key.c src/watch_key.h \
 	src/list.c src/list.h \
 	src/fresh.c src/fresh.h \
 	src/upstream.h \

@@ -13,24 +13,22 @@
  *            next event to look at) up to what has been dispatched, while
  *            its stream is below the high-water mark.  Caught up, it turns
  *            live.
- *   live     it is pushed to: it sits in the index under one key -- "N" +
- *            the metadata.name its field selector pins, else "F" + the
- *            value it pins the resource's indexed field to (pods:
- *            spec.nodeName), else "S" + its namespace, else "*" (no filter
- *            at all) or "?" (filtered by something no index covers).  For
- *            each new event the dispatcher visits "*", "?" and the keys of
- *            the event's new AND old object (a pod leaving a node reaches
- *            that node's watchers as DELETED), so the work per event is
- *            proportional to the watchers it may concern.  A live watcher
- *            whose stream is above the high-water mark when an event
- *            concerns it turns lagging with its cursor at that event.
+ *   live     it is pushed to: it sits in the index under one key, the
+ *            most selective its filter pins (watch_key.h).  For each new
+ *            event the dispatcher visits the keys that may concern it:
+ *            "*", "?" and those of the event's new AND old object (a pod
+ *            leaving a node reaches that node's watchers as DELETED), so
+ *            the work per event is proportional to the watchers it may
+ *            concern.  A live watcher whose stream is above the high-water
+ *            mark when an event concerns it turns lagging with its cursor
+ *            at that event.
  *
  * Events are encoded once per object, event type and representation
- * (object_frame for the object's own JSON; its views for Tables and
- * PartialObjectMetadata, made when a first watcher wants them, Tables
- * again each second for their AGE cells) and every watcher writes a
- * reference to the same frame.  Only a Table watch's first event is its
- * own: a copy with the column definitions.
+ * (watch_impl.h: watch_object_frame for the object's own JSON; its views
+ * for Tables and PartialObjectMetadata, made when a first watcher wants
+ * them, Tables again each second for their AGE cells) and every watcher
+ * writes a reference to the same frame.  Only a Table watch's first event
+ * is its own: a copy with the column definitions.
  *
  * Ordering: a watcher's events leave in ring order, which is revision
  * order: the dispatcher walks new events in order, and a lagging watcher
@@ -50,7 +48,6 @@
 #include <event2/event.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/queue.h>
 #include <time.h>
 
@@ -66,6 +63,7 @@
 #include "src/resource.h"
 #include "src/watch_impl.h"
 #include "src/watch_initial.h"
+#include "src/watch_key.h"
 #include "src/watch_relist.h"
 
 static void watch_set_deadline_cb(evutil_socket_t fd, short what, void *arg);
@@ -211,41 +209,14 @@ void watch_set_end_all(struct watch_set *ws)
 
 /* ---- live and lagging ---- */
 
-#define WATCH_KEY_MAX 512
-
-/* w's index key into buf (WATCH_KEY_MAX bytes); returns its length. */
-static size_t watcher_key(const struct watcher *w, char *buf)
-{
-    const struct watch_set *ws = w->set;
-    const char *v = NULL;
-    char kind = '?';
-
-    if ((v = selector_field_value(w->sel, FIELD_NAME)) != NULL)
-        kind = 'N';
-    else if (ws->indexed_field >= 0 &&
-             (v = selector_field_value(w->sel,
-                                       FIELD_EXTRA + ws->indexed_field)))
-        kind = 'F';
-    else if ((v = w->ns) != NULL ||
-             (v = selector_field_value(w->sel, FIELD_NAMESPACE)) != NULL)
-        kind = 'S';
-    else if (w->sel == NULL)
-        kind = '*';
-    if (v == NULL || strlen(v) >= WATCH_KEY_MAX - 1) {
-        buf[0] = kind == '*' ? '*' : '?';
-        return 1;
-    }
-    buf[0] = kind;
-    memcpy(buf + 1, v, strlen(v));
-    return 1 + strlen(v);
-}
-
 /* w has been given every dispatched event: from now on it is pushed to. */
 static void watcher_go_live(struct watcher *w)
 {
     char key[WATCH_KEY_MAX];
 
-    dindex_add(w->set->index, key, watcher_key(w, key), &w->live);
+    dindex_add(w->set->index, key,
+               watch_key_of(w->sel, w->ns, w->set->indexed_field, key),
+               &w->live);
 }
 
 /* w cannot take the event at seq now: it will pull from there. */
@@ -332,16 +303,11 @@ static void watch_push_key(struct watch_set *ws, char kind, const char *value,
                            struct event *ev, uint64_t seq)
 {
     char key[WATCH_KEY_MAX];
-    size_t len = 1;
+    size_t len = watch_key_make(kind, value, key);
     struct dindex_entry *e, *next;
 
-    key[0] = kind;
-    if (value != NULL) {
-        len = strlen(value);
-        if (len >= WATCH_KEY_MAX - 1)
-            return; /* no watcher is filed under so long a key */
-        memcpy(key + 1, value, len++);
-    }
+    if (len == 0)
+        return; /* no watcher is filed under so long a key */
     for (e = dindex_first(ws->index, key, len); e != NULL; e = next) {
         struct watcher *w = (struct watcher *)e;
 

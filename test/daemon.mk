@@ -19,6 +19,12 @@ test_upstream_history_test_SOURCES = test/upstream_history_test.c
 test_upstream_history_test_CFLAGS = $(TEST_CFLAGS)
 test_upstream_history_test_LDADD = $(TEST_LIBS)
 
+# watch_key_test: the dispatch index keys of src/watch_key.c.
+UNIT_TESTS += test/watch_key_test
+test_watch_key_test_SOURCES = test/watch_key_test.c
+test_watch_key_test_CFLAGS = $(TEST_CFLAGS)
+test_watch_key_test_LDADD = $(TEST_LIBS)
+
 # fresh_test drives the real src/fresh.c and src/resource.c with a fake
 # upstream reader.
 UNIT_TESTS += test/fresh_test
