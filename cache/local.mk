@@ -12,5 +12,8 @@ cache_libcache_a_SOURCES = \
 	cache/dindex.c cache/dindex.h \
 	cache/deadline.c cache/deadline.h \
 	cache/watchcache.c cache/watchcache.h \
+	cache/validation.c cache/validation.h \
+	cache/label_selector.c cache/label_selector.h \
+	cache/field_selector.c cache/field_selector.h \
 	cache/selector.c cache/selector.h \
 	cache/utf8.c cache/utf8.h

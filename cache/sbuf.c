@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
+#include "cache/utf8.h"
 
 void sbuf_reserve(struct sbuf *b, size_t n)
 {
@@ -60,4 +61,41 @@ void sbuf_fini(struct sbuf *b)
 {
     free(b->data);
     *b = (struct sbuf){0};
+}
+
+/* Go's named escape for an ASCII byte in a quoted string, or NULL. */
+static const char *go_escape(unsigned char c)
+{
+    static const char from[] = "\"\\\a\b\f\n\r\t\v";
+    static const char *const to[] = {"\\\"", "\\\\", "\\a", "\\b", "\\f",
+                                     "\\n",  "\\r",  "\\t", "\\v"};
+    const char *at = c ? strchr(from, c) : NULL;
+
+    return at ? to[at - from] : NULL;
+}
+
+void sbuf_add_quoted(struct sbuf *b, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+
+    sbuf_add(b, "\"");
+    while (i < n) {
+        size_t len = utf8_len(p + i, n - i);
+        const char *esc = go_escape(p[i]);
+
+        if (len > 1) {
+            sbuf_addn(b, s + i, len);
+            i += len;
+            continue;
+        }
+        if (esc != NULL)
+            sbuf_add(b, esc);
+        else if (p[i] < 0x20 || p[i] >= 0x7f)
+            sbuf_addf(b, "\\x%02x", p[i]);
+        else
+            sbuf_addn(b, s + i, 1);
+        i++;
+    }
+    sbuf_add(b, "\"");
 }

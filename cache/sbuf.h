@@ -29,6 +29,14 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* The same with a va_list. */
 void sbuf_vaddf(struct sbuf *b, const char *fmt, va_list ap);
+/*
+ * Appends the n bytes at s quoted as Go's %q (strconv.Quote) quotes them,
+ * for messages the apiserver words with %q: "\"", "\\" and the named
+ * control escapes, other bytes below 0x20 and from 0x7f as \xNN, and
+ * every valid multibyte UTF-8 sequence as is (Go would escape the
+ * unprintable ones).
+ */
+void sbuf_add_quoted(struct sbuf *b, const char *s, size_t n);
 /* Frees the bytes and empties b. */
 void sbuf_fini(struct sbuf *b);
 

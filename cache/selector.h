@@ -3,17 +3,12 @@
  * matched against objects.
  *
  * Grammar and semantics are the apiserver's (k8s.io/apimachinery
- * labels.Parse and fields.ParseSelector):
- *   labels: comma-separated requirements: key=value, key==value, key!=value,
- *           key in (v1,v2), key notin (v1,v2), key, !key, key>N, key<N.
- *           != and notin also match objects without the label.
- *           Keys: an optional DNS-subdomain prefix and '/', then a name of at
- *           most 63 characters [A-Za-z0-9] with -_. inside; values likewise,
- *           possibly empty.
- *   fields: comma-separated field=value, field==value, field!=value, with
- *           backslash escapes (\, \= \\) in values; supported fields are
- *           metadata.name, metadata.namespace (namespaced types) and the
- *           type's resource_type fields[].
+ * labels.Parse and fields.ParseSelector), parsed by cache/label_selector.h
+ * and cache/field_selector.h, which list them.  In short:
+ *   labels: key=value, key==value, key!=value, key in (v1,v2),
+ *           key notin (v1,v2), key, !key, key>N, key<N.
+ *   fields: field=value, field==value, field!=value; metadata.name,
+ *           metadata.namespace and the type's resource_type fields[].
  * All requirements must hold (AND).
  */
 #ifndef SELECTOR_H

@@ -6,9 +6,22 @@ test_frame_test_CFLAGS = $(TEST_CFLAGS)
 test_frame_test_LDADD = $(TEST_LIBS)
 
 UNIT_TESTS += test/kjson_test
-test_kjson_test_SOURCES = test/kjson_test.c test/json_testlib.h
+test_kjson_test_SOURCES = test/kjson_test.c test/json_testlib.h \
+	test/kjson_testlib.h
 test_kjson_test_CFLAGS = $(TEST_CFLAGS)
 test_kjson_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/kjson_decode_test
+test_kjson_decode_test_SOURCES = test/kjson_decode_test.c \
+	test/json_testlib.h test/kjson_testlib.h
+test_kjson_decode_test_CFLAGS = $(TEST_CFLAGS)
+test_kjson_decode_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/kjson_scan_test
+test_kjson_scan_test_SOURCES = test/kjson_scan_test.c test/json_testlib.h \
+	test/kjson_testlib.h
+test_kjson_scan_test_CFLAGS = $(TEST_CFLAGS)
+test_kjson_scan_test_LDADD = $(TEST_LIBS)
 
 UNIT_TESTS += test/query_test
 test_query_test_SOURCES = test/query_test.c
