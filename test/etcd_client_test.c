@@ -507,10 +507,10 @@ static void test_keepalive_timeout(void **state)
     /* A pending call: the kernel completes the handshake, nobody answers. */
     assert_non_null(
         grpc_unary(conn, ETCD_PATH_STATUS, "", 0, 0, refused_unary_cb, &r));
-    start = etest_now();
+    start = clock_mono_s();
     assert_true(etest_wait(base, &r.closed, 3.0));
     assert_int_equal(r.err, RW_ETIMEDOUT);
-    assert_true(etest_now() - start < 1.5);
+    assert_true(clock_mono_s() - start < 1.5);
     assert_true(r.unary_done);
     assert_int_equal(r.unary_status, GRPC_STATUS_UNAVAILABLE);
     close(ls);

@@ -216,14 +216,14 @@ static void fixture_stop(struct fixture *f)
 static bool wait_for(struct fixture *f, bool (*pred)(struct fixture *),
                      double seconds)
 {
-    double deadline = etest_now() + seconds;
+    double deadline = clock_mono_s() + seconds;
     struct timeval tv = {0, 10000};
     struct event *tick =
         event_new(f->base, -1, EV_PERSIST, etest_tick_cb, NULL);
     bool ok;
 
     event_add(tick, &tv);
-    while (!(ok = pred(f)) && etest_now() < deadline) {
+    while (!(ok = pred(f)) && clock_mono_s() < deadline) {
         event_base_loop(f->base, EVLOOP_ONCE);
         upstream_contract_turn(&f->res);
     }
