@@ -56,6 +56,7 @@ static void feed_list_begin(void *ctx)
     if (c->listing)
         violation(c, "list_begin inside a list", 0, 0);
     c->listing = true;
+    c->dropped = false;
     c->n_pending = 0;
     c->list_begins++;
 }
@@ -92,6 +93,8 @@ static void feed_list_end(void *ctx, int64_t rev)
         violation(c, "list_end outside a list", 0, 0);
     if (rev <= 0)
         violation(c, "list_end without a revision", rev, 0);
+    if (c->dropped)
+        violation(c, "list_end of a list dropped by a history reset", rev, 0);
     for (size_t i = 0; i < c->n_pending; i++)
         if (c->pending[i].mod_rev > rev)
             violation(c, "list item newer than the list", c->pending[i].mod_rev,
@@ -114,6 +117,7 @@ static void feed_list_abort(void *ctx)
     if (!c->listing)
         violation(c, "list_abort outside a list", 0, 0);
     c->listing = false;
+    c->dropped = false;
     c->n_pending = 0;
     c->list_aborts++;
 }
@@ -185,6 +189,8 @@ static void feed_progress(void *ctx, int64_t rev)
 
     if (c->listing)
         violation(c, "progress during a list", rev, 0);
+    if (c->rv == 0)
+        violation(c, "progress before a complete list", rev, 0);
     if (rev < c->rv)
         violation(c, "progress below rv", rev, c->rv);
     if (rev < c->last_progress)
@@ -228,6 +234,7 @@ static void feed_history_reset(void *ctx, enum upstream_reset why,
     struct upstream_contract *c = live(ctx, "history_reset after free");
 
     c->resets++;
+    c->dropped = c->listing;
     c->rv = 0;
     c->n_model = 0;
     c->n_pending = 0;

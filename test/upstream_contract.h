@@ -14,9 +14,11 @@
  * list_abort only inside one; put and delete never during a list nor
  * before the first complete one, each revision above the cache's (equal
  * only to the previous one of the same batch: one transaction), deletes
- * of keys held; progress never during a list nor below the revision
- * reached; every batch flushed before the loop turns; after the
- * adapter's free, its reader unset, no list open and no callback at all.
+ * of keys held; progress never during a list, before the first complete
+ * one nor below the revision reached; a list open at history_reset ended
+ * by list_abort, never list_end; every batch flushed before the loop
+ * turns; after the adapter's free, its reader unset, no list open and no
+ * callback at all.
  */
 #ifndef UPSTREAM_CONTRACT_H
 #define UPSTREAM_CONTRACT_H
@@ -52,6 +54,7 @@ struct upstream_contract {
     const char *prefix;
     int64_t rv;
     bool listing;
+    bool dropped; /* the open list was dropped by history_reset */
     struct kv_entry model[CONTRACT_MAX_KEYS]; /* after the last list + events */
     size_t n_model;
     struct kv_entry pending[CONTRACT_MAX_KEYS]; /* the list being received */

@@ -128,6 +128,17 @@ static void test_each_breach(void **state)
     feed->progress(&c, 8);
     assert_int_equal(c.violations, 1);
 
+    upstream_contract_init(&c, "/p/"); /* progress before any list */
+    feed->progress(&c, 3);
+    assert_int_equal(c.violations, 1);
+
+    upstream_contract_init(&c, "/p/"); /* a list dropped by a reset, ended */
+    feed->list_begin(&c);
+    ITEM(&c, "/p/a", 3);
+    feed->history_reset(&c, UPSTREAM_RESET_IDENTITY, 0, 4);
+    feed->list_end(&c, 4);
+    assert_int_equal(c.violations, 1);
+
     listed(&c); /* a batch not flushed when the loop turns */
     PUT(&c, "/p/c", 9);
     upstream_contract_turn(&c);
