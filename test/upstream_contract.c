@@ -30,8 +30,9 @@ static struct upstream_contract *live(void *ctx, const char *what)
     return c;
 }
 
-struct kv_entry *upstream_contract_find(struct kv_entry *m, size_t n,
-                                        const char *key)
+struct upstream_contract_kv *
+upstream_contract_find(struct upstream_contract_kv *m, size_t n,
+                       const char *key)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(m[i].key, key) == 0)
@@ -41,7 +42,7 @@ struct kv_entry *upstream_contract_find(struct kv_entry *m, size_t n,
 
 void upstream_contract_copy(char *dst, const void *src, size_t len)
 {
-    snprintf(dst, CONTRACT_TEXT, "%.*s", (int)len, (const char *)src);
+    snprintf(dst, UPSTREAM_CONTRACT_TEXT, "%.*s", (int)len, (const char *)src);
 }
 
 static int64_t feed_rv(void *ctx)
@@ -65,14 +66,14 @@ static void feed_list_item(void *ctx, const char *key, size_t key_len,
                            const void *value, size_t value_len, int64_t mod_rev)
 {
     struct upstream_contract *c = live(ctx, "list_item after free");
-    struct kv_entry *e;
+    struct upstream_contract_kv *e;
     size_t plen = strlen(c->prefix);
 
     if (!c->listing)
         violation(c, "list_item outside a list", 0, 0);
     if (key_len < plen || memcmp(key, c->prefix, plen) != 0)
         violation(c, "list_item outside the prefix", mod_rev, 0);
-    assert_true(c->n_pending < CONTRACT_MAX_KEYS);
+    assert_true(c->n_pending < UPSTREAM_CONTRACT_MAX_KEYS);
     e = &c->pending[c->n_pending];
     upstream_contract_copy(e->key, key, key_len);
     if (c->n_pending > 0 &&
@@ -123,11 +124,12 @@ static void feed_list_abort(void *ctx)
 }
 
 /* An event at rev: after a complete list, in revision order. */
-static void record(struct upstream_contract *c, enum rec_kind kind,
-                   const char *key, size_t key_len, const void *value,
-                   size_t value_len, int64_t rev)
+static void record(struct upstream_contract *c,
+                   enum upstream_contract_kind kind, const char *key,
+                   size_t key_len, const void *value, size_t value_len,
+                   int64_t rev)
 {
-    struct rec *e;
+    struct upstream_contract_event *e;
 
     if (c->listing)
         violation(c, "event during a list", rev, 0);
@@ -139,7 +141,7 @@ static void record(struct upstream_contract *c, enum rec_kind kind,
     c->rv = rev;
     c->batch_rev = rev;
     c->unflushed = true;
-    assert_true(c->n_log < CONTRACT_MAX_LOG);
+    assert_true(c->n_log < UPSTREAM_CONTRACT_MAX_LOG);
     e = &c->log[c->n_log++];
     e->kind = kind;
     upstream_contract_copy(e->key, key, key_len);
@@ -151,14 +153,14 @@ static void feed_put(void *ctx, const char *key, size_t key_len,
                      const void *value, size_t value_len, int64_t mod_rev)
 {
     struct upstream_contract *c = live(ctx, "put after free");
-    struct kv_entry *e;
-    char k[CONTRACT_TEXT];
+    struct upstream_contract_kv *e;
+    char k[UPSTREAM_CONTRACT_TEXT];
 
-    record(c, REC_PUT, key, key_len, value, value_len, mod_rev);
+    record(c, UPSTREAM_CONTRACT_PUT, key, key_len, value, value_len, mod_rev);
     upstream_contract_copy(k, key, key_len);
     e = upstream_contract_find(c->model, c->n_model, k);
     if (e == NULL) {
-        assert_true(c->n_model < CONTRACT_MAX_KEYS);
+        assert_true(c->n_model < UPSTREAM_CONTRACT_MAX_KEYS);
         e = &c->model[c->n_model++];
         snprintf(e->key, sizeof(e->key), "%s", k);
     }
@@ -170,10 +172,10 @@ static void feed_del(void *ctx, const char *key, size_t key_len,
                      int64_t mod_rev)
 {
     struct upstream_contract *c = live(ctx, "delete after free");
-    struct kv_entry *e;
-    char k[CONTRACT_TEXT];
+    struct upstream_contract_kv *e;
+    char k[UPSTREAM_CONTRACT_TEXT];
 
-    record(c, REC_DELETE, key, key_len, "", 0, mod_rev);
+    record(c, UPSTREAM_CONTRACT_DELETE, key, key_len, "", 0, mod_rev);
     upstream_contract_copy(k, key, key_len);
     e = upstream_contract_find(c->model, c->n_model, k);
     if (e == NULL) {
