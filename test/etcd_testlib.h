@@ -138,13 +138,13 @@ static inline int etcd_sync_call(struct etcd_sync *s, const char *path,
     struct grpc_call *call;
 
     s->done = 0;
-    call = grpc_unary(s->conn, path, req->data, req->len, ETEST_TIMEOUT,
-                      etest_sync_unary_cb, s);
+    call = grpc_client_unary(s->conn, path, req->data, req->len, ETEST_TIMEOUT,
+                             etest_sync_unary_cb, s);
     rbuf_unref(req);
     if (call == NULL)
         return -1;
     if (!etest_wait(s->base, &s->done, ETEST_TIMEOUT + 1)) {
-        grpc_call_cancel(call);
+        grpc_client_call_cancel(call);
         return -1;
     }
     return s->status;
