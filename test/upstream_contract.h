@@ -32,8 +32,10 @@
 
 #define UPSTREAM_CONTRACT_MAX_KEYS 128
 #define UPSTREAM_CONTRACT_MAX_LOG 512
-/* keys and values are kept truncated to this */
-#define UPSTREAM_CONTRACT_TEXT 48
+/* Values are kept truncated to this; a key must be shorter (the test
+ * fails otherwise: a truncated key would break the order and model
+ * checks). */
+#define UPSTREAM_CONTRACT_TEXT 256
 
 struct upstream_contract_kv {
     char key[UPSTREAM_CONTRACT_TEXT];
