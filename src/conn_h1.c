@@ -412,7 +412,7 @@ static int h1_head_read(struct conn_h1 *c)
     struct h1_req *r = c->req;
     char why[256];
     int status = 0;
-    long len = h1_reader_head(
+    long len = h1_head_reader_head(
         &r->reader, in, registry_config(c->base.registry)->max_header_bytes,
         &status, why, sizeof(why));
     const char *p = NULL;
@@ -439,7 +439,7 @@ static int h1_head_read(struct conn_h1 *c)
         h1_refuse(c, err == HPE_INVALID_METHOD ? 501 : 400, why);
         return RW_EINVAL;
     }
-    h1_reader_head_done(&r->reader, in, (size_t)len);
+    h1_head_reader_head_done(&r->reader, in, (size_t)len);
     return H1_READER_DONE;
 }
 
@@ -448,7 +448,8 @@ static bool h1_body_read(struct conn_h1 *c)
 {
     char why[160];
     int status = 0;
-    int rc = h1_reader_body(&c->req->reader, bufferevent_get_input(c->bev),
+    int rc =
+        h1_head_reader_body(&c->req->reader, bufferevent_get_input(c->bev),
                             registry_config(c->base.registry)->max_header_bytes,
                             H1_MAX_BODY, &status, why, sizeof(why));
 

@@ -107,7 +107,7 @@ static void grpc_call_fail(struct grpc_call *call, int status,
 
 /* ==== status ==== */
 
-size_t grpc_percent_decode(const char *in, size_t len, char *out)
+size_t grpc_client_percent_decode(const char *in, size_t len, char *out)
 {
     size_t o = 0;
 
@@ -206,7 +206,7 @@ static void grpc_h2_header_cb(const char *name, size_t name_len,
     } else if (strcmp(name, "grpc-message") == 0) {
         free(call->grpc_message);
         call->grpc_message = xmalloc(value_len + 1);
-        grpc_percent_decode(value, value_len, call->grpc_message);
+        grpc_client_percent_decode(value, value_len, call->grpc_message);
     }
 }
 
@@ -290,9 +290,10 @@ static struct grpc_call *grpc_call_new(struct h2_client *conn, const char *path,
     return call;
 }
 
-struct grpc_call *grpc_call_start(struct h2_client *conn, const char *path,
-                                  grpc_message_cb on_message,
-                                  grpc_close_cb on_close, void *arg)
+struct grpc_call *grpc_client_call_start(struct h2_client *conn,
+                                         const char *path,
+                                         grpc_message_cb on_message,
+                                         grpc_close_cb on_close, void *arg)
 {
     struct grpc_call *call = grpc_call_new(conn, path, NULL, arg);
 
@@ -318,12 +319,12 @@ static int grpc_call_write(struct grpc_call *call, const void *msg, size_t len,
                                                                    : RW_ECLOSED;
 }
 
-int grpc_call_send(struct grpc_call *call, const void *msg, size_t len)
+int grpc_client_call_send(struct grpc_call *call, const void *msg, size_t len)
 {
     return grpc_call_write(call, msg, len, false);
 }
 
-void grpc_call_cancel(struct grpc_call *call)
+void grpc_client_call_cancel(struct grpc_call *call)
 {
     if (call == NULL || call->finished)
         return; /* inside its own close callback: freed after it */
@@ -354,9 +355,9 @@ static void grpc_timeout_format(double timeout, char *out, size_t size)
         snprintf(out, size, "%.0fS", RW_MIN(ceil(timeout), 99999999.0));
 }
 
-struct grpc_call *grpc_unary(struct h2_client *conn, const char *path,
-                             const void *msg, size_t len, double timeout,
-                             grpc_unary_cb cb, void *arg)
+struct grpc_call *grpc_client_unary(struct h2_client *conn, const char *path,
+                                    const void *msg, size_t len, double timeout,
+                                    grpc_unary_cb cb, void *arg)
 {
     char header[32];
     struct grpc_call *call;
@@ -375,7 +376,7 @@ struct grpc_call *grpc_unary(struct h2_client *conn, const char *path,
         evtimer_add(call->deadline, &tv);
     }
     if (grpc_call_write(call, msg, len, true) != 0) {
-        grpc_call_cancel(call);
+        grpc_client_call_cancel(call);
         return NULL;
     }
     return call;

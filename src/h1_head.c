@@ -6,7 +6,7 @@
  * and each field line are checked against the grammar of RFC 9112 3 and
  * 5 and RFC 9110 5.5-5.6, and the few fields that decide how the message
  * is framed (Host, Content-Length, Transfer-Encoding) are remembered.
- * h1_chunked_feed is a byte-at-a-time state machine over a chunked body,
+ * h1_head_chunked_feed is a byte-at-a-time state machine over a chunked body,
  * so that a body may arrive in any number of pieces.
  */
 #include "src/h1_head.h"
@@ -548,8 +548,8 @@ static int chunk_trailer_byte(struct h1_chunked *ch, unsigned char c,
     }
 }
 
-long h1_chunked_feed(struct h1_chunked *ch, const char *p, size_t len,
-                     size_t max_trailer, char *why, size_t why_len)
+long h1_head_chunked_feed(struct h1_chunked *ch, const char *p, size_t len,
+                          size_t max_trailer, char *why, size_t why_len)
 {
     size_t i = 0;
 
@@ -612,8 +612,9 @@ static int request_line_in(struct h1_reader *r, struct evbuffer *in, size_t len,
                               len, &r->head, why, why_len);
 }
 
-long h1_reader_head(struct h1_reader *r, struct evbuffer *in, size_t max_head,
-                    int *status, char *why, size_t why_len)
+long h1_head_reader_head(struct h1_reader *r, struct evbuffer *in,
+                         size_t max_head, int *status, char *why,
+                         size_t why_len)
 {
     struct evbuffer_ptr at;
     size_t end = 0, line;
@@ -653,7 +654,8 @@ long h1_reader_head(struct h1_reader *r, struct evbuffer *in, size_t max_head,
     return (long)end;
 }
 
-void h1_reader_head_done(struct h1_reader *r, struct evbuffer *in, size_t len)
+void h1_head_reader_head_done(struct h1_reader *r, struct evbuffer *in,
+                              size_t len)
 {
     evbuffer_drain(in, len);
     r->head_done = true;
@@ -668,8 +670,9 @@ static bool body_due(const struct h1_reader *r)
     return r->head.framing == H1_FRAMING_CHUNKED && !r->chunked.done;
 }
 
-int h1_reader_body(struct h1_reader *r, struct evbuffer *in, size_t max_trailer,
-                   uint64_t max_body, int *status, char *why, size_t why_len)
+int h1_head_reader_body(struct h1_reader *r, struct evbuffer *in,
+                        size_t max_trailer, uint64_t max_body, int *status,
+                        char *why, size_t why_len)
 {
     struct evbuffer_iovec v;
     long n;
@@ -682,8 +685,8 @@ int h1_reader_body(struct h1_reader *r, struct evbuffer *in, size_t max_trailer,
         if (r->head.framing == H1_FRAMING_LENGTH) {
             n = (long)(v.iov_len < r->body_left ? v.iov_len : r->body_left);
             r->body_left -= (uint64_t)n;
-        } else if ((n = h1_chunked_feed(&r->chunked, v.iov_base, v.iov_len,
-                                        max_trailer, why, why_len)) < 0) {
+        } else if ((n = h1_head_chunked_feed(&r->chunked, v.iov_base, v.iov_len,
+                                             max_trailer, why, why_len)) < 0) {
             *status = 400;
             return RW_EINVAL;
         }

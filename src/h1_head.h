@@ -14,7 +14,7 @@
  * not followed by CRLF, whitespace after the chunk size and control
  * characters in chunk extensions.  conn_h1 therefore checks each request
  * head with h1_head_parse before handing it to http-parser (which then
- * only extracts its fields), and reads bodies itself (h1_chunked_feed
+ * only extracts its fields), and reads bodies itself (h1_head_chunked_feed
  * for chunked ones), discarding them.
  *
  * Accepted, as RFC 9112 allows: LF alone as a line terminator (2.2),
@@ -74,7 +74,7 @@ int h1_head_parse(const char *p, size_t len, struct h1_head *head, char *why,
                   size_t why_len);
 
 /* The state of a chunked body being read (RFC 9112 7.1); zero it before
- * the first h1_chunked_feed. */
+ * the first h1_head_chunked_feed. */
 struct h1_chunked {
     uint64_t left;     /* bytes of the current chunk's data still due */
     uint64_t data;     /* data bytes so far, all chunks */
@@ -96,8 +96,8 @@ struct h1_chunked {
  * if the framing is invalid, with why written as for h1_head_parse (the status
  * is 400).
  */
-long h1_chunked_feed(struct h1_chunked *ch, const char *p, size_t len,
-                     size_t max_trailer, char *why, size_t why_len);
+long h1_head_chunked_feed(struct h1_chunked *ch, const char *p, size_t len,
+                          size_t max_trailer, char *why, size_t why_len);
 
 /* ---- reading requests from a connection's input ---- */
 
@@ -120,30 +120,33 @@ struct h1_reader {
  * last call stopped: lines end at LF, and empty lines before the request
  * line are drained (RFC 9112 2.2).  Returns the head's length (the
  * caller checks it with h1_head_parse and then calls
- * h1_reader_head_done); 0 while it is incomplete; RW_EINVAL with *status
+ * h1_head_reader_head_done); 0 while it is incomplete; RW_EINVAL with *status
  * 414 when the request line is longer than max_head bytes, 431 when the
  * head is, and 400 or 505 as soon as the request line has ended if it
  * is invalid (as h1_head_parse checks it: a request line alone, as
  * HTTP/0.9 sends it, is refused at once, as by Go's server), why
  * written as for h1_head_parse.
  */
-long h1_reader_head(struct h1_reader *r, struct evbuffer *in, size_t max_head,
-                    int *status, char *why, size_t why_len);
+long h1_head_reader_head(struct h1_reader *r, struct evbuffer *in,
+                         size_t max_head, int *status, char *why,
+                         size_t why_len);
 
 /* The head of len bytes, checked into r->head, was used: drains it and
  * gets ready for the body. */
-void h1_reader_head_done(struct h1_reader *r, struct evbuffer *in, size_t len);
+void h1_head_reader_head_done(struct h1_reader *r, struct evbuffer *in,
+                              size_t len);
 
 /*
  * Reads and discards the request body from in (RFC 9112 6.3): the
- * Content-Length bytes or a chunked body (h1_chunked_feed, with
+ * Content-Length bytes or a chunked body (h1_head_chunked_feed, with
  * max_trailer).  Returns H1_READER_DONE once it is all in (what follows
  * in in is the next request), 0 while more is due, RW_EINVAL with *status
  * 400 (invalid chunked framing) or 413 (more than max_body bytes of
  * data) and why.
  */
 #define H1_READER_DONE 1
-int h1_reader_body(struct h1_reader *r, struct evbuffer *in, size_t max_trailer,
-                   uint64_t max_body, int *status, char *why, size_t why_len);
+int h1_head_reader_body(struct h1_reader *r, struct evbuffer *in,
+                        size_t max_trailer, uint64_t max_body, int *status,
+                        char *why, size_t why_len);
 
 #endif

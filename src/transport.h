@@ -31,23 +31,26 @@
  *    bufferevent's output is only used while nothing is pending in a
  *    direct write, so the two never interleave on the wire.
  *
- * Waiting: after RW_EAGAIN from writev or readv, transport_wants says
- * which readiness of transport_fd lets the call progress: a plain socket
- * wants writable to write and readable to read, but TLS may need the
- * socket readable to make write progress (a renegotiation, a KeyUpdate)
- * or writable to read.  The connection registers its event for what it is
- * told, on transport_fd, and calls again.  The fd is for event
- * registration only.
+ * Waiting: after writev or readv returned 0 (no progress),
+ * transport_wants says which readiness of transport_fd lets the call
+ * progress: a plain socket wants writable to write and readable to read,
+ * but TLS may need the socket readable to make write progress (a
+ * renegotiation, a KeyUpdate) or writable to read.  The connection
+ * registers its event for what it is told, on transport_fd, and calls
+ * again.  The fd is for event registration only.
  *
  * Without a socket (one end of a bufferevent pair, in tests) the plain
  * transport's writev copies into the bufferevent's output and readv reads
  * its input; shutdown fails (RW_EIO: there is no write side to shut).
  *
  * Server side, the listener makes the transport of each accepted
- * connection (transport_plain_new today) and hands it to conn_h1 or
- * conn_h2; client side, h2_client gets one from the transport_client_fn
- * its configuration names.  Neither conn_h1, conn_h2 nor h2_client names a
- * transport implementation.
+ * connection (transport_plain_new today, in its accept callback: a TLS
+ * transport's constructor takes the accepted socket's bufferevent and the
+ * TLS context in its place) and hands it to listener_adopt, which sniffs
+ * the protocol from the plaintext the bufferevent reads and hands it on
+ * to conn_h1 or conn_h2; client side, h2_client gets one from the
+ * transport_client_fn its configuration names.  Neither conn_h1, conn_h2
+ * nor h2_client names a transport implementation.
  *
  * Lifetime: transport_free drops queued output (releasing the references
  * it holds) and closes the socket at once, needing no further loop run.
@@ -64,7 +67,7 @@ struct bufferevent;
 struct event_base;
 struct timeval;
 
-/* What a transport waits for before its last RW_EAGAIN call can
+/* What a transport waits for before its last call that returned 0 can
  * progress (transport_wants); a bit set. */
 enum transport_want {
     TRANSPORT_WANT_READ = 1,  /* the socket readable */

@@ -228,7 +228,7 @@ static void res_retry_later(struct upstream_res *res, bool list_page)
 static void res_list_abort(struct upstream_res *res)
 {
     if (res->range_call) {
-        grpc_call_cancel(res->range_call);
+        grpc_client_call_cancel(res->range_call);
         res->range_call = NULL;
     }
     if (res->list_open) {
@@ -349,8 +349,9 @@ static void res_range_page(struct upstream_res *res)
     struct rbuf *b = etcd_range_request_encode(&req);
 
     res->range_mark = upstream_history_mark(u->history);
-    res->range_call = grpc_unary(u->conn, ETCD_PATH_RANGE, b->data, b->len,
-                                 u->cfg.request_timeout, res_range_cb, res);
+    res->range_call =
+        grpc_client_unary(u->conn, ETCD_PATH_RANGE, b->data, b->len,
+                          u->cfg.request_timeout, res_range_cb, res);
     rbuf_unref(b);
     if (res->range_call == NULL)
         upstream_call_refused(u);
@@ -362,7 +363,7 @@ static void res_watch_stop(struct upstream_res *res)
 {
     upstream_etcd_batch_drop(&res->batch);
     if (res->watch_call) {
-        grpc_call_cancel(res->watch_call);
+        grpc_client_call_cancel(res->watch_call);
         res->watch_call = NULL;
     }
     res->created = false;
@@ -474,14 +475,14 @@ static void res_watch_start(struct upstream_res *res, int64_t start_rev)
     res->watch_start = start_rev;
     res->watch_mark = upstream_history_mark(u->history);
     res->watch_call =
-        grpc_call_start(u->conn, ETCD_PATH_WATCH, res_watch_message_cb,
-                        res_watch_close_cb, res);
+        grpc_client_call_start(u->conn, ETCD_PATH_WATCH, res_watch_message_cb,
+                               res_watch_close_cb, res);
     if (res->watch_call == NULL) {
         upstream_call_refused(u);
         return;
     }
     b = etcd_watch_create_encode(&req);
-    grpc_call_send(res->watch_call, b->data, b->len);
+    grpc_client_call_send(res->watch_call, b->data, b->len);
     rbuf_unref(b);
 }
 
@@ -727,7 +728,7 @@ static void etcd_free(struct upstream *up)
         res->t.feed->set_reader(res->t.ctx, NULL);
         res_list_abort(res);
         if (res->watch_call)
-            grpc_call_cancel(res->watch_call);
+            grpc_client_call_cancel(res->watch_call);
         event_free(res->retry);
         upstream_etcd_batch_drop(&res->batch);
         free(res->prefix);

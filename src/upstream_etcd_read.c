@@ -85,8 +85,8 @@ static struct upstream_read *read_send(struct upstream_read *rd,
 {
     struct upstream_etcd_read *o = rd->owner;
 
-    rd->call =
-        grpc_unary(o->conn, path, b->data, b->len, o->request_timeout, cb, rd);
+    rd->call = grpc_client_unary(o->conn, path, b->data, b->len,
+                                 o->request_timeout, cb, rd);
     rbuf_unref(b);
     if (rd->call == NULL) {
         read_free(rd);
@@ -277,7 +277,7 @@ static void read_cancel(void *ctx, struct upstream_read *rd)
 {
     if (rd == NULL)
         return;
-    grpc_call_cancel(rd->call);
+    grpc_client_call_cancel(rd->call);
     read_free(rd);
 }
 
@@ -321,8 +321,9 @@ static void read_status_send(struct upstream_etcd_read *o)
     struct rbuf *b = etcd_status_request_encode();
 
     o->status_mark = upstream_history_mark(o->history);
-    o->status_call = grpc_unary(o->conn, ETCD_PATH_STATUS, b->data, b->len,
-                                READ_STATUS_TIMEOUT, read_status_cb, o);
+    o->status_call =
+        grpc_client_unary(o->conn, ETCD_PATH_STATUS, b->data, b->len,
+                          READ_STATUS_TIMEOUT, read_status_cb, o);
     rbuf_unref(b);
 }
 
@@ -358,7 +359,7 @@ void upstream_etcd_read_free(struct upstream_etcd_read *o)
      * frees it first.  Cancel any stragglers all the same. */
     while (!TAILQ_EMPTY(&o->reads))
         read_cancel(o, TAILQ_FIRST(&o->reads));
-    grpc_call_cancel(o->status_call);
+    grpc_client_call_cancel(o->status_call);
     free(o->name);
     free(o);
 }
@@ -367,7 +368,7 @@ void upstream_etcd_read_set_conn(struct upstream_etcd_read *o,
                                  struct h2_client *conn)
 {
     if (o->status_call != NULL) {
-        grpc_call_cancel(o->status_call);
+        grpc_client_call_cancel(o->status_call);
         o->status_call = NULL;
     }
     o->conn = conn;

@@ -16,24 +16,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event2/event.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "proto/etcd.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 
 #define ETEST_TIMEOUT 10.0 /* seconds any single wait may take */
-
-static inline double etest_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The etcd endpoint as host and port (static storage).  Exits with 77
  * (skip) when RW_TEST_ETCD is unset. */
@@ -66,10 +58,10 @@ static inline int etest_wait(struct event_base *base, const volatile int *flag,
 {
     struct timeval tv = {0, 10000};
     struct event *tick = event_new(base, -1, EV_PERSIST, etest_tick_cb, NULL);
-    double deadline = etest_now() + seconds;
+    double deadline = clock_mono_s() + seconds;
 
     event_add(tick, &tv);
-    while (!*flag && etest_now() < deadline)
+    while (!*flag && clock_mono_s() < deadline)
         event_base_loop(base, EVLOOP_ONCE);
     event_free(tick);
     return *flag;
@@ -146,13 +138,13 @@ static inline int etcd_sync_call(struct etcd_sync *s, const char *path,
     struct grpc_call *call;
 
     s->done = 0;
-    call = grpc_unary(s->conn, path, req->data, req->len, ETEST_TIMEOUT,
-                      etest_sync_unary_cb, s);
+    call = grpc_client_unary(s->conn, path, req->data, req->len, ETEST_TIMEOUT,
+                             etest_sync_unary_cb, s);
     rbuf_unref(req);
     if (call == NULL)
         return -1;
     if (!etest_wait(s->base, &s->done, ETEST_TIMEOUT + 1)) {
-        grpc_call_cancel(call);
+        grpc_client_call_cancel(call);
         return -1;
     }
     return s->status;

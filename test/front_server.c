@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include <event2/event.h>
 
@@ -229,9 +230,9 @@ static void handle_forever(struct stream *s)
 struct member {
     struct stream *s;
     long left, burst;
-    long every, sent;   /* every-th frame is the large one */
-    struct rbuf *large; /* shared with members asking the same size */
-    struct member *prev, *next;
+    long every, sent;        /* every-th frame is the large one */
+    struct rbuf *large;      /* shared with members asking the same size */
+    LIST_ENTRY(member) link; /* members */
 };
 
 #define FAN_EVENT                                                              \
@@ -240,7 +241,7 @@ struct member {
     "\"metadata\":{\"name\":\"web-0\",\"namespace\":\"default\","              \
     "\"resourceVersion\":\"123456\"}}}\n"
 
-static struct member *members;
+static LIST_HEAD(, member) members = LIST_HEAD_INITIALIZER(members);
 static struct event *fan_tick;
 static struct rbuf *fan_frame;
 static struct rbuf *fan_large; /* the last size asked for */
@@ -268,8 +269,9 @@ static struct rbuf *fanout_large(long size)
 static void fanout_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct timeval tv = {.tv_sec = 0, .tv_usec = 1000};
+    struct member *m;
 
-    for (struct member *m = members; m != NULL; m = m->next) {
+    LIST_FOREACH(m, &members, link) {
         for (long b = 0; b < m->burst && m->left > 0 &&
                          stream_pending(m->s) < FILL_HIGH_WATER;
              b++) {
@@ -278,7 +280,7 @@ static void fanout_tick_cb(evutil_socket_t fd, short what, void *arg)
                 stream_end(m->s);
         }
     }
-    if (members != NULL)
+    if (!LIST_EMPTY(&members))
         evtimer_add(fan_tick, &tv);
 }
 
@@ -286,12 +288,7 @@ static void fanout_close_cb(struct stream *s, void *arg)
 {
     struct member *m = arg;
 
-    if (m->prev != NULL)
-        m->prev->next = m->next;
-    else
-        members = m->next;
-    if (m->next != NULL)
-        m->next->prev = m->prev;
+    LIST_REMOVE(m, link);
     rbuf_unref(m->large);
     free(m);
 }
@@ -311,10 +308,7 @@ static void handle_fanout(struct stream *s, const struct request *r)
         m->large = fanout_large(query_long(r->query, "large", 2000));
     if (fan_tick == NULL)
         fan_tick = evtimer_new(base, fanout_tick_cb, NULL);
-    m->next = members;
-    if (members != NULL)
-        members->prev = m;
-    members = m;
+    LIST_INSERT_HEAD(&members, m, link);
     stream_set_callbacks(s, NULL, fanout_close_cb, m);
     stream_begin(s, 200, "application/json", -1);
     if (m->left <= 0) {

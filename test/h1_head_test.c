@@ -229,7 +229,8 @@ static int feed(const char *body, size_t len, size_t step,
     memset(ch, 0, sizeof(*ch));
     for (size_t at = 0; at < len && !ch->done; at += step) {
         size_t n = len - at < step ? len - at : step;
-        long got = h1_chunked_feed(ch, body + at, n, 1024, why, sizeof(why));
+        long got =
+            h1_head_chunked_feed(ch, body + at, n, 1024, why, sizeof(why));
 
         if (got < 0)
             return -1;
@@ -258,7 +259,8 @@ static void test_chunked(void **state)
     }
     /* the next request after a complete body is not consumed */
     memset(&ch, 0, sizeof(ch));
-    assert_int_equal(h1_chunked_feed(&ch, "0\r\n\r\nGET", 8, 1024, NULL, 0), 5);
+    assert_int_equal(
+        h1_head_chunked_feed(&ch, "0\r\n\r\nGET", 8, 1024, NULL, 0), 5);
     assert_true(ch.done);
 }
 
@@ -274,30 +276,31 @@ static void test_reader(void **state)
 
     memset(&r, 0, sizeof(r));
     evbuffer_add_printf(in, "\r\n\nGET /x HTTP/1.1\r\nHo");
-    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)), 0);
+    assert_int_equal(
+        h1_head_reader_head(&r, in, 100, &status, why, sizeof(why)), 0);
     evbuffer_add_printf(in, "st: a\r\n\r\nnext");
-    len = h1_reader_head(&r, in, 100, &status, why, sizeof(why));
+    len = h1_head_reader_head(&r, in, 100, &status, why, sizeof(why));
     assert_int_equal(len, 28);
     assert_int_equal(h1_head_parse((const char *)evbuffer_pullup(in, len),
                                    (size_t)len, &r.head, why, sizeof(why)),
                      0);
-    h1_reader_head_done(&r, in, (size_t)len);
-    assert_int_equal(h1_reader_body(&r, in, 100, 10, &status, why, 128),
+    h1_head_reader_head_done(&r, in, (size_t)len);
+    assert_int_equal(h1_head_reader_body(&r, in, 100, 10, &status, why, 128),
                      H1_READER_DONE);
     assert_int_equal(evbuffer_get_length(in), 4);
     evbuffer_drain(in, 4);
 
     memset(&r, 0, sizeof(r));
     evbuffer_add_printf(in, "GET /%0200d", 0);
-    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
-                     RW_EINVAL);
+    assert_int_equal(
+        h1_head_reader_head(&r, in, 100, &status, why, sizeof(why)), RW_EINVAL);
     assert_int_equal(status, 414);
     evbuffer_drain(in, evbuffer_get_length(in));
 
     memset(&r, 0, sizeof(r));
     evbuffer_add_printf(in, "GET / HTTP/1.1\r\nX: %0200d\r\n", 0);
-    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
-                     RW_EINVAL);
+    assert_int_equal(
+        h1_head_reader_head(&r, in, 100, &status, why, sizeof(why)), RW_EINVAL);
     assert_int_equal(status, 431);
     evbuffer_drain(in, evbuffer_get_length(in));
 
@@ -305,29 +308,31 @@ static void test_reader(void **state)
      * one alone) */
     memset(&r, 0, sizeof(r));
     evbuffer_add_printf(in, "\r\nGET /");
-    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)), 0);
+    assert_int_equal(
+        h1_head_reader_head(&r, in, 100, &status, why, sizeof(why)), 0);
     evbuffer_add_printf(in, "\r\n");
-    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
-                     RW_EINVAL);
+    assert_int_equal(
+        h1_head_reader_head(&r, in, 100, &status, why, sizeof(why)), RW_EINVAL);
     assert_int_equal(status, 400);
     assert_non_null(strstr(why, "HTTP/0.9"));
     evbuffer_drain(in, evbuffer_get_length(in));
     memset(&r, 0, sizeof(r));
     evbuffer_add_printf(in, "GET / HTTP/2.0\r\nHost: a\r\n");
-    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)),
-                     RW_EINVAL);
+    assert_int_equal(
+        h1_head_reader_head(&r, in, 100, &status, why, sizeof(why)), RW_EINVAL);
     assert_int_equal(status, 505);
     evbuffer_drain(in, evbuffer_get_length(in));
     memset(&r, 0, sizeof(r));
     evbuffer_add_printf(in, "GET / HTTP/1.1\r\nHo st");
-    assert_int_equal(h1_reader_head(&r, in, 100, &status, why, sizeof(why)), 0);
+    assert_int_equal(
+        h1_head_reader_head(&r, in, 100, &status, why, sizeof(why)), 0);
     evbuffer_drain(in, evbuffer_get_length(in));
 
     memset(&r, 0, sizeof(r));
     r.head_done = true;
     r.head.framing = H1_FRAMING_CHUNKED;
     evbuffer_add_printf(in, "20\r\n%032d\r\n0\r\n\r\n", 0);
-    assert_int_equal(h1_reader_body(&r, in, 100, 16, &status, why, 128),
+    assert_int_equal(h1_head_reader_body(&r, in, 100, 16, &status, why, 128),
                      RW_EINVAL);
     assert_int_equal(status, 413);
     evbuffer_free(in);

@@ -30,8 +30,9 @@ static struct upstream_contract *live(void *ctx, const char *what)
     return c;
 }
 
-struct kv_entry *upstream_contract_find(struct kv_entry *m, size_t n,
-                                        const char *key)
+struct upstream_contract_kv *
+upstream_contract_find(struct upstream_contract_kv *m, size_t n,
+                       const char *key)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(m[i].key, key) == 0)
@@ -41,7 +42,14 @@ struct kv_entry *upstream_contract_find(struct kv_entry *m, size_t n,
 
 void upstream_contract_copy(char *dst, const void *src, size_t len)
 {
-    snprintf(dst, CONTRACT_TEXT, "%.*s", (int)len, (const char *)src);
+    snprintf(dst, UPSTREAM_CONTRACT_TEXT, "%.*s", (int)len, (const char *)src);
+}
+
+/* A key as the model keeps it: whole (the test fails on a longer one). */
+static void copy_key(char *dst, const char *key, size_t key_len)
+{
+    assert_true(key_len < UPSTREAM_CONTRACT_TEXT);
+    upstream_contract_copy(dst, key, key_len);
 }
 
 static int64_t feed_rv(void *ctx)
@@ -56,6 +64,7 @@ static void feed_list_begin(void *ctx)
     if (c->listing)
         violation(c, "list_begin inside a list", 0, 0);
     c->listing = true;
+    c->dropped = false;
     c->n_pending = 0;
     c->list_begins++;
 }
@@ -64,16 +73,16 @@ static void feed_list_item(void *ctx, const char *key, size_t key_len,
                            const void *value, size_t value_len, int64_t mod_rev)
 {
     struct upstream_contract *c = live(ctx, "list_item after free");
-    struct kv_entry *e;
+    struct upstream_contract_kv *e;
     size_t plen = strlen(c->prefix);
 
     if (!c->listing)
         violation(c, "list_item outside a list", 0, 0);
     if (key_len < plen || memcmp(key, c->prefix, plen) != 0)
         violation(c, "list_item outside the prefix", mod_rev, 0);
-    assert_true(c->n_pending < CONTRACT_MAX_KEYS);
+    assert_true(c->n_pending < UPSTREAM_CONTRACT_MAX_KEYS);
     e = &c->pending[c->n_pending];
-    upstream_contract_copy(e->key, key, key_len);
+    copy_key(e->key, key, key_len);
     if (c->n_pending > 0 &&
         strcmp(c->pending[c->n_pending - 1].key, e->key) >= 0)
         violation(c, "list items not in key order", mod_rev, 0);
@@ -92,6 +101,8 @@ static void feed_list_end(void *ctx, int64_t rev)
         violation(c, "list_end outside a list", 0, 0);
     if (rev <= 0)
         violation(c, "list_end without a revision", rev, 0);
+    if (c->dropped)
+        violation(c, "list_end of a list dropped by a history reset", rev, 0);
     for (size_t i = 0; i < c->n_pending; i++)
         if (c->pending[i].mod_rev > rev)
             violation(c, "list item newer than the list", c->pending[i].mod_rev,
@@ -114,16 +125,18 @@ static void feed_list_abort(void *ctx)
     if (!c->listing)
         violation(c, "list_abort outside a list", 0, 0);
     c->listing = false;
+    c->dropped = false;
     c->n_pending = 0;
     c->list_aborts++;
 }
 
 /* An event at rev: after a complete list, in revision order. */
-static void record(struct upstream_contract *c, enum rec_kind kind,
-                   const char *key, size_t key_len, const void *value,
-                   size_t value_len, int64_t rev)
+static void record(struct upstream_contract *c,
+                   enum upstream_contract_kind kind, const char *key,
+                   size_t key_len, const void *value, size_t value_len,
+                   int64_t rev)
 {
-    struct rec *e;
+    struct upstream_contract_event *e;
 
     if (c->listing)
         violation(c, "event during a list", rev, 0);
@@ -135,10 +148,10 @@ static void record(struct upstream_contract *c, enum rec_kind kind,
     c->rv = rev;
     c->batch_rev = rev;
     c->unflushed = true;
-    assert_true(c->n_log < CONTRACT_MAX_LOG);
+    assert_true(c->n_log < UPSTREAM_CONTRACT_MAX_LOG);
     e = &c->log[c->n_log++];
     e->kind = kind;
-    upstream_contract_copy(e->key, key, key_len);
+    copy_key(e->key, key, key_len);
     upstream_contract_copy(e->value, value, value_len);
     e->rev = rev;
 }
@@ -147,14 +160,14 @@ static void feed_put(void *ctx, const char *key, size_t key_len,
                      const void *value, size_t value_len, int64_t mod_rev)
 {
     struct upstream_contract *c = live(ctx, "put after free");
-    struct kv_entry *e;
-    char k[CONTRACT_TEXT];
+    struct upstream_contract_kv *e;
+    char k[UPSTREAM_CONTRACT_TEXT];
 
-    record(c, REC_PUT, key, key_len, value, value_len, mod_rev);
-    upstream_contract_copy(k, key, key_len);
+    record(c, UPSTREAM_CONTRACT_PUT, key, key_len, value, value_len, mod_rev);
+    copy_key(k, key, key_len);
     e = upstream_contract_find(c->model, c->n_model, k);
     if (e == NULL) {
-        assert_true(c->n_model < CONTRACT_MAX_KEYS);
+        assert_true(c->n_model < UPSTREAM_CONTRACT_MAX_KEYS);
         e = &c->model[c->n_model++];
         snprintf(e->key, sizeof(e->key), "%s", k);
     }
@@ -166,11 +179,11 @@ static void feed_del(void *ctx, const char *key, size_t key_len,
                      int64_t mod_rev)
 {
     struct upstream_contract *c = live(ctx, "delete after free");
-    struct kv_entry *e;
-    char k[CONTRACT_TEXT];
+    struct upstream_contract_kv *e;
+    char k[UPSTREAM_CONTRACT_TEXT];
 
-    record(c, REC_DELETE, key, key_len, "", 0, mod_rev);
-    upstream_contract_copy(k, key, key_len);
+    record(c, UPSTREAM_CONTRACT_DELETE, key, key_len, "", 0, mod_rev);
+    copy_key(k, key, key_len);
     e = upstream_contract_find(c->model, c->n_model, k);
     if (e == NULL) {
         violation(c, "delete of an unknown key", mod_rev, 0);
@@ -185,6 +198,8 @@ static void feed_progress(void *ctx, int64_t rev)
 
     if (c->listing)
         violation(c, "progress during a list", rev, 0);
+    if (c->rv == 0)
+        violation(c, "progress before a complete list", rev, 0);
     if (rev < c->rv)
         violation(c, "progress below rv", rev, c->rv);
     if (rev < c->last_progress)
@@ -228,6 +243,7 @@ static void feed_history_reset(void *ctx, enum upstream_reset why,
     struct upstream_contract *c = live(ctx, "history_reset after free");
 
     c->resets++;
+    c->dropped = c->listing;
     c->rv = 0;
     c->n_model = 0;
     c->n_pending = 0;

@@ -14,9 +14,11 @@
  * list_abort only inside one; put and delete never during a list nor
  * before the first complete one, each revision above the cache's (equal
  * only to the previous one of the same batch: one transaction), deletes
- * of keys held; progress never during a list nor below the revision
- * reached; every batch flushed before the loop turns; after the
- * adapter's free, its reader unset, no list open and no callback at all.
+ * of keys held; progress never during a list, before the first complete
+ * one nor below the revision reached; a list open at history_reset ended
+ * by list_abort, never list_end; every batch flushed before the loop
+ * turns; after the adapter's free, its reader unset, no list open and no
+ * callback at all.
  */
 #ifndef UPSTREAM_CONTRACT_H
 #define UPSTREAM_CONTRACT_H
@@ -28,22 +30,25 @@
 #include "cache/resource_type.h"
 #include "src/upstream.h"
 
-#define CONTRACT_MAX_KEYS 128
-#define CONTRACT_MAX_LOG 512
-#define CONTRACT_TEXT 48 /* keys and values are kept truncated to this */
+#define UPSTREAM_CONTRACT_MAX_KEYS 128
+#define UPSTREAM_CONTRACT_MAX_LOG 512
+/* Values are kept truncated to this; a key must be shorter (the test
+ * fails otherwise: a truncated key would break the order and model
+ * checks). */
+#define UPSTREAM_CONTRACT_TEXT 256
 
-struct kv_entry {
-    char key[CONTRACT_TEXT];
-    char value[CONTRACT_TEXT];
+struct upstream_contract_kv {
+    char key[UPSTREAM_CONTRACT_TEXT];
+    char value[UPSTREAM_CONTRACT_TEXT];
     int64_t mod_rev;
 };
 
-enum rec_kind { REC_PUT, REC_DELETE };
+enum upstream_contract_kind { UPSTREAM_CONTRACT_PUT, UPSTREAM_CONTRACT_DELETE };
 
-struct rec {
-    enum rec_kind kind;
-    char key[CONTRACT_TEXT];
-    char value[CONTRACT_TEXT];
+struct upstream_contract_event {
+    enum upstream_contract_kind kind;
+    char key[UPSTREAM_CONTRACT_TEXT];
+    char value[UPSTREAM_CONTRACT_TEXT];
     int64_t rev;
 };
 
@@ -52,14 +57,19 @@ struct upstream_contract {
     const char *prefix;
     int64_t rv;
     bool listing;
-    struct kv_entry model[CONTRACT_MAX_KEYS]; /* after the last list + events */
+    bool dropped; /* the open list was dropped by history_reset */
+    /* after the last list + events */
+    struct upstream_contract_kv model[UPSTREAM_CONTRACT_MAX_KEYS];
     size_t n_model;
-    struct kv_entry pending[CONTRACT_MAX_KEYS]; /* the list being received */
+    /* the list being received */
+    struct upstream_contract_kv pending[UPSTREAM_CONTRACT_MAX_KEYS];
     size_t n_pending;
-    struct kv_entry last_list[CONTRACT_MAX_KEYS]; /* the last complete list */
+    /* the last complete list */
+    struct upstream_contract_kv last_list[UPSTREAM_CONTRACT_MAX_KEYS];
     size_t n_last_list;
     int64_t list_end_rev;
-    struct rec log[CONTRACT_MAX_LOG]; /* events since the start */
+    /* events since the start */
+    struct upstream_contract_event log[UPSTREAM_CONTRACT_MAX_LOG];
     size_t n_log;
     int list_begins, list_ends, list_aborts;
     int flushes, progresses, reconnects, up_changes, resets;
@@ -89,10 +99,11 @@ void upstream_contract_turn(struct upstream_contract *c);
 void upstream_contract_freed(struct upstream_contract *c);
 
 /* The model's entry for key, or NULL. */
-struct kv_entry *upstream_contract_find(struct kv_entry *m, size_t n,
-                                        const char *key);
-/* Copies len bytes of src into dst (CONTRACT_TEXT bytes), truncated, as
- * the model keeps them. */
+struct upstream_contract_kv *
+upstream_contract_find(struct upstream_contract_kv *m, size_t n,
+                       const char *key);
+/* Copies len bytes of src into dst (UPSTREAM_CONTRACT_TEXT bytes), truncated,
+ * as the model keeps them. */
 void upstream_contract_copy(char *dst, const void *src, size_t len);
 
 #endif

@@ -63,6 +63,26 @@ static void test_good_sequence(void **state)
     assert_int_equal(c.n_model, 0);
 }
 
+/* Keys longer than the old 48-byte copies, alike in their first 50
+ * bytes: in key order, each its own entry of the model. */
+static void test_long_keys(void **state)
+{
+    struct upstream_contract c;
+    const char *a = "/registry/pods/kube-system/coredns-5d78c9869d-a1b2c-0001";
+    const char *b = "/registry/pods/kube-system/coredns-5d78c9869d-a1b2c-0002";
+
+    upstream_contract_init(&c, "/registry/pods/");
+    feed->list_begin(&c);
+    ITEM(&c, a, 3);
+    ITEM(&c, b, 4);
+    feed->list_end(&c, 5);
+    DEL(&c, b, 6);
+    feed->flush(&c);
+    assert_int_equal(c.violations, 0);
+    assert_int_equal(c.n_model, 1);
+    assert_string_equal(c.model[0].key, a);
+}
+
 /* Each breach, on its own, is counted. */
 static void test_each_breach(void **state)
 {
@@ -128,6 +148,17 @@ static void test_each_breach(void **state)
     feed->progress(&c, 8);
     assert_int_equal(c.violations, 1);
 
+    upstream_contract_init(&c, "/p/"); /* progress before any list */
+    feed->progress(&c, 3);
+    assert_int_equal(c.violations, 1);
+
+    upstream_contract_init(&c, "/p/"); /* a list dropped by a reset, ended */
+    feed->list_begin(&c);
+    ITEM(&c, "/p/a", 3);
+    feed->history_reset(&c, UPSTREAM_RESET_IDENTITY, 0, 4);
+    feed->list_end(&c, 4);
+    assert_int_equal(c.violations, 1);
+
     listed(&c); /* a batch not flushed when the loop turns */
     PUT(&c, "/p/c", 9);
     upstream_contract_turn(&c);
@@ -149,6 +180,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_sequence),
+        cmocka_unit_test(test_long_keys),
         cmocka_unit_test(test_each_breach),
     };
 

@@ -216,14 +216,14 @@ static void fixture_stop(struct fixture *f)
 static bool wait_for(struct fixture *f, bool (*pred)(struct fixture *),
                      double seconds)
 {
-    double deadline = etest_now() + seconds;
+    double deadline = clock_mono_s() + seconds;
     struct timeval tv = {0, 10000};
     struct event *tick =
         event_new(f->base, -1, EV_PERSIST, etest_tick_cb, NULL);
     bool ok;
 
     event_add(tick, &tv);
-    while (!(ok = pred(f)) && etest_now() < deadline) {
+    while (!(ok = pred(f)) && clock_mono_s() < deadline) {
         event_base_loop(f->base, EVLOOP_ONCE);
         upstream_contract_turn(&f->res);
     }
@@ -262,8 +262,8 @@ static void check_model(struct fixture *f)
     assert_int_equal(etcd_sync_range_prefix(&f->writer, res->prefix, 0, &r), 0);
     assert_int_equal(res->n_model, r.n_kvs);
     for (size_t i = 0; i < r.n_kvs; i++) {
-        char key[48], value[48];
-        struct kv_entry *e;
+        char key[UPSTREAM_CONTRACT_TEXT], value[UPSTREAM_CONTRACT_TEXT];
+        struct upstream_contract_kv *e;
 
         upstream_contract_copy(key, r.kvs[i].key, r.kvs[i].key_len);
         upstream_contract_copy(value, r.kvs[i].value, r.kvs[i].value_len);
@@ -334,12 +334,12 @@ static void test_paged_list_one_revision(void **state)
     want_rv = concurrent_revs[3];
     assert_true(wait_for(&f, reached_rv, ETEST_TIMEOUT));
     assert_int_equal(r->n_log, 4);
-    assert_int_equal(r->log[0].kind, REC_PUT);
+    assert_int_equal(r->log[0].kind, UPSTREAM_CONTRACT_PUT);
     assert_string_equal(r->log[0].key, "/t1/k1");
     assert_string_equal(r->log[0].value, "changed");
     assert_int_equal(r->log[0].rev, concurrent_revs[0]);
     assert_string_equal(r->log[1].key, "/t1/new");
-    assert_int_equal(r->log[2].kind, REC_DELETE);
+    assert_int_equal(r->log[2].kind, UPSTREAM_CONTRACT_DELETE);
     assert_string_equal(r->log[2].key, "/t1/k5");
     assert_int_equal(r->log[2].rev, concurrent_revs[2]);
     assert_string_equal(r->log[3].value, "changed6");
@@ -375,7 +375,7 @@ static void test_watch_events(void **state)
     assert_int_equal(r->n_log, 34);
     for (size_t i = 1; i < r->n_log; i++)
         assert_true(r->log[i].rev == r->log[i - 1].rev + 1);
-    assert_int_equal(r->log[33].kind, REC_DELETE);
+    assert_int_equal(r->log[33].kind, UPSTREAM_CONTRACT_DELETE);
     check_model(&f);
 
     upstream_etcd_ops.status(f.u, &st);
@@ -449,7 +449,7 @@ static void test_reconnect_resume(void **state)
     assert_int_equal(r->reconnects, 1);
     assert_int_equal(r->n_log, before + 4);
     assert_string_equal(r->log[before].value, "2");
-    assert_int_equal(r->log[before + 2].kind, REC_DELETE);
+    assert_int_equal(r->log[before + 2].kind, UPSTREAM_CONTRACT_DELETE);
     check_model(&f);
     upstream_etcd_ops.status(f.u, &st);
     assert_true(st.connected);
@@ -731,9 +731,11 @@ static void test_bad_url(void **state)
 
     upstream_contract_init(&r, "/x/");
     t = upstream_contract_target(&r);
-    assert_null(upstream_etcd_ops.create(base, "https://127.0.0.1:2379", &t, 1, NULL));
+    assert_null(
+        upstream_etcd_ops.create(base, "https://127.0.0.1:2379", &t, 1, NULL));
     assert_null(upstream_etcd_ops.create(base, "127.0.0.1:2379", &t, 1, NULL));
-    assert_null(upstream_etcd_ops.create(base, "http://127.0.0.1", &t, 1, NULL));
+    assert_null(
+        upstream_etcd_ops.create(base, "http://127.0.0.1", &t, 1, NULL));
     upstream_etcd_ops.free(NULL);
     assert_int_equal(r.violations, 0);
     event_base_free(base);

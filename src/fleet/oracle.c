@@ -188,14 +188,14 @@ void oracle_start(struct oracle *o, int64_t start_rev)
 
     rw_assert(start_rev > 0 && o->watch == NULL);
     o->known_rv = start_rev - 1;
-    o->watch = grpc_call_start(o->conn, ETCD_PATH_WATCH, oracle_message_cb,
-                               oracle_close_cb, o);
+    o->watch = grpc_client_call_start(o->conn, ETCD_PATH_WATCH,
+                                      oracle_message_cb, oracle_close_cb, o);
     if (o->watch == NULL) {
         oracle_fail(o, "etcd connection refuses new streams");
         return;
     }
     b = etcd_watch_create_encode(&req);
-    grpc_call_send(o->watch, b->data, b->len);
+    grpc_client_call_send(o->watch, b->data, b->len);
     rbuf_unref(b);
 }
 
@@ -231,7 +231,7 @@ void oracle_free(struct oracle *o)
     if (o == NULL)
         return;
     o->failed = true; /* no callback from the teardown */
-    grpc_call_cancel(o->watch);
+    grpc_client_call_cancel(o->watch);
     h2_client_free(o->conn);
     free(o->prefix);
     free(o->end);

@@ -107,8 +107,8 @@ static void range_page(struct range *r)
     };
     struct rbuf *b = etcd_range_request_encode(&req);
 
-    r->call = grpc_unary(r->conn, ETCD_PATH_RANGE, b->data, b->len, r->timeout,
-                         range_cb, r);
+    r->call = grpc_client_unary(r->conn, ETCD_PATH_RANGE, b->data, b->len,
+                                r->timeout, range_cb, r);
     rbuf_unref(b);
     if (r->call == NULL)
         range_finish(r, RW_EIO, "etcd connection refuses new streams");
@@ -154,7 +154,7 @@ void range_free(struct range *r)
     if (r == NULL)
         return;
     r->done = true;
-    grpc_call_cancel(r->call);
+    grpc_client_call_cancel(r->call);
     h2_client_free(r->conn);
     free(r->end);
     free(r->next);

@@ -159,7 +159,7 @@ static void etcd_message_cb(const uint8_t *msg, size_t len, void *arg)
                       (long long)r.compact_revision);
         watcher_error(s->w, r.compact_revision > 0 ? 410 : 500);
         etcd_watch_response_fini(&r);
-        grpc_call_cancel(s->call);
+        grpc_client_call_cancel(s->call);
         s->call = NULL;
         s->created = false;
         watcher_end(s->w, true);
@@ -206,11 +206,11 @@ static struct grpc_call *etcd_start(struct etcd_slot *s)
     struct links *ls = s->t->links;
     struct grpc_call *call;
 
-    call = grpc_call_start(links_get(ls, s->link), ETCD_PATH_WATCH,
-                           etcd_message_cb, etcd_close_cb, s);
+    call = grpc_client_call_start(links_get(ls, s->link), ETCD_PATH_WATCH,
+                                  etcd_message_cb, etcd_close_cb, s);
     if (call == NULL && links_drop(ls, s->link)) /* replace it, once */
-        call = grpc_call_start(links_get(ls, s->link), ETCD_PATH_WATCH,
-                               etcd_message_cb, etcd_close_cb, s);
+        call = grpc_client_call_start(links_get(ls, s->link), ETCD_PATH_WATCH,
+                                      etcd_message_cb, etcd_close_cb, s);
     return call;
 }
 
@@ -252,7 +252,7 @@ static void etcd_issue(struct etcd_slot *s)
         return;
     }
     b = etcd_watch_create_encode(&req);
-    grpc_call_send(s->call, b->data, b->len);
+    grpc_client_call_send(s->call, b->data, b->len);
     rbuf_unref(b);
 }
 
@@ -312,7 +312,7 @@ void watch_etcd_free(struct watch_etcd *t)
     if (t == NULL)
         return;
     for (size_t i = 0; i < t->nslots; i++) {
-        grpc_call_cancel(t->slots[i].call);
+        grpc_client_call_cancel(t->slots[i].call);
         t->slots[i].call = NULL;
         if (t->slots[i].retry != NULL)
             event_free(t->slots[i].retry);

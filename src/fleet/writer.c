@@ -394,9 +394,10 @@ static void writer_send(struct writer *w, struct writer_put *put,
     }
     w->st.sent++;
     w->st.inflight++;
-    call = grpc_unary(w->conn, value ? ETCD_PATH_PUT : ETCD_PATH_DELETE_RANGE,
-                      b->data, b->len, WRITER_PUT_TIMEOUT,
-                      value ? writer_put_cb : writer_delete_cb, put);
+    call = grpc_client_unary(w->conn,
+                             value ? ETCD_PATH_PUT : ETCD_PATH_DELETE_RANGE,
+                             b->data, b->len, WRITER_PUT_TIMEOUT,
+                             value ? writer_put_cb : writer_delete_cb, put);
     rbuf_unref(b);
     if (call == NULL) {
         w->st.inflight--;

@@ -26,8 +26,8 @@ static int chunked(const uint8_t *data, size_t size, size_t step,
 
     for (size_t at = 0; at < size && !ch.done; at += step) {
         size_t n = RW_MIN(step, size - at);
-        long got = h1_chunked_feed(&ch, (const char *)data + at, n, 256, why,
-                                   sizeof(why));
+        long got = h1_head_chunked_feed(&ch, (const char *)data + at, n, 256,
+                                        why, sizeof(why));
 
         if (got < 0) {
             rw_assert(why[0] != '\0');
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     long len;
 
     evbuffer_add(in, data, size);
-    len = h1_reader_head(&r, in, 4096, &status, why, sizeof(why));
+    len = h1_head_reader_head(&r, in, 4096, &status, why, sizeof(why));
     if (len < 0)
         rw_assert((status == 414 || status == 431 || status == 400 ||
                    status == 505) &&
