@@ -1,19 +1,19 @@
 /*
  * ring.c: the event window of one resource (see ring.h).
  *
- * Data structure: a circular array of struct event held by value.  The
+ * Data structure: a circular array of struct ring_event held by value.  The
  * oldest event sits in slots[start] and has seq tail; event seq s sits in
  * slots[(start + s - tail) % cap]; head = tail + len.  The array is grown
  * geometrically on demand up to max_events slots, so a large configured
  * capacity costs memory only once the events exist.
  *
- * Invariants: len <= max_events; bytes == sum of event_bytes() of the held
+ * Invariants: len <= max_events; bytes == sum of ring_event_bytes() of the held
  * events and bytes <= max_bytes unless len == 1 (the newest event is always
  * kept); rvs never decrease from tail to head (several events share a
  * revision when one transaction wrote several keys); seqs never go back, not
  * even across ring_clear.  Each held event owns one reference to each of
  * obj, prev and gone; they are dropped when the event leaves.  gone is made
- * by event_view, the first time a selection sees the event as DELETED.
+ * by ring_event_view, the first time a selection sees the event as DELETED.
  */
 #include "cache/ring.h"
 
@@ -26,33 +26,34 @@
 #define RING_MIN_SLOTS 16
 
 struct ring {
-    struct event *slots;
+    struct ring_event *slots;
     size_t cap;   /* slots allocated, <= max_events */
     size_t start; /* slot of the oldest event */
     size_t len;   /* events held */
     size_t max_events;
     size_t max_bytes;
-    size_t bytes;       /* sum of event_bytes of the held events */
+    size_t bytes;       /* sum of ring_event_bytes of the held events */
     uint64_t tail;      /* seq of the oldest event */
     uint64_t evictions; /* events dropped to respect a bound */
     int64_t evicted_rv; /* rv of the last event evicted since ring_clear */
 };
 
-size_t event_bytes(const struct event *ev)
+size_t ring_event_bytes(const struct ring_event *ev)
 {
     return ev->obj->json->len;
 }
 
-bool event_selects(const struct object *o, const char *ns,
-                   const struct selector *sel)
+bool ring_event_selects(const struct object *o, const char *ns,
+                        const struct selector *sel)
 {
     if (ns != NULL && strcmp(o->ns, ns) != 0)
         return false;
     return selector_matches(sel, o);
 }
 
-struct object *event_view(struct event *ev, const char *ns,
-                          const struct selector *sel, enum event_type *type)
+struct object *ring_event_view(struct ring_event *ev, const char *ns,
+                               const struct selector *sel,
+                               enum event_type *type)
 {
     bool now, before;
 
@@ -60,9 +61,9 @@ struct object *event_view(struct event *ev, const char *ns,
     if (ns == NULL && sel == NULL)
         return ev->obj;
     if (ev->type != EVENT_MODIFIED)
-        return event_selects(ev->obj, ns, sel) ? ev->obj : NULL;
-    now = event_selects(ev->obj, ns, sel);
-    before = event_selects(ev->prev, ns, sel);
+        return ring_event_selects(ev->obj, ns, sel) ? ev->obj : NULL;
+    now = ring_event_selects(ev->obj, ns, sel);
+    before = ring_event_selects(ev->prev, ns, sel);
     if (now) {
         *type = before ? EVENT_MODIFIED : EVENT_ADDED;
         return ev->obj;
@@ -76,7 +77,7 @@ struct object *event_view(struct event *ev, const char *ns,
     return ev->gone;
 }
 
-static struct event *slot(const struct ring *r, size_t i)
+static struct ring_event *slot(const struct ring *r, size_t i)
 {
     return &r->slots[(r->start + i) % r->cap];
 }
@@ -94,9 +95,9 @@ struct ring *ring_new(size_t max_events, size_t max_bytes)
 /* Removes the oldest event and drops its references. */
 static void drop_oldest(struct ring *r)
 {
-    struct event *ev = slot(r, 0);
+    struct ring_event *ev = slot(r, 0);
 
-    r->bytes -= event_bytes(ev);
+    r->bytes -= ring_event_bytes(ev);
     object_unref(ev->obj);
     object_unref(ev->prev);
     object_unref(ev->gone);
@@ -127,7 +128,7 @@ void ring_free(struct ring *r)
 static void grow(struct ring *r)
 {
     size_t cap = r->cap ? r->cap * 2 : RING_MIN_SLOTS;
-    struct event *slots;
+    struct ring_event *slots;
 
     if (cap > r->max_events || cap < r->cap)
         cap = r->max_events;
@@ -140,7 +141,7 @@ static void grow(struct ring *r)
     r->start = 0;
 }
 
-size_t ring_push(struct ring *r, const struct event *ev)
+size_t ring_push(struct ring *r, const struct ring_event *ev)
 {
     size_t evicted = 0;
 
@@ -157,7 +158,7 @@ size_t ring_push(struct ring *r, const struct event *ev)
     }
     *slot(r, r->len) = *ev;
     r->len++;
-    r->bytes += event_bytes(ev);
+    r->bytes += ring_event_bytes(ev);
     while (r->len > r->max_events || (r->bytes > r->max_bytes && r->len > 1)) {
         r->evicted_rv = slot(r, 0)->rv;
         drop_oldest(r);
@@ -177,7 +178,7 @@ uint64_t ring_tail_seq(const struct ring *r)
     return r->tail;
 }
 
-struct event *ring_get(const struct ring *r, uint64_t seq)
+struct ring_event *ring_get(const struct ring *r, uint64_t seq)
 {
     if (seq < r->tail || seq - r->tail >= r->len)
         return NULL;

@@ -9,8 +9,8 @@
  * ring_tail_seq() has been lapped: the events it needed are gone.
  *
  * Capacity: at most max_events events, and the events' bytes (the JSON of
- * the objects they carry, see event_bytes) at most max_bytes, except that
- * the newest event is always kept.  Pushing evicts the oldest events until
+ * the objects they carry, see ring_event_bytes) at most max_bytes, except
+ * that the newest event is always kept.  Pushing evicts the oldest events until
  * both bounds hold.
  */
 #ifndef RING_H
@@ -22,7 +22,7 @@
 
 #include "cache/object.h"
 
-struct event {
+struct ring_event {
     int64_t rv;           /* the change's revision (ModRevision) */
     enum event_type type; /* ADDED (create), MODIFIED (update), DELETED */
     struct object *obj;   /* state after the change; for DELETED the last
@@ -34,14 +34,14 @@ struct event {
 };
 
 /* Bytes an event is charged against max_bytes: its obj's JSON length. */
-size_t event_bytes(const struct event *ev);
+size_t ring_event_bytes(const struct ring_event *ev);
 
 struct selector;
 
 /* Whether o is in the selection of namespace ns (NULL: every namespace)
  * and selector sel (NULL: everything). */
-bool event_selects(const struct object *o, const char *ns,
-                   const struct selector *sel);
+bool ring_event_selects(const struct object *o, const char *ns,
+                        const struct selector *sel);
 
 /*
  * What a watcher of that selection is sent for ev, as kube-apiserver's
@@ -51,8 +51,9 @@ bool event_selects(const struct object *o, const char *ns,
  * state at the event's revision (ev->gone, made once), neither: nothing.
  * Returns the object (borrowed from ev) and sets *type, or NULL.
  */
-struct object *event_view(struct event *ev, const char *ns,
-                          const struct selector *sel, enum event_type *type);
+struct object *ring_event_view(struct ring_event *ev, const char *ns,
+                               const struct selector *sel,
+                               enum event_type *type);
 
 struct ring;
 
@@ -69,7 +70,7 @@ void ring_free(struct ring *r);
  * ring_evicted_rv() tells where complete history starts.  Returns the
  * number of events evicted.
  */
-size_t ring_push(struct ring *r, const struct event *ev);
+size_t ring_push(struct ring *r, const struct ring_event *ev);
 
 /* Seq the next push gets; one past the newest event. */
 uint64_t ring_head_seq(const struct ring *r);
@@ -77,13 +78,13 @@ uint64_t ring_head_seq(const struct ring *r);
 uint64_t ring_tail_seq(const struct ring *r);
 /* The event with that seq, or NULL outside [tail, head).  The pointer is
  * valid until the next ring_push or ring_clear. */
-struct event *ring_get(const struct ring *r, uint64_t seq);
+struct ring_event *ring_get(const struct ring *r, uint64_t seq);
 /* The seq of the first retained event with rv > after_rv (binary search);
  * head when there is none. */
 uint64_t ring_seq_after(const struct ring *r, int64_t after_rv);
 
 size_t ring_len(const struct ring *r);          /* events held */
-size_t ring_bytes(const struct ring *r);        /* event_bytes held */
+size_t ring_bytes(const struct ring *r);        /* ring_event_bytes held */
 size_t ring_max_events(const struct ring *r);
 size_t ring_max_bytes(const struct ring *r);
 int64_t ring_oldest_rv(const struct ring *r);   /* 0 when empty */

@@ -73,7 +73,7 @@ static bool watchcache_is_replay(const struct watchcache *wc, const char *key,
 
 int watchcache_put(struct watchcache *wc, struct object *obj)
 {
-    struct event ev = {0};
+    struct ring_event ev = {0};
 
     rw_assert(wc->initialized);
     if (watchcache_is_replay(wc, obj->key, obj->key_len, obj->rv)) {
@@ -93,7 +93,7 @@ int watchcache_put(struct watchcache *wc, struct object *obj)
 int watchcache_delete(struct watchcache *wc, const char *key, size_t len,
                       int64_t rv)
 {
-    struct event ev = {0};
+    struct ring_event ev = {0};
     struct object *prev;
 
     rw_assert(wc->initialized);
@@ -226,7 +226,7 @@ int watchcache_snapshot_at(const struct watchcache *wc, int64_t rv,
     past = store_from_snap(now);
     store_snap_unref(now);
     while (head-- > seq) {
-        const struct event *ev = ring_get(wc->ring, head);
+        const struct ring_event *ev = ring_get(wc->ring, head);
 
         if (ev->type == EVENT_ADDED)
             object_unref(store_delete(past, ev->obj->key, ev->obj->key_len));

@@ -245,7 +245,7 @@ void watch_pump(struct watcher *w)
     if (w->initial != NULL && !watch_initial_pump(w, high_water))
         return;
     while (stream_pending(w->stream) < high_water) {
-        struct event *ev;
+        struct ring_event *ev;
         struct object *obj;
         enum event_type type;
 
@@ -263,7 +263,7 @@ void watch_pump(struct watcher *w)
         if (ev->rv <= w->min_rv)
             continue;
         w->seen_rv = ev->rv;
-        if ((obj = event_view(ev, w->ns, w->sel, &type)) == NULL)
+        if ((obj = ring_event_view(ev, w->ns, w->sel, &type)) == NULL)
             continue;
         watch_write(w, watch_frame(w, obj, type));
         m->events_dispatched++;
@@ -278,7 +278,7 @@ static void watcher_drain_cb(struct stream *s, void *arg)
 /* ---- the push (live watchers) ---- */
 
 /* Event ev at seq for live watcher w, which has room or turns lagging. */
-static void watcher_push(struct watcher *w, struct event *ev, uint64_t seq)
+static void watcher_push(struct watcher *w, struct ring_event *ev, uint64_t seq)
 {
     struct object *obj;
     enum event_type type;
@@ -287,7 +287,7 @@ static void watcher_push(struct watcher *w, struct event *ev, uint64_t seq)
     resource_metrics(w->set->res)->dispatch_visits++;
     if (ev->rv <= w->min_rv)
         return;
-    if ((obj = event_view(ev, w->ns, w->sel, &type)) == NULL)
+    if ((obj = ring_event_view(ev, w->ns, w->sel, &type)) == NULL)
         return;
     if (stream_pending(w->stream) >= w->set->high_water) {
         watcher_go_lagging(w, seq);
@@ -300,7 +300,7 @@ static void watcher_push(struct watcher *w, struct event *ev, uint64_t seq)
 
 /* Pushes ev to the live watchers filed under key kind + value. */
 static void watch_push_key(struct watch_set *ws, char kind, const char *value,
-                           struct event *ev, uint64_t seq)
+                           struct ring_event *ev, uint64_t seq)
 {
     char key[WATCH_KEY_MAX];
     size_t len = watch_key_make(kind, value, key);
@@ -319,7 +319,7 @@ static void watch_push_key(struct watch_set *ws, char kind, const char *value,
 
 /* The keys of one state of the event's object. */
 static void watch_push_object(struct watch_set *ws, const struct object *o,
-                              struct event *ev, uint64_t seq)
+                              struct ring_event *ev, uint64_t seq)
 {
     watch_push_key(ws, 'N', o->name, ev, seq);
     if (ws->indexed_field >= 0 && ws->indexed_field < o->nfields)
@@ -327,7 +327,7 @@ static void watch_push_object(struct watch_set *ws, const struct object *o,
     watch_push_key(ws, 'S', o->ns, ev, seq);
 }
 
-static void watch_dispatch_event(struct watch_set *ws, struct event *ev,
+static void watch_dispatch_event(struct watch_set *ws, struct ring_event *ev,
                                  uint64_t seq)
 {
     watch_push_key(ws, '*', NULL, ev, seq);

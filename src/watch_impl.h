@@ -74,7 +74,7 @@ struct watch_set {
 static inline bool watch_selects(const struct watcher *w,
                                  const struct object *o)
 {
-    return event_selects(o, w->ns, w->sel);
+    return ring_event_selects(o, w->ns, w->sel);
 }
 
 /* Whether w is live (filed in the dispatch index, pushed to). */

@@ -26,7 +26,8 @@ static size_t count(const struct dindex *ix, const char *key, size_t len)
 {
     size_t n = 0;
 
-    for (struct dindex_entry *e = dindex_first(ix, key, len); e; e = dindex_next(e))
+    for (struct dindex_entry *e = dindex_first(ix, key, len); e;
+         e = dindex_next(e))
         n++;
     return n;
 }

@@ -115,7 +115,7 @@ static struct ring *ring(struct fixture *f)
 }
 
 /* The event last appended to the ring. */
-static struct event *last_event(struct fixture *f)
+static struct ring_event *last_event(struct fixture *f)
 {
     assert_true(ring_head_seq(ring(f)) > ring_tail_seq(ring(f)));
     return ring_get(ring(f), ring_head_seq(ring(f)) - 1);

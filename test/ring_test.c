@@ -102,7 +102,7 @@ static void check_and_release_objects(void)
 
 static size_t push(struct ring *r, int64_t rv, size_t json_len)
 {
-    struct event ev = {0};
+    struct ring_event ev = {0};
 
     ev.rv = rv;
     ev.type = EVENT_ADDED;
@@ -283,7 +283,7 @@ static void test_event_references(void **state)
     struct ring *r = ring_new(1, 1 << 20);
     struct object *prev = mkobj("/a", 1, 64), *obj = mkobj("/a", 2, 64);
     struct object *gone = mkobj("/a", 2, 64);
-    struct event ev = {0};
+    struct ring_event ev = {0};
 
     ev.rv = 2;
     ev.type = EVENT_MODIFIED;
@@ -294,8 +294,8 @@ static void test_event_references(void **state)
     assert_int_equal(obj->refs, 2); /* the registry's and the event's */
     assert_int_equal(prev->refs, 2);
     assert_int_equal(gone->refs, 2);
-    assert_int_equal(ring_bytes(r), 64); /* obj only: event_bytes */
-    assert_int_equal(event_bytes(ring_get(r, 0)), 64);
+    assert_int_equal(ring_bytes(r), 64); /* obj only: ring_event_bytes */
+    assert_int_equal(ring_event_bytes(ring_get(r, 0)), 64);
     push(r, 3, 64); /* evicts the first event and its three references */
     assert_int_equal(obj->refs, 1);
     assert_int_equal(prev->refs, 1);
@@ -368,8 +368,9 @@ static void test_event_view(void **state)
     const struct resource_type *rt = resource_type_find("configmaps");
     struct object *x = mklabelled("ns", "a", "x", 5);
     struct object *y = mklabelled("ns", "a", "y", 7);
-    struct event mod = {.rv = 7, .type = EVENT_MODIFIED, .obj = y, .prev = x};
-    struct event add = {.rv = 5, .type = EVENT_ADDED, .obj = x};
+    struct ring_event mod = {
+        .rv = 7, .type = EVENT_MODIFIED, .obj = y, .prev = x};
+    struct ring_event add = {.rv = 5, .type = EVENT_ADDED, .obj = x};
     struct selector *app_x, *app_y, *app_z;
     enum event_type t;
     struct object *gone;
@@ -382,26 +383,26 @@ static void test_event_view(void **state)
     assert_int_equal(
         selector_parse("app in (x,y)", NULL, rt, &app_z, why, sizeof(why)), 0);
 
-    assert_ptr_equal(event_view(&mod, NULL, NULL, &t), y);
+    assert_ptr_equal(ring_event_view(&mod, NULL, NULL, &t), y);
     assert_int_equal(t, EVENT_MODIFIED);
-    assert_ptr_equal(event_view(&mod, "ns", app_z, &t), y);
+    assert_ptr_equal(ring_event_view(&mod, "ns", app_z, &t), y);
     assert_int_equal(t, EVENT_MODIFIED);
-    assert_ptr_equal(event_view(&mod, NULL, app_y, &t), y);
+    assert_ptr_equal(ring_event_view(&mod, NULL, app_y, &t), y);
     assert_int_equal(t, EVENT_ADDED);
-    gone = event_view(&mod, "ns", app_x, &t);
+    gone = ring_event_view(&mod, "ns", app_x, &t);
     assert_int_equal(t, EVENT_DELETED);
     assert_string_equal(gone->labels[0].value, "x");
     assert_int_equal(gone->rv, 7);
-    assert_ptr_equal(event_view(&mod, NULL, app_x, &t), gone);
-    assert_null(event_view(&mod, "other", NULL, &t));
-    assert_null(event_view(&mod, "other", app_x, &t));
+    assert_ptr_equal(ring_event_view(&mod, NULL, app_x, &t), gone);
+    assert_null(ring_event_view(&mod, "other", NULL, &t));
+    assert_null(ring_event_view(&mod, "other", app_x, &t));
 
-    assert_ptr_equal(event_view(&add, "ns", app_x, &t), x);
+    assert_ptr_equal(ring_event_view(&add, "ns", app_x, &t), x);
     assert_int_equal(t, EVENT_ADDED);
-    assert_null(event_view(&add, NULL, app_y, &t));
-    assert_true(event_selects(x, "ns", app_x));
-    assert_false(event_selects(x, "ns", app_y));
-    assert_false(event_selects(x, "other", NULL));
+    assert_null(ring_event_view(&add, NULL, app_y, &t));
+    assert_true(ring_event_selects(x, "ns", app_x));
+    assert_false(ring_event_selects(x, "ns", app_y));
+    assert_false(ring_event_selects(x, "other", NULL));
 
     object_unref(mod.gone);
     selector_free(app_x);

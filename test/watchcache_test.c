@@ -106,7 +106,7 @@ static void test_event_shapes(void **state)
     struct watchcache *wc = cache_at(16, 100);
     struct ring *r = watchcache_ring(wc);
     struct object *a1 = mkobj("a", 101, "1"), *a2 = mkobj("a", 102, "2");
-    struct event *ev;
+    struct ring_event *ev;
     static const char deleted_json[] =
         "{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\",\"namespace\":"
         "\"ns\",\"resourceVersion\":\"1005\"},\"data\":{\"k\":\"2\"}}";
