@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cache/rw.h"
 
@@ -111,7 +112,7 @@ int address_parse_url(const char *text, char **host, char **port, char *why,
     const char *rest;
     size_t len;
 
-    if (strncmp(text, scheme, sizeof(scheme) - 1) != 0)
+    if (strncasecmp(text, scheme, sizeof(scheme) - 1) != 0)
         return fail(why, why_len, ADDRESS_URL_FORM,
                     " (only cleartext http is supported)");
     rest = text + sizeof(scheme) - 1;

@@ -56,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <event2/event.h>
 
@@ -656,7 +657,7 @@ static int etcd_check(const char *url, char *why, size_t why_len)
 {
     char *host, *port;
 
-    if (strncmp(url, "https://", 8) == 0) {
+    if (strncasecmp(url, "https://", 8) == 0) {
         snprintf(why, why_len, "TLS to etcd (https) is not supported yet: %s",
                  ADDRESS_URL_FORM);
         return RW_EINVAL;

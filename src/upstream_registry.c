@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cache/rw.h"
 #include "cache/sbuf.h"
@@ -46,7 +47,7 @@ static const struct upstream_ops *registry_by_scheme(const char *scheme,
 {
     for (size_t i = 0; i < RW_ARRAY_LEN(adapters); i++)
         for (const char *const *s = adapters[i]->schemes; *s != NULL; s++)
-            if (strlen(*s) == len && strncmp(*s, scheme, len) == 0)
+            if (strlen(*s) == len && strncasecmp(*s, scheme, len) == 0)
                 return adapters[i];
     return NULL;
 }

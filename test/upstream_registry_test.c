@@ -60,6 +60,13 @@ static void test_find(void **state)
                              "one of http:// or https:// (etcd)");
     assert_null(upstream_registry_find("http://127.0.0.1", why, sizeof(why)));
     assert_non_null(strstr(why, "expected http://HOST:PORT"));
+    /* Schemes are case-insensitive (RFC 3986 section 3.1). */
+    assert_ptr_equal(
+        upstream_registry_find("HTTP://127.0.0.1:2379", why, sizeof(why)),
+        &upstream_etcd_ops);
+    assert_null(
+        upstream_registry_find("HTTPS://127.0.0.1:2379", why, sizeof(why)));
+    assert_non_null(strstr(why, "TLS to etcd (https) is not supported yet"));
 }
 
 int main(void)
