@@ -19,7 +19,7 @@
 
 #define OFF(field) offsetof(struct config, field)
 
-const struct option_spec ringwatch_options[] = {
+const struct option_spec config_options[] = {
     {"listen", OPT_STRING, OFF(listen), 0, 0, "127.0.0.1:8080", "ADDRESS",
      "address and port to serve HTTP/1.1 and HTTP/2 (h2c) on"},
     {"upstream", OPT_STRING, OFF(upstream), 0, 0, CONFIG_UPSTREAM_DEFAULT,
@@ -78,7 +78,7 @@ const struct option_spec ringwatch_options[] = {
     {"log-file", OPT_STRING, OFF(log_file), 0, 0, NULL, "FILE",
      "append the log to FILE instead of standard error; SIGHUP reopens it"},
 };
-const size_t ringwatch_noptions = RW_ARRAY_LEN(ringwatch_options);
+const size_t config_noptions = RW_ARRAY_LEN(config_options);
 
 /* ---- values ---- */
 

@@ -139,8 +139,8 @@ struct config {
     const char *log_file;       /* NULL: standard error */
 };
 
-extern const struct option_spec ringwatch_options[];
-extern const size_t ringwatch_noptions;
+extern const struct option_spec config_options[];
+extern const size_t config_noptions;
 
 /* --upstream's default (and its alias --etcd's). */
 #define CONFIG_UPSTREAM_DEFAULT "http://127.0.0.1:2379"

@@ -295,7 +295,7 @@ int main(int argc, char **argv)
     struct config_resources res;
     const struct config_program prog = {
         "ringwatch", "[options]", "ringwatch " PACKAGE_VERSION,
-        ringwatch_options, ringwatch_noptions};
+        config_options, config_noptions};
     char why[1024];
     int status, level;
 

@@ -30,19 +30,18 @@ static int parse(struct config *c, char *why, size_t len, int argc, ...)
     for (int i = 1; i < argc; i++)
         argv[i] = va_arg(ap, char *);
     va_end(ap);
-    return config_parse(ringwatch_options, ringwatch_noptions, c, argc, argv,
-                        why, len);
+    return config_parse(config_options, config_noptions, c, argc, argv, why,
+                        len);
 }
 
 static void test_man_page_agrees(void **state)
 {
-    option_doc_check_man(ringwatch_options, ringwatch_noptions,
-                         "man/ringwatch.8");
+    option_doc_check_man(config_options, config_noptions, "man/ringwatch.8");
 }
 
 static void test_help_lists_every_option(void **state)
 {
-    option_doc_check_help(ringwatch_options, ringwatch_noptions, "ringwatch",
+    option_doc_check_help(config_options, config_noptions, "ringwatch",
                           "[options]");
 }
 
@@ -76,11 +75,9 @@ static void test_values_and_units(void **state)
                      RW_OK);
     assert_int_equal(c.ring_bytes, 1000000000);
     errno = ERANGE; /* left over from anything before: not an overflow */
-    assert_int_equal(parse(&c, why, sizeof(why), 2, "--ring-bytes=1e6"),
-                     RW_OK);
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "--ring-bytes=1e6"), RW_OK);
     assert_int_equal(c.ring_bytes, 1000000);
-    assert_int_equal(parse(&c, why, sizeof(why), 2, "--resources=pods"),
-                     RW_OK);
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "--resources=pods"), RW_OK);
     assert_string_equal(c.resources, "pods");
 }
 
@@ -145,7 +142,7 @@ static void test_every_option_refuses_invalid_values(void **state)
 {
     struct config c;
 
-    option_invalid_check(ringwatch_options, ringwatch_noptions, &c);
+    option_invalid_check(config_options, config_noptions, &c);
 }
 
 /* Values config_parse takes but config_check refuses, and what the line
@@ -224,11 +221,11 @@ static void test_etcd_alias(void **state)
     struct config_resources res;
     char why[1024];
 
-    for (size_t i = 0; i < ringwatch_noptions; i++) {
-        if (strcmp(ringwatch_options[i].name, "upstream") == 0)
-            up = &ringwatch_options[i];
-        if (strcmp(ringwatch_options[i].name, "etcd") == 0)
-            etcd = &ringwatch_options[i];
+    for (size_t i = 0; i < config_noptions; i++) {
+        if (strcmp(config_options[i].name, "upstream") == 0)
+            up = &config_options[i];
+        if (strcmp(config_options[i].name, "etcd") == 0)
+            etcd = &config_options[i];
     }
     assert_non_null(up);
     assert_non_null(etcd);

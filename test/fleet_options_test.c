@@ -21,13 +21,13 @@
 
 static void test_man_page_agrees(void **state)
 {
-    option_doc_check_man(fleet_options, fleet_noptions,
+    option_doc_check_man(options_specs, options_nspecs,
                          "man/ringwatch-fleet.1");
 }
 
 static void test_help_lists_every_option(void **state)
 {
-    option_doc_check_help(fleet_options, fleet_noptions, "ringwatch-fleet",
+    option_doc_check_help(options_specs, options_nspecs, "ringwatch-fleet",
                           FLEET_SYNOPSIS);
 }
 
@@ -35,7 +35,7 @@ static void test_every_option_refuses_invalid_values(void **state)
 {
     struct fleet_config c;
 
-    option_invalid_check(fleet_options, fleet_noptions, &c);
+    option_invalid_check(options_specs, options_nspecs, &c);
 }
 
 static int parse(struct fleet_config *c, char *why, size_t len, int argc, ...)
@@ -47,7 +47,7 @@ static int parse(struct fleet_config *c, char *why, size_t len, int argc, ...)
     for (int i = 1; i < argc; i++)
         argv[i] = va_arg(ap, char *);
     va_end(ap);
-    return config_parse(fleet_options, fleet_noptions, c, argc, argv, why,
+    return config_parse(options_specs, options_nspecs, c, argc, argv, why,
                         len);
 }
 

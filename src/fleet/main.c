@@ -798,7 +798,7 @@ int main(int argc, char **argv)
     struct fleet f = {0};
     const struct config_program prog = {"ringwatch-fleet", FLEET_SYNOPSIS,
                                         "ringwatch-fleet " PACKAGE_VERSION,
-                                        fleet_options, fleet_noptions};
+                                        options_specs, options_nspecs};
     char why[256];
     int status, level;
 

@@ -9,7 +9,7 @@
 
 #define OFF(field) offsetof(struct fleet_config, field)
 
-const struct option_spec fleet_options[] = {
+const struct option_spec options_specs[] = {
     {"server", OPT_STRING, OFF(server), 0, 0, "http://127.0.0.1:8080", "URL",
      "ringwatch (or any kube-apiserver-like server) to LIST and WATCH; "
      "with --target etcd, the etcd or grpc-proxy to Watch"},
@@ -58,4 +58,4 @@ const struct option_spec fleet_options[] = {
     {"log-level", OPT_STRING, OFF(log_level), 0, 0, "info", "LEVEL",
      "debug, info, warn or error"},
 };
-const size_t fleet_noptions = RW_ARRAY_LEN(fleet_options);
+const size_t options_nspecs = RW_ARRAY_LEN(options_specs);

@@ -49,7 +49,7 @@ struct fleet_config {
     "--server URL --resource RESOURCE --watchers N --duration SECONDS "        \
     "[options]"
 
-extern const struct option_spec fleet_options[];
-extern const size_t fleet_noptions;
+extern const struct option_spec options_specs[];
+extern const size_t options_nspecs;
 
 #endif

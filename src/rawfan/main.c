@@ -343,7 +343,7 @@ int main(int argc, char **argv)
     struct rawfan rf = {0};
     const struct config_program prog = {"ringwatch-rawfan", RAWFAN_SYNOPSIS,
                                         "ringwatch-rawfan " PACKAGE_VERSION,
-                                        rawfan_options, rawfan_noptions};
+                                        options_specs, options_nspecs};
     char why[256];
     int status, level;
 

@@ -7,7 +7,7 @@
 
 #define OFF(field) offsetof(struct rawfan_config, field)
 
-const struct option_spec rawfan_options[] = {
+const struct option_spec options_specs[] = {
     {"connections", OPT_UINT, OFF(connections), 1, 100000, "1000", "N",
      "loopback TCP connections, each an HTTP/1.1 watch stream"},
     {"rate", OPT_UINT, OFF(rate), 1, 100000, "100", "PER_SECOND",
@@ -29,4 +29,4 @@ const struct option_spec rawfan_options[] = {
     {"log-level", OPT_STRING, OFF(log_level), 0, 0, "info", "LEVEL",
      "debug, info, warn or error"},
 };
-const size_t rawfan_noptions = RW_ARRAY_LEN(rawfan_options);
+const size_t options_nspecs = RW_ARRAY_LEN(options_specs);

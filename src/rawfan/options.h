@@ -27,7 +27,7 @@ struct rawfan_config {
 #define RAWFAN_SYNOPSIS                                                        \
     "--connections N --rate PER_SECOND --duration SECONDS [--report FILE]"
 
-extern const struct option_spec rawfan_options[];
-extern const size_t rawfan_noptions;
+extern const struct option_spec options_specs[];
+extern const size_t options_nspecs;
 
 #endif

@@ -38,8 +38,8 @@ static void check_addresses(const char *text)
 
 static void check_config(const struct config *c)
 {
-    for (size_t i = 0; i < ringwatch_noptions; i++) {
-        const struct option_spec *o = &ringwatch_options[i];
+    for (size_t i = 0; i < config_noptions; i++) {
+        const struct option_spec *o = &config_options[i];
         const char *field = (const char *)c + o->offset;
         double v;
 
@@ -66,8 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (char *tok = strtok_r(copy, "\n", &save); tok != NULL && argc < 16;
          tok = strtok_r(NULL, "\n", &save))
         argv[argc++] = tok;
-    rc = config_parse(ringwatch_options, ringwatch_noptions, &c, argc, argv,
-                      why, sizeof(why));
+    rc = config_parse(config_options, config_noptions, &c, argc, argv, why,
+                      sizeof(why));
     if (rc == RW_OK) {
         check_config(&c);
         rc = config_check(&c, &res, why, sizeof(why));
@@ -78,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rw_assert(strncmp(why, "--", 2) == 0 && res.types == NULL);
         }
     }
-    rw_assert(rc == RW_OK || rc == CONFIG_HELP || rc == CONFIG_VERSION || strchr(why, '\n') == NULL);
+    rw_assert(rc == RW_OK || rc == CONFIG_HELP || rc == CONFIG_VERSION ||
+              strchr(why, '\n') == NULL);
     free(copy);
     free(text);
     return 0;
