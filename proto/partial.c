@@ -4,13 +4,12 @@
  * A small scanner walks the top level of an object's JSON, which
  * kjson_decode_object has already checked is valid: strings are skipped by
  * their quotes and escapes, containers by depth, and only member names are
- * looked at.
+ * looked at (unescaped by kjson_scan_string_equals, the decoder's own
+ * comparison).
  */
 #include "proto/partial.h"
 
-#include <string.h>
-
-#include "cache/rw.h"
+#include "proto/kjson_scan.h"
 
 const char *partial_head(bool beta)
 {
@@ -67,39 +66,6 @@ static size_t skip_ws(const char *p, size_t len, size_t i)
     return i;
 }
 
-/* Whether the JSON string content p[0..n) reads lit (ASCII) once
- * unescaped. */
-static bool string_is(const char *p, size_t n, const char *lit)
-{
-    static const char simple[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
-    size_t i = 0;
-
-    for (; i < n && *lit != '\0'; lit++) {
-        int c = (unsigned char)p[i++];
-
-        if (c == '\\' && i < n) {
-            const char *e = strchr(simple, p[i]);
-
-            if (p[i] == 'u' && i + 4 < n) {
-                c = 0;
-                for (int k = 1; k <= 4; k++)
-                    c = c * 16 + (rw_hex_digit(p[i + k]) < 0
-                                      ? 0x10000
-                                      : rw_hex_digit(p[i + k]));
-                i += 5;
-            } else if (p[i] != '\0' && e != NULL && (e - simple) % 2 == 0) {
-                c = (unsigned char)e[1];
-                i++;
-            } else {
-                return false;
-            }
-        }
-        if (c != (unsigned char)*lit)
-            return false;
-    }
-    return i == n && *lit == '\0';
-}
-
 bool partial_locate(const struct object *o, size_t *off, size_t *len)
 {
     const char *p = o->json->data;
@@ -116,7 +82,8 @@ bool partial_locate(const struct object *o, size_t *off, size_t *len)
             return found;
         start = skip_ws(p, n, i + 1);
         i = skip_value(p, n, start);
-        if (string_is(p + key, key_end - key, "metadata")) {
+        if (kjson_scan_string_equals((const unsigned char *)p + key,
+                                     key_end - key, "metadata", 8)) {
             *off = start;
             *len = i - start;
             found = true;

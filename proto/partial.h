@@ -32,7 +32,9 @@ const char *partial_head(bool beta);
  * true and *off, *len (bytes into o->json->data); false when there is none
  * or the JSON is not an object (never for an object kjson_decode_object
  * built: it always has metadata).  With repeated members, the last, as Go's
- * decoder reads it.
+ * decoder reads it.  Member names' escapes must be valid JSON, as in every
+ * object (kjson_decode_object validated it): an invalid one is a bug
+ * (rw_assert).
  */
 bool partial_locate(const struct object *o, size_t *off, size_t *len);
 
