@@ -151,6 +151,12 @@ char *kjson_escape(const char *s)
 /* Watch events                                                        */
 /* ------------------------------------------------------------------ */
 
+const char *kjson_event_type(enum event_type type)
+{
+    rw_assert((int)type >= 0 && (int)type < EVENT_TYPE_MAX);
+    return event_type_names[type];
+}
+
 struct rbuf *kjson_watch_frame(enum event_type type, const struct object *obj)
 {
     static const char mid[] = "\",\"object\":", tail[] = "}\n";
@@ -159,8 +165,7 @@ struct rbuf *kjson_watch_frame(enum event_type type, const struct object *obj)
     struct rbuf *f;
     char *p;
 
-    rw_assert((int)type >= 0 && (int)type < EVENT_TYPE_MAX);
-    name = event_type_names[type];
+    name = kjson_event_type(type);
     nlen = strlen(name);
     len = strlen("{\"type\":\"") + nlen + strlen(mid) + obj->json->len +
           strlen(tail);

@@ -26,6 +26,9 @@
  * JSON-escapes every string argument (kjson_escape's rules).
  */
 
+/* An event type's name on the wire: "ADDED", "MODIFIED" or "DELETED". */
+const char *kjson_event_type(enum event_type type);
+
 /* The watch event {"type":"ADDED|MODIFIED|DELETED","object":<obj json>}\n
  * as a frame (frame.h): one allocation, one copy of obj's JSON.  The
  * caller may cache it in obj->frames[type]. */

@@ -20,9 +20,6 @@
 #include "proto/kjson.h"
 #include "proto/partial.h"
 
-static const char *const event_names[EVENT_TYPE_MAX] = {"ADDED", "MODIFIED",
-                                                        "DELETED"};
-
 #define NO_COLUMNS "\"columnDefinitions\":null"
 
 int repr_resolve(const struct accept_choice *c, enum accept_verb verb,
@@ -109,8 +106,7 @@ struct rbuf *repr_event_frame(const struct repr *r,
                               const struct resource_type *rt, enum event_type t,
                               const struct object *o, time_t now)
 {
-    rw_assert((int)t >= 0 && (int)t < EVENT_TYPE_MAX);
-    return event(r, rt, event_names[t], o, now);
+    return event(r, rt, kjson_event_type(t), o, now);
 }
 
 struct rbuf *repr_with_columns(const struct rbuf *f,
