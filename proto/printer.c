@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
-#include "cache/selector.h"
+#include "cache/validation.h"
 #include "proto/kjson.h"
 #include "proto/metatime.h"
 #include "proto/quantity.h"
@@ -217,26 +217,19 @@ static int requirement_cmp(const void *a, const void *b)
                   ((const struct requirement *)b)->key);
 }
 
-/* Whether labels.NewRequirement accepts key with operator text op ("=",
- * "" for Exists) and value v: checked by labels.Parse of the requirement,
- * once the characters that are never in a key or value are ruled out. */
-static bool valid_requirement(const char *key, const char *op, const char *v)
+/* Whether labels.NewRequirement accepts key and value v ("" for none):
+ * validateLabelKey and validateLabelValue (the checks labels.Parse makes
+ * of each requirement too). */
+static bool valid_requirement(const char *key, const char *v)
 {
-    struct selector *sel = NULL;
-    char *text;
-    int rc;
+    struct sbuf errs = {0};
+    bool ok;
 
-    if (*key == '\0' ||
-        key[strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                        "0123456789-_./")] != '\0' ||
-        v[strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                    "0123456789-_.")] != '\0')
-        return false;
-    text = xasprintf("%s%s%s", key, op, v);
-    rc = selector_parse(text, NULL, NULL, &sel, NULL, 0);
-    selector_free(sel);
-    free(text);
-    return rc == RW_OK;
+    validation_qualified_name(key, strlen(key), &errs);
+    validation_label_value(v, strlen(v), &errs);
+    ok = errs.len == 0;
+    sbuf_fini(&errs);
+    return ok;
 }
 
 /* A matchExpressions entry as a requirement (*out set in any case, the
@@ -256,10 +249,10 @@ static bool expression(const struct jval *expr, struct requirement *out)
         return false;
     }
     ok = set ? jval_len(values) > 0 : jval_len(values) == 0;
-    ok = ok && valid_requirement(key, "", "");
+    ok = ok && valid_requirement(key, "");
     JVAL_EACH(v, values)
     {
-        ok = ok && valid_requirement(key, "=", jval_str(v));
+        ok = ok && valid_requirement(key, jval_str(v));
         printer_list_add(&l, jval_str(v));
     }
     if (l.n > 1) /* sorted on output (safeSort), duplicates kept */
@@ -295,7 +288,7 @@ static int selector_text(const struct jval *sel, char **out)
         reqs = xrealloc(reqs, (n + 1) * sizeof(*reqs));
         reqs[n].key = xstrdup(jval_name(c));
         reqs[n++].text = xasprintf("%s=%s", jval_name(c), jval_str(c));
-        ok = ok && valid_requirement(jval_name(c), "=", jval_str(c));
+        ok = ok && valid_requirement(jval_name(c), jval_str(c));
     }
     JVAL_EACH(c, exprs)
     {
