@@ -182,8 +182,8 @@ void printer_list_join(struct sbuf *sb, const struct printer_list *l,
 void printer_list_fini(struct printer_list *l);
 
 /* Whether the condition of type in array conditions is "True", looking at
- * the first condition of that type only (as hasJobCondition and
- * isPodInitializedConditionTrue). */
+ * the first condition of that type only (as hasJobCondition,
+ * isPodInitializedConditionTrue and printPod's readiness gates). */
 bool printer_first_condition_true(const struct jval *conditions,
                                   const char *type);
 

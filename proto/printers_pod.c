@@ -241,22 +241,15 @@ static void cell_readiness_gates(struct printer_row *r, const struct jval *pod)
 {
     const struct jval *gates = jval_path(pod, "spec.readinessGates");
     const struct jval *conds = jval_path(pod, "status.conditions");
-    const struct jval *g, *c;
+    const struct jval *g;
     int64_t n = 0, ok = 0;
     char buf[48];
 
     JVAL_EACH(g, gates)
     {
-        const char *type = jval_str(jval_get(g, "conditionType"));
-
         n++;
-        JVAL_EACH(c, conds)
-        {
-            if (strcmp(jval_str(jval_get(c, "type")), type) == 0) {
-                ok += strcmp(jval_str(jval_get(c, "status")), "True") == 0;
-                break;
-            }
-        }
+        ok += printer_first_condition_true(
+            conds, jval_str(jval_get(g, "conditionType")));
     }
     snprintf(buf, sizeof(buf), "%lld/%lld", (long long)ok, (long long)n);
     printer_cell_str(r, n > 0 ? buf : "<none>");
