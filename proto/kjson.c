@@ -189,13 +189,23 @@ struct rbuf *kjson_watch_frame(enum event_type type, const struct object *obj)
 /* Status and lists                                                    */
 /* ------------------------------------------------------------------ */
 
-static void jw_status(struct sbuf *w, int code, const char *reason,
-                      const char *message)
+/* A Status up to its reason: {"kind":"Status","apiVersion":"v1",
+ * "metadata":{["continue":token]},"status":"Failure","message":message,
+ * "reason":reason (token NULL: none); jw_status_close ends it. */
+static void jw_status_open(struct sbuf *w, const char *token,
+                           const char *reason, const char *message)
 {
-    jw_raw(w, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
-              "\"status\":\"Failure\"");
+    jw_raw(w, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{");
+    if (token != NULL)
+        jw_member_str(w, true, "continue", token);
+    jw_raw(w, "},\"status\":\"Failure\"");
     jw_member_str(w, false, "message", message);
     jw_member_str(w, false, "reason", reason);
+}
+
+/* ,"code":code} */
+static void jw_status_close(struct sbuf *w, int code)
+{
     jw_raw(w, ",\"code\":");
     jw_int(w, code);
     jw_raw(w, "}");
@@ -203,10 +213,7 @@ static void jw_status(struct sbuf *w, int code, const char *reason,
 
 struct rbuf *kjson_status(int code, const char *reason, const char *message)
 {
-    struct sbuf w = {0};
-
-    jw_status(&w, code, reason, message);
-    return jw_rbuf(&w);
+    return kjson_status_continue(code, reason, message, NULL);
 }
 
 struct rbuf *kjson_status_continue(int code, const char *reason,
@@ -214,15 +221,8 @@ struct rbuf *kjson_status_continue(int code, const char *reason,
 {
     struct sbuf w = {0};
 
-    jw_raw(&w, "{\"kind\":\"Status\",\"apiVersion\":\"v1\","
-               "\"metadata\":{");
-    jw_member_str(&w, true, "continue", token);
-    jw_raw(&w, "},\"status\":\"Failure\"");
-    jw_member_str(&w, false, "message", message);
-    jw_member_str(&w, false, "reason", reason);
-    jw_raw(&w, ",\"code\":");
-    jw_int(&w, code);
-    jw_raw(&w, "}");
+    jw_status_open(&w, token, reason, message);
+    jw_status_close(&w, code);
     return jw_rbuf(&w);
 }
 
@@ -236,15 +236,14 @@ struct rbuf *kjson_status_invalid(const char *field, const char *detail)
                               field, detail);
     struct sbuf w = {0};
 
-    jw_raw(&w, "{\"kind\":\"Status\",\"apiVersion\":\"v1\","
-               "\"metadata\":{},\"status\":\"Failure\"");
-    jw_member_str(&w, false, "message", message);
-    jw_raw(&w, ",\"reason\":\"Invalid\",\"details\":{\"group\":"
-               "\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{");
+    jw_status_open(&w, NULL, "Invalid", message);
+    jw_raw(&w, ",\"details\":{\"group\":\"meta.k8s.io\",\"kind\":"
+               "\"ListOptions\",\"causes\":[{");
     jw_member_str(&w, true, "reason", cause);
     jw_member_str(&w, false, "message", detail);
     jw_member_str(&w, false, "field", field);
-    jw_raw(&w, "}]},\"code\":422}");
+    jw_raw(&w, "}]}");
+    jw_status_close(&w, 422);
     free(message);
     return jw_rbuf(&w);
 }
@@ -258,10 +257,7 @@ struct rbuf *kjson_status_detailed(int code, const char *reason,
 
     if (event)
         jw_raw(&w, "{\"type\":\"ERROR\",\"object\":");
-    jw_raw(&w, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
-               "\"status\":\"Failure\"");
-    jw_member_str(&w, false, "message", message);
-    jw_member_str(&w, false, "reason", reason);
+    jw_status_open(&w, NULL, reason, message);
     jw_raw(&w, ",\"details\":{");
     if (cause != NULL) {
         jw_raw(&w, "\"causes\":[{");
@@ -274,9 +270,8 @@ struct rbuf *kjson_status_detailed(int code, const char *reason,
                                  : "\"retryAfterSeconds\":");
         jw_int(&w, retry_after);
     }
-    jw_raw(&w, "},\"code\":");
-    jw_int(&w, code);
     jw_raw(&w, "}");
+    jw_status_close(&w, code);
     if (!event)
         return jw_rbuf(&w);
     jw_raw(&w, "}\n");
@@ -289,7 +284,8 @@ struct rbuf *kjson_error_frame(int code, const char *reason,
     struct sbuf w = {0};
 
     jw_raw(&w, "{\"type\":\"ERROR\",\"object\":");
-    jw_status(&w, code, reason, message);
+    jw_status_open(&w, NULL, reason, message);
+    jw_status_close(&w, code);
     jw_raw(&w, "}\n");
     return jw_frame(&w);
 }

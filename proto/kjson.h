@@ -40,7 +40,8 @@ struct rbuf *kjson_watch_frame(enum event_type type, const struct object *obj);
 struct rbuf *kjson_status(int code, const char *reason, const char *message);
 
 /* A Status whose metadata carries a continue token (a 410 for an
- * expired one: the token continues on current state). */
+ * expired one: the token continues on current state); NULL token: none,
+ * kjson_status. */
 struct rbuf *kjson_status_continue(int code, const char *reason,
                                    const char *message, const char *token);
 
