@@ -5,6 +5,7 @@
 #include "cache/sbuf.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,34 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
     va_start(ap, fmt);
     sbuf_vaddf(b, fmt, ap);
     va_end(ap);
+}
+
+void sbuf_add_base64(struct sbuf *b, const void *p, size_t n, bool url)
+{
+    static const char std[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const char raw_url[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const char *digits = url ? raw_url : std;
+    const unsigned char *in = p;
+
+    sbuf_reserve(b, (n + 2) / 3 * 4);
+    b->data[b->len] = '\0';
+    for (size_t i = 0; i < n; i += 3) {
+        size_t k = RW_MIN(n - i, 3);
+        uint32_t v = (uint32_t)in[i] << 16;
+        char out[4];
+
+        if (k > 1)
+            v |= (uint32_t)in[i + 1] << 8;
+        if (k > 2)
+            v |= in[i + 2];
+        out[0] = digits[v >> 18 & 63];
+        out[1] = digits[v >> 12 & 63];
+        out[2] = k > 1 ? digits[v >> 6 & 63] : '=';
+        out[3] = k > 2 ? digits[v & 63] : '=';
+        sbuf_addn(b, out, url ? k + 1 : 4);
+    }
 }
 
 void sbuf_fini(struct sbuf *b)

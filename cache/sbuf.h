@@ -10,6 +10,7 @@
 #define SBUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sbuf {
@@ -37,6 +38,12 @@ void sbuf_vaddf(struct sbuf *b, const char *fmt, va_list ap);
  * unprintable ones).
  */
 void sbuf_add_quoted(struct sbuf *b, const char *s, size_t n);
+/*
+ * Appends the n bytes at p in base64: RFC 4648 section 4 with '=' padding
+ * (Go's base64.StdEncoding) or, with url, section 5 without padding (Go's
+ * base64.RawURLEncoding).
+ */
+void sbuf_add_base64(struct sbuf *b, const void *p, size_t n, bool url);
 /* Frees the bytes and empties b. */
 void sbuf_fini(struct sbuf *b);
 

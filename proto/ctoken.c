@@ -15,38 +15,16 @@
 #include <string.h>
 
 #include "cache/rw.h"
+#include "cache/sbuf.h"
 #include "cache/utf8.h"
 #include "proto/jval.h"
 #include "proto/kjson.h"
 
 #define CTOKEN_VERSION "meta.k8s.io/v1"
 
+/* The base64url alphabet, for decoding (sbuf_add_base64 encodes). */
 static const char b64url[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-static char *base64url_encode(const char *in, size_t len)
-{
-    char *out = xmalloc((len + 2) / 3 * 4 + 1), *o = out;
-    const unsigned char *p = (const unsigned char *)in;
-
-    for (size_t i = 0; i < len; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        size_t n = RW_MIN(len - i, 3);
-
-        if (n > 1)
-            v |= (uint32_t)p[i + 1] << 8;
-        if (n > 2)
-            v |= p[i + 2];
-        *o++ = b64url[v >> 18 & 63];
-        *o++ = b64url[v >> 12 & 63];
-        if (n > 1)
-            *o++ = b64url[v >> 6 & 63];
-        if (n > 2)
-            *o++ = b64url[v & 63];
-    }
-    *o = '\0';
-    return out;
-}
 
 static int base64url_value(char c)
 {
@@ -91,19 +69,20 @@ static char *base64url_decode(const char *s, size_t *len, size_t *bad)
 
 char *ctoken_encode(int64_t rv, uint64_t epoch, const char *key, size_t len)
 {
-    char *k = xstrndup(key, len), *esc = kjson_escape(k), *json, *token;
+    char *k = xstrndup(key, len), *esc = kjson_escape(k), *json;
     char extra[48] = "";
+    struct sbuf token = {0};
 
     if (epoch > 0)
         snprintf(extra, sizeof(extra), ",\"rwEpoch\":%" PRIu64, epoch);
     json = xasprintf("{\"v\":\"" CTOKEN_VERSION "\",\"rv\":%" PRId64
                      ",\"start\":\"%s\\u0000\"%s}",
                      rv, esc, extra);
-    token = base64url_encode(json, strlen(json));
+    sbuf_add_base64(&token, json, strlen(json), true);
     free(k);
     free(esc);
     free(json);
-    return token;
+    return token.data;
 }
 
 /* Whether item is a JSON number holding a whole number in [lo, 2^53]. */

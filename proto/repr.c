@@ -128,27 +128,6 @@ struct rbuf *repr_with_columns(const struct rbuf *f,
 
 /* ---- bookmarks ---- */
 
-static void add_base64(struct sbuf *sb, const char *in, size_t len)
-{
-    static const char digits[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-    for (size_t i = 0; i < len; i += 3) {
-        uint32_t v = (uint32_t)(unsigned char)in[i] << 16;
-        char out[4];
-
-        if (i + 1 < len)
-            v |= (uint32_t)(unsigned char)in[i + 1] << 8;
-        if (i + 2 < len)
-            v |= (unsigned char)in[i + 2];
-        out[0] = digits[v >> 18 & 63];
-        out[1] = digits[v >> 12 & 63];
-        out[2] = i + 1 < len ? digits[v >> 6 & 63] : '=';
-        out[3] = i + 2 < len ? digits[v & 63] : '=';
-        sbuf_addn(sb, out, 4);
-    }
-}
-
 /* The empty list of r's objects as the apiserver's JSON encoder writes
  * it, base64. */
 static void add_blueprint(struct sbuf *sb, const struct repr *r,
@@ -168,7 +147,7 @@ static void add_blueprint(struct sbuf *sb, const struct repr *r,
         kjson_add_string(&list, rt->api_version);
     }
     sbuf_add(&list, ",\"metadata\":{},\"items\":null}\n");
-    add_base64(sb, list.data, list.len);
+    sbuf_add_base64(sb, list.data, list.len, false);
     sbuf_fini(&list);
 }
 

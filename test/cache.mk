@@ -52,3 +52,8 @@ UNIT_TESTS += test/utf8_test
 test_utf8_test_SOURCES = test/utf8_test.c
 test_utf8_test_CFLAGS = $(TEST_CFLAGS)
 test_utf8_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/sbuf_test
+test_sbuf_test_SOURCES = test/sbuf_test.c
+test_sbuf_test_CFLAGS = $(TEST_CFLAGS)
+test_sbuf_test_LDADD = $(CACHE_TEST_LIBS)
