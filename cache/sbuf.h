@@ -1,7 +1,9 @@
 /*
  * sbuf.h: a growable byte string, for building small documents and
- * messages (Status texts, selector errors, discovery JSON, /metrics).  Not
- * for the event path: events are encoded once into exact-size frames.
+ * messages (Status texts, selector errors, discovery JSON, /metrics, a
+ * Table or PartialObjectMetadata event once per object and representation,
+ * then copied into its frame).  Not for an event in the object's own JSON:
+ * kjson_watch_frame writes that straight into its exact-size frame.
  *
  * A zeroed struct sbuf is empty; data is NULL until the first add, then
  * always NUL-terminated (the NUL is not counted in len).
