@@ -216,11 +216,12 @@ def cm_key(ns, name):
 
 
 class Ringwatch:
-    """ringwatch in front of etcd, on a free loopback port."""
+    """ringwatch in front of etcd, on a free loopback port (or on port, to
+    restart one where its clients expect it)."""
 
     def __init__(self, etcd, *args, resources="pods,configmaps", etcd_url=None,
-                 wait=True):
-        self.port = free_port()
+                 wait=True, port=None):
+        self.port = port or free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
         cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % self.port,
                "--upstream", etcd_url or etcd.url,
