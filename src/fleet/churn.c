@@ -242,12 +242,6 @@ size_t churn_live(const struct churn *c)
     return c->nlive;
 }
 
-size_t churn_footprint(const struct churn *c)
-{
-    return sizeof(*c) + (size_t)c->cap * sizeof(*c->pods) +
-           (size_t)c->cap_live * sizeof(*c->live);
-}
-
 /* ==== rendering ==== */
 
 static void churn_time(int64_t unix_s, char *buf, size_t cap)

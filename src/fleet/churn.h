@@ -97,7 +97,4 @@ void churn_name(uint32_t serial, char *buf, size_t cap);
 size_t churn_render(struct churn *c, uint32_t serial, int64_t written_at_ns,
                     int64_t now_s, char *buf, size_t cap);
 
-/* Bytes held. */
-size_t churn_footprint(const struct churn *c);
-
 #endif

@@ -255,11 +255,6 @@ bool oracle_failed(const struct oracle *o)
     return o->failed;
 }
 
-size_t oracle_count(const struct oracle *o)
-{
-    return o->n;
-}
-
 const struct oracle_entry *oracle_entry(const struct oracle *o, size_t i)
 {
     return &o->entries[i];

@@ -69,7 +69,6 @@ int64_t oracle_last_rv(const struct oracle *o);
 /* Whether the watch failed (on_error was called). */
 bool oracle_failed(const struct oracle *o);
 
-size_t oracle_count(const struct oracle *o);
 const struct oracle_entry *oracle_entry(const struct oracle *o, size_t i);
 
 /* Values (new or previous) that did not decode as objects. */

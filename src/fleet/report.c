@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cache/rw.h"
+#include "proto/kjson.h"
 
 /* ==== /proc ==== */
 
@@ -201,24 +202,18 @@ void report_summary(FILE *out, const struct report *r)
 
 /* ==== JSON ==== */
 
+/* s as a quoted JSON string (kjson_escape's rules), or null. */
 static void json_string(FILE *f, const char *s)
 {
+    char *e;
+
     if (s == NULL) {
         fputs("null", f);
         return;
     }
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
+    e = kjson_escape(s);
+    fprintf(f, "\"%s\"", e);
+    free(e);
 }
 
 #define U(x) ((unsigned long long)(x))

@@ -22,6 +22,7 @@
 
 #include "cache/clock.h"
 #include "cache/rw.h"
+#include "cache/sbuf.h"
 #include "proto/etcd.h"
 #include "proto/grpc.h"
 #include "proto/kjson_decode.h"
@@ -89,22 +90,6 @@ struct writer {
 
 /* ==== templates ==== */
 
-struct strbuf {
-    char *p;
-    size_t len, cap;
-};
-
-static void strbuf_add(struct strbuf *b, const char *s, size_t len)
-{
-    if (b->len + len + 1 > b->cap) {
-        b->cap = RW_MAX(b->cap * 2, b->len + len + 64);
-        b->p = xrealloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->len, s, len);
-    b->len += len;
-    b->p[b->len] = '\0';
-}
-
 #define KEY_IS(k, lit) scan_str_eq((k), (lit), sizeof(lit) - 1)
 
 /* The last value of member `name` of the object at [p, end), or false. */
@@ -135,7 +120,7 @@ static bool writer_member(const char *p, const char *end, int depth,
 
 /* Appends ",member" for each annotation but ours. */
 static bool writer_other_annotations(const char *p, const char *end,
-                                     struct strbuf *tail)
+                                     struct sbuf *tail)
 {
     struct scan_iter it;
     struct scan_str key;
@@ -147,8 +132,8 @@ static bool writer_other_annotations(const char *p, const char *end,
     while ((rc = scan_iter_next(&it, &key, &v, &e)) == 1) {
         if (KEY_IS(&key, SCAN_WRITTEN_AT) || KEY_IS(&key, STAMP_WRITE_COUNT))
             continue;
-        strbuf_add(tail, ",", 1);
-        strbuf_add(tail, key.p - 1, (size_t)(e - (key.p - 1)));
+        sbuf_add(tail, ",");
+        sbuf_addn(tail, key.p - 1, (size_t)(e - (key.p - 1)));
     }
     return rc == 0;
 }
@@ -157,7 +142,7 @@ bool writer_template(const char *value, size_t len, char **head,
                      size_t *head_len, char **tail, size_t *tail_len)
 {
     const char *end = value + len, *meta, *meta_end, *ann, *ann_end;
-    struct strbuf h = {0}, t = {0};
+    struct sbuf h = {0}, t = {0};
     bool meta_empty;
 
     if (!writer_member(value, end, 0, "metadata", &meta, &meta_end, NULL) ||
@@ -167,27 +152,27 @@ bool writer_template(const char *value, size_t len, char **head,
                        &meta_empty))
         goto err;
     if (ann == NULL) {
-        strbuf_add(&h, value, (size_t)(meta + 1 - value));
-        strbuf_add(&h, "\"annotations\":{", 15);
-        strbuf_add(&t, meta_empty ? "}" : "},", meta_empty ? 1 : 2);
-        strbuf_add(&t, meta + 1, (size_t)(end - (meta + 1)));
+        sbuf_addn(&h, value, (size_t)(meta + 1 - value));
+        sbuf_add(&h, "\"annotations\":{");
+        sbuf_add(&t, meta_empty ? "}" : "},");
+        sbuf_addn(&t, meta + 1, (size_t)(end - (meta + 1)));
     } else {
-        strbuf_add(&h, value, (size_t)(ann - value));
-        strbuf_add(&h, "{", 1);
-        strbuf_add(&t, "", 0);
+        sbuf_addn(&h, value, (size_t)(ann - value));
+        sbuf_add(&h, "{");
+        sbuf_addn(&t, "", 0);
         if (!writer_other_annotations(ann, ann_end, &t))
             goto err;
-        strbuf_add(&t, "}", 1);
-        strbuf_add(&t, ann_end, (size_t)(end - ann_end));
+        sbuf_add(&t, "}");
+        sbuf_addn(&t, ann_end, (size_t)(end - ann_end));
     }
-    *head = h.p;
+    *head = h.data;
     *head_len = h.len;
-    *tail = t.p;
+    *tail = t.data;
     *tail_len = t.len;
     return true;
 err:
-    free(h.p);
-    free(t.p);
+    sbuf_fini(&h);
+    sbuf_fini(&t);
     return false;
 }
 

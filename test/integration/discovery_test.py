@@ -17,13 +17,11 @@
   HTTP/2); another value, a weak or listed one: the document.
 """
 import re
-import shutil
 
 from harness import *
 from h2raw import END_HEADERS, END_STREAM, HEADERS, H2Client, h2_frame, \
     header_block
 
-KUBECTL = shutil.which("kubectl")
 NS = "disc"
 RESOURCES = ("pods,configmaps,services,apps/v1/deployments,apps/v1/replicasets,"
              "apps/v1/statefulsets,apps/v1/daemonsets,batch/v1/jobs,batch/v1/cronjobs")
@@ -59,12 +57,10 @@ def seed(etcd):
 
 
 def check_kubectl(rw):
-    cache = tempfile.mkdtemp(prefix="rw-kubectl-")
-    defer(lambda: shutil.rmtree(cache, ignore_errors=True))
+    k = Kubectl(rw.url)
 
     def kubectl(*args):
-        p = subprocess.run([KUBECTL, "--server", rw.url, "--cache-dir", cache] + list(args),
-                           capture_output=True, text=True, timeout=60)
+        p = k.run(*args, timeout=60)
         check(p.returncode == 0, "kubectl %s: exit %d: %s", " ".join(args), p.returncode,
               p.stderr[-2000:])
         return p

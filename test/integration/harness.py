@@ -24,6 +24,7 @@ import time
 
 TOP = os.environ.get("TOP_SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 RINGWATCH = os.environ.get("RINGWATCH", os.path.join(TOP, "build", "ringwatch"))
+KUBECTL = shutil.which("kubectl")
 ETCD_LOCAL = os.path.join(TOP, "scripts", "etcd-local")
 
 _cleanups = []
@@ -216,11 +217,12 @@ def cm_key(ns, name):
 
 
 class Ringwatch:
-    """ringwatch in front of etcd, on a free loopback port."""
+    """ringwatch in front of etcd, on a free loopback port (or on port, to
+    restart one where its clients expect it)."""
 
     def __init__(self, etcd, *args, resources="pods,configmaps", etcd_url=None,
-                 wait=True):
-        self.port = free_port()
+                 wait=True, port=None):
+        self.port = port or free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
         cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % self.port,
                "--upstream", etcd_url or etcd.url,
@@ -337,6 +339,49 @@ class Ringwatch:
             if line.startswith(want + " "):
                 return float(line.split(" ", 1)[1])
         return None
+
+
+class Kubectl:
+    """The real kubectl against a ringwatch at url, with a discovery cache
+    directory of its own (removed when the test ends)."""
+
+    def __init__(self, url):
+        self.server = url
+        self.cache = tempfile.mkdtemp(prefix="rw-kubectl-")
+        _cleanups.append(lambda: shutil.rmtree(self.cache, ignore_errors=True))
+
+    def argv(self, *args):
+        return [KUBECTL, "--server", self.server, "--cache-dir", self.cache] + list(args)
+
+    def run(self, *args, timeout=30):
+        """Runs kubectl args to its end; returns the CompletedProcess (text)."""
+        return subprocess.run(self.argv(*args), capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+
+    def watch(self, args, initial, change, done, timeout):
+        """Runs kubectl args (a watch), waits up to timeout seconds for its
+        first `initial` lines, calls change(lines) (which writes to etcd),
+        then waits, within the same timeout, until done(lines) holds;
+        returns the lines printed, without their newlines.  kubectl is
+        stopped here (it would exit 0 when the stream ends)."""
+        import threading
+        proc = subprocess.Popen(self.argv(*args), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        _cleanups.append(lambda: proc.poll() is None and proc.kill())
+        lines = []
+        reader = threading.Thread(target=lambda: [lines.append(l.rstrip("\n"))
+                                                  for l in proc.stdout])
+        reader.start()
+        deadline = time.time() + timeout
+        while len(lines) < initial and time.time() < deadline:
+            time.sleep(0.1)
+        change(lines)
+        while not done(lines) and time.time() < deadline:
+            time.sleep(0.1)
+        proc.terminate()
+        proc.wait(5)
+        reader.join(5)
+        return lines
 
 
 class Watch:

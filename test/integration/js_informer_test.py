@@ -68,20 +68,6 @@ def ensure_modules():
         eq(json.load(f)["version"], "1.4.0", "installed @kubernetes/client-node version")
 
 
-class PortRingwatch(Ringwatch):
-    """A Ringwatch on a given port (to restart one where its clients
-    expect it)."""
-
-    def __init__(self, etcd, port, *args, etcd_url=None):
-        self.port = port
-        self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
-        cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % port, "--etcd", etcd_url or etcd.url,
-               "--resources", "configmaps"] + list(args)
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
-        defer(self.stop)
-        self.wait_ready()
-
-
 class Informer:
     """node informer.mjs; a thread collects its JSON lines."""
 
@@ -197,7 +183,8 @@ def main():
         put(etcd, name)
     put(etcd, "x", ns="other")
     port = free_port()
-    rw = PortRingwatch(etcd, port, "--min-request-timeout", "1", etcd_url=relay.url)
+    rw = Ringwatch(etcd, "--min-request-timeout", "1", resources="configmaps",
+                   etcd_url=relay.url, port=port)
 
     # 1. list and watch.
     inf = Informer(rw.url)
@@ -235,7 +222,8 @@ def main():
     put(etcd, "h")
     put(etcd, "c", {"v": "3"})
     etcd.delete(cm_key(NS, "d"))
-    rw = PortRingwatch(etcd, port, "--ring-capacity", "4", etcd_url=relay.url)
+    rw = Ringwatch(etcd, "--ring-capacity", "4", resources="configmaps", etcd_url=relay.url,
+                   port=port)
     converge(etcd, inf, rw, "after the restart")
     check(inf.count("list") > lists, "the informer converged without relisting:\n%s",
           inf.diagnostics())

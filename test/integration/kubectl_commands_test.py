@@ -15,17 +15,15 @@ MethodNotAllowed), apply -f (OpenAPI validation), explain (404), logs
 import base64
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
 
-from harness import Etcd, Ringwatch, check, defer, eq, free_port, run, seed_cluster
+from harness import KUBECTL, Etcd, Kubectl, Ringwatch, check, defer, eq, free_port, run, \
+    seed_cluster
 
-KUBECTL = shutil.which("kubectl")
 RESOURCES = ("pods,configmaps,nodes,namespaces,apps/v1/deployments,apps/v1/replicasets,"
              "events,services")
 
@@ -66,13 +64,10 @@ def main():
     rw = Ringwatch(etcd, resources=RESOURCES)
     for path in ("/api/v1/pods", "/api/v1/events", "/api/v1/services"):
         rw.wait_rv(rev, path)
-    cache = tempfile.mkdtemp(prefix="rw-kubectl-")
-    defer(lambda: shutil.rmtree(cache, ignore_errors=True))
+    k = Kubectl(rw.url)
 
     def kubectl(*args, timeout=30):
-        p = subprocess.run([KUBECTL, "--server", rw.url, "--cache-dir", cache] + list(args),
-                           capture_output=True, text=True, timeout=timeout,
-                           stdin=subprocess.DEVNULL)
+        p = k.run(*args, timeout=timeout)
         return p.returncode, p.stdout, p.stderr
 
     def works(*args, want=None):
@@ -111,8 +106,7 @@ def main():
     works("get", "--raw", "/metrics", want="ringwatch_watch_cache_hits_total")
 
     port = free_port()
-    proxy = subprocess.Popen([KUBECTL, "--server", rw.url, "--cache-dir", cache, "proxy",
-                              "--address", "127.0.0.1", "--port", str(port)],
+    proxy = subprocess.Popen(k.argv("proxy", "--address", "127.0.0.1", "--port", str(port)),
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def stop_proxy():
@@ -158,7 +152,7 @@ def main():
             not_allowed)
     refused(["auth", "can-i", "list", "pods"], not_allowed)
     refused(["exec", name, "-n", ns, "--", "true"], not_allowed)
-    manifest = os.path.join(cache, "cm.json")
+    manifest = os.path.join(k.cache, "cm.json")
     with open(manifest, "w") as f:
         json.dump({"apiVersion": "v1", "kind": "ConfigMap",
                    "metadata": {"name": "x", "namespace": ns}}, f)

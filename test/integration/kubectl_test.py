@@ -5,13 +5,10 @@ headers and cells (get events,rs,sts,ds,jobs,cronjobs,pvc,pv,sa,ep,leases,
 hpa,rc in one command, get all, -o wide), and get -w prints a new job's
 every column."""
 import re
-import shutil
-import threading
 from datetime import datetime, timedelta, timezone
 
 from harness import *
 
-KUBECTL = shutil.which("kubectl")
 RESOURCES = ",".join([
     "pods", "configmaps", "secrets", "services", "endpoints", "serviceaccounts", "events",
     "nodes", "namespaces", "persistentvolumes", "persistentvolumeclaims",
@@ -62,15 +59,13 @@ def main():
     rw = Ringwatch(etcd, resources=RESOURCES)
     rw.wait_rv(rev, "/api/v1/pods")
     rw.wait_rv(rev, "/apis/coordination.k8s.io/v1/leases")
-    cache = tempfile.mkdtemp(prefix="rw-kubectl-")
-    defer(lambda: shutil.rmtree(cache, ignore_errors=True))
+    k = Kubectl(rw.url)
 
     def kubectl(*args, timeout=30):
-        p = subprocess.run([KUBECTL, "--server", rw.url, "--cache-dir", cache] + list(args),
-                           capture_output=True, text=True, timeout=timeout)
+        p = k.run(*args, timeout=timeout)
         check(p.returncode == 0, "kubectl %s: exit %d: %s", " ".join(args), p.returncode, p.stderr)
         return p.stdout
-    kubectl.server, kubectl.cache = rw.url, cache
+    kubectl.watch = k.watch
 
     pods = etcd_objects(etcd, "/registry/pods/")
     check(len(pods) == 18, "seeded %d pods", len(pods))
@@ -136,23 +131,9 @@ def watch_while_writing(kubectl, args, initial, etcd, key, obj):
     writes obj at key and waits for a line naming it; returns the lines
     printed.  kubectl is stopped by us (it would exit 0 when the stream
     ends)."""
-    proc = subprocess.Popen([KUBECTL, "--server", kubectl.server, "--cache-dir", kubectl.cache]
-                            + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    defer(lambda: proc.poll() is None and proc.kill())
-    lines = []
-    reader = threading.Thread(target=lambda: [lines.append(l) for l in proc.stdout])
-    reader.start()
-    deadline = time.time() + 15
-    while len(lines) < initial and time.time() < deadline:
-        time.sleep(0.1)
-    etcd.put(key, obj)
     name = obj["metadata"]["name"]
-    while not any(name in l for l in lines) and time.time() < deadline:
-        time.sleep(0.1)
-    proc.terminate()
-    proc.wait(5)
-    reader.join(5)
-    return lines
+    return kubectl.watch(args, initial, lambda lines: etcd.put(key, obj),
+                         lambda lines: any(name in l for l in lines), 15)
 
 
 def put_workloads(etcd, ns):

@@ -25,13 +25,11 @@ kubectl 1.32.
   HTTP/1.1 and HTTP/2, on LIST, GET and WATCH.
 """
 import shutil
-import threading
 
 from harness import *
 from h2raw import (END_HEADERS, END_STREAM, HEADERS, H2Client, h2_frame,
                    header_block)
 
-KUBECTL = shutil.which("kubectl")
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 KUBECTL_ACCEPT = TABLE + ",application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
 POM = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
@@ -63,42 +61,28 @@ def status_406(rw, path, accept, what):
     return st["message"]
 
 
-def kubectl_watch(rw, cache, ns, etcd, key, obj):
+def kubectl_watch(rw, ns, etcd, key, obj):
     """kubectl get pods -n ns -w; obj's status.phase goes Pending -> Running
     once the list is printed.  Returns kubectl's lines."""
-    proc = subprocess.Popen([KUBECTL, "--server", rw.url, "--cache-dir", cache, "get", "pods",
-                             "-n", ns, "-w"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    defer(lambda: proc.poll() is None and proc.kill())
-    lines = []
-    reader = threading.Thread(target=lambda: [lines.append(l.rstrip("\n")) for l in proc.stdout])
-    reader.start()
-    deadline = time.time() + 20
-    while len(lines) < 3 and time.time() < deadline:  # header + 2 pods
-        time.sleep(0.1)
-    check(len(lines) >= 3, "kubectl -w printed %r", lines)
-    obj["status"]["phase"] = "Running"
-    etcd.put(key, obj)
-    while not any(l.split()[:1] == ["w1"] and "Running" in l.split() for l in lines[3:]) \
-            and time.time() < deadline:
-        time.sleep(0.1)
-    proc.terminate()
-    proc.wait(5)
-    reader.join(5)
-    return lines
+    def change(lines):
+        check(len(lines) >= 3, "kubectl -w printed %r", lines)  # header + 2 pods
+        obj["status"]["phase"] = "Running"
+        etcd.put(key, obj)
+    return Kubectl(rw.url).watch(
+        ["get", "pods", "-n", ns, "-w"], 3, change,
+        lambda lines: any(l.split()[:1] == ["w1"] and "Running" in l.split()
+                          for l in lines[3:]), 20)
 
 
 def check_kubectl(rw, etcd):
     if KUBECTL is None:
         print("kubectl not installed: skipping the kubectl part")
         return
-    cache = tempfile.mkdtemp(prefix="rw-kubectl-")
-    defer(lambda: shutil.rmtree(cache, ignore_errors=True))
     obj = pod("kw", "w1", "Pending")
     etcd.put("/registry/pods/kw/w1", obj)
     rv = etcd.put("/registry/pods/kw/w2", pod("kw", "w2", "Running"))
     rw.wait_rv(rv, "/api/v1/pods")
-    lines = kubectl_watch(rw, cache, "kw", etcd, "/registry/pods/kw/w1", obj)
+    lines = kubectl_watch(rw, "kw", etcd, "/registry/pods/kw/w1", obj)
     eq(lines[0].split(), ["NAME", "READY", "STATUS", "RESTARTS", "AGE"], "kubectl -w header")
     headers = [l for l in lines if l.split()[:1] == ["NAME"]]
     eq(len(headers), 1, "headers printed by kubectl -w (%r)" % lines)

@@ -10,7 +10,6 @@ metadata.name/namespace) selects what the apiserver would, and `kubectl
 describe pod` through ringwatch shows a pod's events (and "<none>" for a
 pod whose events have expired)."""
 import re
-import shutil
 import urllib.parse
 
 from harness import *
@@ -20,7 +19,6 @@ try:
 except ImportError:
     client = None
 
-KUBECTL = shutil.which("kubectl")
 
 # seed-cluster's plural -> (typed list call, --resources spelling)
 LISTERS = {
@@ -112,12 +110,10 @@ def check_event_field_selectors(rw):
 
 
 def check_describe(rw, pod, quiet_pod):
-    cache = tempfile.mkdtemp(prefix="rw-kubectl-")
-    defer(lambda: shutil.rmtree(cache, ignore_errors=True))
+    k = Kubectl(rw.url)
 
     def describe(ns, name):
-        p = subprocess.run([KUBECTL, "--server", rw.url, "--cache-dir", cache, "describe", "pod",
-                            "-n", ns, name], capture_output=True, text=True, timeout=30)
+        p = k.run("describe", "pod", "-n", ns, name)
         eq(p.returncode, 0, "kubectl describe pod %s (%s)" % (name, p.stderr))
         return p.stdout.split("\nEvents:", 1)
 
