@@ -27,7 +27,6 @@
 #include "src/stream.h"
 #include "src/stream_impl.h"
 
-#define H2_FRAME_HEAD_LEN 9
 #define H2_STACK_NV 16
 
 struct h2_stream {
