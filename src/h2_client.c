@@ -775,11 +775,6 @@ void h2_client_reset(struct h2_client_stream *s)
     h2_client_kick(c);
 }
 
-int32_t h2_client_stream_id(const struct h2_client_stream *s)
-{
-    return s->id;
-}
-
 bool h2_client_is_open(const struct h2_client *c)
 {
     return c->state == H2_CLIENT_OPEN && !c->freed && !c->goaway;
