@@ -58,7 +58,7 @@ void h2_in_fini(struct h2_in *in)
     in->block = NULL;
 }
 
-/* A connection error: GOAWAY with code, and -1. */
+/* A connection error: GOAWAY with code, and RW_EPROTO. */
 static long fail(nghttp2_session *session, uint32_t code, const char *why)
 {
     log_debug("h2_in: %s: GOAWAY %s", why, nghttp2_http2_strerror(code));
@@ -66,7 +66,7 @@ static long fail(nghttp2_session *session, uint32_t code, const char *why)
     return RW_EPROTO;
 }
 
-/* Feeds nghttp2 len bytes at p, which it must consume whole; -1 (the
+/* Feeds nghttp2 len bytes at p, which it must consume whole; RW_EPROTO (the
  * session terminated) if it fails. */
 static long feed(nghttp2_session *session, const uint8_t *p, size_t len)
 {
@@ -156,7 +156,7 @@ static long block_flush(nghttp2_session *session, struct h2_in_block *b,
 }
 
 /* The fragment of the whole HEADERS frame at f (len payload bytes):
- * *frag, *frag_len; -1 on a connection error. */
+ * *frag, *frag_len; RW_EPROTO on a connection error. */
 static long headers_fragment(nghttp2_session *session, struct h2_in_block *b,
                              const uint8_t *f, size_t len, const uint8_t **frag,
                              size_t *frag_len)
@@ -241,7 +241,7 @@ static size_t frame_need(const struct h2_in *in, const uint8_t *head)
 /* The frame at head, its first need bytes in: inside a block, absorbs
  * it whole; else shows it to the guard, then opens a block (HEADERS
  * without END_HEADERS: absorbed whole) or starts feeding it.  Returns
- * the bytes it consumed, or -1. */
+ * the bytes it consumed, or RW_EPROTO. */
 static long frame_begin(struct h2_in *in, nghttp2_session *session,
                         uint8_t *head, size_t need)
 {
@@ -272,7 +272,7 @@ static long frame_begin(struct h2_in *in, nghttp2_session *session,
 }
 
 /* Feeds up to in->left bytes of the frame (or preface) being fed, from
- * the front of buf; returns the bytes fed, or -1. */
+ * the front of buf; returns the bytes fed, or RW_EPROTO. */
 static long frame_feed(struct h2_in *in, nghttp2_session *session,
                        struct evbuffer *buf, size_t head)
 {
