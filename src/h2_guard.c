@@ -65,17 +65,9 @@ static uint32_t get32(const uint8_t *p)
            p[3];
 }
 
-static void put_stream(uint8_t *frame, int32_t id)
-{
-    frame[5] = (uint8_t)(id >> 24);
-    frame[6] = (uint8_t)(id >> 16);
-    frame[7] = (uint8_t)(id >> 8);
-    frame[8] = (uint8_t)id;
-}
-
 size_t h2_guard_need(const uint8_t *head)
 {
-    size_t len = (size_t)head[0] << 16 | (size_t)head[1] << 8 | head[2];
+    size_t len = h2_frame_len(head);
     size_t want = 0;
 
     if (head[3] == NGHTTP2_WINDOW_UPDATE)
@@ -114,9 +106,9 @@ static bool recently_reset(const struct h2_guard *g, int32_t id)
  * window.  Returns 0, or an HTTP/2 error code if nghttp2 failed. */
 static uint32_t forget(nghttp2_session *session, int32_t id, uint32_t code)
 {
-    uint8_t rst[H2_FRAME_HEAD_LEN + 4] = {0, 0, 4, NGHTTP2_RST_STREAM, 0};
+    uint8_t rst[H2_FRAME_HEAD_LEN + 4];
 
-    put_stream(rst, id);
+    h2_frame_head(rst, 4, NGHTTP2_RST_STREAM, NGHTTP2_FLAG_NONE, id);
     rst[9] = (uint8_t)(code >> 24);
     rst[10] = (uint8_t)(code >> 16);
     rst[11] = (uint8_t)(code >> 8);
@@ -186,8 +178,8 @@ static uint32_t bad_stream_frame(struct h2_guard *g, nghttp2_session *session,
 uint32_t h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
                           uint8_t *frame)
 {
-    size_t len = (size_t)frame[0] << 16 | (size_t)frame[1] << 8 | frame[2];
-    int32_t id = (int32_t)(get32(frame + 5) & 0x7fffffff);
+    size_t len = h2_frame_len(frame);
+    int32_t id = h2_frame_stream(frame);
     uint8_t *dep;
 
     if (id == 0)

@@ -64,10 +64,7 @@
 
 #include <nghttp2/nghttp2.h>
 
-/* A frame's header (RFC 9113 4.1) and a priority's fields (exclusive
- * bit, stream dependency, weight: 6.2, 6.3), bytes. */
-#define H2_FRAME_HEAD_LEN 9
-#define H2_PRIORITY_LEN 5
+#include "src/h2_frame.h"
 
 /* SETTINGS_MAX_CONCURRENT_STREAMS as nghttp2 is told it: none. */
 #define H2_GUARD_NO_LIMIT UINT32_MAX

@@ -20,6 +20,7 @@
 #include <event2/buffer.h>
 
 #include "cache/rw.h"
+#include "src/h2_frame.h"
 #include "src/log.h"
 
 /* A header block being coalesced. */
@@ -32,18 +33,6 @@ struct h2_in_block {
     size_t len;                        /* fragment bytes not yet fed */
     uint8_t frag[2 * H2_IN_FRAME_MAX];
 };
-
-static uint32_t frame_len(const uint8_t *head)
-{
-    return (uint32_t)head[0] << 16 | (uint32_t)head[1] << 8 | head[2];
-}
-
-static int32_t frame_stream(const uint8_t *head)
-{
-    return (int32_t)(((uint32_t)head[5] << 24 | (uint32_t)head[6] << 16 |
-                      (uint32_t)head[7] << 8 | head[8]) &
-                     0x7fffffff);
-}
 
 void h2_in_init(struct h2_in *in)
 {
@@ -120,15 +109,9 @@ static long block_feed(nghttp2_session *session, struct h2_in_block *b,
             head_len += H2_PRIORITY_LEN;
         }
     }
-    head[0] = (uint8_t)((head_len - H2_FRAME_HEAD_LEN + len) >> 16);
-    head[1] = (uint8_t)((head_len - H2_FRAME_HEAD_LEN + len) >> 8);
-    head[2] = (uint8_t)(head_len - H2_FRAME_HEAD_LEN + len);
-    head[3] = b->headers_fed ? NGHTTP2_CONTINUATION : NGHTTP2_HEADERS;
-    head[4] = flags;
-    head[5] = (uint8_t)(b->stream >> 24);
-    head[6] = (uint8_t)(b->stream >> 16);
-    head[7] = (uint8_t)(b->stream >> 8);
-    head[8] = (uint8_t)b->stream;
+    h2_frame_head(head, (uint32_t)(head_len - H2_FRAME_HEAD_LEN + len),
+                  b->headers_fed ? NGHTTP2_CONTINUATION : NGHTTP2_HEADERS,
+                  flags, b->stream);
     b->headers_fed = true;
     if (feed(session, head, head_len) < 0 ||
         (len > 0 && feed(session, b->frag, len) < 0))
@@ -181,7 +164,7 @@ static long headers_fragment(nghttp2_session *session, struct h2_in_block *b,
         memcpy(b->priority, p, H2_PRIORITY_LEN);
         p += H2_PRIORITY_LEN;
     }
-    b->stream = frame_stream(f);
+    b->stream = h2_frame_stream(f);
     b->flags = f[4] & (NGHTTP2_FLAG_END_STREAM | NGHTTP2_FLAG_PRIORITY);
     *frag = p;
     *frag_len = len - fixed - pad;
@@ -226,7 +209,7 @@ static long block_absorb(struct h2_in *in, nghttp2_session *session,
  * the guard reads for any other. */
 static size_t frame_need(const struct h2_in *in, const uint8_t *head)
 {
-    uint32_t len = frame_len(head);
+    uint32_t len = h2_frame_len(head);
     bool coalesced =
         in->block != NULL ||
         (head[3] == NGHTTP2_HEADERS && !(head[4] & NGHTTP2_FLAG_END_HEADERS));
@@ -245,11 +228,11 @@ static size_t frame_need(const struct h2_in *in, const uint8_t *head)
 static long frame_begin(struct h2_in *in, nghttp2_session *session,
                         uint8_t *head, size_t need)
 {
-    uint32_t len = frame_len(head);
+    uint32_t len = h2_frame_len(head);
     uint32_t code;
 
     if (in->block != NULL && (head[3] != NGHTTP2_CONTINUATION ||
-                              frame_stream(head) != in->block->stream))
+                              h2_frame_stream(head) != in->block->stream))
         return fail(session, NGHTTP2_PROTOCOL_ERROR,
                     "header block interrupted by another frame");
     if (need == 0)

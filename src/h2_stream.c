@@ -19,6 +19,7 @@
 #include "proto/frame.h"
 #include "proto/kjson.h"
 #include "src/h2_body.h"
+#include "src/h2_frame.h"
 #include "src/h2_guard.h"
 #include "src/h2_out.h"
 #include "src/h2_req.h"
