@@ -360,7 +360,6 @@ static int h1_on_message_complete(http_parser *p)
     struct h1_req *r = c->req;
 
     r->complete = true;
-    r->version = (p->http_major == 1 && p->http_minor == 0) ? 10 : 11;
     r->keep_alive = http_should_keep_alive(p) != 0;
     r->method = http_method_str((enum http_method)p->method);
     if (p->method == HTTP_CONNECT)

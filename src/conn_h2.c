@@ -1,6 +1,7 @@
 /*
  * conn_h2.c: an HTTP/2 server connection (RFC 9113, prior knowledge) over
- * nghttp2; with the fleet's client, the only files that include it.
+ * nghttp2, which only the h2 modules include (conn_h2, h2_stream, h2_in,
+ * h2_guard; h2_client on the client side).
  *
  * Data structure: a transport (transport.h), one nghttp2 server session,
  * the connection's streams (h2_stream.h: each stream, its request fields

@@ -432,22 +432,11 @@ enum chunk_state {
     CH_END_LF,     /* CR of the empty line seen */
 };
 
-static int hexval(unsigned char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 /* One byte of a chunk-size line; RW_EINVAL and why if it is not allowed. */
 static int chunk_size_byte(struct h1_chunked *ch, unsigned char c, char *why,
                            size_t why_len)
 {
-    int d = hexval(c);
+    int d = rw_hex_digit((char)c);
 
     if (++ch->line_bytes > CHUNK_LINE_MAX)
         return refuse(RW_EINVAL, why, why_len,

@@ -19,10 +19,11 @@
  *
  * Accepted, as RFC 9112 allows: LF alone as a line terminator (2.2),
  * HTTP/1.2 to HTTP/1.9 as HTTP/1.1 (2.3), empty lines before the request
- * line (2.2, skipped by conn_h1), bytes beyond ASCII (obs-text) in field
- * values.  Refused: everything else outside the grammar, with the status
- * RFC 9112 names (400; 505 for a major version other than 1; 501 for a
- * transfer coding other than chunked).  Nothing here allocates.
+ * line (2.2, drained by h1_head_reader_head), bytes beyond ASCII
+ * (obs-text) in field values.  Refused: everything else outside the
+ * grammar, with the status RFC 9112 names (400; 505 for a major version
+ * other than 1; 501 for a transfer coding other than chunked).  Nothing
+ * here allocates.
  */
 #ifndef H1_HEAD_H
 #define H1_HEAD_H

@@ -148,6 +148,6 @@ void h1_req_apply(const struct h1_req *r, struct stream *s)
         fields[i] = (struct stream_value){
             r->values[i].seen ? r->buf + r->values[i].off : NULL,
             r->values[i].len};
-    stream_set_request(s, r->version, r->method, strlen(r->method), path,
-                       path_len, query, query_len, fields);
+    stream_set_request(s, r->reader.head.version, r->method, strlen(r->method),
+                       path, path_len, query, query_len, fields);
 }

@@ -42,7 +42,6 @@ struct h1_req {
     int field_kind; /* of the current field: H1_FIELD_*, or < 0 */
     bool in_value;
     bool complete; /* http-parser has the whole head; paused */
-    int version;   /* 10 or 11, once complete */
     bool keep_alive;
     const char *method;
 };
@@ -73,7 +72,8 @@ bool h1_req_expects_continue(const struct h1_req *r);
  * 10.1.1): 417, and the connection closes, as Go's server answers. */
 bool h1_req_expectation_failed(const struct h1_req *r);
 
-/* Copies the complete request into s (stream_set_request): its target
+/* Copies the complete request into s (stream_set_request): its HTTP
+ * version as h1_head_parse read it (r->reader.head), its target
  * (origin or absolute form) split into path and query, a "#" kept where
  * it is, as Go's url.ParseRequestURI keeps it (a request target has no
  * fragment); an empty path is "/". */

@@ -489,12 +489,8 @@ static void h2_client_arm_timer(struct h2_client *c, double seconds)
 
 static void h2_client_connected(struct h2_client *c)
 {
-    int one = 1;
-    evutil_socket_t fd = transport_fd(c->t);
-
     c->state = H2_CLIENT_OPEN;
     event_del(c->timer);
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     bufferevent_enable(c->bev, EV_READ | EV_WRITE);
     if (c->cfg.ping_interval > 0)
         h2_client_arm_timer(c, c->cfg.ping_interval);
@@ -586,7 +582,7 @@ static int h2_client_connect(struct h2_client *c)
     transport_client_fn *make =
         c->cfg.transport != NULL ? c->cfg.transport : transport_plain_client;
     evutil_socket_t fd;
-    int rv;
+    int one = 1, rv;
 
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -616,6 +612,9 @@ static int h2_client_connect(struct h2_client *c)
         freeaddrinfo(ai);
         return RW_EIO;
     }
+    /* set before the transport takes the socket (its fd is then for
+     * event registration only, transport.h); kept across connect */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     c->t = make(c->base, fd, c->cfg.transport_arg);
     if (c->t == NULL) {
         snprintf(c->last_error, sizeof(c->last_error),
@@ -773,11 +772,6 @@ void h2_client_reset(struct h2_client_stream *s)
     nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, s->id,
                               NGHTTP2_CANCEL);
     h2_client_kick(c);
-}
-
-int32_t h2_client_stream_id(const struct h2_client_stream *s)
-{
-    return s->id;
 }
 
 bool h2_client_is_open(const struct h2_client *c)

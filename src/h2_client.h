@@ -141,9 +141,6 @@ int h2_client_send(struct h2_client_stream *s, const void *data, size_t len,
  * it is still queued).  No callback for s afterwards; s is invalid. */
 void h2_client_reset(struct h2_client_stream *s);
 
-/* The HTTP/2 stream id of s (odd, > 0). */
-int32_t h2_client_stream_id(const struct h2_client_stream *s);
-
 /* Whether c is connected and still accepting new streams (no GOAWAY). */
 bool h2_client_is_open(const struct h2_client *c);
 /* Whether c has ended: its streams are being or have been closed with

@@ -14,9 +14,7 @@
 
 #include "src/log.h"
 
-#define FRAME_HEAD_LEN 9
 #define SETTINGS_ENTRY_LEN 6
-#define PRIORITY_LEN 5
 #define IGNORED_TYPE 0xf0 /* a type nghttp2 does not know: ignored */
 
 static const char refused_marker;
@@ -24,11 +22,11 @@ static const char refused_marker;
 bool h2_guard_settings(const uint8_t *frame, size_t len, uint32_t max,
                        uint8_t out[H2_GUARD_SETTINGS_MAX])
 {
-    if (len < FRAME_HEAD_LEN || len > H2_GUARD_SETTINGS_MAX ||
+    if (len < H2_FRAME_HEAD_LEN || len > H2_GUARD_SETTINGS_MAX ||
         frame[3] != NGHTTP2_SETTINGS || (frame[4] & NGHTTP2_FLAG_ACK))
         return false;
     memcpy(out, frame, len);
-    for (size_t at = FRAME_HEAD_LEN; at + SETTINGS_ENTRY_LEN <= len;
+    for (size_t at = H2_FRAME_HEAD_LEN; at + SETTINGS_ENTRY_LEN <= len;
          at += SETTINGS_ENTRY_LEN) {
         if (out[at] != 0 ||
             out[at + 1] != NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
@@ -67,26 +65,18 @@ static uint32_t get32(const uint8_t *p)
            p[3];
 }
 
-static void put_stream(uint8_t *frame, int32_t id)
-{
-    frame[5] = (uint8_t)(id >> 24);
-    frame[6] = (uint8_t)(id >> 16);
-    frame[7] = (uint8_t)(id >> 8);
-    frame[8] = (uint8_t)id;
-}
-
 size_t h2_guard_need(const uint8_t *head)
 {
-    size_t len = (size_t)head[0] << 16 | (size_t)head[1] << 8 | head[2];
+    size_t len = h2_frame_len(head);
     size_t want = 0;
 
     if (head[3] == NGHTTP2_WINDOW_UPDATE)
         want = 4;
     else if (head[3] == NGHTTP2_PRIORITY)
-        want = PRIORITY_LEN;
+        want = H2_PRIORITY_LEN;
     else if (head[3] == NGHTTP2_HEADERS && (head[4] & NGHTTP2_FLAG_PRIORITY))
-        want = (head[4] & NGHTTP2_FLAG_PADDED ? 1 : 0) + PRIORITY_LEN;
-    return FRAME_HEAD_LEN + (want < len ? want : len);
+        want = (head[4] & NGHTTP2_FLAG_PADDED ? 1 : 0) + H2_PRIORITY_LEN;
+    return H2_FRAME_HEAD_LEN + (want < len ? want : len);
 }
 
 static void remember_reset(struct h2_guard *g, int32_t id)
@@ -116,9 +106,9 @@ static bool recently_reset(const struct h2_guard *g, int32_t id)
  * window.  Returns 0, or an HTTP/2 error code if nghttp2 failed. */
 static uint32_t forget(nghttp2_session *session, int32_t id, uint32_t code)
 {
-    uint8_t rst[FRAME_HEAD_LEN + 4] = {0, 0, 4, NGHTTP2_RST_STREAM, 0};
+    uint8_t rst[H2_FRAME_HEAD_LEN + 4];
 
-    put_stream(rst, id);
+    h2_frame_head(rst, 4, NGHTTP2_RST_STREAM, NGHTTP2_FLAG_NONE, id);
     rst[9] = (uint8_t)(code >> 24);
     rst[10] = (uint8_t)(code >> 16);
     rst[11] = (uint8_t)(code >> 8);
@@ -170,10 +160,10 @@ static bool reused(const struct h2_guard *g, nghttp2_session *session,
 static uint32_t bad_stream_frame(struct h2_guard *g, nghttp2_session *session,
                                  uint8_t *frame, size_t len, int32_t id)
 {
-    const uint8_t *p = frame + FRAME_HEAD_LEN;
+    const uint8_t *p = frame + H2_FRAME_HEAD_LEN;
     bool zero = frame[3] == NGHTTP2_WINDOW_UPDATE && len == 4 &&
                 (get32(p) & 0x7fffffff) == 0;
-    bool self = frame[3] == NGHTTP2_PRIORITY && len == PRIORITY_LEN &&
+    bool self = frame[3] == NGHTTP2_PRIORITY && len == H2_PRIORITY_LEN &&
                 (int32_t)(get32(p) & 0x7fffffff) == id;
 
     if (!zero && !self)
@@ -188,8 +178,8 @@ static uint32_t bad_stream_frame(struct h2_guard *g, nghttp2_session *session,
 uint32_t h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
                           uint8_t *frame)
 {
-    size_t len = (size_t)frame[0] << 16 | (size_t)frame[1] << 8 | frame[2];
-    int32_t id = (int32_t)(get32(frame + 5) & 0x7fffffff);
+    size_t len = h2_frame_len(frame);
+    int32_t id = h2_frame_stream(frame);
     uint8_t *dep;
 
     if (id == 0)
@@ -210,9 +200,9 @@ uint32_t h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
 
         /* shorter than its fields: nghttp2's FRAME_SIZE_ERROR, and the
          * caller has only the frame's bytes (h2_guard_need) */
-        if (len < pad_field + PRIORITY_LEN)
+        if (len < pad_field + H2_PRIORITY_LEN)
             return 0;
-        dep = frame + FRAME_HEAD_LEN + pad_field;
+        dep = frame + H2_FRAME_HEAD_LEN + pad_field;
         if ((int32_t)(get32(dep) & 0x7fffffff) == id &&
             nghttp2_session_find_stream(session, id) == NULL) {
             memset(dep, 0, 4); /* (nghttp2 would end the connection) */

@@ -64,6 +64,8 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include "src/h2_frame.h"
+
 /* SETTINGS_MAX_CONCURRENT_STREAMS as nghttp2 is told it: none. */
 #define H2_GUARD_NO_LIMIT UINT32_MAX
 
@@ -109,7 +111,7 @@ uint32_t h2_guard_inspect(struct h2_guard *g, nghttp2_session *session,
 void h2_guard_reset_sent(struct h2_guard *g, int32_t id);
 
 /* The longest SETTINGS frame h2_guard_settings rewrites, bytes. */
-#define H2_GUARD_SETTINGS_MAX (9 + 6 * 8)
+#define H2_GUARD_SETTINGS_MAX (H2_FRAME_HEAD_LEN + 6 * 8)
 
 /*
  * If the len bytes at frame are one outgoing SETTINGS frame (not an

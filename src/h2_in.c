@@ -20,40 +20,25 @@
 #include <event2/buffer.h>
 
 #include "cache/rw.h"
+#include "src/h2_frame.h"
 #include "src/log.h"
-
-#define FRAME_HEAD_LEN 9
-#define PREFACE_LEN 24
-#define PRIORITY_LEN 5
 
 /* A header block being coalesced. */
 struct h2_in_block {
     int32_t stream;
-    uint8_t flags;                  /* END_STREAM, PRIORITY of its HEADERS */
-    uint8_t priority[PRIORITY_LEN]; /* its priority fields (PRIORITY) */
-    bool headers_fed;               /* nghttp2 has had its HEADERS frame */
-    size_t wire;                    /* bytes of its frames on the wire */
-    size_t len;                     /* fragment bytes not yet fed */
+    uint8_t flags;                     /* END_STREAM, PRIORITY of its HEADERS */
+    uint8_t priority[H2_PRIORITY_LEN]; /* its priority fields (PRIORITY) */
+    bool headers_fed;                  /* nghttp2 has had its HEADERS frame */
+    size_t wire;                       /* bytes of its frames on the wire */
+    size_t len;                        /* fragment bytes not yet fed */
     uint8_t frag[2 * H2_IN_FRAME_MAX];
 };
-
-static uint32_t frame_len(const uint8_t *head)
-{
-    return (uint32_t)head[0] << 16 | (uint32_t)head[1] << 8 | head[2];
-}
-
-static int32_t frame_stream(const uint8_t *head)
-{
-    return (int32_t)(((uint32_t)head[5] << 24 | (uint32_t)head[6] << 16 |
-                      (uint32_t)head[7] << 8 | head[8]) &
-                     0x7fffffff);
-}
 
 void h2_in_init(struct h2_in *in)
 {
     memset(in, 0, sizeof(*in));
-    in->left = PREFACE_LEN;  /* the preface, not yet fed */
-    in->type = NGHTTP2_DATA; /* (of no header block) */
+    in->left = NGHTTP2_CLIENT_MAGIC_LEN; /* the preface, not yet fed */
+    in->type = NGHTTP2_DATA;             /* (of no header block) */
 }
 
 void h2_in_fini(struct h2_in *in)
@@ -62,7 +47,7 @@ void h2_in_fini(struct h2_in *in)
     in->block = NULL;
 }
 
-/* A connection error: GOAWAY with code, and -1. */
+/* A connection error: GOAWAY with code, and RW_EPROTO. */
 static long fail(nghttp2_session *session, uint32_t code, const char *why)
 {
     log_debug("h2_in: %s: GOAWAY %s", why, nghttp2_http2_strerror(code));
@@ -70,7 +55,7 @@ static long fail(nghttp2_session *session, uint32_t code, const char *why)
     return RW_EPROTO;
 }
 
-/* Feeds nghttp2 len bytes at p, which it must consume whole; -1 (the
+/* Feeds nghttp2 len bytes at p, which it must consume whole; RW_EPROTO (the
  * session terminated) if it fails. */
 static long feed(nghttp2_session *session, const uint8_t *p, size_t len)
 {
@@ -113,26 +98,20 @@ static void wire_end(struct h2_in *in, uint8_t type, uint8_t flags)
 static long block_feed(nghttp2_session *session, struct h2_in_block *b,
                        size_t len, bool last)
 {
-    uint8_t head[FRAME_HEAD_LEN + PRIORITY_LEN];
-    size_t head_len = FRAME_HEAD_LEN;
+    uint8_t head[H2_FRAME_HEAD_LEN + H2_PRIORITY_LEN];
+    size_t head_len = H2_FRAME_HEAD_LEN;
     uint8_t flags = last ? NGHTTP2_FLAG_END_HEADERS : 0;
 
     if (!b->headers_fed) {
         flags |= b->flags;
         if (b->flags & NGHTTP2_FLAG_PRIORITY) {
-            memcpy(head + FRAME_HEAD_LEN, b->priority, PRIORITY_LEN);
-            head_len += PRIORITY_LEN;
+            memcpy(head + H2_FRAME_HEAD_LEN, b->priority, H2_PRIORITY_LEN);
+            head_len += H2_PRIORITY_LEN;
         }
     }
-    head[0] = (uint8_t)((head_len - FRAME_HEAD_LEN + len) >> 16);
-    head[1] = (uint8_t)((head_len - FRAME_HEAD_LEN + len) >> 8);
-    head[2] = (uint8_t)(head_len - FRAME_HEAD_LEN + len);
-    head[3] = b->headers_fed ? NGHTTP2_CONTINUATION : NGHTTP2_HEADERS;
-    head[4] = flags;
-    head[5] = (uint8_t)(b->stream >> 24);
-    head[6] = (uint8_t)(b->stream >> 16);
-    head[7] = (uint8_t)(b->stream >> 8);
-    head[8] = (uint8_t)b->stream;
+    h2_frame_head(head, (uint32_t)(head_len - H2_FRAME_HEAD_LEN + len),
+                  b->headers_fed ? NGHTTP2_CONTINUATION : NGHTTP2_HEADERS,
+                  flags, b->stream);
     b->headers_fed = true;
     if (feed(session, head, head_len) < 0 ||
         (len > 0 && feed(session, b->frag, len) < 0))
@@ -151,7 +130,7 @@ static long block_flush(nghttp2_session *session, struct h2_in_block *b,
         size_t room = H2_IN_FRAME_MAX;
 
         if (!b->headers_fed && (b->flags & NGHTTP2_FLAG_PRIORITY))
-            room -= PRIORITY_LEN;
+            room -= H2_PRIORITY_LEN;
         if (b->len <= room)
             return complete ? block_feed(session, b, b->len, true) : 0;
         if (block_feed(session, b, room, false) < 0)
@@ -160,18 +139,18 @@ static long block_flush(nghttp2_session *session, struct h2_in_block *b,
 }
 
 /* The fragment of the whole HEADERS frame at f (len payload bytes):
- * *frag, *frag_len; -1 on a connection error. */
+ * *frag, *frag_len; RW_EPROTO on a connection error. */
 static long headers_fragment(nghttp2_session *session, struct h2_in_block *b,
                              const uint8_t *f, size_t len, const uint8_t **frag,
                              size_t *frag_len)
 {
-    const uint8_t *p = f + FRAME_HEAD_LEN;
+    const uint8_t *p = f + H2_FRAME_HEAD_LEN;
     size_t fixed = 0, pad = 0;
 
     if (f[4] & NGHTTP2_FLAG_PADDED)
         fixed++;
     if (f[4] & NGHTTP2_FLAG_PRIORITY)
-        fixed += PRIORITY_LEN;
+        fixed += H2_PRIORITY_LEN;
     if (len < fixed)
         return fail(session, NGHTTP2_FRAME_SIZE_ERROR,
                     "HEADERS shorter than its padding and priority");
@@ -182,10 +161,10 @@ static long headers_fragment(nghttp2_session *session, struct h2_in_block *b,
                         "HEADERS padding beyond its payload");
     }
     if (f[4] & NGHTTP2_FLAG_PRIORITY) {
-        memcpy(b->priority, p, PRIORITY_LEN);
-        p += PRIORITY_LEN;
+        memcpy(b->priority, p, H2_PRIORITY_LEN);
+        p += H2_PRIORITY_LEN;
     }
-    b->stream = frame_stream(f);
+    b->stream = h2_frame_stream(f);
     b->flags = f[4] & (NGHTTP2_FLAG_END_STREAM | NGHTTP2_FLAG_PRIORITY);
     *frag = p;
     *frag_len = len - fixed - pad;
@@ -198,7 +177,7 @@ static long block_absorb(struct h2_in *in, nghttp2_session *session,
                          const uint8_t *f, size_t len)
 {
     struct h2_in_block *b = in->block;
-    const uint8_t *frag = f + FRAME_HEAD_LEN;
+    const uint8_t *frag = f + H2_FRAME_HEAD_LEN;
     size_t frag_len = len;
 
     if (b == NULL) {
@@ -208,7 +187,7 @@ static long block_absorb(struct h2_in *in, nghttp2_session *session,
         if (headers_fragment(session, b, f, len, &frag, &frag_len) < 0)
             return RW_EPROTO;
     }
-    b->wire += FRAME_HEAD_LEN + len;
+    b->wire += H2_FRAME_HEAD_LEN + len;
     if (b->wire > H2_IN_BLOCK_MAX)
         return fail(session, NGHTTP2_PROTOCOL_ERROR,
                     "header block beyond H2_IN_BLOCK_MAX bytes");
@@ -230,7 +209,7 @@ static long block_absorb(struct h2_in *in, nghttp2_session *session,
  * the guard reads for any other. */
 static size_t frame_need(const struct h2_in *in, const uint8_t *head)
 {
-    uint32_t len = frame_len(head);
+    uint32_t len = h2_frame_len(head);
     bool coalesced =
         in->block != NULL ||
         (head[3] == NGHTTP2_HEADERS && !(head[4] & NGHTTP2_FLAG_END_HEADERS));
@@ -239,21 +218,21 @@ static size_t frame_need(const struct h2_in *in, const uint8_t *head)
         return h2_guard_need(head);
     if (len > H2_IN_FRAME_MAX)
         return 0;
-    return FRAME_HEAD_LEN + len;
+    return H2_FRAME_HEAD_LEN + len;
 }
 
 /* The frame at head, its first need bytes in: inside a block, absorbs
  * it whole; else shows it to the guard, then opens a block (HEADERS
  * without END_HEADERS: absorbed whole) or starts feeding it.  Returns
- * the bytes it consumed, or -1. */
+ * the bytes it consumed, or RW_EPROTO. */
 static long frame_begin(struct h2_in *in, nghttp2_session *session,
                         uint8_t *head, size_t need)
 {
-    uint32_t len = frame_len(head);
+    uint32_t len = h2_frame_len(head);
     uint32_t code;
 
     if (in->block != NULL && (head[3] != NGHTTP2_CONTINUATION ||
-                              frame_stream(head) != in->block->stream))
+                              h2_frame_stream(head) != in->block->stream))
         return fail(session, NGHTTP2_PROTOCOL_ERROR,
                     "header block interrupted by another frame");
     if (need == 0)
@@ -276,7 +255,7 @@ static long frame_begin(struct h2_in *in, nghttp2_session *session,
 }
 
 /* Feeds up to in->left bytes of the frame (or preface) being fed, from
- * the front of buf; returns the bytes fed, or -1. */
+ * the front of buf; returns the bytes fed, or RW_EPROTO. */
 static long frame_feed(struct h2_in *in, nghttp2_session *session,
                        struct evbuffer *buf, size_t head)
 {
@@ -305,14 +284,15 @@ long h2_in_feed(struct h2_in *in, nghttp2_session *session,
     while (evbuffer_get_length(buf) > 0) {
         head = 0;
         if (in->left == 0) { /* a frame begins */
-            if (evbuffer_get_length(buf) < FRAME_HEAD_LEN)
+            if (evbuffer_get_length(buf) < H2_FRAME_HEAD_LEN)
                 break;
-            p = evbuffer_pullup(buf, FRAME_HEAD_LEN);
+            p = evbuffer_pullup(buf, H2_FRAME_HEAD_LEN);
             wire_begin(in, p, now_ms);
             need = frame_need(in, p);
             if (evbuffer_get_length(buf) < need)
                 break;
-            p = evbuffer_pullup(buf, need > 0 ? (ssize_t)need : FRAME_HEAD_LEN);
+            p = evbuffer_pullup(buf,
+                                need > 0 ? (ssize_t)need : H2_FRAME_HEAD_LEN);
             if ((rv = frame_begin(in, session, p, need)) < 0)
                 return RW_EPROTO;
             if (rv > 0) { /* absorbed into a block */
@@ -320,7 +300,7 @@ long h2_in_feed(struct h2_in *in, nghttp2_session *session,
                 total += rv;
                 continue;
             }
-            head = FRAME_HEAD_LEN; /* fed with the payload's start */
+            head = H2_FRAME_HEAD_LEN; /* fed with the payload's start */
         }
         if ((rv = frame_feed(in, session, buf, head)) < 0)
             return RW_EPROTO;

@@ -19,6 +19,7 @@
 #include "proto/frame.h"
 #include "proto/kjson.h"
 #include "src/h2_body.h"
+#include "src/h2_frame.h"
 #include "src/h2_guard.h"
 #include "src/h2_out.h"
 #include "src/h2_req.h"
@@ -27,7 +28,6 @@
 #include "src/stream.h"
 #include "src/stream_impl.h"
 
-#define H2_FRAME_HEAD_LEN 9
 #define H2_STACK_NV 16
 
 struct h2_stream {

@@ -25,6 +25,7 @@ src_libsrc_a_SOURCES = \
 	src/h1_head.c src/h1_head.h \
 	src/h1_req.c src/h1_req.h \
 	src/conn_h2.c src/conn_h2.h \
+	src/h2_frame.h \
 	src/h2_guard.c src/h2_guard.h \
 	src/h2_in.c src/h2_in.h \
 	src/h2_out.c src/h2_out.h \

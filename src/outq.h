@@ -4,7 +4,8 @@
  * for memory: response bodies by reference (rbuf counts released when
  * libevent has written or dropped the bytes), short pieces and the
  * framing around them by copy.  For conn_h1 (conn_h2 writes its own
- * ring, h2_out.h, through transport_writev).
+ * ring, h2_out.h, through transport_writev, and calls only outq_close,
+ * for the bufferevent pairs of tests).
  */
 #ifndef OUTQ_H
 #define OUTQ_H

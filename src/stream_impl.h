@@ -1,8 +1,9 @@
 /*
- * stream_impl.h: the inside of a stream, shared by stream.c, conn_h1.c
- * and conn_h2.c only.  Handlers program against stream.h and listener.h
- * and never include this file; connections meet the listener through
- * registry.h.
+ * stream_impl.h: the inside of a stream, shared by stream.c and the
+ * connection modules only: conn_h1.c with h1_req.c, and on the HTTP/2
+ * side h2_stream.c (which owns conn_h2's streams) with h2_req.c.
+ * Handlers program against stream.h and listener.h and never include
+ * this file; connections meet the listener through registry.h.
  *
  * struct stream is the protocol-independent half of a request/response:
  * the parsed request, the handler's callbacks, the response headers added

@@ -32,7 +32,7 @@ static void field(struct h1_req *r, const char *name, const char *value)
 
 static const struct request *apply(struct h1_req *r, struct stream *s)
 {
-    r->version = 11;
+    r->reader.head.version = 11;
     r->method = "GET";
     stream_init(s, &no_ops, 1);
     h1_req_apply(r, s);
