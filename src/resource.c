@@ -120,7 +120,6 @@ struct resource {
     struct resource_config cfg;
     struct watchcache *wc;
     struct store *listing; /* the (re)list being received, or NULL */
-    bool upstream_watching;
     const struct resource_subscriber_ops *sub; /* never NULL */
     void *sub_arg;
     struct event *bookmark_timer;
@@ -528,11 +527,6 @@ void resource_flush(struct resource *r)
     if (r->in_lost)
         resource_note_lost(r);
     resource_wake(r, false);
-}
-
-void resource_upstream_state(struct resource *r, bool watching)
-{
-    r->upstream_watching = watching;
 }
 
 void resource_note_reconnect(struct resource *r)
