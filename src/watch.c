@@ -77,6 +77,7 @@ struct watch_set *watch_set_new(struct resource *r,
     struct watch_set *ws = xcalloc(1, sizeof(*ws));
 
     ws->res = r;
+    ws->metrics = resource_metrics(r);
     ws->high_water = limits->high_water;
     ws->min_request_timeout = limits->min_request_timeout;
     LIST_INIT(&ws->watchers);
@@ -239,7 +240,7 @@ void watch_pump(struct watcher *w)
 {
     struct watch_set *ws = w->set;
     struct ring *ring = watchcache_ring(resource_cache(ws->res));
-    struct metrics_resource *m = resource_metrics(ws->res);
+    struct metrics_resource *m = ws->metrics;
     size_t high_water = ws->high_water;
 
     if (w->ending || w->doomed || watch_is_live(w))
@@ -286,7 +287,7 @@ static void watcher_push(struct watcher *w, struct ring_event *ev, uint64_t seq)
     enum event_type type;
 
     w->stamp = seq + 1;
-    resource_metrics(w->set->res)->dispatch_visits++;
+    w->set->metrics->dispatch_visits++;
     if (ev->rv <= w->min_rv)
         return;
     if ((obj = ring_event_view(ev, w->ns, w->sel, &type)) == NULL)
@@ -297,7 +298,7 @@ static void watcher_push(struct watcher *w, struct ring_event *ev, uint64_t seq)
     }
     w->seen_rv = ev->rv;
     watch_write(w, watch_frame(w, obj, type));
-    resource_metrics(w->set->res)->events_dispatched++;
+    w->set->metrics->events_dispatched++;
 }
 
 /* Pushes ev to the live watchers filed under key kind + value. */
@@ -413,7 +414,7 @@ static void watch_set_bookmark(void *arg)
                 repr_of(w->format), resource_type(ws->res), rv, false, now);
         watch_write(w, frames[w->format]);
         w->seen_rv = rv;
-        resource_metrics(ws->res)->bookmarks_sent++;
+        ws->metrics->bookmarks_sent++;
     }
     for (unsigned f = 0; f < REPR_FORMATS; f++)
         rbuf_unref(frames[f]);
