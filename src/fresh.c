@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "cache/rw.h"
 #include "cache/watchcache.h"
@@ -67,7 +68,7 @@ struct fresh {
     uint64_t epoch; /* resource_epoch() at the start */
     enum fresh_step step;
     struct probe *probe;      /* PROBE: the probe it belongs to */
-    struct fresh *probe_next; /* in that probe's list */
+    LIST_ENTRY(fresh) probe_link; /* PROBE: in its members or later */
     int fail_err;             /* FAIL: the answer */
     const char *fail_why;
     struct rv_waiter waiter;
@@ -81,20 +82,33 @@ struct fresh {
 
 /* One probe of a prefix, in flight, and the reads it will answer. */
 struct probe {
-    struct probe *next; /* in `probes` */
+    LIST_ENTRY(probe) link; /* in `probes` */
     struct resource *r;
     char *prefix;
     size_t prefix_len;
     struct upstream_read *read;
     struct store_snap *snap; /* the cache when the probe was sent */
     size_t snap_count;       /* keys under prefix then, decodable or not */
-    struct fresh *members;   /* answered by this probe */
-    struct fresh *later;     /* arrived while it was in flight */
+    /* Its reads: the members, answered by this probe, are
+     * reads[round % 2]; the others arrived while it was in flight and are
+     * the next probe's members. */
+    LIST_HEAD(fresh_list, fresh) reads[2];
+    unsigned round;          /* probes sent */
     bool answering;          /* probe_cb is answering the members */
 };
 
 /* Every probe in flight (few: one per prefix being read consistently). */
-static struct probe *probes;
+static LIST_HEAD(, probe) probes = LIST_HEAD_INITIALIZER(probes);
+
+static struct fresh_list *probe_members(struct probe *pr)
+{
+    return &pr->reads[pr->round % 2];
+}
+
+static struct fresh_list *probe_later(struct probe *pr)
+{
+    return &pr->reads[(pr->round + 1) % 2];
+}
 
 static void fresh_probe_result(struct fresh *f, int err, const char *why,
                                const struct upstream_probe *p,
@@ -328,11 +342,8 @@ static void probe_send(struct probe *pr);
 static void probe_free(struct probe *pr)
 {
     const struct upstream_reader *rd = resource_reader(pr->r);
-    struct probe **link;
 
-    for (link = &probes; *link != pr; link = &(*link)->next)
-        ;
-    *link = pr->next;
+    LIST_REMOVE(pr, link);
     if (pr->read != NULL && rd != NULL)
         rd->cancel(rd->ctx, pr->read);
     store_snap_unref(pr->snap);
@@ -343,19 +354,13 @@ static void probe_free(struct probe *pr)
 static void fresh_leave_probe(struct fresh *f)
 {
     struct probe *pr = f->probe;
-    struct fresh **link;
 
     if (pr == NULL)
         return;
-    for (link = &pr->members; *link != NULL && *link != f;
-         link = &(*link)->probe_next)
-        ;
-    if (*link == NULL)
-        for (link = &pr->later; *link != f; link = &(*link)->probe_next)
-            ;
-    *link = f->probe_next;
+    LIST_REMOVE(f, probe_link);
     f->probe = NULL;
-    if (pr->members == NULL && pr->later == NULL && !pr->answering)
+    if (LIST_EMPTY(probe_members(pr)) && LIST_EMPTY(probe_later(pr)) &&
+        !pr->answering)
         probe_free(pr);
 }
 
@@ -370,19 +375,18 @@ static void probe_cb(int err, const char *why, const struct upstream_probe *p,
     /* Answer the members (detached first); reads that start meanwhile
      * join `later`, and no read leaving can free pr while answering. */
     pr->answering = true;
-    while ((f = pr->members) != NULL) {
-        pr->members = f->probe_next;
+    while ((f = LIST_FIRST(probe_members(pr))) != NULL) {
+        LIST_REMOVE(f, probe_link);
         f->probe = NULL;
         fresh_probe_result(f, err, why, p, snap);
     }
     pr->answering = false;
     store_snap_unref(snap);
-    if (pr->later == NULL) {
+    if (LIST_EMPTY(probe_later(pr))) {
         probe_free(pr);
         return;
     }
-    pr->members = pr->later;
-    pr->later = NULL;
+    pr->round++; /* the later reads are the members now */
     probe_send(pr);
 }
 
@@ -409,11 +413,9 @@ static void probe_send(struct probe *pr)
     /* No store to ask: each read decides what that means for it (never an
      * answer from here: fresh_probe_result defers them). */
     pr->answering = true;
-    while ((f = pr->members) != NULL || (f = pr->later) != NULL) {
-        if (f == pr->members)
-            pr->members = f->probe_next;
-        else
-            pr->later = f->probe_next;
+    while ((f = LIST_FIRST(probe_members(pr))) != NULL ||
+           (f = LIST_FIRST(probe_later(pr))) != NULL) {
+        LIST_REMOVE(f, probe_link);
         f->probe = NULL;
         fresh_probe_result(f, RW_EUNAVAIL, "no connection to the store", NULL,
                            NULL);
@@ -427,24 +429,24 @@ static void fresh_join_probe(struct fresh *f)
     struct probe *pr;
 
     f->step = STEP_PROBE;
-    for (pr = probes; pr != NULL; pr = pr->next)
+    LIST_FOREACH(pr, &probes, link)
         if (pr->r == f->r && pr->prefix_len == f->prefix_len &&
             memcmp(pr->prefix, f->prefix, f->prefix_len) == 0)
             break;
     if (pr != NULL) {
         f->probe = pr;
-        f->probe_next = pr->later;
-        pr->later = f;
+        LIST_INSERT_HEAD(probe_later(pr), f, probe_link);
         return;
     }
     pr = xcalloc(1, sizeof(*pr));
     pr->r = f->r;
     pr->prefix = xstrdup(f->prefix);
     pr->prefix_len = f->prefix_len;
-    pr->next = probes;
-    probes = pr;
+    LIST_INIT(&pr->reads[0]);
+    LIST_INIT(&pr->reads[1]);
+    LIST_INSERT_HEAD(&probes, pr, link);
     f->probe = pr;
-    pr->members = f;
+    LIST_INSERT_HEAD(probe_members(pr), f, probe_link);
     probe_send(pr);
 }
 

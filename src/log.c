@@ -15,6 +15,7 @@
 
 #include <event2/event.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 
 static enum log_level threshold = LOG_INFO;
@@ -27,20 +28,20 @@ static void vlog(enum log_level level, int errnum, const char *fmt,
                  va_list ap)
 {
     char msg[4096], stamp[32];
-    struct timespec ts;
+    int64_t now = clock_wall_ns();
+    time_t sec = (time_t)(now / 1000000000);
+    long ms = (long)(now % 1000000000 / 1000000);
     struct tm tm;
 
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
+    gmtime_r(&sec, &tm);
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
     if (errnum != 0)
-        fprintf(stderr, "%s.%03ldZ %s %s: %s: %s\n", stamp,
-                ts.tv_nsec / 1000000, level_names[level], program, msg,
-                strerror(errnum));
+        fprintf(stderr, "%s.%03ldZ %s %s: %s: %s\n", stamp, ms,
+                level_names[level], program, msg, strerror(errnum));
     else
-        fprintf(stderr, "%s.%03ldZ %s %s: %s\n", stamp, ts.tv_nsec / 1000000,
-                level_names[level], program, msg);
+        fprintf(stderr, "%s.%03ldZ %s %s: %s\n", stamp, ms, level_names[level],
+                program, msg);
 }
 
 static void log_libevent_cb(int severity, const char *msg)

@@ -52,10 +52,8 @@
 struct daemon {
     struct config cfg;
     struct event_base *base;
-    const struct resource_type **types; /* from config_check */
-    int *indexed_field;                 /* from config_check */
-    struct resource **resources;
-    size_t n;
+    struct config_resources served; /* from config_check */
+    struct resource **resources;    /* one per served type */
     uint64_t max_connections; /* --max-connections, sized */
     const struct upstream_ops *upstream_ops; /* chosen by --upstream */
     struct upstream *upstream;
@@ -163,7 +161,7 @@ static void daemon_signal_cb(evutil_socket_t sig, short what, void *arg)
              strsignal((int)sig), d->cfg.shutdown_grace);
     listener_drain(d->listener);
     router_shutting_down(d->router);
-    for (size_t i = 0; i < d->n; i++)
+    for (size_t i = 0; i < d->served.n; i++)
         watch_set_end_all(watch_set_of(d->resources[i]));
     d->drain = event_new(d->base, -1, EV_PERSIST, daemon_drain_cb, d);
     event_add(d->drain, &tick);
@@ -201,7 +199,7 @@ static void daemon_state_cb(struct sbuf *line, void *arg)
               ls.connections_h1 + ls.connections_h2 + ls.connections_sniffing,
               ls.connections_h1, ls.connections_h2, d->max_connections,
               ls.streams_h1 + ls.streams_h2);
-    for (size_t i = 0; i < d->n; i++) {
+    for (size_t i = 0; i < d->served.n; i++) {
         struct resource *r = d->resources[i];
         struct watch_set *ws = watch_set_of(r);
 
@@ -229,25 +227,25 @@ static void daemon_start(struct daemon *d)
     struct front_config fc;
     char why[160];
 
-    d->resources = xcalloc(d->n, sizeof(*d->resources));
-    targets = xcalloc(d->n ? d->n : 1, sizeof(*targets));
-    for (size_t i = 0; i < d->n; i++) {
-        d->resources[i] = resource_new(d->base, d->types[i], &rc);
-        wl.indexed_field = d->indexed_field[i];
+    d->resources = xcalloc(d->served.n, sizeof(*d->resources));
+    targets = xcalloc(d->served.n ? d->served.n : 1, sizeof(*targets));
+    for (size_t i = 0; i < d->served.n; i++) {
+        d->resources[i] = resource_new(d->base, d->served.types[i], &rc);
+        wl.indexed_field = d->served.indexed_field[i];
         watch_set_new(d->resources[i], &wl);
-        targets[i] = (struct upstream_target){d->types[i], &resource_feed,
-                                              d->resources[i]};
+        targets[i] = (struct upstream_target){d->served.types[i],
+                                              &resource_feed, d->resources[i]};
     }
     /* config_check read the URL */
     d->upstream_ops = upstream_registry_find(d->cfg.upstream, why, sizeof(why));
     rw_assert(d->upstream_ops != NULL);
-    d->upstream =
-        d->upstream_ops->create(d->base, d->cfg.upstream, targets, d->n, &uc);
+    d->upstream = d->upstream_ops->create(d->base, d->cfg.upstream, targets,
+                                          d->served.n, &uc);
     rw_assert(d->upstream != NULL);
     free(targets);
-    d->discovery = discovery_new(d->types, d->n, d->cfg.listen);
+    d->discovery = discovery_new(d->served.types, d->served.n, d->cfg.listen);
     d->router =
-        router_new(d->resources, d->n, d->discovery, daemon_stats_cb, d);
+        router_new(d->resources, d->served.n, d->discovery, daemon_stats_cb, d);
 
     listener_config_defaults(&fc);
     fc.max_connections = (unsigned)d->max_connections;
@@ -261,7 +259,7 @@ static void daemon_start(struct daemon *d)
         exit(1); /* it logged why: the address is in use, say */
     log_info("serving %zu resource types on %s (port %d, at most %" PRIu64
              " connections), upstream %s",
-             d->n, d->cfg.listen, listener_port(d->listener),
+             d->served.n, d->cfg.listen, listener_port(d->listener),
              d->max_connections, d->cfg.upstream);
     d->upstream_ops->start(d->upstream);
 }
@@ -273,7 +271,7 @@ static void daemon_stop(struct daemon *d)
     d->upstream_ops->free(d->upstream);
     router_free(d->router);
     discovery_free(d->discovery);
-    for (size_t i = 0; i < d->n; i++) {
+    for (size_t i = 0; i < d->served.n; i++) {
         watch_set_free(watch_set_of(d->resources[i]));
         resource_free(d->resources[i]);
     }
@@ -285,14 +283,12 @@ static void daemon_stop(struct daemon *d)
     }
     event_base_free(d->base);
     free(d->resources);
-    free(d->types);
-    free(d->indexed_field);
+    config_resources_fini(&d->served);
 }
 
 int main(int argc, char **argv)
 {
     struct daemon d = {0};
-    struct config_resources res;
     const struct config_program prog = {
         "ringwatch", "[options]", "ringwatch " PACKAGE_VERSION,
         config_options, config_noptions};
@@ -302,18 +298,14 @@ int main(int argc, char **argv)
     signals_ignore();
     if (config_program_parse(&prog, &d.cfg, argc, argv, &status) != RW_OK)
         return status;
-    if (config_check(&d.cfg, &res, why, sizeof(why)) != RW_OK)
+    if (config_check(&d.cfg, &d.served, why, sizeof(why)) != RW_OK)
         return config_usage_error(&prog, why);
-    d.types = res.types;
-    d.indexed_field = res.indexed_field;
-    d.n = res.n;
     config_log_level(d.cfg.log_level, &level, why, sizeof(why));
     log_init(level, "ringwatch");
     if (d.cfg.log_file != NULL && log_open(d.cfg.log_file) != RW_OK) {
         fprintf(stderr, "ringwatch: --log-file %s: %s\n", d.cfg.log_file,
                 strerror(errno));
-        free(d.types);
-        free(d.indexed_field);
+        config_resources_fini(&d.served);
         return 1;
     }
     srandom((unsigned)time(NULL) ^ (unsigned)getpid());

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +37,14 @@ enum value_kind { U64, I64, RATIO };
 struct family_def {
     const char *name, *type, *help;
     enum value_kind kind;
-    /* fills the value(s) for one resource */
+    /* fills the value for one resource; NULL: the struct
+     * metrics_resource counter at offset `counter` */
     void (*get)(struct resource *r, double *out);
+    size_t counter;
 };
+
+#define GET(fn) fn, 0
+#define COUNTER(field) NULL, offsetof(struct metrics_resource, field)
 
 static double ratio(uint64_t hits, uint64_t misses)
 {
@@ -92,147 +98,104 @@ static void get_ready(struct resource *r, double *v)
 {
     *v = resource_ready(r) ? 1 : 0;
 }
-static void get_watch_hits(struct resource *r, double *v)
-{
-    *v = (double)M(r)->watch_hits;
-}
-static void get_watch_misses(struct resource *r, double *v)
-{
-    *v = (double)M(r)->watch_misses;
-}
 static void get_watch_ratio(struct resource *r, double *v)
 {
     *v = ratio(M(r)->watch_hits, M(r)->watch_misses);
-}
-static void get_watch_starts(struct resource *r, double *v)
-{
-    *v = (double)M(r)->watch_starts;
-}
-static void get_list_hits(struct resource *r, double *v)
-{
-    *v = (double)M(r)->list_hits;
-}
-static void get_list_misses(struct resource *r, double *v)
-{
-    *v = (double)M(r)->list_misses;
 }
 static void get_list_ratio(struct resource *r, double *v)
 {
     *v = ratio(M(r)->list_hits, M(r)->list_misses);
 }
-static void get_gets(struct resource *r, double *v)
-{
-    *v = (double)M(r)->gets;
-}
-static void get_received(struct resource *r, double *v)
-{
-    *v = (double)M(r)->events_received;
-}
-static void get_dispatched(struct resource *r, double *v)
-{
-    *v = (double)M(r)->events_dispatched;
-}
-static void get_probes(struct resource *r, double *v)
-{
-    *v = (double)M(r)->probes;
-}
-static void get_visits(struct resource *r, double *v)
-{
-    *v = (double)M(r)->dispatch_visits;
-}
-static void get_bookmarks(struct resource *r, double *v)
-{
-    *v = (double)M(r)->bookmarks_sent;
-}
-static void get_reconnects(struct resource *r, double *v)
-{
-    *v = (double)M(r)->reconnects;
-}
-static void get_relists(struct resource *r, double *v)
-{
-    *v = (double)M(r)->relists;
-}
-static void get_undecodable(struct resource *r, double *v)
-{
-    *v = (double)M(r)->undecodable;
-}
 
 static const struct family_def families[] = {
     {"ringwatch_ring_capacity_events", "gauge",
-     "Events the resource's ring can hold.", U64, get_ring_capacity_events},
+     "Events the resource's ring can hold.", U64,
+     GET(get_ring_capacity_events)},
     {"ringwatch_ring_capacity_bytes", "gauge",
      "Bytes of object JSON the resource's ring can hold.", U64,
-     get_ring_capacity_bytes},
+     GET(get_ring_capacity_bytes)},
     {"ringwatch_ring_events", "gauge", "Events in the resource's ring.", U64,
-     get_ring_events},
+     GET(get_ring_events)},
     {"ringwatch_ring_bytes", "gauge",
-     "Bytes of object JSON held by the resource's ring.", U64, get_ring_bytes},
+     "Bytes of object JSON held by the resource's ring.", U64,
+     GET(get_ring_bytes)},
     {"ringwatch_ring_oldest_resource_version", "gauge",
      "Revision of the oldest event in the ring (0 when empty).", I64,
-     get_ring_oldest},
+     GET(get_ring_oldest)},
     {"ringwatch_ring_newest_resource_version", "gauge",
      "Revision of the newest event in the ring (0 when empty).", I64,
-     get_ring_newest},
+     GET(get_ring_newest)},
     {"ringwatch_ring_evictions_total", "counter",
      "Events evicted from the ring to stay within capacity.", U64,
-     get_ring_evictions},
+     GET(get_ring_evictions)},
     {"ringwatch_cache_resource_version", "gauge",
-     "Revision the resource's cache reflects.", I64, get_cache_rv},
+     "Revision the resource's cache reflects.", I64, GET(get_cache_rv)},
     {"ringwatch_cache_objects", "gauge", "Objects in the resource's store.",
-     U64, get_store_objects},
+     U64, GET(get_store_objects)},
     {"ringwatch_cache_object_bytes", "gauge",
-     "Bytes of object JSON in the resource's store.", U64, get_store_bytes},
+     "Bytes of object JSON in the resource's store.", U64,
+     GET(get_store_bytes)},
     {"ringwatch_cache_ready", "gauge",
      "1 when the resource's cache holds a complete list (not (re)listing).",
-     U64, get_ready},
+     U64, GET(get_ready)},
     {"ringwatch_watch_cache_hits_total", "counter",
      "WATCH starts with an explicit resourceVersion served from the ring.", U64,
-     get_watch_hits},
+     COUNTER(watch_hits)},
     {"ringwatch_watch_cache_misses_total", "counter",
      "WATCH starts with an explicit resourceVersion answered 410 Expired.", U64,
-     get_watch_misses},
+     COUNTER(watch_misses)},
     {"ringwatch_watch_cache_hit_ratio", "gauge",
      "hits / (hits + misses) of WATCH starts (NaN before the first).", RATIO,
-     get_watch_ratio},
+     GET(get_watch_ratio)},
     {"ringwatch_watch_starts_total", "counter",
      "WATCH requests started, with or without a resourceVersion.", U64,
-     get_watch_starts},
+     COUNTER(watch_starts)},
     {"ringwatch_list_cache_hits_total", "counter",
-     "LIST requests served from memory.", U64, get_list_hits},
+     "LIST requests served from memory.", U64, COUNTER(list_hits)},
     {"ringwatch_list_cache_misses_total", "counter",
-     "LIST requests delegated to the upstream store.", U64, get_list_misses},
+     "LIST requests delegated to the upstream store.", U64,
+     COUNTER(list_misses)},
     {"ringwatch_list_cache_hit_ratio", "gauge",
      "hits / (hits + misses) of LIST requests (NaN before the first).", RATIO,
-     get_list_ratio},
+     GET(get_list_ratio)},
     {"ringwatch_get_requests_total", "counter",
-     "GET requests for one object, served from memory.", U64, get_gets},
+     "GET requests for one object, served from memory.", U64, COUNTER(gets)},
     {"ringwatch_watch_events_received_total", "counter",
      "Changes received from the upstream and applied to the cache.", U64,
-     get_received},
+     COUNTER(events_received)},
     {"ringwatch_watch_events_dispatched_total", "counter",
      "Event frames written to watch streams (one per watcher and event).", U64,
-     get_dispatched},
+     COUNTER(events_dispatched)},
     {"ringwatch_freshness_probes_total", "counter",
      "Linearizable reads sent to the store to prove a consistent read fresh "
      "(shared by the reads of one prefix that wait at the same time).",
-     U64, get_probes},
+     U64, COUNTER(probes)},
     {"ringwatch_dispatch_visits_total", "counter",
      "(event, watcher) pairs examined to dispatch events; per received "
      "event it counts the watchers an event may concern, not all watchers.",
-     U64, get_visits},
+     U64, COUNTER(dispatch_visits)},
     {"ringwatch_bookmarks_sent_total", "counter",
-     "BOOKMARK events written to watch streams.", U64, get_bookmarks},
+     "BOOKMARK events written to watch streams.", U64, COUNTER(bookmarks_sent)},
     {"ringwatch_upstream_reconnects_total", "counter",
      "Times the resource's upstream watch was re-established.", U64,
-     get_reconnects},
+     COUNTER(reconnects)},
     {"ringwatch_relists_total", "counter",
      "Lists after the first (after compaction past the resume revision).", U64,
-     get_relists},
+     COUNTER(relists)},
     {"ringwatch_undecodable_values_total", "counter",
      "Store values that are not JSON objects of the resource's type "
      "(counted, logged, not served).",
-     U64, get_undecodable},
+     U64, COUNTER(undecodable)},
 };
+
+/* The counter at offset off of r's struct metrics_resource. */
+static double counter_value(struct resource *r, size_t off)
+{
+    const uint64_t *c =
+        (const uint64_t *)((const char *)resource_metrics(r) + off);
+
+    return (double)*c;
+}
 
 static void render_value(struct sbuf *t, double v, enum value_kind kind)
 {
@@ -256,7 +219,10 @@ static void render_resources(struct sbuf *t, struct resource *const *res,
         for (size_t i = 0; i < n; i++) {
             double v;
 
-            def->get(res[i], &v);
+            if (def->get != NULL)
+                def->get(res[i], &v);
+            else
+                v = counter_value(res[i], def->counter);
             sbuf_addf(t, "%s{resource=\"%s\"} ", def->name,
                       resource_type(res[i])->resource);
             render_value(t, v, def->kind);

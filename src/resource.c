@@ -120,7 +120,6 @@ struct resource {
     struct resource_config cfg;
     struct watchcache *wc;
     struct store *listing; /* the (re)list being received, or NULL */
-    bool upstream_watching;
     const struct resource_subscriber_ops *sub; /* never NULL */
     void *sub_arg;
     struct event *bookmark_timer;
@@ -133,8 +132,7 @@ struct resource {
     uint64_t epoch;            /* store history resets seen */
     int64_t reset_high;        /* highest revision of a reset history */
     bool in_lost;              /* the cache's revision is a lost one */
-    char **logged_keys;        /* sorted, for the log-once rule */
-    size_t nlogged;
+    struct keyset logged;      /* keys logged, for the log-once rule */
 };
 
 /* The subscriber of a resource that has none: tells nobody. */
@@ -197,9 +195,7 @@ void resource_free(struct resource *r)
     event_free(r->bookmark_timer);
     store_free(r->listing);
     watchcache_free(r->wc);
-    for (size_t i = 0; i < r->nlogged; i++)
-        free(r->logged_keys[i]);
-    free(r->logged_keys);
+    keyset_clear(&r->logged);
     free(r);
 }
 
@@ -317,35 +313,16 @@ again:
 static void resource_note_undecodable(struct resource *r, const char *key,
                                       size_t key_len, const char *why)
 {
-    char *k = xstrndup(key, key_len);
-    size_t lo = 0, hi = r->nlogged;
+    size_t len = strnlen(key, key_len); /* as logged: up to a NUL */
+    bool found;
 
     r->metrics.undecodable++;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp(r->logged_keys[mid], k);
-
-        if (c == 0) {
-            free(k);
-            return;
-        }
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (r->nlogged == LOGGED_KEYS_MAX) {
-        free(k);
+    keyset_find(&r->logged, key, len, &found);
+    if (found || r->logged.n == LOGGED_KEYS_MAX)
         return;
-    }
-    log_warnx("%s: skipping %s: %s (logged once per key)", r->rt->resource, k,
-              why);
-    r->logged_keys =
-        xrealloc(r->logged_keys, (r->nlogged + 1) * sizeof(char *));
-    memmove(r->logged_keys + lo + 1, r->logged_keys + lo,
-            (r->nlogged - lo) * sizeof(char *));
-    r->logged_keys[lo] = k;
-    r->nlogged++;
+    keyset_add(&r->logged, key, len);
+    log_warnx("%s: skipping %.*s: %s (logged once per key)", r->rt->resource,
+              (int)len, key, why);
 }
 
 static struct object *resource_decode(struct resource *r, const char *key,
@@ -550,11 +527,6 @@ void resource_flush(struct resource *r)
     if (r->in_lost)
         resource_note_lost(r);
     resource_wake(r, false);
-}
-
-void resource_upstream_state(struct resource *r, bool watching)
-{
-    r->upstream_watching = watching;
 }
 
 void resource_note_reconnect(struct resource *r)

@@ -207,8 +207,6 @@ void resource_progress(struct resource *r, int64_t rev);
  * (the watchers pull), then the waiters the revision reached. */
 void resource_flush(struct resource *r);
 
-/* The upstream's connection state for this resource, for readiness. */
-void resource_upstream_state(struct resource *r, bool watching);
 /* Counts one upstream (re)connect of this resource's watch. */
 void resource_note_reconnect(struct resource *r);
 

@@ -53,9 +53,10 @@ static void feed_set_reader(void *ctx, const struct upstream_reader *rd)
     resource_set_reader(ctx, rd);
 }
 
+/* Nothing per resource: readiness is the cache's (resource_ready) and
+ * the upstream's connection (upstream_ops.status). */
 static void feed_state(void *ctx, bool watching)
 {
-    resource_upstream_state(ctx, watching);
 }
 
 static void feed_reconnect(void *ctx)

@@ -249,10 +249,13 @@ static bool router_special(struct router *rt, struct stream *s,
 {
     struct metrics_global g = {.upstream_version = ""};
     bool verbose = query_has(req->query, "verbose");
+    bool metrics = strcmp(req->path, "/metrics") == 0;
 
-    if (rt->stats != NULL)
+    /* Only the two that report them: the listener's part walks every
+     * connection, not a cost for every LIST and WATCH. */
+    if ((metrics || strcmp(req->path, "/readyz") == 0) && rt->stats != NULL)
         rt->stats(&g, rt->stats_arg);
-    if (strcmp(req->path, "/metrics") == 0) {
+    if (metrics) {
         struct rbuf *body;
 
         if (!accept_metrics_text(req->accept)) {

@@ -42,7 +42,8 @@ void signals_ignore(void)
         signal(ignored[i], SIG_IGN);
 }
 
-void signals_reload(struct signals *s)
+/* Runs every reload hook and logs the outcome (SIGHUP). */
+static void signals_reload(struct signals *s)
 {
     struct sbuf line = {0};
     size_t reloaded = 0, failed = 0;

@@ -59,9 +59,6 @@ struct signals *signals_new(struct event_base *base, signals_state_fn state,
 void signals_on_reload(struct signals *s, const char *what,
                        signals_reload_fn fn, void *arg);
 
-/* Runs every reload hook and logs the outcome, as on SIGHUP. */
-void signals_reload(struct signals *s);
-
 /* Stops handling the signals (they are ignored again) and frees s.  NULL
  * is a no-op. */
 void signals_free(struct signals *s);

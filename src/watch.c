@@ -17,7 +17,8 @@
  *            most selective its filter pins (watch_key.h).  For each new
  *            event the dispatcher visits the keys that may concern it:
  *            "*", "?" and those of the event's new AND old object (a pod
- *            leaving a node reaches that node's watchers as DELETED), so
+ *            leaving a node reaches that node's watchers as DELETED; the
+ *            two states share their name and namespace keys), so
  *            the work per event is proportional to the watchers it may
  *            concern.  A live watcher whose stream is above the high-water
  *            mark when an event concerns it turns lagging with its cursor
@@ -48,6 +49,7 @@
 #include <event2/event.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/queue.h>
 #include <time.h>
 
@@ -75,6 +77,7 @@ struct watch_set *watch_set_new(struct resource *r,
     struct watch_set *ws = xcalloc(1, sizeof(*ws));
 
     ws->res = r;
+    ws->metrics = resource_metrics(r);
     ws->high_water = limits->high_water;
     ws->min_request_timeout = limits->min_request_timeout;
     LIST_INIT(&ws->watchers);
@@ -237,7 +240,7 @@ void watch_pump(struct watcher *w)
 {
     struct watch_set *ws = w->set;
     struct ring *ring = watchcache_ring(resource_cache(ws->res));
-    struct metrics_resource *m = resource_metrics(ws->res);
+    struct metrics_resource *m = ws->metrics;
     size_t high_water = ws->high_water;
 
     if (w->ending || w->doomed || watch_is_live(w))
@@ -284,7 +287,7 @@ static void watcher_push(struct watcher *w, struct ring_event *ev, uint64_t seq)
     enum event_type type;
 
     w->stamp = seq + 1;
-    resource_metrics(w->set->res)->dispatch_visits++;
+    w->set->metrics->dispatch_visits++;
     if (ev->rv <= w->min_rv)
         return;
     if ((obj = ring_event_view(ev, w->ns, w->sel, &type)) == NULL)
@@ -295,7 +298,7 @@ static void watcher_push(struct watcher *w, struct ring_event *ev, uint64_t seq)
     }
     w->seen_rv = ev->rv;
     watch_write(w, watch_frame(w, obj, type));
-    resource_metrics(w->set->res)->events_dispatched++;
+    w->set->metrics->events_dispatched++;
 }
 
 /* Pushes ev to the live watchers filed under key kind + value. */
@@ -317,24 +320,31 @@ static void watch_push_key(struct watch_set *ws, char kind, const char *value,
     }
 }
 
-/* The keys of one state of the event's object. */
-static void watch_push_object(struct watch_set *ws, const struct object *o,
-                              struct ring_event *ev, uint64_t seq)
+/* Whether o has a value for the indexed field; its key is 'F' + that. */
+static bool watch_indexed(const struct watch_set *ws, const struct object *o)
 {
-    watch_push_key(ws, 'N', o->name, ev, seq);
-    if (ws->indexed_field >= 0 && ws->indexed_field < o->nfields)
-        watch_push_key(ws, 'F', o->fields[ws->indexed_field], ev, seq);
-    watch_push_key(ws, 'S', o->ns, ev, seq);
+    return ws->indexed_field >= 0 && ws->indexed_field < o->nfields;
 }
 
 static void watch_dispatch_event(struct watch_set *ws, struct ring_event *ev,
                                  uint64_t seq)
 {
+    const struct object *o = ev->obj, *prev = ev->prev;
+    int f = ws->indexed_field;
+
     watch_push_key(ws, '*', NULL, ev, seq);
     watch_push_key(ws, '?', NULL, ev, seq);
-    watch_push_object(ws, ev->obj, ev, seq);
-    if (ev->prev != NULL)
-        watch_push_object(ws, ev->prev, ev, seq);
+    watch_push_key(ws, 'N', o->name, ev, seq);
+    if (watch_indexed(ws, o))
+        watch_push_key(ws, 'F', o->fields[f], ev, seq);
+    /* The old state has the same key, so the same name and namespace
+     * (kjson_decode_object takes both from the key): only its indexed
+     * field can file other watchers (a pod leaving a node reaches that
+     * node's watchers, as DELETED). */
+    if (prev != NULL && watch_indexed(ws, prev) &&
+        !(watch_indexed(ws, o) && strcmp(prev->fields[f], o->fields[f]) == 0))
+        watch_push_key(ws, 'F', prev->fields[f], ev, seq);
+    watch_push_key(ws, 'S', o->ns, ev, seq);
 }
 
 /* A batch outran the ring before it could be dispatched: every live
@@ -404,7 +414,7 @@ static void watch_set_bookmark(void *arg)
                 repr_of(w->format), resource_type(ws->res), rv, false, now);
         watch_write(w, frames[w->format]);
         w->seen_rv = rv;
-        resource_metrics(ws->res)->bookmarks_sent++;
+        ws->metrics->bookmarks_sent++;
     }
     for (unsigned f = 0; f < REPR_FORMATS; f++)
         rbuf_unref(frames[f]);

@@ -56,6 +56,7 @@ struct watcher {
 
 struct watch_set {
     struct resource *res;
+    struct metrics_resource *metrics; /* resource_metrics(res), once */
     size_t high_water;          /* watch_limits */
     double min_request_timeout; /* watch_limits, seconds */
     LIST_HEAD(, watcher) watchers;

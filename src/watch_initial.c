@@ -58,12 +58,12 @@ static void watch_initial_end(struct watcher *w)
     w->initial_end = false;
     watch_write(w, frame);
     rbuf_unref(frame);
-    resource_metrics(w->set->res)->bookmarks_sent++;
+    w->set->metrics->bookmarks_sent++;
 }
 
 bool watch_initial_pump(struct watcher *w, size_t high_water)
 {
-    struct metrics_resource *m = resource_metrics(w->set->res);
+    struct metrics_resource *m = w->set->metrics;
     struct watch_initial *in = w->initial;
 
     while (stream_pending(w->stream) < high_water) {

@@ -54,7 +54,7 @@ void watch_relist_done(void *arg)
         if (w->ending || w->doomed) /* a doomed one ends on its own */
             continue;
         if (w->relist_marked) {
-            resource_metrics(ws->res)->terminated_relist++;
+            ws->metrics->terminated_relist++;
             watch_expire(w, w->seen_rv, watchcache_list_rv(wc));
             continue;
         }
@@ -75,7 +75,7 @@ void watch_relist_reset(void *arg, int64_t rev)
         next = LIST_NEXT(w, link);
         if (w->ending)
             continue;
-        resource_metrics(ws->res)->terminated_reset++;
+        ws->metrics->terminated_reset++;
         watch_expire(w, w->seen_rv, rev);
     }
 }

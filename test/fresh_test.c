@@ -14,6 +14,8 @@
  * changes, and is served as before (the cache's revision) when the store
  * has not passed them, when there is no store to ask, and when the cache
  * is past them (no probe); a GET-like read (no resume) is never delayed.
+ * Probes are shared by the reads of a prefix (one more probe for those
+ * that arrive while one is in flight).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -341,6 +343,35 @@ static void test_never_reset(void **state)
     assert_int_equal(probes(f), 0);
 }
 
+/* Probes are shared: reads of a prefix that arrive while its probe is in
+ * flight wait for one more probe, which serves them all; a read that goes
+ * away meanwhile is simply not answered. */
+static void test_probe_shared(void **state)
+{
+    struct fixture *f = *state;
+    struct answer a, b, c, d;
+    struct fresh *pc;
+    bool at_once;
+
+    list_at(f, 8, "ab");
+    probe_finds(f, (struct fake_probe){.rev = 8, .count = 2});
+    assert_non_null(start(f, READ_CONSISTENT, 0, false, &a, &at_once));
+    assert_non_null(start(f, READ_CONSISTENT, 0, false, &b, &at_once));
+    pc = start(f, READ_CONSISTENT, 0, false, &c, &at_once);
+    assert_non_null(start(f, READ_CONSISTENT, 0, false, &d, &at_once));
+    assert_int_equal(probes(f), 1);
+    fresh_cancel(pc);
+    await(&a);
+    await(&b);
+    await(&d);
+    assert_false(c.done);
+    assert_int_equal(probes(f), 2);
+    assert_int_equal(fake_upstream_probes(f->fu), 2);
+    assert_int_equal(b.err, RW_OK);
+    assert_int_equal(b.rv, 8);
+    assert_int_equal(d.objects, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +385,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_served_as_before, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_probe_needed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_never_reset, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_probe_shared, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
