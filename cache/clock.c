@@ -3,6 +3,7 @@
  */
 #include "cache/clock.h"
 
+#include <sys/time.h>
 #include <time.h>
 
 uint64_t clock_mono_ms(void)
@@ -27,4 +28,13 @@ int64_t clock_wall_ns(void)
 
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void clock_until(uint64_t deadline_ms, struct timeval *tv)
+{
+    uint64_t now = clock_mono_ms();
+    uint64_t left = deadline_ms > now ? deadline_ms - now : 1;
+
+    tv->tv_sec = (time_t)(left / 1000);
+    tv->tv_usec = (suseconds_t)(left % 1000) * 1000;
 }

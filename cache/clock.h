@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+struct timeval;
+
 /* Monotonic time in milliseconds since an arbitrary start. */
 uint64_t clock_mono_ms(void);
 
@@ -21,5 +23,10 @@ double clock_mono_s(void);
 
 /* Wall-clock time in nanoseconds since the Unix epoch. */
 int64_t clock_wall_ns(void);
+
+/* The time left until deadline_ms (clock_mono_ms), at least 1 ms (a
+ * deadline already past fires at once, and a zero timeout would mean
+ * none to a bufferevent), as a relative timeout for libevent. */
+void clock_until(uint64_t deadline_ms, struct timeval *tv);
 
 #endif

@@ -154,7 +154,7 @@ static void h1_timeouts(struct conn_h1 *c)
     } else if (want == H1_WAIT_READER) {
         bufferevent_set_timeouts(c->bev, NULL, idle_tv);
     } else if (want == H1_WAIT_HEADER && cfg->header_timeout > 0) {
-        transport_until(c->req->deadline_ms, &header);
+        clock_until(c->req->deadline_ms, &header);
         bufferevent_set_timeouts(c->bev, &header, idle_tv);
     } else {
         bufferevent_set_timeouts(c->bev, idle_tv, idle_tv);

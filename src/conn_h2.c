@@ -355,7 +355,7 @@ static void h2_timeouts(struct conn_h2 *c)
     c->write_armed = write;
     c->rearm = false;
     if (deadline != 0)
-        transport_until(deadline, &rtv);
+        clock_until(deadline, &rtv);
     bufferevent_set_timeouts(c->bev, deadline != 0 ? &rtv : NULL,
                              write ? &wtv : NULL);
     h2_write_rearm(c);
@@ -464,7 +464,7 @@ static void h2_recv(struct conn_h2 *c)
     if (c->lingering) { /* a deadline, however the client trickles */
         struct timeval tv;
 
-        transport_until(c->linger_until_ms, &tv);
+        clock_until(c->linger_until_ms, &tv);
         bufferevent_set_timeouts(c->bev, &tv, NULL);
     }
 }

@@ -116,7 +116,7 @@ static void sniff_wait_preface(struct sniff *sn)
         return; /* idle_timeout, per read */
     if (sn->deadline_ms == 0)
         sn->deadline_ms = clock_mono_ms() + limit * 1000ull;
-    transport_until(sn->deadline_ms, &tv);
+    clock_until(sn->deadline_ms, &tv);
     bufferevent_set_timeouts(transport_bev(sn->t), &tv, NULL);
 }
 

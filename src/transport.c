@@ -22,7 +22,6 @@
 #include <event2/bufferevent.h>
 #include <event2/util.h>
 
-#include "cache/clock.h"
 #include "cache/rw.h"
 #include "src/log.h"
 
@@ -66,15 +65,6 @@ void transport_limit_writes(struct transport *t, int sndbuf)
         t->write_max = (size_t)sndbuf;
     else
         t->write_max = (size_t)v;
-}
-
-void transport_until(uint64_t deadline_ms, struct timeval *tv)
-{
-    uint64_t now = clock_mono_ms();
-    uint64_t left = deadline_ms > now ? deadline_ms - now : 1;
-
-    tv->tv_sec = (time_t)(left / 1000);
-    tv->tv_usec = (suseconds_t)(left % 1000) * 1000;
 }
 
 /* ---- the plain transport ---- */

@@ -180,9 +180,4 @@ unsigned transport_wants(const struct transport *t);
  * and closes the socket.  NULL is a no-op. */
 void transport_free(struct transport *t);
 
-/* The time left until deadline_ms (clock_mono_ms), at least 1 ms (a
- * deadline already past fires at once), as a timeout for the transport's
- * bufferevent or events. */
-void transport_until(uint64_t deadline_ms, struct timeval *tv);
-
 #endif

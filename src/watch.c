@@ -424,16 +424,13 @@ static void watch_set_bookmark(void *arg)
 static void watch_set_arm(struct watch_set *ws)
 {
     struct deadline_item *first = deadline_first(&ws->deadlines);
-    uint64_t now = clock_mono_ms(), left;
     struct timeval tv;
 
     if (first == NULL) {
         event_del(ws->deadline_timer);
         return;
     }
-    left = first->at > now ? first->at - now : 0;
-    tv.tv_sec = (time_t)(left / 1000);
-    tv.tv_usec = (suseconds_t)(left % 1000) * 1000;
+    clock_until(first->at, &tv);
     evtimer_add(ws->deadline_timer, &tv);
 }
 

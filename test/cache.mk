@@ -57,3 +57,8 @@ UNIT_TESTS += test/sbuf_test
 test_sbuf_test_SOURCES = test/sbuf_test.c
 test_sbuf_test_CFLAGS = $(TEST_CFLAGS)
 test_sbuf_test_LDADD = $(CACHE_TEST_LIBS)
+
+UNIT_TESTS += test/clock_test
+test_clock_test_SOURCES = test/clock_test.c
+test_clock_test_CFLAGS = $(TEST_CFLAGS)
+test_clock_test_LDADD = $(CACHE_TEST_LIBS)

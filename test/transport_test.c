@@ -7,7 +7,7 @@
  * TRANSPORT_WANT_READ when nothing is there and RW_ECLOSED at the peer's
  * EOF; shutdown_write gives the peer EOF; transport_free closes the
  * socket.  Without a socket (a bufferevent pair) writes are copied into
- * the bufferevent's output and shutdown fails.  And transport_until.
+ * the bufferevent's output and shutdown fails.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +24,6 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "cache/clock.h"
 #include "cache/rw.h"
 #include "src/transport.h"
 
@@ -219,17 +218,6 @@ static void test_without_socket(void **state)
     event_base_free(base);
 }
 
-static void test_until(void **state)
-{
-    struct timeval tv;
-
-    transport_until(clock_mono_ms() - 5000, &tv);
-    assert_int_equal(tv.tv_sec, 0);
-    assert_int_equal(tv.tv_usec, 1000); /* past: at once, not never */
-    transport_until(clock_mono_ms() + 32500, &tv);
-    assert_true(tv.tv_sec == 32 || (tv.tv_sec == 32 - 1 && tv.tv_usec > 0));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,7 +227,6 @@ int main(void)
         cmocka_unit_test(test_readv_and_eof),
         cmocka_unit_test(test_shutdown_and_free),
         cmocka_unit_test(test_without_socket),
-        cmocka_unit_test(test_until),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
