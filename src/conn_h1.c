@@ -381,6 +381,7 @@ static void h1_dispatch(struct conn_h1 *c)
     struct h1_stream *st = xcalloc(1, sizeof(*st));
 
     stream_init(&st->base, &h1_ops, FRONT_H1);
+    st->base.req.peer = c->base.peer;
     st->conn = c;
     h1_req_apply(r, &st->base);
     c->keep_alive = r->keep_alive;
@@ -740,6 +741,7 @@ void conn_h1_new(struct registry *r, struct transport *t)
 
     c->t = t;
     c->bev = bev;
+    c->base.peer = transport_peer(t);
     c->base.service = h1_service_cb;
     c->base.close_now = h1_close_now;
     c->base.unfinished = h1_unfinished;

@@ -590,6 +590,7 @@ void conn_h2_new(struct registry *r, struct transport *t)
         c->wev = event_new(bufferevent_get_base(bev), transport_fd(t), EV_WRITE,
                            conn_h2_writable_cb, c);
     transport_limit_writes(t, cfg->sndbuf);
+    c->base.peer = transport_peer(t);
     c->base.service = h2_service_cb;
     c->base.close_now = h2_close_now;
     c->base.unfinished = h2_unfinished;

@@ -84,6 +84,7 @@ static struct h2_stream *stream_new(struct h2_streams *ss, int32_t id)
     struct h2_stream *st = xcalloc(1, sizeof(*st));
 
     stream_init(&st->base, &h2_ops, FRONT_H2);
+    st->base.req.peer = ss->conn->peer;
     st->set = ss;
     st->id = id;
     st->req = h2_req_new();

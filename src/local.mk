@@ -1,7 +1,8 @@
 # src/: the daemon (I/O, libevent, nghttp2, http-parser); src/fleet/ and
 # src/rawfan/ have their own fragments.
 noinst_LIBRARIES += src/libsrc.a
-src_libsrc_a_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(NGHTTP2_CFLAGS)
+src_libsrc_a_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(NGHTTP2_CFLAGS) \
+	$(OPENSSL_CFLAGS)
 src_libsrc_a_SOURCES = \
 	src/log.c src/log.h \
 	src/address.c src/address.h \
@@ -48,11 +49,12 @@ src_libsrc_a_SOURCES = \
 	src/discovery_json.c src/discovery_json.h \
 	src/health.c src/health.h \
 	src/router.c src/router.h \
-	src/status.c src/status.h
+	src/status.c src/status.h \
+	src/identity.c src/identity.h
 
 RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a
 RW_EXTERNAL_LIBS = $(LIBEVENT_LIBS) $(NGHTTP2_LIBS) $(CJSON_LIBS) \
-	$(PROTOBUF_C_LIBS) $(HTTP_PARSER_LIBS) $(LIBM)
+	$(PROTOBUF_C_LIBS) $(HTTP_PARSER_LIBS) $(OPENSSL_LIBS) $(LIBM)
 
 bin_PROGRAMS += ringwatch
 ringwatch_SOURCES = src/main.c

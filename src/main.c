@@ -245,7 +245,11 @@ static void daemon_start(struct daemon *d)
     free(targets);
     d->discovery = discovery_new(d->served.types, d->served.n, d->cfg.listen);
     d->router =
-        router_new(d->resources, d->served.n, d->discovery, daemon_stats_cb, d);
+        router_new(&(struct router_config){.resources = d->resources,
+                                           .n = d->served.n,
+                                           .discovery = d->discovery,
+                                           .stats = daemon_stats_cb,
+                                           .stats_arg = d});
 
     listener_config_defaults(&fc);
     fc.max_connections = (unsigned)d->max_connections;

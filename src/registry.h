@@ -47,6 +47,9 @@ struct front_conn {
     TAILQ_ENTRY(front_conn) link;  /* the registry's connections */
     STAILQ_ENTRY(front_conn) work; /* on the work FIFO (queued) */
     struct registry *registry;
+    /* The client certificate of its TLS handshake (transport_peer); NULL
+     * on plaintext.  Every stream's request points at it. */
+    const struct transport_peer *peer;
     /* Serves the connection (its scheduled work).  Called only from the
      * registry's event, never from inside the connection's own callbacks,
      * after registry_schedule. */

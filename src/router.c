@@ -25,25 +25,19 @@
 #define ROUTER_ALLOW "GET, HEAD"
 
 struct router {
-    struct resource *const *resources;
+    struct router_config cfg;
+    struct resource *const *resources; /* cfg's, for short */
     size_t n;
-    struct discovery *discovery;
-    router_stats_fn stats;
-    void *stats_arg;
     bool shutting_down;
 };
 
-struct router *router_new(struct resource *const *resources, size_t n,
-                          struct discovery *discovery, router_stats_fn stats,
-                          void *stats_arg)
+struct router *router_new(const struct router_config *cfg)
 {
     struct router *rt = xcalloc(1, sizeof(*rt));
 
-    rt->resources = resources;
-    rt->n = n;
-    rt->discovery = discovery;
-    rt->stats = stats;
-    rt->stats_arg = stats_arg;
+    rt->cfg = *cfg;
+    rt->resources = cfg->resources;
+    rt->n = cfg->n;
     return rt;
 }
 
@@ -253,8 +247,8 @@ static bool router_special(struct router *rt, struct stream *s,
 
     /* Only the two that report them: the listener's part walks every
      * connection, not a cost for every LIST and WATCH. */
-    if ((metrics || strcmp(req->path, "/readyz") == 0) && rt->stats != NULL)
-        rt->stats(&g, rt->stats_arg);
+    if ((metrics || strcmp(req->path, "/readyz") == 0) && rt->cfg.stats != NULL)
+        rt->cfg.stats(&g, rt->cfg.stats_arg);
     if (metrics) {
         struct rbuf *body;
 
@@ -274,7 +268,7 @@ static bool router_special(struct router *rt, struct stream *s,
     if (health_handle(s, req->path, verbose, rt->resources, rt->n,
                       g.upstream_connected))
         return true;
-    return discovery_handle(rt->discovery, s, req->path);
+    return discovery_handle(rt->cfg.discovery, s, req->path);
 }
 
 static void router_not_found(struct stream *s)

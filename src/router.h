@@ -25,17 +25,34 @@
 #include "src/metrics.h"
 #include "src/stream.h"
 
-struct resource;
+struct authn;
+struct authz;
 struct discovery;
+struct fairness;
+struct resource;
 struct router;
 
 /* Fills what /metrics and /readyz report about connections and upstream. */
 typedef void (*router_stats_fn)(struct metrics_global *out, void *arg);
 
-/* resources and discovery are borrowed and outlive the router. */
-struct router *router_new(struct resource *const *resources, size_t n,
-                          struct discovery *discovery,
-                          router_stats_fn stats, void *stats_arg);
+/* What a router serves and with whom it checks requests.  Everything is
+ * borrowed and outlives the router. */
+struct router_config {
+    struct resource *const *resources; /* the served resources, n of them */
+    size_t n;
+    struct discovery *discovery;
+    router_stats_fn stats; /* may be NULL */
+    void *stats_arg;
+    /* Who a request is (authn.h), whether it may (authz.h), and its turn
+     * (fairness.h); NULL: every request is anonymous, allowed, served at
+     * once. */
+    struct authn *authn;
+    struct authz *authz;
+    struct fairness *fairness;
+};
+
+/* cfg is copied. */
+struct router *router_new(const struct router_config *cfg);
 void router_free(struct router *rt);
 
 /* A graceful shutdown began: from now on LIST, GET and WATCH requests

@@ -60,6 +60,7 @@ void stream_init(struct stream *s, const struct stream_ops *ops, int protocol)
     STAILQ_INIT(&s->headers);
     s->req.method_name = s->req.path = s->req.query = "";
     s->req.accept = s->req.user_agent = s->req.if_none_match = "";
+    s->req.authorization = s->req.content_type = "";
 }
 
 int stream_field_index(const char *name, size_t len)
@@ -68,6 +69,8 @@ int stream_field_index(const char *name, size_t len)
         [STREAM_FIELD_ACCEPT] = "accept",
         [STREAM_FIELD_USER_AGENT] = "user-agent",
         [STREAM_FIELD_IF_NONE_MATCH] = "if-none-match",
+        [STREAM_FIELD_AUTHORIZATION] = "authorization",
+        [STREAM_FIELD_CONTENT_TYPE] = "content-type",
     };
 
     for (int i = 0; i < STREAM_FIELD_COUNT; i++)
@@ -103,6 +106,8 @@ void stream_set_request(struct stream *s, int http_version, const char *method,
     s->req.accept = f[STREAM_FIELD_ACCEPT];
     s->req.user_agent = f[STREAM_FIELD_USER_AGENT];
     s->req.if_none_match = f[STREAM_FIELD_IF_NONE_MATCH];
+    s->req.authorization = f[STREAM_FIELD_AUTHORIZATION];
+    s->req.content_type = f[STREAM_FIELD_CONTENT_TYPE];
     s->req.http_version = http_version;
     s->head = s->req.method == STREAM_HEAD;
 }
@@ -113,6 +118,7 @@ void stream_forget_request(struct stream *s)
     s->req_block = NULL;
     s->req.method_name = s->req.path = s->req.query = "";
     s->req.accept = s->req.user_agent = s->req.if_none_match = "";
+    s->req.authorization = s->req.content_type = "";
 }
 
 const struct request *stream_request(const struct stream *s)

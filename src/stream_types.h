@@ -6,6 +6,8 @@
 #ifndef STREAM_TYPES_H
 #define STREAM_TYPES_H
 
+struct transport_peer;
+
 enum stream_method {
     STREAM_GET,
     STREAM_HEAD,
@@ -28,7 +30,12 @@ struct request {
     const char *accept;
     const char *user_agent;
     const char *if_none_match;
+    const char *authorization; /* "Bearer TOKEN" (authn.h) */
+    const char *content_type;  /* of a request body */
     int http_version; /* 10, 11 or 20 */
+    /* The connection's client certificate (transport.h); NULL on a
+     * plaintext connection.  Lives as long as the connection. */
+    const struct transport_peer *peer;
 };
 
 struct stream;

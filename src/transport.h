@@ -58,6 +58,7 @@
 #ifndef TRANSPORT_H
 #define TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -76,6 +77,25 @@ enum transport_want {
 
 struct transport;
 
+/*
+ * The client certificate a TLS transport saw in its handshake, for the
+ * authenticator (authn.h), as kube-apiserver's x509 request authenticator
+ * reads it: the server asks for a certificate (when it has a client CA)
+ * but never fails the handshake over it, so that a bad certificate is a
+ * 401 Unauthorized Status and not a TLS alert.  Owned by the transport;
+ * valid until transport_free.
+ */
+struct transport_peer {
+    bool presented;     /* the client sent a certificate */
+    bool verified;      /* it chains to the client CA and is valid now */
+    const char *error;  /* why not verified ("certificate has expired"),
+                         * as OpenSSL's X509_verify_cert_error_string;
+                         * NULL when verified or not presented */
+    const char *common_name;         /* subject CN: the user name; NULL */
+    const char *const *organizations; /* subject O values: the groups */
+    size_t norganizations;
+};
+
 /* A transport's implementation; each function as its transport_* wrapper
  * below documents. */
 struct transport_ops {
@@ -93,6 +113,9 @@ struct transport {
     struct bufferevent *bev; /* the buffered stream (owned) */
     int fd;                  /* for event registration; -1: none */
     size_t write_max;        /* bytes per writev at most; 0: no limit */
+    /* The client certificate (TLS, server side, after the handshake);
+     * NULL for a plain transport or a client-side one. */
+    const struct transport_peer *peer;
 };
 
 /* A plain (cleartext) transport over bev, a socket bufferevent created
@@ -123,6 +146,14 @@ struct transport *transport_plain_client(struct event_base *base, int fd,
 static inline struct bufferevent *transport_bev(const struct transport *t)
 {
     return t->bev;
+}
+
+/* The client certificate of t's handshake (see struct transport_peer);
+ * NULL when t is not a server-side TLS transport. */
+static inline const struct transport_peer *transport_peer(
+    const struct transport *t)
+{
+    return t->peer;
 }
 
 /* The socket, for registering readiness events only; -1 without one. */

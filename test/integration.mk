@@ -39,7 +39,7 @@ INTEGRATION_TESTS = \
 	test/integration/signals_test.py \
 	test/integration/seeded_test.py
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py \
+EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py test/integration/pki.py \
 	test/integration/h2raw.py
 EXTRA_DIST += test/integration/js/informer.mjs test/integration/js/package.json \
 	test/integration/js/package-lock.json

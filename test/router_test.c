@@ -52,7 +52,10 @@ static int setup(void **state)
     types[0] = resource_type(f->c.r);
     types[1] = resource_type(f->ns_res);
     f->d = discovery_new(types, 2, "127.0.0.1:6443");
-    f->rt = router_new(f->resources, 2, f->d, stats, NULL);
+    f->rt = router_new(&(struct router_config){.resources = f->resources,
+                                               .n = 2,
+                                               .discovery = f->d,
+                                               .stats = stats});
     core_list(&f->c, 10, "ab");
     *state = f;
     return 0;
