@@ -17,6 +17,7 @@
 #include "cache/rbuf.h"
 
 struct resource;
+struct tls_stats;
 
 /* What /metrics shows beyond the resources. */
 struct metrics_global {
@@ -28,6 +29,7 @@ struct metrics_global {
                                    included */
     uint64_t upstream_connect_failures; /* attempts that failed */
     uint64_t shutdown_connections_cut; /* closed unfinished at shutdown */
+    const struct tls_stats *tls; /* TLS counters (tls.h); NULL: no TLS */
 };
 
 /* Renders every metric as Prometheus text into a new rbuf. */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/util.h>
 #include <openssl/err.h>
@@ -31,6 +32,21 @@ struct tls_stats tls_counters;
 const struct tls_stats *tls_stats(void)
 {
     return &tls_counters;
+}
+
+bool tls_ktls_available(char *why, size_t why_len)
+{
+#ifdef OPENSSL_NO_KTLS
+    snprintf(why, why_len, "OpenSSL was built without kTLS");
+    return false;
+#else
+    if (access("/sys/module/tls", F_OK) != 0) {
+        snprintf(why, why_len, "the kernel has no tls module");
+        return false;
+    }
+    snprintf(why, why_len, "available");
+    return true;
+#endif
 }
 
 /* ---- contexts ---- */
@@ -81,6 +97,7 @@ static void tls_info_cb(const SSL *ssl, int where, int ret)
         return;
     info = tls_ctx_info(SSL_get_SSL_CTX(ssl));
     tls_reason(ssl, info->last_error, sizeof(info->last_error));
+    tls_transport_failed((SSL *)ssl, info->last_error);
     tls_counters.handshakes_failed++;
     log_debug("tls: handshake failed: %s", info->last_error);
 }

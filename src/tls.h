@@ -145,6 +145,14 @@ bool tls_server_files_changed(struct tls_server *s);
 struct transport *tls_server_transport(struct tls_server *s,
                                        struct event_base *base, int fd);
 
+/* Why t's handshake failed, as OpenSSL says it ("wrong version number",
+ * "no shared cipher"); NULL when it did not fail with a TLS reason. */
+const char *tls_transport_error(const struct transport *t);
+
+/* Whether the kernel offers TLS offload (kTLS: Linux's tls module loaded)
+ * and this OpenSSL can use it; why says which is missing otherwise. */
+bool tls_ktls_available(char *why, size_t why_len);
+
 /* The protocol ALPN settled on a TLS transport after its handshake: "h2",
  * "http/1.1", or NULL (none). */
 const char *tls_transport_alpn(const struct transport *t);
@@ -154,8 +162,8 @@ struct tls_stats {
     uint64_t ssl_writes;        /* SSL_write calls by transport_writev */
     uint64_t handshakes_ok;     /* completed handshakes */
     uint64_t handshakes_failed; /* failed ones */
-    uint64_t ktls_send;         /* handshakes after which the kernel
-                                   encrypts (kTLS send) */
+    uint64_t ktls_send;         /* open connections whose records the
+                                   kernel encrypts (kTLS send) */
     uint64_t ktls_recv;         /* ... and decrypts (kTLS receive) */
     uint64_t reloads_ok;        /* server certificate reloads */
     uint64_t reloads_failed;

@@ -64,6 +64,10 @@ struct transport *tls_transport_new(struct event_base *base, int fd, SSL *ssl,
  * (counts it, notes kTLS, fills a server side's transport_peer); once. */
 void tls_transport_handshake_done(SSL *ssl);
 
+/* From the info callback: the handshake of ssl's transport failed, why
+ * (kept for tls_transport_error; the first reason only). */
+void tls_transport_failed(SSL *ssl, const char *why);
+
 /* Whether ssl's transport completed its handshake (true without one). */
 bool tls_transport_is_done(const SSL *ssl);
 

@@ -45,6 +45,8 @@ struct tls_transport {
     unsigned wants;        /* after the last call that made no progress */
     size_t retry;          /* bytes an unfinished SSL_write owes; 0 */
     bool done;             /* handshake completed */
+    bool ktls_send, ktls_recv; /* the kernel does the records */
+    char *error;           /* why the handshake failed; NULL */
     struct transport_peer peer; /* server side, after the handshake */
 };
 
@@ -214,6 +216,9 @@ static void tls_free(struct transport *t)
 
     evbuffer_drain(out, evbuffer_get_length(out));
     SSL_set_app_data(x->ssl, NULL);
+    tls_counters.ktls_send -= x->ktls_send;
+    tls_counters.ktls_recv -= x->ktls_recv;
+    free(x->error);
     /* frees the SSL and closes the socket (BEV_OPT_CLOSE_ON_FREE) */
     bufferevent_free(t->bev);
     tls_peer_clear(&x->peer);
@@ -291,12 +296,26 @@ void tls_transport_handshake_done(SSL *ssl)
         return;
     x->done = true;
     tls_counters.handshakes_ok++;
-    if (BIO_get_ktls_send(SSL_get_wbio(ssl)))
-        tls_counters.ktls_send++;
-    if (BIO_get_ktls_recv(SSL_get_rbio(ssl)))
-        tls_counters.ktls_recv++;
+    x->ktls_send = BIO_get_ktls_send(SSL_get_wbio(ssl));
+    x->ktls_recv = BIO_get_ktls_recv(SSL_get_rbio(ssl));
+    tls_counters.ktls_send += x->ktls_send;
+    tls_counters.ktls_recv += x->ktls_recv;
     if (SSL_is_server(ssl))
         tls_peer_fill(x);
+}
+
+void tls_transport_failed(SSL *ssl, const char *why)
+{
+    struct tls_transport *x = SSL_get_app_data(ssl);
+
+    if (x != NULL && x->error == NULL)
+        x->error = xstrdup(why);
+}
+
+const char *tls_transport_error(const struct transport *t)
+{
+    return t->ops == &tls_ops ? ((const struct tls_transport *)t)->error
+                              : NULL;
 }
 
 bool tls_transport_is_done(const SSL *ssl)

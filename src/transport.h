@@ -205,6 +205,12 @@ ssize_t transport_readv(struct transport *t, const struct iovec *iov, int n);
  * or the call failed). */
 int transport_shutdown_write(struct transport *t);
 
+/* Copies up to len of the bytes waiting on socket fd (accepted, not
+ * adopted by a transport yet) into buf without taking them (MSG_PEEK),
+ * for the listener's sniffing.  Returns how many (> 0), 0 when none is
+ * there yet, RW_ECLOSED at end of stream, RW_EIO on an error. */
+ssize_t transport_peek(int fd, void *buf, size_t len);
+
 /* After transport_writev or transport_readv made no progress: which
  * readiness of transport_fd to wait for (enum transport_want bits). */
 unsigned transport_wants(const struct transport *t);
