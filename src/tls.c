@@ -98,7 +98,6 @@ static void tls_info_cb(const SSL *ssl, int where, int ret)
     info = tls_ctx_info(SSL_get_SSL_CTX(ssl));
     tls_reason(ssl, info->last_error, sizeof(info->last_error));
     tls_transport_failed((SSL *)ssl, info->last_error);
-    tls_counters.handshakes_failed++;
     log_debug("tls: handshake failed: %s", info->last_error);
 }
 

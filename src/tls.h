@@ -161,7 +161,8 @@ const char *tls_transport_alpn(const struct transport *t);
 struct tls_stats {
     uint64_t ssl_writes;        /* SSL_write calls by transport_writev */
     uint64_t handshakes_ok;     /* completed handshakes */
-    uint64_t handshakes_failed; /* failed ones */
+    uint64_t handshakes_failed; /* failed ones, and those cut short (a
+                                   timeout, the peer gone) */
     uint64_t ktls_send;         /* open connections whose records the
                                    kernel encrypts (kTLS send) */
     uint64_t ktls_recv;         /* ... and decrypts (kTLS receive) */

@@ -216,6 +216,9 @@ static void tls_free(struct transport *t)
 
     evbuffer_drain(out, evbuffer_get_length(out));
     SSL_set_app_data(x->ssl, NULL);
+    /* a handshake cut short (a timeout, the peer gone) fails too */
+    if (!x->done && x->error == NULL)
+        tls_counters.handshakes_failed++;
     tls_counters.ktls_send -= x->ktls_send;
     tls_counters.ktls_recv -= x->ktls_recv;
     free(x->error);
@@ -308,8 +311,10 @@ void tls_transport_failed(SSL *ssl, const char *why)
 {
     struct tls_transport *x = SSL_get_app_data(ssl);
 
-    if (x != NULL && x->error == NULL)
-        x->error = xstrdup(why);
+    if (x == NULL || x->error != NULL)
+        return;
+    x->error = xstrdup(why);
+    tls_counters.handshakes_failed++;
 }
 
 const char *tls_transport_error(const struct transport *t)

@@ -4,7 +4,9 @@ http/1.1) next to plaintext on loopback, certificates made at test time
 nghttp, Python's http.client with ssl, a watch over HTTPS.  Bad input:
 TLS garbage, an unknown ALPN (no_application_protocol, as Go), TLS 1.1,
 TLS 1.2 under --tls-min-version VersionTLS13, plaintext on a TLS-only
-port (Go's 400).  Certificate rotation: SIGHUP, then a change of the
+port (Go's 400), a stalled handshake (closed after --header-timeout).
+Client certificates (--client-ca-file) are asked for and never fail the
+handshake, good, foreign, expired or absent.  Certificate rotation: SIGHUP, then a change of the
 files alone, serve the new certificate to new connections while an open
 watch keeps streaming; a broken pair keeps the old one (counted).
 Startup: plaintext on a non-loopback --listen address is refused unless
@@ -52,6 +54,14 @@ def check_clients(rw, ca):
     check("The negotiated protocol: h2" in r.stdout,
           "nghttp ALPN: %s", r.stdout[:800])
     check('"gitVersion"' in r.stdout, "nghttp /version body: %s", r.stdout[-500:])
+    # no ALPN: the plaintext inside TLS is sniffed (HTTP/2's preface)
+    ctx = rw.ssl_context()
+    with socket.create_connection(("127.0.0.1", rw.port), timeout=10) as sock:
+        with ctx.wrap_socket(sock, server_hostname="127.0.0.1") as tls:
+            eq(tls.selected_alpn_protocol(), None, "ALPN without an offer")
+            tls.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+            head = tls.recv(9)
+            eq(head[3], 4, "a SETTINGS frame back over TLS without ALPN (%r)" % head)
     # Python's http.client with ssl (ALPN http/1.1)
     status, _, body = rw.get("/api/v1/configmaps", context=rw.ssl_context(alpn=["http/1.1"]))
     eq(status, 200, "https GET status")
@@ -72,8 +82,15 @@ def check_bad_input(rw, ca):
     check(rc != 0 and "protocol version" in out, "TLS 1.1: %s", out[-800:])
     status, _, _ = rw.get("/readyz")
     eq(status, 200, "readyz after bad TLS")
-    check(rw.metric("ringwatch_tls_handshakes_total", result="failed") >= failed + 3,
-          "failed handshakes counted")
+    # a handshake that stalls is closed after --header-timeout (2 s here)
+    started = time.time()
+    with socket.create_connection(("127.0.0.1", rw.port), timeout=10) as sock:
+        sock.sendall(b"\x16\x03\x01")
+        eq(sock.recv(100), b"", "a stalled handshake is closed")
+    check(time.time() - started < 6, "stalled handshake closed after %.1fs",
+          time.time() - started)
+    now = rw.metric("ringwatch_tls_handshakes_total", result="failed")
+    check(now >= failed + 4, "failed handshakes counted: %s then %s", failed, now)
     # loopback --listen: plaintext is served next to TLS
     reply = rw.raw(b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     check(reply.startswith(b"HTTP/1.1 200"), "plaintext on loopback next to TLS: %r", reply[:200])
@@ -126,6 +143,24 @@ def check_rotation(rw, ca, etcd, live_cert, live_key):
     etcd.put(cm_key("default", "later"), configmap("default", "later"))
     eq(w.next_event(10)["object"]["metadata"]["name"], "later", "the watch still streams")
     w.close()
+
+
+def check_client_certificates(etcd, ca, tls):
+    """With --client-ca-file a certificate is asked for, never required,
+    and one that does not verify does not fail the handshake (what it is
+    worth is authentication's answer, not a TLS alert)."""
+    rw = Ringwatch(etcd, tls=dict(tls, client_ca=ca.cert))
+    other = pki.CA(name="other-ca")
+    for cert, key, what in (ca.client("alice", ["dev"]) + ("a good certificate",),
+                            other.client("mallory") + ("a foreign certificate",),
+                            ca.client("old", end="200101000000Z") + ("an expired certificate",),
+                            (None, None, "no certificate")):
+        args = ["--cert", cert, "--key", key] if cert else []
+        rc, out, err = curl(rw, tls["ca"], "-o", "/dev/null", "-w", "%{http_code}",
+                            *(args + [rw.https_url + "/version"]))
+        eq(rc, 0, "handshake with %s (%s)" % (what, err[-500:]))
+        check(out.isdigit() and out != "000", "an HTTP answer with %s: %r", what, out)
+    rw.stop()
 
 
 def check_tls13_only(etcd, tls):
@@ -186,7 +221,8 @@ def main():
     shutil.copy(key, live_key)
     tls = {"cert": cert, "key": key, "ca": ca.cert}
 
-    rw = Ringwatch(etcd, tls={"cert": live_cert, "key": live_key, "ca": ca.cert})
+    rw = Ringwatch(etcd, "--header-timeout", "2",
+                   tls={"cert": live_cert, "key": live_key, "ca": ca.cert})
     check("TLS: kTLS" in rw.logtext(), "kTLS line at startup: %s", rw.logtext())
     check(rw.metric("ringwatch_tls_ktls_connections", direction="send") is not None,
           "kTLS gauge on /metrics")
@@ -194,6 +230,7 @@ def main():
     check_bad_input(rw, ca.cert)
     check_rotation(rw, ca, etcd, live_cert, live_key)
     rw.stop()
+    check_client_certificates(etcd, ca, tls)
     check_tls13_only(etcd, tls)
     check_startup(etcd, tls)
 
