@@ -10,7 +10,7 @@
  * a failing SSL_CB_*_EXIT, where OpenSSL's error queue holds the reason
  * (left in place: libevent reads it next to tell an error from EOF).
  */
-#include "src/tls_impl.h"
+#include "src/tls.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +25,7 @@
 
 #include "cache/rw.h"
 #include "src/log.h"
+#include "src/tls_impl.h"
 #include "src/transport.h"
 
 struct tls_stats tls_counters;

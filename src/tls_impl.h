@@ -11,9 +11,8 @@
 
 #include <openssl/ssl.h>
 
-#include "src/tls.h"
-
 struct event_base;
+struct tls_stats;
 struct transport;
 
 /* What each SSL_CTX of ringwatch carries (its ex_data; freed with it). */

@@ -37,6 +37,7 @@
 
 #include "cache/rw.h"
 #include "src/log.h"
+#include "src/tls.h"
 #include "src/transport.h"
 
 struct tls_transport {
