@@ -15,9 +15,11 @@
  *    A failed handshake (garbage, an unknown ALPN, a version below
  *    --tls-min-version) closes the connection after OpenSSL's alert.  Any
  *    other first byte is plaintext: sniffed below when plaintext is
- *    served next to TLS (tls_plaintext), else answered as Go's net/http
- *    does, "HTTP/1.0 400 Bad Request" with "Client sent an HTTP request to
- *    an HTTPS server.", and closed.
+ *    served next to TLS (tls_plaintext), else treated as Go's net/http
+ *    does: when its first 5 bytes look like an HTTP/1.x request ("GET /",
+ *    "HEAD ", "POST ", "PUT /", "OPTIO") it gets "HTTP/1.0 400 Bad
+ *    Request" with "Client sent an HTTP request to an HTTPS server.", and
+ *    is closed; anything else is closed at once.
  *  - the plaintext: the HTTP/2 client preface
  *    "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" means HTTP/2 with prior
  *    knowledge, anything else HTTP/1.x; without TLS configured, a first

@@ -4,7 +4,7 @@ http/1.1) next to plaintext on loopback, certificates made at test time
 nghttp, Python's http.client with ssl, a watch over HTTPS.  Bad input:
 TLS garbage, an unknown ALPN (no_application_protocol, as Go), TLS 1.1,
 TLS 1.2 under --tls-min-version VersionTLS13, plaintext on a TLS-only
-port (Go's 400), a stalled handshake (closed after --header-timeout).
+port (Go's 400 for what looks like HTTP/1.x, else closed), a stalled handshake (closed after --header-timeout).
 Client certificates (--client-ca-file) are asked for and never fail the
 handshake, good, foreign, expired or absent.  Certificate rotation: SIGHUP, then a change of the
 files alone, serve the new certificate to new connections while an open
@@ -205,8 +205,16 @@ def check_startup(etcd, tls):
     check(reply.startswith(b"HTTP/1.0 400 Bad Request\r\n") and
           reply.endswith(b"\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"),
           "plaintext on a TLS-only port: %r", reply)
-    reply = rw.raw(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
-    check(reply.startswith(b"HTTP/1.0 400"), "h2c on a TLS-only port: %r", reply)
+    reply = rw.raw(b"HEAD /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
+    check(reply.startswith(b"HTTP/1.0 400 Bad Request\r\n"), "HEAD on a TLS-only port: %r",
+          reply)
+    # not HTTP/1.x (h2c's preface, garbage): closed without an answer, as Go
+    for data in (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"hello there\r\n"):
+        try:
+            reply = rw.raw(data)
+        except ConnectionResetError:
+            reply = b""
+        eq(reply, b"", "answer to %r on a TLS-only port" % data)
     rw.stop()
 
 
