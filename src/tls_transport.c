@@ -67,40 +67,38 @@ static size_t tls_gather(const struct iovec *iov, int n, size_t len)
     return sum;
 }
 
-/* Maps SSL_get_error of a call that returned r <= 0 to 0 (wait, wants
- * set) or RW_ECLOSED / RW_EIO. */
-static ssize_t tls_io_error(struct tls_transport *x, int r, const char *what)
+/* Maps SSL_get_error of a call that returned r <= 0 to 0 (wait: wants
+ * set), RW_ECLOSED (reading: the peer's close_notify or end of stream) or
+ * RW_EIO (errno says why; writing, a closed peer is EPIPE). */
+static ssize_t tls_io_error(struct tls_transport *x, int r, bool reading)
 {
+    int err = SSL_get_error(x->ssl, r);
     char why[256];
 
-    switch (SSL_get_error(x->ssl, r)) {
-    case SSL_ERROR_WANT_READ:
-        x->wants = TRANSPORT_WANT_READ;
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ||
+        (err == SSL_ERROR_SYSCALL && (errno == EAGAIN || errno == EINTR))) {
+        x->wants = err == SSL_ERROR_WANT_READ    ? TRANSPORT_WANT_READ
+                   : err == SSL_ERROR_WANT_WRITE ? TRANSPORT_WANT_WRITE
+                   : reading                     ? TRANSPORT_WANT_READ
+                                                 : TRANSPORT_WANT_WRITE;
         return 0;
-    case SSL_ERROR_WANT_WRITE:
-        x->wants = TRANSPORT_WANT_WRITE;
-        return 0;
-    case SSL_ERROR_ZERO_RETURN:
-        return RW_ECLOSED;
-    case SSL_ERROR_SYSCALL:
-        if (errno == EAGAIN || errno == EINTR) {
-            x->wants = strcmp(what, "read") == 0 ? TRANSPORT_WANT_READ
-                                                  : TRANSPORT_WANT_WRITE;
-            return 0;
-        }
-        if (errno == 0) {
-            ERR_clear_error();
-            return RW_ECLOSED;
-        }
-        log_debug("tls: %s: %s", what, strerror(errno));
+    }
+    if (err == SSL_ERROR_ZERO_RETURN ||
+        (err == SSL_ERROR_SYSCALL && errno == 0)) {
+        ERR_clear_error();
+        errno = EPIPE;
+        return reading ? RW_ECLOSED : RW_EIO;
+    }
+    if (err == SSL_ERROR_SYSCALL) {
+        log_debug("tls: %s: %s", reading ? "read" : "write", strerror(errno));
         ERR_clear_error();
         return RW_EIO;
-    default:
-        tls_reason(x->ssl, why, sizeof(why));
-        log_debug("tls: %s: %s", what, why);
-        errno = EPROTO;
-        return RW_EIO;
     }
+    tls_reason(x->ssl, why, sizeof(why));
+    ERR_clear_error();
+    log_debug("tls: %s: %s", reading ? "read" : "write", why);
+    errno = EPROTO;
+    return RW_EIO;
 }
 
 static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
@@ -124,7 +122,7 @@ static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
         return r;
     }
     x->retry = len;
-    return tls_io_error(x, r, "write");
+    return tls_io_error(x, r, false);
 }
 
 /* Decrypted bytes left in the SSL after readv filled its iovecs go to the
@@ -172,7 +170,7 @@ static ssize_t tls_readv(struct transport *t, const struct iovec *iov, int n)
                 x->wants = 0;
                 return (ssize_t)sum;
             }
-            return tls_io_error(x, 0, "read");
+            return tls_io_error(x, 0, true);
         }
         sum += off;
     }
