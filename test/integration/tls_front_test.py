@@ -234,6 +234,10 @@ def main():
     check("TLS: kTLS" in rw.logtext(), "kTLS line at startup: %s", rw.logtext())
     check(rw.metric("ringwatch_tls_ktls_connections", direction="send") is not None,
           "kTLS gauge on /metrics")
+    if shutil.which("promtool"):
+        p = subprocess.run(["promtool", "check", "metrics"], input=rw.get("/metrics")[2],
+                           capture_output=True, timeout=20)
+        eq(p.returncode, 0, "promtool check metrics (%s)" % (p.stdout + p.stderr).decode())
     check_clients(rw, ca.cert)
     check_bad_input(rw, ca.cert)
     check_rotation(rw, ca, etcd, live_cert, live_key)
