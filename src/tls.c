@@ -129,8 +129,7 @@ SSL_CTX *tls_ctx_new(bool server, char *why, size_t why_len)
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
                               SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                               SSL_MODE_RELEASE_BUFFERS);
-    SSL_CTX_set_options(ctx, SSL_OP_ENABLE_KTLS | SSL_OP_IGNORE_UNEXPECTED_EOF |
-                                 SSL_OP_NO_RENEGOTIATION);
+    SSL_CTX_set_options(ctx, SSL_OP_ENABLE_KTLS | SSL_OP_NO_RENEGOTIATION);
     SSL_CTX_set_info_callback(ctx, tls_info_cb);
     SSL_CTX_set_default_passwd_cb(ctx, tls_no_passphrase);
     return ctx;

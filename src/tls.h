@@ -18,6 +18,10 @@
  * (SSL_MODE_RELEASE_BUFFERS), and the kernel's TLS (kTLS) is asked for
  * (SSL_OP_ENABLE_KTLS): where the kernel offers it, records are encrypted
  * in the kernel.
+ *
+ * OpenSSL writes to the socket with write(2) (its socket BIO, which kTLS
+ * needs), so a process using TLS transports must ignore SIGPIPE, as
+ * ringwatch and ringwatch-fleet do.
  */
 #ifndef TLS_H
 #define TLS_H

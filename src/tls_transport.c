@@ -298,6 +298,11 @@ void tls_transport_handshake_done(SSL *ssl)
         return;
     x->done = true;
     tls_counters.handshakes_ok++;
+    /* from now on a peer that closes without close_notify (most HTTP
+     * clients do) is an end of stream; during the handshake it is an
+     * error ("unexpected eof while reading"), as a refused connection is */
+    SSL_set_options(ssl, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    bufferevent_openssl_set_allow_dirty_shutdown(x->base.bev, 1);
     x->ktls_send = BIO_get_ktls_send(SSL_get_wbio(ssl));
     x->ktls_recv = BIO_get_ktls_recv(SSL_get_rbio(ssl));
     tls_counters.ktls_send += x->ktls_send;
@@ -343,7 +348,6 @@ struct transport *tls_transport_new(struct event_base *base, int fd, SSL *ssl,
         evutil_closesocket(fd);
         return NULL;
     }
-    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
     x = xcalloc(1, sizeof(*x));
     x->base.ops = &tls_ops;
     x->base.bev = bev;

@@ -15,6 +15,7 @@
  * in one SSL_write per flushed batch.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -513,6 +514,55 @@ static void test_client_certificates(void **state)
     tls_server_free(srv);
 }
 
+/* Nothing listening, or a server that closes at once: BEV_EVENT_ERROR,
+ * never CONNECTED or a mere EOF. */
+static void test_connect_failures_are_errors(void **state)
+{
+    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
+    struct sockaddr_in sin = {.sin_family = AF_INET};
+    socklen_t len = sizeof(sin);
+    struct conn c;
+
+    for (int closes = 0; closes < 2; closes++) {
+        int lfd = socket(AF_INET, SOCK_STREAM, 0), cfd;
+
+        memset(&c, 0, sizeof(c));
+        c.base = event_base_new();
+        sin.sin_port = 0;
+        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        assert_int_equal(bind(lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+        assert_int_equal(getsockname(lfd, (struct sockaddr *)&sin, &len), 0);
+        if (closes)
+            assert_int_equal(listen(lfd, 1), 0);
+        else
+            close(lfd); /* nothing listens: refused */
+        cfd = socket(AF_INET, SOCK_STREAM, 0);
+        evutil_make_socket_nonblocking(cfd);
+        end_init(&c.cli, tls_client_transport(c.base, cfd, cli));
+        bufferevent_socket_connect(transport_bev(c.cli.t),
+                                   (struct sockaddr *)&sin, sizeof(sin));
+        if (closes) {
+            int sfd = accept(lfd, NULL, NULL);
+
+            close(sfd);
+            close(lfd);
+        }
+        for (int i = 0; i < 1000 && c.cli.events == 0; i++)
+            event_base_loop(c.base, EVLOOP_ONCE | EVLOOP_NONBLOCK),
+                usleep(1000);
+        assert_true(c.cli.events & BEV_EVENT_ERROR);
+        assert_false(c.cli.events & (BEV_EVENT_CONNECTED | BEV_EVENT_EOF));
+        if (closes)
+            assert_string_equal(tls_client_last_error(cli),
+                                "unexpected eof while reading");
+        transport_free(c.cli.t);
+        evbuffer_free(c.cli.got);
+        event_base_loop(c.base, EVLOOP_NONBLOCK);
+        event_base_free(c.base);
+    }
+    tls_client_free(cli);
+}
+
 static void test_file_errors(void **state)
 {
     char why[512];
@@ -710,11 +760,13 @@ int main(void)
         cmocka_unit_test(test_untrusted_server_fails),
         cmocka_unit_test(test_wrong_name_fails),
         cmocka_unit_test(test_client_certificates),
+        cmocka_unit_test(test_connect_failures_are_errors),
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_min_version_13),
         cmocka_unit_test(test_reload),
         cmocka_unit_test(test_front_h2_over_tls),
     };
 
+    signal(SIGPIPE, SIG_IGN); /* as every program using TLS (tls.h) */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
