@@ -351,7 +351,7 @@ static void render_global(struct sbuf *t, const struct metrics_global *g)
 static void render_tls(struct sbuf *t, const struct tls_stats *s)
 {
     family(t, "ringwatch_tls_handshakes_total", "counter",
-           "TLS handshakes of client connections by result.");
+           "TLS handshakes of the connections clients made, by result.");
     sbuf_addf(t, "ringwatch_tls_handshakes_total{result=\"ok\"} %" PRIu64
               "\nringwatch_tls_handshakes_total{result=\"failed\"} %" PRIu64
               "\n", s->handshakes_ok, s->handshakes_failed);

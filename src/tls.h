@@ -164,9 +164,12 @@ const char *tls_transport_alpn(const struct transport *t);
 /* Process-wide counters of the TLS transports (for /metrics and tests). */
 struct tls_stats {
     uint64_t ssl_writes;        /* SSL_write calls by transport_writev */
-    uint64_t handshakes_ok;     /* completed handshakes */
-    uint64_t handshakes_failed; /* failed ones, and those cut short (a
-                                   timeout, the peer gone) */
+    uint64_t records_sent;      /* TLS records written, every path */
+    /* server side (the listener's clients): completed handshakes, and
+     * failed ones, those cut short (a timeout, the peer gone) included */
+    uint64_t handshakes_ok, handshakes_failed;
+    /* client side (ringwatch's connections to a server, etcd) */
+    uint64_t client_handshakes_ok, client_handshakes_failed;
     uint64_t ktls_send;         /* open connections whose records the
                                    kernel encrypts (kTLS send) */
     uint64_t ktls_recv;         /* ... and decrypts (kTLS receive) */

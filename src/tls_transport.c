@@ -15,6 +15,11 @@
  * bufferevent's own writes (its output buffer) are only used while no
  * batch is owed, as transport.h requires of callers.
  *
+ * The bufferevent's own output (conn_h1's responses, h2_client's
+ * requests) is written by libevent, one SSL_write per chain of the
+ * buffer; what a pass of the loop queued is first packed into one chain
+ * (tls_out_cb), so that there too a flushed batch is one SSL_write.
+ *
  * readv decrypts into the caller's iovecs; decrypted bytes that did not
  * fit (SSL_pending) go to the bufferevent's input, whose read callback
  * is triggered, so nothing waits inside the SSL for a readable socket
@@ -49,7 +54,16 @@ struct tls_transport {
     bool ktls_send, ktls_recv; /* the kernel does the records */
     char *error;           /* why the handshake failed; NULL */
     struct transport_peer peer; /* server side, after the handshake */
+    struct evbuffer_cb_entry *out_cb; /* on the bufferevent's output */
+    struct event *pack;    /* packs the output (made when first needed) */
+    bool pack_due;         /* pack is active: output queued in this pass */
+    bool packing;          /* in tls_pack_cb: its own moves are not news */
+    size_t pack_from;      /* output bytes queued before this pass */
 };
+
+/* Where tls_pack_cb keeps the output queued before the pass (always
+ * empty between calls; the loop is single threaded). */
+static struct evbuffer *tls_pack_head;
 
 static unsigned char tls_stage[TLS_BATCH_MAX];
 
@@ -208,16 +222,82 @@ static void tls_peer_clear(struct transport_peer *p)
     memset(p, 0, sizeof(*p));
 }
 
+/* ---- the buffered stream's output ---- */
+
+/* Packs what the pass queued into one chain (evbuffer_pullup: one copy,
+ * each byte once; the references it held are released), when it spans
+ * several.  What was queued before stays as it is (packed then). */
+static void tls_pack_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct tls_transport *x = arg;
+    struct evbuffer *out = bufferevent_get_output(x->base.bev);
+    struct evbuffer_ptr from;
+
+    x->pack_due = false;
+    if (x->pack_from >= evbuffer_get_length(out) ||
+        evbuffer_ptr_set(out, &from, x->pack_from, EVBUFFER_PTR_SET) < 0 ||
+        evbuffer_peek(out, -1, &from, NULL, 0) <= 1)
+        return;
+    if (tls_pack_head == NULL)
+        tls_pack_head = evbuffer_new();
+    x->packing = true;
+    evbuffer_remove_buffer(out, tls_pack_head, x->pack_from);
+    evbuffer_pullup(out, -1);
+    evbuffer_prepend_buffer(out, tls_pack_head);
+    x->packing = false;
+}
+
+/* Output was queued or written.  libevent's OpenSSL bufferevent makes one
+ * SSL_write (one record, one write(2)) per chain of its output, and
+ * conn_h1 queues an event as two or three chains (the framing copied, the
+ * object referenced).  It writes when the socket is next writable, in a
+ * later pass of the loop; what this pass queued is packed before, at the
+ * end of the pass, so that a flushed batch is one SSL_write. */
+static void tls_out_cb(struct evbuffer *out, const struct evbuffer_cb_info *info,
+                       void *arg)
+{
+    struct tls_transport *x = arg;
+
+    if (x->packing || !x->done)
+        return;
+    if (x->pack_due) /* written meanwhile: fewer bytes before the pass's */
+        x->pack_from -= RW_MIN(x->pack_from, info->n_deleted);
+    if (info->n_added == 0 || x->pack_due)
+        return;
+    if (x->pack == NULL)
+        x->pack = event_new(bufferevent_get_base(x->base.bev), -1, 0,
+                            tls_pack_cb, x);
+    x->pack_due = true;
+    x->pack_from = info->orig_size;
+    event_active(x->pack, EV_TIMEOUT, 0);
+}
+
+/* Counts x's handshake, on its side, once. */
+static void tls_count_handshake(const struct tls_transport *x, bool ok)
+{
+    uint64_t *n;
+
+    if (SSL_is_server(x->ssl))
+        n = ok ? &tls_counters.handshakes_ok : &tls_counters.handshakes_failed;
+    else
+        n = ok ? &tls_counters.client_handshakes_ok
+               : &tls_counters.client_handshakes_failed;
+    (*n)++;
+}
+
 static void tls_free(struct transport *t)
 {
     struct tls_transport *x = (struct tls_transport *)t;
     struct evbuffer *out = bufferevent_get_output(t->bev);
 
+    evbuffer_remove_cb_entry(out, x->out_cb);
+    if (x->pack != NULL)
+        event_free(x->pack);
     evbuffer_drain(out, evbuffer_get_length(out));
     SSL_set_app_data(x->ssl, NULL);
     /* a handshake cut short (a timeout, the peer gone) fails too */
     if (!x->done && x->error == NULL)
-        tls_counters.handshakes_failed++;
+        tls_count_handshake(x, false);
     tls_counters.ktls_send -= x->ktls_send;
     tls_counters.ktls_recv -= x->ktls_recv;
     free(x->error);
@@ -297,7 +377,7 @@ void tls_transport_handshake_done(SSL *ssl)
     if (x == NULL || x->done)
         return;
     x->done = true;
-    tls_counters.handshakes_ok++;
+    tls_count_handshake(x, true);
     /* from now on a peer that closes without close_notify (most HTTP
      * clients do) is an end of stream; during the handshake it is an
      * error ("unexpected eof while reading"), as a refused connection is */
@@ -318,7 +398,7 @@ void tls_transport_failed(SSL *ssl, const char *why)
     if (x == NULL || x->error != NULL)
         return;
     x->error = xstrdup(why);
-    tls_counters.handshakes_failed++;
+    tls_count_handshake(x, false);
 }
 
 const char *tls_transport_error(const struct transport *t)
@@ -353,6 +433,7 @@ struct transport *tls_transport_new(struct event_base *base, int fd, SSL *ssl,
     x->base.bev = bev;
     x->base.fd = fd;
     x->ssl = ssl;
+    x->out_cb = evbuffer_add_cb(bufferevent_get_output(bev), tls_out_cb, x);
     SSL_set_app_data(ssl, x);
     return &x->base;
 }
