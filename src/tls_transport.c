@@ -224,14 +224,20 @@ static void tls_peer_clear(struct transport_peer *p)
 
 /* ---- the buffered stream's output ---- */
 
-/* Packs what the pass queued into one chain (evbuffer_pullup: one copy,
- * each byte once; the references it held are released), when it spans
- * several.  What was queued before stays as it is (packed then). */
+/* Bytes of a pass's output packed at most (the rest of a large response,
+ * a LIST, stays in the caller's large chains). */
+#define TLS_PACK_MAX (256 * 1024)
+
+/* Packs what the pass queued (its first TLS_PACK_MAX bytes) into one
+ * chain (evbuffer_pullup: one copy, each byte once; the references it
+ * held are released), when it spans several.  What was queued before
+ * stays as it is (packed then). */
 static void tls_pack_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct tls_transport *x = arg;
     struct evbuffer *out = bufferevent_get_output(x->base.bev);
     struct evbuffer_ptr from;
+    size_t len;
 
     x->pack_due = false;
     if (x->pack_from >= evbuffer_get_length(out) ||
@@ -242,7 +248,8 @@ static void tls_pack_cb(evutil_socket_t fd, short what, void *arg)
         tls_pack_head = evbuffer_new();
     x->packing = true;
     evbuffer_remove_buffer(out, tls_pack_head, x->pack_from);
-    evbuffer_pullup(out, -1);
+    len = RW_MIN(evbuffer_get_length(out), (size_t)TLS_PACK_MAX);
+    evbuffer_pullup(out, (ssize_t)len);
     evbuffer_prepend_buffer(out, tls_pack_head);
     x->packing = false;
 }

@@ -1,7 +1,8 @@
 """The TLS front (ringwatch(8) TLS): one port serving TLS (ALPN h2 and
 http/1.1) next to plaintext on loopback, certificates made at test time
 (pki.py).  Real clients: curl --cacert over HTTP/1.1 and HTTP/2 (ALPN),
-nghttp, Python's http.client with ssl, a watch over HTTPS.  Bad input:
+nghttp, Python's http.client with ssl, a watch over HTTPS, a LIST of
+several MiB over both protocols.  Bad input:
 TLS garbage, an unknown ALPN (no_application_protocol, as Go), TLS 1.1,
 TLS 1.2 under --tls-min-version VersionTLS13, plaintext on a TLS-only
 port (Go's 400 for what looks like HTTP/1.x, else closed), a stalled handshake (closed after --header-timeout).
@@ -66,6 +67,25 @@ def check_clients(rw, ca):
     status, _, body = rw.get("/api/v1/configmaps", context=rw.ssl_context(alpn=["http/1.1"]))
     eq(status, 200, "https GET status")
     eq(json.loads(body)["kind"], "ConfigMapList", "https GET kind")
+
+
+def check_large_list(rw, etcd, ca):
+    """A LIST of several MiB over HTTPS, HTTP/1.1 (http.client) and HTTP/2
+    (curl), arrives whole."""
+    blob = "b" * 8000
+    rev = 0
+    for batch in range(4):
+        rev = etcd.txn(puts=[(cm_key("big", "cm%03d" % i), configmap("big", "cm%03d" % i,
+                                                                     {"blob": blob}))
+                             for i in range(batch * 100, batch * 100 + 100)])
+    rw.wait_rv(rev, "/api/v1/namespaces/big/configmaps")
+    status, _, body = rw.get("/api/v1/namespaces/big/configmaps",
+                             context=rw.ssl_context(alpn=["http/1.1"]))
+    eq(status, 200, "large LIST over h1")
+    eq(len(json.loads(body)["items"]), 400, "large LIST over h1: items")
+    rc, out, err = curl(rw, ca, "--http2", rw.https_url + "/api/v1/namespaces/big/configmaps")
+    eq(rc, 0, "large LIST over h2 (%s)" % err[-300:])
+    eq(len(json.loads(out)["items"]), 400, "large LIST over h2: items")
 
 
 def check_bad_input(rw, ca):
@@ -239,6 +259,7 @@ def main():
                            capture_output=True, timeout=20)
         eq(p.returncode, 0, "promtool check metrics (%s)" % (p.stdout + p.stderr).decode())
     check_clients(rw, ca.cert)
+    check_large_list(rw, etcd, ca.cert)
     check_bad_input(rw, ca.cert)
     check_rotation(rw, ca, etcd, live_cert, live_key)
     rw.stop()
