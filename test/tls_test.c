@@ -122,6 +122,8 @@ struct end {
 struct conn {
     struct event_base *base;
     struct end cli, srv;
+    struct tls_client *own_cli; /* conn_open_default's, freed by conn_close */
+    struct tls_server *own_srv;
 };
 
 static void end_event_cb(struct bufferevent *bev, short what, void *arg)
@@ -195,6 +197,8 @@ static void conn_close(struct conn *c)
     evbuffer_free(c->srv.got);
     event_base_loop(c->base, EVLOOP_NONBLOCK);
     event_base_free(c->base);
+    tls_client_free(c->own_cli);
+    tls_server_free(c->own_srv);
 }
 
 static struct tls_client *client(const char *ca, const char *cert,
@@ -240,16 +244,31 @@ static struct tls_server *server(const char *name, bool client_ca,
     return s;
 }
 
+/* conn_open, and conn_close frees cli and srv. */
+static void conn_open_owned(struct conn *c, struct tls_client *cli,
+                            struct tls_server *srv)
+{
+    conn_open(c, cli, srv);
+    c->own_cli = cli;
+    c->own_srv = srv;
+}
+
+/* A connection between the usual pair: a client trusting ca.crt, checking
+ * 127.0.0.1, offering h2; the server's certificate, TLS 1.2 and up. */
+static void conn_open_default(struct conn *c)
+{
+    conn_open_owned(c, client("ca.crt", NULL, "127.0.0.1", "h2"),
+                    server("server", false, TLS_VERSION_12));
+}
+
 /* ---- tests ---- */
 
 static void test_handshake_alpn_and_buffered(void **state)
 {
-    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
-    struct tls_server *srv = server("server", false, TLS_VERSION_12);
     struct conn c;
     char buf[16] = "";
 
-    conn_open(&c, cli, srv);
+    conn_open_default(&c);
     assert_int_equal(c.cli.events, BEV_EVENT_CONNECTED);
     assert_int_equal(c.srv.events, BEV_EVENT_CONNECTED);
     assert_string_equal(tls_transport_alpn(c.srv.t), "h2");
@@ -264,8 +283,6 @@ static void test_handshake_alpn_and_buffered(void **state)
     assert_int_equal(evbuffer_remove(c.srv.got, buf, sizeof(buf)), 5);
     assert_memory_equal(buf, "hello", 5);
     conn_close(&c);
-    tls_client_free(cli);
-    tls_server_free(srv);
 }
 
 static void test_alpn_http11_and_none(void **state)
@@ -290,18 +307,15 @@ static void test_alpn_http11_and_none(void **state)
 
 static void test_unknown_alpn_fails(void **state)
 {
-    struct tls_client *cli = client("ca.crt", NULL, "localhost", "foo");
-    struct tls_server *srv = server("server", false, TLS_VERSION_12);
     struct conn c;
 
-    conn_open(&c, cli, srv);
+    conn_open_owned(&c, client("ca.crt", NULL, "localhost", "foo"),
+                    server("server", false, TLS_VERSION_12));
     assert_true(c.cli.events & BEV_EVENT_ERROR);
     assert_false(c.srv.events & BEV_EVENT_CONNECTED);
-    assert_non_null(strstr(tls_client_last_error(cli),
+    assert_non_null(strstr(tls_client_last_error(c.own_cli),
                            "no application protocol"));
     conn_close(&c);
-    tls_client_free(cli);
-    tls_server_free(srv);
 }
 
 /* Reads what the client side's transport has, into got. */
@@ -326,14 +340,12 @@ static size_t client_drain(struct conn *c, unsigned char *got, size_t cap)
 
 static void test_writev_one_ssl_write_per_batch(void **state)
 {
-    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
-    struct tls_server *srv = server("server", false, TLS_VERSION_12);
     static unsigned char data[64][100], got[6400];
     struct iovec iov[64];
     uint64_t before;
     struct conn c;
 
-    conn_open(&c, cli, srv);
+    conn_open_default(&c);
     bufferevent_disable(transport_bev(c.cli.t), EV_READ);
     for (int i = 0; i < 64; i++) {
         memset(data[i], 'a' + i % 26, sizeof(data[i]));
@@ -354,14 +366,10 @@ static void test_writev_one_ssl_write_per_batch(void **state)
         assert_int_equal(transport_wants(c.cli.t), TRANSPORT_WANT_READ);
     }
     conn_close(&c);
-    tls_client_free(cli);
-    tls_server_free(srv);
 }
 
 static void test_partial_writes_and_retry(void **state)
 {
-    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
-    struct tls_server *srv = server("server", false, TLS_VERSION_12);
     const size_t total = 8u << 20;
     unsigned char *data = malloc(total), *got = malloc(total);
     size_t sent = 0, recvd = 0;
@@ -371,7 +379,7 @@ static void test_partial_writes_and_retry(void **state)
 
     for (size_t i = 0; i < total; i++)
         data[i] = (unsigned char)(i * 7 + i / 4096);
-    conn_open(&c, cli, srv);
+    conn_open_default(&c);
     bufferevent_disable(transport_bev(c.cli.t), EV_READ);
     setsockopt(transport_fd(c.srv.t), SOL_SOCKET, SO_SNDBUF, &small,
                sizeof(small));
@@ -411,8 +419,6 @@ static void test_partial_writes_and_retry(void **state)
     conn_close(&c);
     free(data);
     free(got);
-    tls_client_free(cli);
-    tls_server_free(srv);
 }
 
 static void unref_cleanup(const void *data, size_t len, void *arg)
@@ -425,8 +431,6 @@ static void unref_cleanup(const void *data, size_t len, void *arg)
  * not per chain; the references are released. */
 static void test_buffered_output_is_packed(void **state)
 {
-    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
-    struct tls_server *srv = server("server", false, TLS_VERSION_12);
     static char object[1500];
     static unsigned char got[100 * (sizeof(object) + 8)];
     struct evbuffer *out;
@@ -436,7 +440,7 @@ static void test_buffered_output_is_packed(void **state)
     struct conn c;
 
     memset(object, 'o', sizeof(object));
-    conn_open(&c, cli, srv);
+    conn_open_default(&c);
     bufferevent_disable(transport_bev(c.cli.t), EV_READ);
     out = bufferevent_get_output(transport_bev(c.srv.t));
     bufferevent_enable(transport_bev(c.srv.t), EV_WRITE);
@@ -466,21 +470,17 @@ static void test_buffered_output_is_packed(void **state)
     print_message("300 chains, %zu bytes: %d records\n", want, (int)records);
     assert_true(records <= want / 16384 + 3);
     conn_close(&c);
-    tls_client_free(cli);
-    tls_server_free(srv);
 }
 
 static void test_close_notify_is_eof(void **state)
 {
-    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
-    struct tls_server *srv = server("server", false, TLS_VERSION_12);
     struct iovec w = {"bye", 3};
     unsigned char buf[16];
     struct iovec r = {buf, sizeof(buf)};
     struct conn c;
     ssize_t n = 0;
 
-    conn_open(&c, cli, srv);
+    conn_open_default(&c);
     bufferevent_disable(transport_bev(c.cli.t), EV_READ);
     assert_int_equal(transport_writev(c.srv.t, &w, 1), 3);
     assert_int_equal(transport_shutdown_write(c.srv.t), RW_OK);
@@ -489,42 +489,34 @@ static void test_close_notify_is_eof(void **state)
         usleep(1000);
     assert_int_equal(n, RW_ECLOSED);
     conn_close(&c);
-    tls_client_free(cli);
-    tls_server_free(srv);
 }
 
 static void test_untrusted_server_fails(void **state)
 {
-    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
-    struct tls_server *srv = server("foreign", false, TLS_VERSION_12);
     uint64_t failed = tls_stats()->client_handshakes_failed;
     struct conn c;
 
-    conn_open(&c, cli, srv);
+    conn_open_owned(&c, client("ca.crt", NULL, "127.0.0.1", "h2"),
+                    server("foreign", false, TLS_VERSION_12));
     assert_true(c.cli.events & BEV_EVENT_ERROR);
     assert_false(c.cli.events & BEV_EVENT_CONNECTED);
-    assert_string_equal(tls_client_last_error(cli),
+    assert_string_equal(tls_client_last_error(c.own_cli),
                         "certificate verify failed: "
                         "unable to get local issuer certificate");
     assert_true(tls_stats()->client_handshakes_failed > failed);
     conn_close(&c);
-    tls_client_free(cli);
-    tls_server_free(srv);
 }
 
 static void test_wrong_name_fails(void **state)
 {
-    struct tls_client *cli = client("ca.crt", NULL, "etcd.example", "h2");
-    struct tls_server *srv = server("server", false, TLS_VERSION_12);
     struct conn c;
 
-    conn_open(&c, cli, srv);
+    conn_open_owned(&c, client("ca.crt", NULL, "etcd.example", "h2"),
+                    server("server", false, TLS_VERSION_12));
     assert_true(c.cli.events & BEV_EVENT_ERROR);
-    assert_string_equal(tls_client_last_error(cli),
+    assert_string_equal(tls_client_last_error(c.own_cli),
                         "certificate verify failed: hostname mismatch");
     conn_close(&c);
-    tls_client_free(cli);
-    tls_server_free(srv);
 }
 
 static void test_client_certificates(void **state)
@@ -655,15 +647,12 @@ static void test_file_errors(void **state)
 
 static void test_min_version_13(void **state)
 {
-    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
-    struct tls_server *srv = server("server", false, TLS_VERSION_13);
     struct conn c;
 
-    conn_open(&c, cli, srv);
+    conn_open_owned(&c, client("ca.crt", NULL, "127.0.0.1", "h2"),
+                    server("server", false, TLS_VERSION_13));
     assert_int_equal(c.cli.events, BEV_EVENT_CONNECTED);
     conn_close(&c);
-    tls_client_free(cli);
-    tls_server_free(srv);
 }
 
 static void test_reload(void **state)
