@@ -14,7 +14,10 @@
  * into one staging buffer shared by every connection and makes ONE
  * SSL_write of it (partial writes enabled: it takes whole records while
  * the socket has room); transport_readv decrypts straight into the
- * caller's iovecs.  The SSL keeps no buffer while idle
+ * caller's iovecs.  The buffered stream's output, which libevent writes
+ * with one SSL_write per chain, is packed into one chain per pass of the
+ * loop first, so that it too goes out as one SSL_write per flushed
+ * batch, not per event.  The SSL keeps no buffer while idle
  * (SSL_MODE_RELEASE_BUFFERS), and the kernel's TLS (kTLS) is asked for
  * (SSL_OP_ENABLE_KTLS): where the kernel offers it, records are encrypted
  * in the kernel.
@@ -50,8 +53,9 @@ struct tls_client_config {
                                 address the server's certificate must be
                                 valid for; NULL: no name check */
     const char *alpn;        /* one ALPN protocol offered ("h2"); NULL:
-                                none.  When set, a server that picks
-                                another one fails the handshake */
+                                none.  A server answering another one
+                                fails the handshake; one answering none
+                                does not (see tls_transport_alpn) */
     /* Names of the options the files came from, for error messages
      * ("--etcd-certfile /x: no such file"); NULL: "CA file",
      * "certificate file", "key file". */
