@@ -24,8 +24,10 @@ static char *trim(char *tok)
     return tok;
 }
 
-static int members_add(struct upstream_members *ms, const char *url, char *why,
-                       size_t why_len)
+/* Adds url; one_member: the list is url alone (its errors then need not
+ * say which member). */
+static int members_add(struct upstream_members *ms, const char *url,
+                       bool one_member, char *why, size_t why_len)
 {
     struct upstream_member *m;
     char what[160], *host, *port;
@@ -33,7 +35,11 @@ static int members_add(struct upstream_members *ms, const char *url, char *why,
 
     if (address_parse_server_url(url, &host, &port, &tls, what,
                                  sizeof(what)) != RW_OK) {
-        snprintf(why, why_len, "member %zu \"%s\": %s", ms->n + 1, url, what);
+        if (one_member)
+            snprintf(why, why_len, "%s", what);
+        else
+            snprintf(why, why_len, "member %zu \"%s\": %s", ms->n + 1, url,
+                     what);
         return RW_EINVAL;
     }
     for (size_t i = 0; i < ms->n; i++)
@@ -80,7 +86,8 @@ int upstream_members_parse(const char *list, struct upstream_members *out,
                      "an empty member: expected URLs separated by commas");
             rc = RW_EINVAL;
         } else {
-            rc = members_add(out, url, why, why_len);
+            rc = members_add(out, url, strchr(list, ',') == NULL, why,
+                             why_len);
         }
         if (comma == NULL)
             break;

@@ -30,7 +30,8 @@ struct upstream_members {
  * it, all of one scheme, none twice.  Returns RW_OK with *out filled
  * (free with upstream_members_fini), or RW_EINVAL with why set (*out then
  * empty): "member 2 \"x\": expected http://HOST:PORT or
- * https://HOST:PORT", "member 2 \"https://b:1\" is https but member 1 is
+ * https://HOST:PORT" (without "member 1 ..." when list is one URL),
+ * "member 2 \"https://b:1\" is https but member 1 is
  * http: expected one scheme for every member", "an empty member: expected
  * URLs separated by commas", "member 2 \"http://a:1\" given twice".
  */

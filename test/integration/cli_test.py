@@ -22,8 +22,11 @@ RINGWATCH_INVALID = [
     (["--listen", "localhost:80"], 'with HOST an IPv4 address'),
     (["--etcd", "ftp://x"], '--upstream: "ftp://x": unknown scheme "ftp": expected http:// or https:// (etcd)'),
     (["--upstream", "http://127.0.0.1"], '--upstream: "http://127.0.0.1": expected http://HOST:PORT'),
-    (["--upstream", "https://127.0.0.1:2379"],
-     '--upstream: "https://127.0.0.1:2379": TLS to etcd (https) is not supported yet'),
+    (["--upstream", "https://127.0.0.1:2379,http://127.0.0.1:2380"],
+     '--upstream: "https://127.0.0.1:2379,http://127.0.0.1:2380": member 2 "http://127.0.0.1:2380"'
+     ' is http but member 1 is https: expected one scheme for every member'),
+    (["--etcd-certfile", "/dev/null", "--etcd", "https://127.0.0.1:2379"],
+     '--etcd-certfile: "/dev/null": given without --etcd-keyfile: expected both or neither'),
     (["--upstream", "127.0.0.1:2379"],
      '--upstream: "127.0.0.1:2379": expected a URL SCHEME://HOST:PORT with SCHEME one of http:// or https:// (etcd)'),
     (["--index-fields", "pods=spec.bogus"],
