@@ -119,8 +119,10 @@ static int parse_url_rest(const char *rest, const char *form, char **host,
     if (!split_host_port(rest, len, &hp))
         return fail(why, why_len, form, "");
     if (hp.port_value < 1 || hp.port_value > 65535) {
-        snprintf(why, why_len, "port out of range: %s with PORT from 1 to "
-                 "65535", form);
+        snprintf(why, why_len,
+                 "port out of range: %s with PORT from 1 to "
+                 "65535",
+                 form);
         return RW_EINVAL;
     }
     if (hp.host_len == 0)

@@ -129,10 +129,10 @@ struct upstream_etcd {
     struct upstream_etcd_read *reads; /* the direct reads */
     char *url;                        /* the member list, as given */
     struct upstream_members members;
-    size_t member;            /* the one connected to, or tried next */
+    size_t member;                 /* the one connected to, or tried next */
     struct upstream_etcd_tls *tls; /* NULL: cleartext */
-    bool useful;              /* the connection answered a call */
-    bool ever_useful;         /* a connection answered a call once */
+    bool useful;                   /* the connection answered a call */
+    bool ever_useful;              /* a connection answered a call once */
     struct upstream_config cfg; /* defaults filled in */
     struct upstream_res *res;
     size_t n;
@@ -613,8 +613,7 @@ static void upstream_conn_close_cb(struct h2_client *c, int err, void *arg)
     if (c != u->conn)
         return;
     if (u->tls != NULL && !u->useful &&
-        upstream_etcd_tls_failed(u->tls, u->member,
-                                 u->members.m[u->member].url,
+        upstream_etcd_tls_failed(u->tls, u->member, u->members.m[u->member].url,
                                  !u->ever_useful)) {
         snprintf(why, sizeof(why), "TLS handshake: %s",
                  upstream_etcd_tls_error(u->tls));

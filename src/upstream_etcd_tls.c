@@ -64,8 +64,8 @@ int upstream_etcd_tls_check(const char *ca_file, const char *cert_file,
     char what[192];
 
     if (ca_file != NULL &&
-        tls_file_check("etcd-cafile", ca_file, "CERTIFICATE",
-                       "CA certificates", why, why_len) != RW_OK)
+        tls_file_check("etcd-cafile", ca_file, "CERTIFICATE", "CA certificates",
+                       why, why_len) != RW_OK)
         return RW_EINVAL;
     if (cert_file != NULL &&
         (tls_file_check("etcd-certfile", cert_file, "CERTIFICATE",
@@ -93,9 +93,10 @@ int upstream_etcd_tls_check(const char *ca_file, const char *cert_file,
     return RW_OK;
 }
 
-struct upstream_etcd_tls *upstream_etcd_tls_new(
-    const struct upstream_members *ms, const struct upstream_config *cfg,
-    char *why, size_t why_len)
+struct upstream_etcd_tls *
+upstream_etcd_tls_new(const struct upstream_members *ms,
+                      const struct upstream_config *cfg, char *why,
+                      size_t why_len)
 {
     struct upstream_etcd_tls *t = xcalloc(1, sizeof(*t));
 

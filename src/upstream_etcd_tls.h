@@ -37,9 +37,10 @@ int upstream_etcd_tls_check(const char *ca_file, const char *cert_file,
 /* The TLS clients of ms's members (ms->tls must be true; ms and cfg are
  * read now only).  NULL with why when a client cannot be made (the files
  * are checked at startup: one changed since). */
-struct upstream_etcd_tls *upstream_etcd_tls_new(
-    const struct upstream_members *ms, const struct upstream_config *cfg,
-    char *why, size_t why_len);
+struct upstream_etcd_tls *
+upstream_etcd_tls_new(const struct upstream_members *ms,
+                      const struct upstream_config *cfg, char *why,
+                      size_t why_len);
 
 /* NULL is a no-op. */
 void upstream_etcd_tls_free(struct upstream_etcd_tls *t);

@@ -33,8 +33,8 @@ static int members_add(struct upstream_members *ms, const char *url,
     char what[160], *host, *port;
     bool tls;
 
-    if (address_parse_server_url(url, &host, &port, &tls, what,
-                                 sizeof(what)) != RW_OK) {
+    if (address_parse_server_url(url, &host, &port, &tls, what, sizeof(what)) !=
+        RW_OK) {
         if (one_member)
             snprintf(why, why_len, "%s", what);
         else
@@ -86,8 +86,7 @@ int upstream_members_parse(const char *list, struct upstream_members *out,
                      "an empty member: expected URLs separated by commas");
             rc = RW_EINVAL;
         } else {
-            rc = members_add(out, url, strchr(list, ',') == NULL, why,
-                             why_len);
+            rc = members_add(out, url, strchr(list, ',') == NULL, why, why_len);
         }
         if (comma == NULL)
             break;

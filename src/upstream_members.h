@@ -20,8 +20,8 @@ struct upstream_member {
 
 struct upstream_members {
     struct upstream_member *m;
-    size_t n;  /* >= 1 once parsed */
-    bool tls;  /* every member is https:// (else every one is http://) */
+    size_t n; /* >= 1 once parsed */
+    bool tls; /* every member is https:// (else every one is http://) */
 };
 
 /*

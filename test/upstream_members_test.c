@@ -20,9 +20,9 @@ static void test_lists(void **state)
     struct upstream_members ms;
     char why[256];
 
-    assert_int_equal(upstream_members_parse("http://127.0.0.1:2379", &ms, why,
-                                            sizeof(why)),
-                     RW_OK);
+    assert_int_equal(
+        upstream_members_parse("http://127.0.0.1:2379", &ms, why, sizeof(why)),
+        RW_OK);
     assert_int_equal(ms.n, 1);
     assert_false(ms.tls);
     assert_string_equal(ms.m[0].host, "127.0.0.1");

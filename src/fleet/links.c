@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "cache/rw.h"
+#include "src/fleet/dial.h"
 #include "src/h2_client.h"
 #include "src/log.h"
 
@@ -27,7 +28,7 @@ struct link {
 
 struct links {
     struct event_base *base;
-    char *host, *port;
+    const struct fleet_dial *d;
     const char *what;
     struct link *link;
     size_t n, open;
@@ -67,15 +68,14 @@ static void link_close_cb(struct h2_client *c, int err, void *arg)
     h2_client_free(c);
 }
 
-struct links *links_new(struct event_base *base, const char *host,
-                        const char *port, size_t n, const char *what)
+struct links *links_new(struct event_base *base, const struct fleet_dial *d,
+                        size_t n, const char *what)
 {
     struct links *ls = xcalloc(1, sizeof(*ls));
 
     rw_assert(n > 0);
     ls->base = base;
-    ls->host = xstrdup(host);
-    ls->port = xstrdup(port);
+    ls->d = d;
     ls->what = what;
     ls->n = n;
     ls->link = xcalloc(n, sizeof(*ls->link));
@@ -95,8 +95,6 @@ void links_free(struct links *ls)
         h2_client_free(c); /* its streams close first */
     }
     free(ls->link);
-    free(ls->host);
-    free(ls->port);
     free(ls);
 }
 
@@ -107,11 +105,14 @@ struct h2_client *links_get(struct links *ls, size_t i)
         .on_close = link_close_cb,
     };
     struct link *l = &ls->link[i];
+    struct h2_client_config hc = {0};
 
     if (l->c != NULL && l->up && !h2_client_is_open(l->c))
         link_forget(l); /* GOAWAY: it finishes its streams alone */
-    if (l->c == NULL)
-        l->c = h2_client_new(ls->base, ls->host, ls->port, NULL, &cbs, l);
+    if (l->c == NULL) {
+        fleet_dial_h2(ls->d, &hc);
+        l->c = h2_client_new(ls->base, ls->d->host, ls->d->port, &hc, &cbs, l);
+    }
     return l->c;
 }
 
