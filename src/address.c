@@ -173,3 +173,17 @@ int address_parse_server_url(const char *text, char **host, char **port,
     return parse_url_rest(text, ADDRESS_SERVER_URL_FORM, host, port, why,
                           why_len);
 }
+
+bool address_is_loopback(const struct sockaddr_storage *ss)
+{
+    const struct in6_addr *a6;
+
+    if (ss->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >>
+                24) == 127;
+    if (ss->ss_family != AF_INET6)
+        return false;
+    a6 = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a6) ||
+           (IN6_IS_ADDR_V4MAPPED(a6) && a6->s6_addr[12] == 127);
+}

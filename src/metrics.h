@@ -17,6 +17,7 @@
 #include "cache/rbuf.h"
 
 struct resource;
+struct tls_stats;
 
 /* What /metrics shows beyond the resources. */
 struct metrics_global {
@@ -30,6 +31,7 @@ struct metrics_global {
                                            handshakes included */
     const char *upstream_tls_error;     /* upstream_status's tls_error */
     uint64_t shutdown_connections_cut; /* closed unfinished at shutdown */
+    const struct tls_stats *tls; /* TLS counters (tls.h); NULL: no TLS */
 };
 
 /* Renders every metric as Prometheus text into a new rbuf. */

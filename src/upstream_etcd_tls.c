@@ -4,13 +4,11 @@
  */
 #include "src/upstream_etcd_tls.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache/rw.h"
-#include "src/config.h"
 #include "src/h2_client.h"
 #include "src/log.h"
 #include "src/tls.h"
@@ -25,72 +23,25 @@ struct upstream_etcd_tls {
     char error[192];            /* the last failure's reason */
 };
 
-/* Whether file can be read and holds a PEM block whose label ends in
- * label ("CERTIFICATE", "PRIVATE KEY"); else why, in config_fail's
- * form. */
-static int tls_file_check(const char *option, const char *file,
-                          const char *label, const char *what, char *why,
-                          size_t why_len)
-{
-    FILE *f = fopen(file, "r");
-    char line[256], want[64];
-    bool found = false;
-
-    if (f == NULL)
-        return config_fail(why, why_len, option, file, "cannot read: %s",
-                           strerror(errno));
-    snprintf(want, sizeof(want), "%s-----", label);
-    while (!found && fgets(line, sizeof(line), f) != NULL)
-        found = strncmp(line, "-----BEGIN ", 11) == 0 && strstr(line, want);
-    if (ferror(f)) {
-        int err = errno;
-
-        fclose(f);
-        return config_fail(why, why_len, option, file, "cannot read: %s",
-                           strerror(err));
-    }
-    fclose(f);
-    if (!found)
-        return config_fail(why, why_len, option, file, "expected %s in PEM",
-                           what);
-    return RW_OK;
-}
+/* The options the files come from, for tls_client_new's messages. */
+#define ETCD_TLS_OPTIONS                                                       \
+    .ca_option = "--etcd-cafile", .cert_option = "--etcd-certfile",           \
+    .key_option = "--etcd-keyfile"
 
 int upstream_etcd_tls_check(const char *ca_file, const char *cert_file,
                             const char *key_file, char *why, size_t why_len)
 {
-    struct tls_client_config tc = {.alpn = "h2"};
-    struct tls_client *c;
-    char what[192];
+    struct tls_client_config tc = {
+        .ca_file = ca_file,
+        .cert_file = cert_file,
+        .key_file = key_file,
+        .alpn = "h2",
+        ETCD_TLS_OPTIONS,
+    };
+    struct tls_client *c = tls_client_new(&tc, why, why_len);
 
-    if (ca_file != NULL &&
-        tls_file_check("etcd-cafile", ca_file, "CERTIFICATE", "CA certificates",
-                       why, why_len) != RW_OK)
-        return RW_EINVAL;
-    if (cert_file != NULL &&
-        (tls_file_check("etcd-certfile", cert_file, "CERTIFICATE",
-                        "a certificate", why, why_len) != RW_OK ||
-         tls_file_check("etcd-keyfile", key_file, "PRIVATE KEY",
-                        "a private key", why, why_len) != RW_OK))
-        return RW_EINVAL;
-    /* The contents, as OpenSSL reads them: the CA alone, then the pair. */
-    tc.ca_file = ca_file;
-    if (ca_file != NULL) {
-        if ((c = tls_client_new(&tc, what, sizeof(what))) == NULL)
-            return config_fail(why, why_len, "etcd-cafile", ca_file, "%s",
-                               what);
-        tls_client_free(c);
-    }
-    if (cert_file != NULL) {
-        tc.cert_file = cert_file;
-        tc.key_file = key_file;
-        if ((c = tls_client_new(&tc, what, sizeof(what))) == NULL)
-            return config_fail(why, why_len, "etcd-keyfile", key_file,
-                               "with --etcd-certfile \"%s\": %s", cert_file,
-                               what);
-        tls_client_free(c);
-    }
-    return RW_OK;
+    tls_client_free(c);
+    return c != NULL ? RW_OK : RW_EINVAL;
 }
 
 struct upstream_etcd_tls *
@@ -110,6 +61,7 @@ upstream_etcd_tls_new(const struct upstream_members *ms,
             .key_file = cfg->tls_key_file,
             .server_name = ms->m[i].host,
             .alpn = "h2",
+            ETCD_TLS_OPTIONS,
         };
 
         if ((t->client[i] = tls_client_new(&tc, why, why_len)) == NULL) {

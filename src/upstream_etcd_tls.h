@@ -24,12 +24,11 @@ struct upstream_etcd_tls;
 /*
  * Checks the files of --etcd-cafile, --etcd-certfile and --etcd-keyfile
  * (each may be NULL; the certificate and the key come together) as
- * ringwatch starts: each readable and PEM of the right kind, the key the
- * certificate's.  Returns RW_OK, or RW_EINVAL with one line naming the
- * option and the file in config_fail's form: --etcd-keyfile: "FILE":
- * cannot read: No such file or directory, --etcd-cafile: "FILE": not a
- * PEM certificate, --etcd-keyfile: "FILE": does not match --etcd-certfile
- * (as tls_client_new says it).
+ * ringwatch starts, as OpenSSL reads them (tls_client_new): each readable
+ * and valid, the key the certificate's.  Returns RW_OK, or RW_EINVAL with
+ * one line naming the option and the file ("--etcd-keyfile /k: No such
+ * file or directory", "--etcd-keyfile /k: key does not match
+ * certificate").
  */
 int upstream_etcd_tls_check(const char *ca_file, const char *cert_file,
                             const char *key_file, char *why, size_t why_len);

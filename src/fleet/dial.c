@@ -14,27 +14,29 @@
 #include "src/tls.h"
 #include "src/transport.h"
 
-/* One TLS client of d's server with alpn; why in config_fail's form. */
+/* One TLS client of d's server with alpn; why names the option and the
+ * file at fault (tls_client_new's words). */
 static struct tls_client *dial_tls(const struct fleet_dial *d,
                                    const char *prefix,
                                    const struct fleet_dial_options *o,
                                    const char *alpn, char *why, size_t why_len)
 {
+    char ca[32], cert[32], key[32];
     struct tls_client_config tc = {
         .ca_file = o->cacert,
         .cert_file = o->cert,
         .key_file = o->key,
         .server_name = d->host,
         .alpn = alpn,
+        .ca_option = ca,
+        .cert_option = cert,
+        .key_option = key,
     };
-    struct tls_client *c;
-    char what[256], name[32];
 
-    if ((c = tls_client_new(&tc, what, sizeof(what))) != NULL)
-        return c;
-    snprintf(name, sizeof(name), "%s%s", prefix, o->cert ? "cert" : "cacert");
-    config_fail(why, why_len, name, o->cert ? o->cert : o->cacert, "%s", what);
-    return NULL;
+    snprintf(ca, sizeof(ca), "--%scacert", prefix);
+    snprintf(cert, sizeof(cert), "--%scert", prefix);
+    snprintf(key, sizeof(key), "--%skey", prefix);
+    return tls_client_new(&tc, why, why_len);
 }
 
 int fleet_dial_init(struct fleet_dial *d, const char *option, const char *url,

@@ -70,7 +70,7 @@ FLEET_INVALID = [
     (["--server", "https://127.0.0.1:8443", "--cert", "c"],
      '--cert: "c": expected --cert and --key together'),
     (["--server", "https://127.0.0.1:8443", "--cacert", "/nonexistent/ca.crt"],
-     '--cacert: "/nonexistent/ca.crt": '),
+     '--cacert /nonexistent/ca.crt: No such file or directory'),
     (["--watchers", "0"], '--watchers: "0": out of range: expected 1 to 1000000'),
     (["--watchers", "many"], '--watchers: "many": expected a whole number'),
     (["--connections", "-1"], '--connections: "-1": out of range'),
