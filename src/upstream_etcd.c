@@ -612,18 +612,19 @@ static void upstream_conn_close_cb(struct h2_client *c, int err, void *arg)
 
     if (c != u->conn)
         return;
-    if (u->tls != NULL && !u->useful &&
+    if (u->tls != NULL &&
         upstream_etcd_tls_failed(u->tls, u->member, u->members.m[u->member].url,
-                                 !u->ever_useful)) {
+                                 !u->ever_useful, u->connected && !u->useful)) {
         snprintf(why, sizeof(why), "TLS handshake: %s",
                  upstream_etcd_tls_error(u->tls));
-        u->connected = false; /* a failed attempt, not a lost connection */
-        upstream_conn_lost(u, why);
         if (!u->ever_useful && upstream_etcd_tls_hopeless(u->tls) &&
             u->cfg.fatal != NULL) {
-            event_del(u->reconnect);
-            u->cfg.fatal(why, u->cfg.fatal_arg);
+            u->connect_failures++;
+            u->cfg.fatal(why, u->cfg.fatal_arg); /* frees u later */
+            return;
         }
+        u->connected = false; /* a failed attempt, not a lost connection */
+        upstream_conn_lost(u, why);
         return;
     }
     upstream_conn_lost(u, h2_client_last_error(c)[0] ? h2_client_last_error(c)

@@ -20,7 +20,11 @@ struct upstream_etcd_tls {
     struct tls_client **client; /* per member */
     bool *refused;              /* per member: its first connection failed
                                    TLS */
-    char error[192];            /* the last failure's reason */
+    uint64_t *failures;         /* per member: tls_client_failures when
+                                   its connection was made */
+    char error[192];            /* the last failure's reason, until a
+                                   connection ends otherwise */
+    char logged[192];           /* the last reason logged */
 };
 
 /* The options the files come from, for tls_client_new's messages. */
@@ -54,6 +58,7 @@ upstream_etcd_tls_new(const struct upstream_members *ms,
     t->n = ms->n;
     t->client = xcalloc(ms->n, sizeof(*t->client));
     t->refused = xcalloc(ms->n, sizeof(*t->refused));
+    t->failures = xcalloc(ms->n, sizeof(*t->failures));
     for (size_t i = 0; i < ms->n; i++) {
         struct tls_client_config tc = {
             .ca_file = cfg->tls_ca_file,
@@ -80,6 +85,7 @@ void upstream_etcd_tls_free(struct upstream_etcd_tls *t)
         tls_client_free(t->client[i]);
     free(t->client);
     free(t->refused);
+    free(t->failures);
     free(t);
 }
 
@@ -88,17 +94,28 @@ void upstream_etcd_tls_configure(struct upstream_etcd_tls *t, size_t i,
 {
     hc->transport = tls_client_transport;
     hc->transport_arg = t->client[i];
+    t->failures[i] = tls_client_failures(t->client[i]);
 }
 
 bool upstream_etcd_tls_failed(struct upstream_etcd_tls *t, size_t i,
-                              const char *url, bool first)
+                              const char *url, bool first, bool silent)
 {
     const char *reason = tls_client_last_error(t->client[i]);
 
-    if (reason == NULL || reason[0] == '\0')
+    if (tls_client_failures(t->client[i]) != t->failures[i]) {
+        /* OpenSSL's reason */
+    } else if (silent) {
+        /* The alert was lost: etcd closes right after it, and our first
+         * bytes, crossing it, make the kernel reset the connection. */
+        reason = "the server closed the connection right after the "
+                 "handshake (does it trust the client certificate?)";
+    } else {
+        t->error[0] = '\0'; /* not TLS: refused, reset, timed out */
         return false;
-    if (strcmp(reason, t->error) != 0)
+    }
+    if (strcmp(reason, t->logged) != 0)
         log_error("etcd %s: TLS handshake failed: %s", url, reason);
+    snprintf(t->logged, sizeof(t->logged), "%s", reason);
     snprintf(t->error, sizeof(t->error), "%s", reason);
     if (first)
         t->refused[i] = true;

@@ -44,21 +44,25 @@ upstream_etcd_tls_new(const struct upstream_members *ms,
 /* NULL is a no-op. */
 void upstream_etcd_tls_free(struct upstream_etcd_tls *t);
 
-/* Makes hc's connections to member i speak TLS (hc->transport). */
+/* Makes hc's connection to member i speak TLS (hc->transport); call it
+ * for each connection (it notes the TLS failures so far). */
 void upstream_etcd_tls_configure(struct upstream_etcd_tls *t, size_t i,
                                  struct h2_client_config *hc);
 
 /*
- * A connection to member i (url, for the log) ended before the member
- * answered any call.  Returns whether TLS failed it (the handshake, or a
- * refusal of our certificate right after it: TLS 1.3 alerts that after
- * the client's Finished), logging the reason at error level when it
- * differs from the last one logged.  first: no connection ever succeeded
- * (the member is then marked as refusing TLS for
- * upstream_etcd_tls_hopeless).
+ * A connection to member i (url, for the log) ended.  Returns whether TLS
+ * failed it (its handshake, or a fatal alert right after it: TLS 1.3
+ * servers refuse a client certificate that way), logging the reason at
+ * error level when it differs from the last one logged; else the last
+ * reason is forgotten (upstream_etcd_tls_error says "" again).  first: no
+ * connection ever succeeded (the member is then marked as refusing TLS,
+ * for upstream_etcd_tls_hopeless).  silent: the handshake completed but
+ * the member closed the connection before answering anything, which is
+ * how a refused certificate looks when its alert is lost (reset); that
+ * counts as a TLS failure too.
  */
 bool upstream_etcd_tls_failed(struct upstream_etcd_tls *t, size_t i,
-                              const char *url, bool first);
+                              const char *url, bool first, bool silent);
 
 /* Whether the first connection to every member failed TLS. */
 bool upstream_etcd_tls_hopeless(const struct upstream_etcd_tls *t);
