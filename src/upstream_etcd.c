@@ -281,6 +281,7 @@ static int res_page(struct upstream_res *res, const uint8_t *msg, size_t len)
 
     if (etcd_range_response_decode(&r, msg, len) != 0)
         return RW_EPROTO;
+    res->u->useful = res->u->ever_useful = true; /* etcd answers */
     if (upstream_observe(res->u, &res->range_mark, &r.header, true, "Range")) {
         etcd_range_response_fini(&r); /* res lists again already */
         return RW_OK;

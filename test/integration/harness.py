@@ -113,6 +113,13 @@ class Etcd:
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir = None
 
+    def client_args(self):
+        """curl's, etcdctl's, seed-cluster's and ringwatch-fleet's options
+        to reach this etcd: --cacert, --cert, --key when it serves TLS."""
+        if self.ssl is None:
+            return []
+        return ["--cacert", self.ca, "--cert", self.cert, "--key", self.key]
+
     def ringwatch_args(self):
         """ringwatch's options to reach this etcd: its CA and client
         certificate when it serves TLS."""
@@ -227,7 +234,7 @@ def seed_cluster(etcd, nodes, namespaces, deployments, replicas, configmaps):
     out = subprocess.run([os.path.join(TOP, "scripts", "seed-cluster"), etcd.url,
                           "--nodes", str(nodes), "--namespaces", str(namespaces),
                           "--deployments", str(deployments), "--replicas", str(replicas),
-                          "--configmaps", str(configmaps)],
+                          "--configmaps", str(configmaps)] + etcd.client_args(),
                          check=True, capture_output=True, text=True, timeout=60)
     return int(out.stdout.split("revision")[-1])
 
@@ -258,9 +265,11 @@ class Ringwatch:
         self.port = port or free_port()
         self.tls = tls
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
+        # etcd's CA and client certificate when it serves TLS (args may
+        # name others: the last one given wins)
         cmd = [RINGWATCH, "--listen", "%s:%d" % (listen, self.port),
                "--upstream", etcd_url or etcd.url,
-               "--resources", resources] + list(args)
+               "--resources", resources] + etcd.ringwatch_args() + list(args)
         if tls:
             cmd += ["--tls-cert-file", tls["cert"], "--tls-private-key-file", tls["key"]]
             if tls.get("client_ca"):
