@@ -98,6 +98,18 @@ void fleet_dial_h2(const struct fleet_dial *d, struct h2_client_config *hc)
     hc->transport_arg = d->tls_h2;
 }
 
+uint64_t fleet_dial_h2_failures(const struct fleet_dial *d)
+{
+    return d->tls_h2 != NULL ? tls_client_failures(d->tls_h2) : 0;
+}
+
+const char *fleet_dial_h2_error(const struct fleet_dial *d, uint64_t failures)
+{
+    if (d->tls_h2 == NULL || tls_client_failures(d->tls_h2) == failures)
+        return NULL;
+    return tls_client_last_error(d->tls_h2);
+}
+
 struct transport *fleet_dial_h1(const struct fleet_dial *d,
                                 struct event_base *base, int fd)
 {

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct event_base;
 struct h2_client_config;
@@ -49,6 +50,16 @@ void fleet_dial_fini(struct fleet_dial *d);
 
 /* Makes hc's connections speak TLS when d is https (hc->transport). */
 void fleet_dial_h2(const struct fleet_dial *d, struct h2_client_config *hc);
+
+/* The TLS failures of d's HTTP/2 connections so far (0 for cleartext):
+ * noted when a connection is made, for fleet_dial_h2_error when it
+ * ends. */
+uint64_t fleet_dial_h2_failures(const struct fleet_dial *d);
+
+/* Why TLS ended d's HTTP/2 connection made when failures was noted
+ * ("certificate verify failed: ..."), as tls_client_last_error says it;
+ * NULL when TLS did not (no TLS failure since). */
+const char *fleet_dial_h2_error(const struct fleet_dial *d, uint64_t failures);
 
 /* The transport of an HTTP/1.1 connection over fd (a non-blocking socket
  * not connected yet; taken on every path): TLS when d is https, else

@@ -24,6 +24,7 @@ struct link {
     struct links *ls;
     struct h2_client *c;
     bool up;
+    uint64_t tls_failures; /* fleet_dial_h2_failures when c was made */
 };
 
 struct links {
@@ -57,12 +58,15 @@ static void link_close_cb(struct h2_client *c, int err, void *arg)
 {
     struct link *l = arg;
     struct links *ls = l->ls;
+    const char *tls = fleet_dial_h2_error(ls->d, l->tls_failures);
 
     if (ls->closes_logged++ < LINKS_LOG_CLOSES)
-        log_warnx("%s connection %zu to %s: %s", ls->what,
+        log_warnx("%s connection %zu to %s: %s%s", ls->what,
                   (size_t)(l - ls->link), h2_client_authority(c),
-                  h2_client_last_error(c)[0] ? h2_client_last_error(c)
-                                             : rw_strerror(err));
+                  tls != NULL ? "TLS handshake: " : "",
+                  tls != NULL                ? tls
+                  : h2_client_last_error(c)[0] ? h2_client_last_error(c)
+                                               : rw_strerror(err));
     if (l->c == c)
         link_forget(l);
     h2_client_free(c);
@@ -111,6 +115,7 @@ struct h2_client *links_get(struct links *ls, size_t i)
         link_forget(l); /* GOAWAY: it finishes its streams alone */
     if (l->c == NULL) {
         fleet_dial_h2(ls->d, &hc);
+        l->tls_failures = fleet_dial_h2_failures(ls->d);
         l->c = h2_client_new(ls->base, ls->d->host, ls->d->port, &hc, &cbs, l);
     }
     return l->c;

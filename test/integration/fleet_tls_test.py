@@ -39,7 +39,7 @@ def fleet(rw, etcd, ca, cert, key, *args, duration=4, server=None, timeout=90):
         text = f.read()
     check(text, "no report from %s\n%s", cmd, out.stdout + out.stderr[-3000:])
     r = json.loads(text)
-    r["_exit"], r["_log"] = out.returncode, out.stdout + out.stderr[-3000:]
+    r["_exit"], r["_log"] = out.returncode, out.stdout + out.stderr
     return r
 
 
