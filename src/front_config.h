@@ -57,7 +57,8 @@ struct front_config {
     /* With tls: whether plaintext connections are served too (a loopback
      * address, or --insecure-allow-plaintext); if not, they are answered
      * 400 "Client sent an HTTP request to an HTTPS server." and closed,
-     * as Go's net/http.  Without tls, plaintext is always served. */
+     * as Go's net/http (listener.h).  Without tls, plaintext is always
+     * served. */
     bool tls_plaintext;
 };
 

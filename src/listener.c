@@ -7,6 +7,10 @@
  * still being sniffed, a tiny struct with its transport.  Once the first
  * bytes decide the protocol, the transport is handed, bytes already read
  * included, to conn_h1_new or conn_h2_new and the sniff struct is freed.
+ * With TLS configured a sniff starts without a transport: its socket is
+ * peeked at (MSG_PEEK, so that OpenSSL reads the ClientHello itself)
+ * until the first byte chooses a TLS or a plain transport; a TLS one
+ * handshakes, then its plaintext is sniffed like a plain one's.
  *
  * When accept fails for lack of file descriptors, accepting pauses for a
  * second instead of spinning.
@@ -65,6 +69,7 @@ struct sniff {
     int fd;              /* while peeking (no transport yet); else -1 */
     struct event *peek;  /* while peeking: the socket readable */
     uint64_t deadline_ms; /* a partial preface: header_timeout; 0 */
+    bool answered;        /* plaintext on a TLS-only port: 400 sent */
 };
 
 void listener_config_defaults(struct front_config *cfg)
@@ -158,8 +163,8 @@ static void listener_sniff_read_cb(struct bufferevent *bev, void *arg)
         return;
     p = evbuffer_pullup(in, (ssize_t)len);
     if (p[0] == TLS_HANDSHAKE) {
-        log_debug("listener: TLS ClientHello: TLS is not configured; "
-                  "closing");
+        log_debug("listener: a TLS ClientHello where plaintext is expected "
+                  "(TLS not configured, or inside TLS); closing");
         sniff_kill(sn);
         return;
     }
@@ -278,25 +283,51 @@ static void sniff_tls(struct sniff *sn)
     bufferevent_enable(bev, EV_READ);
 }
 
-/* A plaintext client on a TLS-only port: Go's answer, then close (the
- * write side first, so that the client reads it and not a reset). */
+/* Plaintext on a TLS-only port, as Go's net/http answers it (its
+ * tlsRecordHeaderLooksLikeHTTP): when the first 5 bytes look like an
+ * HTTP request, a 400, then close (the write side first, so that the
+ * client reads it and not a reset); anything else is closed at once. */
 #define HTTPS_ONLY                                                           \
-    "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain\r\n"           \
-    "Connection: close\r\n\r\n"                                           \
+    "HTTP/1.0 400 Bad Request\r\n\r\n"                                       \
     "Client sent an HTTP request to an HTTPS server.\n"
+
+static bool looks_like_http(const unsigned char *p)
+{
+    static const char *const starts[] = {"GET /", "HEAD ", "POST ", "PUT /",
+                                         "OPTIO"};
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(starts); i++)
+        if (memcmp(p, starts[i], 5) == 0)
+            return true;
+    return false;
+}
 
 static void listener_refused_write_cb(struct bufferevent *bev, void *arg)
 {
     struct sniff *sn = arg;
 
-    if (transport_shutdown_write(sn->t) != RW_OK)
+    if (sn->answered && transport_shutdown_write(sn->t) != RW_OK)
         sniff_kill(sn);
 }
 
 static void listener_refused_read_cb(struct bufferevent *bev, void *arg)
 {
+    struct sniff *sn = arg;
     struct evbuffer *in = bufferevent_get_input(bev);
 
+    if (!sn->answered) {
+        if (evbuffer_get_length(in) < 5)
+            return;
+        if (!looks_like_http(evbuffer_pullup(in, 5))) {
+            log_debug("listener: plaintext, not HTTP, on a TLS port: closing");
+            sniff_kill(sn);
+            return;
+        }
+        log_debug("listener: plaintext HTTP on a TLS port: 400");
+        sn->answered = true;
+        evbuffer_add(bufferevent_get_output(bev), HTTPS_ONLY,
+                     sizeof(HTTPS_ONLY) - 1);
+    }
     evbuffer_drain(in, evbuffer_get_length(in));
 }
 
@@ -318,12 +349,9 @@ static void sniff_refuse_plaintext(struct sniff *sn)
     }
     sn->fd = -1;
     sn->t = transport_plain_new(bev);
-    log_debug("listener: plaintext on a TLS port: 400");
     bufferevent_setcb(bev, listener_refused_read_cb, listener_refused_write_cb,
                       listener_refused_event_cb, sn);
     bufferevent_set_timeouts(bev, &tv, &tv);
-    evbuffer_add(bufferevent_get_output(bev), HTTPS_ONLY,
-                 sizeof(HTTPS_ONLY) - 1);
     bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 
@@ -404,7 +432,6 @@ static void listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
                                struct sockaddr *sa, int salen, void *arg)
 {
     struct listener *l = arg;
-    struct bufferevent *bev;
 
     l->accepted++;
     if (l->cfg.max_connections > 0 &&
@@ -416,6 +443,13 @@ static void listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
         evutil_closesocket(fd);
         return;
     }
+    listener_adopt_socket(l, fd);
+}
+
+void listener_adopt_socket(struct listener *l, int fd)
+{
+    struct bufferevent *bev;
+
     socket_setup(l, fd);
     if (l->cfg.tls != NULL) {
         listener_peek(l, fd);

@@ -8,7 +8,7 @@
  *            happens: no connection, watch or cache is touched, and the
  *            process never ends on it.  Options given on the command line
  *            need a restart; hooks are for state read from files (the log
- *            file today, TLS certificates later).
+ *            file, the TLS certificates).
  *   SIGUSR1  logs one line of state, written by a callback.
  *   SIGUSR2  switches the log level between debug and the one configured.
  *   SIGPIPE  ignored: a write to a closed socket fails with EPIPE.

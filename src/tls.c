@@ -10,7 +10,7 @@
  * a failing SSL_CB_*_EXIT, where OpenSSL's error queue holds the reason
  * (left in place: libevent reads it next to tell an error from EOF).
  */
-#include "src/tls_impl.h"
+#include "src/tls.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +25,7 @@
 
 #include "cache/rw.h"
 #include "src/log.h"
+#include "src/tls_impl.h"
 #include "src/transport.h"
 
 struct tls_stats tls_counters;
@@ -112,7 +113,6 @@ static void tls_info_cb(const SSL *ssl, int where, int ret)
     info = tls_ctx_info(SSL_get_SSL_CTX(ssl));
     tls_reason(ssl, info->last_error, sizeof(info->last_error));
     tls_transport_failed((SSL *)ssl, info->last_error);
-    tls_counters.handshakes_failed++;
     info->failures++;
     log_debug("tls: handshake failed: %s", info->last_error);
 }
@@ -144,8 +144,7 @@ SSL_CTX *tls_ctx_new(bool server, char *why, size_t why_len)
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
                               SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                               SSL_MODE_RELEASE_BUFFERS);
-    SSL_CTX_set_options(ctx, SSL_OP_ENABLE_KTLS | SSL_OP_IGNORE_UNEXPECTED_EOF |
-                                 SSL_OP_NO_RENEGOTIATION);
+    SSL_CTX_set_options(ctx, SSL_OP_ENABLE_KTLS | SSL_OP_NO_RENEGOTIATION);
     SSL_CTX_set_info_callback(ctx, tls_info_cb);
     SSL_CTX_set_default_passwd_cb(ctx, tls_no_passphrase);
     return ctx;

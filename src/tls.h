@@ -18,6 +18,10 @@
  * (SSL_MODE_RELEASE_BUFFERS), and the kernel's TLS (kTLS) is asked for
  * (SSL_OP_ENABLE_KTLS): where the kernel offers it, records are encrypted
  * in the kernel.
+ *
+ * OpenSSL writes to the socket with write(2) (its socket BIO, which kTLS
+ * needs), so a process using TLS transports must ignore SIGPIPE, as
+ * ringwatch and ringwatch-fleet do.
  */
 #ifndef TLS_H
 #define TLS_H
@@ -168,7 +172,8 @@ const char *tls_transport_alpn(const struct transport *t);
 struct tls_stats {
     uint64_t ssl_writes;        /* SSL_write calls by transport_writev */
     uint64_t handshakes_ok;     /* completed handshakes */
-    uint64_t handshakes_failed; /* failed ones */
+    uint64_t handshakes_failed; /* failed ones, and those cut short (a
+                                   timeout, the peer gone) */
     uint64_t ktls_send;         /* open connections whose records the
                                    kernel encrypts (kTLS send) */
     uint64_t ktls_recv;         /* ... and decrypts (kTLS receive) */

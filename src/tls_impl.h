@@ -12,9 +12,8 @@
 
 #include <openssl/ssl.h>
 
-#include "src/tls.h"
-
 struct event_base;
+struct tls_stats;
 struct transport;
 
 /* What each SSL_CTX of ringwatch carries (its ex_data; freed with it). */
@@ -31,7 +30,7 @@ extern struct tls_stats tls_counters;
 /*
  * A new SSL_CTX with what every ringwatch context has: TLS 1.2 at least,
  * partial writes, moving write buffers, released idle buffers, kTLS asked
- * for, unexpected EOF read as EOF, the info callback that counts
+ * for, no renegotiation, the info callback that counts
  * handshakes and records why one failed.  NULL with why on failure.
  */
 SSL_CTX *tls_ctx_new(bool server, char *why, size_t why_len);

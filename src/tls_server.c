@@ -21,6 +21,7 @@
 
 #include "cache/rw.h"
 #include "src/log.h"
+#include "src/tls.h"
 
 enum { TLS_FILE_CERT, TLS_FILE_KEY, TLS_FILE_CA, TLS_FILES };
 

@@ -37,6 +37,7 @@
 
 #include "cache/rw.h"
 #include "src/log.h"
+#include "src/tls.h"
 #include "src/transport.h"
 
 struct tls_transport {
@@ -66,40 +67,38 @@ static size_t tls_gather(const struct iovec *iov, int n, size_t len)
     return sum;
 }
 
-/* Maps SSL_get_error of a call that returned r <= 0 to 0 (wait, wants
- * set) or RW_ECLOSED / RW_EIO. */
-static ssize_t tls_io_error(struct tls_transport *x, int r, const char *what)
+/* Maps SSL_get_error of a call that returned r <= 0 to 0 (wait: wants
+ * set), RW_ECLOSED (reading: the peer's close_notify or end of stream) or
+ * RW_EIO (errno says why; writing, a closed peer is EPIPE). */
+static ssize_t tls_io_error(struct tls_transport *x, int r, bool reading)
 {
+    int err = SSL_get_error(x->ssl, r);
     char why[256];
 
-    switch (SSL_get_error(x->ssl, r)) {
-    case SSL_ERROR_WANT_READ:
-        x->wants = TRANSPORT_WANT_READ;
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ||
+        (err == SSL_ERROR_SYSCALL && (errno == EAGAIN || errno == EINTR))) {
+        x->wants = err == SSL_ERROR_WANT_READ    ? TRANSPORT_WANT_READ
+                   : err == SSL_ERROR_WANT_WRITE ? TRANSPORT_WANT_WRITE
+                   : reading                     ? TRANSPORT_WANT_READ
+                                                 : TRANSPORT_WANT_WRITE;
         return 0;
-    case SSL_ERROR_WANT_WRITE:
-        x->wants = TRANSPORT_WANT_WRITE;
-        return 0;
-    case SSL_ERROR_ZERO_RETURN:
-        return RW_ECLOSED;
-    case SSL_ERROR_SYSCALL:
-        if (errno == EAGAIN || errno == EINTR) {
-            x->wants = strcmp(what, "read") == 0 ? TRANSPORT_WANT_READ
-                                                  : TRANSPORT_WANT_WRITE;
-            return 0;
-        }
-        if (errno == 0) {
-            ERR_clear_error();
-            return RW_ECLOSED;
-        }
-        log_debug("tls: %s: %s", what, strerror(errno));
+    }
+    if (err == SSL_ERROR_ZERO_RETURN ||
+        (err == SSL_ERROR_SYSCALL && errno == 0)) {
+        ERR_clear_error();
+        errno = EPIPE;
+        return reading ? RW_ECLOSED : RW_EIO;
+    }
+    if (err == SSL_ERROR_SYSCALL) {
+        log_debug("tls: %s: %s", reading ? "read" : "write", strerror(errno));
         ERR_clear_error();
         return RW_EIO;
-    default:
-        tls_reason(x->ssl, why, sizeof(why));
-        log_debug("tls: %s: %s", what, why);
-        errno = EPROTO;
-        return RW_EIO;
     }
+    tls_reason(x->ssl, why, sizeof(why));
+    ERR_clear_error();
+    log_debug("tls: %s: %s", reading ? "read" : "write", why);
+    errno = EPROTO;
+    return RW_EIO;
 }
 
 static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
@@ -123,7 +122,7 @@ static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
         return r;
     }
     x->retry = len;
-    return tls_io_error(x, r, "write");
+    return tls_io_error(x, r, false);
 }
 
 /* Decrypted bytes left in the SSL after readv filled its iovecs go to the
@@ -171,7 +170,7 @@ static ssize_t tls_readv(struct transport *t, const struct iovec *iov, int n)
                 x->wants = 0;
                 return (ssize_t)sum;
             }
-            return tls_io_error(x, 0, "read");
+            return tls_io_error(x, 0, true);
         }
         sum += off;
     }
@@ -216,6 +215,9 @@ static void tls_free(struct transport *t)
 
     evbuffer_drain(out, evbuffer_get_length(out));
     SSL_set_app_data(x->ssl, NULL);
+    /* a handshake cut short (a timeout, the peer gone) fails too */
+    if (!x->done && x->error == NULL)
+        tls_counters.handshakes_failed++;
     tls_counters.ktls_send -= x->ktls_send;
     tls_counters.ktls_recv -= x->ktls_recv;
     free(x->error);
@@ -296,6 +298,11 @@ void tls_transport_handshake_done(SSL *ssl)
         return;
     x->done = true;
     tls_counters.handshakes_ok++;
+    /* from now on a peer that closes without close_notify (most HTTP
+     * clients do) is an end of stream; during the handshake it is an
+     * error ("unexpected eof while reading"), as a refused connection is */
+    SSL_set_options(ssl, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    bufferevent_openssl_set_allow_dirty_shutdown(x->base.bev, 1);
     x->ktls_send = BIO_get_ktls_send(SSL_get_wbio(ssl));
     x->ktls_recv = BIO_get_ktls_recv(SSL_get_rbio(ssl));
     tls_counters.ktls_send += x->ktls_send;
@@ -308,8 +315,10 @@ void tls_transport_failed(SSL *ssl, const char *why)
 {
     struct tls_transport *x = SSL_get_app_data(ssl);
 
-    if (x != NULL && x->error == NULL)
-        x->error = xstrdup(why);
+    if (x == NULL || x->error != NULL)
+        return;
+    x->error = xstrdup(why);
+    tls_counters.handshakes_failed++;
 }
 
 const char *tls_transport_error(const struct transport *t)
@@ -339,7 +348,6 @@ struct transport *tls_transport_new(struct event_base *base, int fd, SSL *ssl,
         evutil_closesocket(fd);
         return NULL;
     }
-    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
     x = xcalloc(1, sizeof(*x));
     x->base.ops = &tls_ops;
     x->base.bev = bev;

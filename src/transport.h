@@ -182,7 +182,8 @@ void transport_limit_writes(struct transport *t, int sndbuf);
  * taken (> 0; for a TLS transport, put into records it flushes itself),
  * 0 when nothing could be taken now (then see transport_wants), or RW_EIO
  * on a socket error (the connection is done; errno says why).  Never
- * raises SIGPIPE.
+ * raises SIGPIPE (a TLS transport: as long as the process ignores it,
+ * tls.h).
  */
 ssize_t transport_writev(struct transport *t, struct iovec *iov, int n);
 

@@ -195,7 +195,56 @@ static const struct {
     {"log-level", "loud", "expected debug, info, warn or error"},
     {"log-level", "", "expected debug, info, warn or error"},
     {"log-file", "", "expected a file name"},
+    {"listen", "0.0.0.0:8080",
+     "plaintext HTTP on a non-loopback address: give --tls-cert-file and "
+     "--tls-private-key-file, or --insecure-allow-plaintext"},
+    {"listen", "[::]:8080", "plaintext HTTP on a non-loopback address"},
+    {"tls-min-version", "VersionTLS11",
+     "expected VersionTLS12 or VersionTLS13"},
+    {"tls-min-version", "1.2", "expected VersionTLS12 or VersionTLS13"},
 };
+
+/* The TLS files go together; plaintext off loopback needs its flag. */
+static void test_check_tls(void **state)
+{
+    static const struct {
+        const char *args[3], *says; /* says NULL: accepted */
+    } cases[] = {
+        {{"--tls-cert-file=a", NULL},
+         "--tls-cert-file given without --tls-private-key-file"},
+        {{"--tls-private-key-file=a", NULL},
+         "--tls-private-key-file given without --tls-cert-file"},
+        {{"--client-ca-file=a", NULL}, "--client-ca-file needs TLS"},
+        {{"--listen=10.0.0.1:80", "--insecure-allow-plaintext", NULL}, NULL},
+        {{"--listen=[::1]:80", NULL}, NULL},
+        {{"--listen=127.1.2.3:80", NULL}, NULL},
+        {{"--listen=0.0.0.0:80", "--tls-cert-file=a",
+          "--tls-private-key-file=b"},
+         NULL},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
+        struct config c;
+        struct config_resources res;
+        char why[1024] = "";
+        int argc = 1, rc;
+
+        while (argc <= 3 && cases[i].args[argc - 1] != NULL)
+            argc++;
+        assert_int_equal(parse(&c, why, sizeof(why), argc, cases[i].args[0],
+                               cases[i].args[1], cases[i].args[2]),
+                         RW_OK);
+        rc = config_check(&c, &res, why, sizeof(why));
+        if (cases[i].says == NULL) {
+            if (rc != RW_OK)
+                fail_msg("%s refused: %s", cases[i].args[0], why);
+            config_resources_fini(&res);
+        } else if (rc != RW_EINVAL || strstr(why, cases[i].says) == NULL) {
+            fail_msg("%s: \"%s\" does not say \"%s\"", cases[i].args[0],
+                     why, cases[i].says);
+        }
+    }
+}
 
 static void test_check_refuses_bad_values(void **state)
 {
@@ -297,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_every_option_refuses_invalid_values),
         cmocka_unit_test(test_check_refuses_bad_values),
+        cmocka_unit_test(test_check_tls),
         cmocka_unit_test(test_etcd_alias),
         cmocka_unit_test(test_check_resolves),
     };

@@ -10,9 +10,12 @@
  * name, an unknown ALPN fail the handshake with a clear reason; the
  * server's transport_peer reports the client certificate (verified or
  * why not) without failing the handshake; bad files are clear errors;
- * a reload makes new connections use the new pair.
+ * a reload makes new connections use the new pair; h2_client and the
+ * listener's conn_h2 work unchanged over TLS, a burst of frames going out
+ * in one SSL_write per flushed batch.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +33,12 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "cache/rbuf.h"
 #include "cache/rw.h"
+#include "proto/frame.h"
+#include "src/h2_client.h"
+#include "src/listener.h"
+#include "src/stream.h"
 #include "src/tls.h"
 #include "src/transport.h"
 
@@ -506,6 +514,55 @@ static void test_client_certificates(void **state)
     tls_server_free(srv);
 }
 
+/* Nothing listening, or a server that closes at once: BEV_EVENT_ERROR,
+ * never CONNECTED or a mere EOF. */
+static void test_connect_failures_are_errors(void **state)
+{
+    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
+    struct sockaddr_in sin = {.sin_family = AF_INET};
+    socklen_t len = sizeof(sin);
+    struct conn c;
+
+    for (int closes = 0; closes < 2; closes++) {
+        int lfd = socket(AF_INET, SOCK_STREAM, 0), cfd;
+
+        memset(&c, 0, sizeof(c));
+        c.base = event_base_new();
+        sin.sin_port = 0;
+        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        assert_int_equal(bind(lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+        assert_int_equal(getsockname(lfd, (struct sockaddr *)&sin, &len), 0);
+        if (closes)
+            assert_int_equal(listen(lfd, 1), 0);
+        else
+            close(lfd); /* nothing listens: refused */
+        cfd = socket(AF_INET, SOCK_STREAM, 0);
+        evutil_make_socket_nonblocking(cfd);
+        end_init(&c.cli, tls_client_transport(c.base, cfd, cli));
+        bufferevent_socket_connect(transport_bev(c.cli.t),
+                                   (struct sockaddr *)&sin, sizeof(sin));
+        if (closes) {
+            int sfd = accept(lfd, NULL, NULL);
+
+            close(sfd);
+            close(lfd);
+        }
+        for (int i = 0; i < 1000 && c.cli.events == 0; i++)
+            event_base_loop(c.base, EVLOOP_ONCE | EVLOOP_NONBLOCK),
+                usleep(1000);
+        assert_true(c.cli.events & BEV_EVENT_ERROR);
+        assert_false(c.cli.events & (BEV_EVENT_CONNECTED | BEV_EVENT_EOF));
+        if (closes)
+            assert_string_equal(tls_client_last_error(cli),
+                                "unexpected eof while reading");
+        transport_free(c.cli.t);
+        evbuffer_free(c.cli.got);
+        event_base_loop(c.base, EVLOOP_NONBLOCK);
+        event_base_free(c.base);
+    }
+    tls_client_free(cli);
+}
+
 static void test_file_errors(void **state)
 {
     char why[512];
@@ -595,6 +652,102 @@ static void test_reload(void **state)
     tls_server_free(srv);
 }
 
+/* ---- the front over TLS: conn_h2 under the listener, h2_client ---- */
+
+#define EVENTS 2000
+#define EVENT_BYTES 100
+
+struct h2_run {
+    size_t got;
+    bool closed, bad;
+    uint32_t error;
+};
+
+static void events_handler(struct stream *s, void *arg)
+{
+    char payload[EVENT_BYTES];
+
+    stream_begin(s, 200, "application/json", -1);
+    for (int i = 0; i < EVENTS; i++) {
+        struct rbuf *f;
+
+        memset(payload, 'a' + i % 26, sizeof(payload));
+        f = frame_from(payload, sizeof(payload));
+        stream_write_frame(s, f);
+        rbuf_unref(f);
+    }
+    stream_end(s);
+}
+
+static void h2_data_cb(const uint8_t *data, size_t len, void *arg)
+{
+    struct h2_run *r = arg;
+
+    for (size_t i = 0; i < len; i++)
+        r->bad |= data[i] == 0;
+    r->got += len;
+}
+
+static void h2_stream_close_cb(uint32_t error_code, void *arg)
+{
+    struct h2_run *r = arg;
+
+    r->closed = true;
+    r->error = error_code;
+}
+
+static void h2_connect_cb(struct h2_client *c, void *arg)
+{
+    static const struct h2_client_stream_callbacks cbs = {
+        .on_data = h2_data_cb, .on_close = h2_stream_close_cb};
+
+    assert_non_null(
+        h2_client_request(c, "GET", "/events", NULL, NULL, 0, 0, &cbs, arg));
+}
+
+/* h2_client and conn_h2 unchanged over TLS: a response of EVENTS frames
+ * written at once arrives whole, in far fewer SSL_writes than frames
+ * (one per flushed batch). */
+static void test_front_h2_over_tls(void **state)
+{
+    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
+    struct tls_server *srv = server("server", false, TLS_VERSION_12);
+    struct event_base *base = event_base_new();
+    struct front_config fc;
+    struct listener *l;
+    struct h2_client_config hc = {.transport = tls_client_transport,
+                                  .transport_arg = cli};
+    struct h2_client_callbacks cbs = {.on_connect = h2_connect_cb};
+    struct h2_run run = {0};
+    struct h2_client *c;
+    uint64_t writes;
+    char port[16];
+
+    listener_config_defaults(&fc);
+    fc.tls = srv;
+    fc.tls_plaintext = false;
+    l = listener_new(base, "127.0.0.1:0", &fc, events_handler, NULL);
+    assert_non_null(l);
+    snprintf(port, sizeof(port), "%d", listener_port(l));
+    writes = tls_stats()->ssl_writes;
+    c = h2_client_new(base, "127.0.0.1", port, &hc, &cbs, &run);
+    for (int i = 0; i < 5000 && !run.closed; i++)
+        event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK),
+            usleep(i > 200 ? 1000 : 0);
+    assert_true(run.closed);
+    assert_int_equal(run.error, 0);
+    assert_false(run.bad);
+    assert_true(run.got >= (size_t)EVENTS * EVENT_BYTES);
+    writes = tls_stats()->ssl_writes - writes;
+    print_message("%d frames, %d bytes: %d SSL_writes\n", EVENTS, (int)run.got, (int)writes);
+    assert_true(writes < EVENTS / 20);
+    h2_client_free(c);
+    listener_free(l);
+    event_base_free(base);
+    tls_client_free(cli);
+    tls_server_free(srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -607,10 +760,13 @@ int main(void)
         cmocka_unit_test(test_untrusted_server_fails),
         cmocka_unit_test(test_wrong_name_fails),
         cmocka_unit_test(test_client_certificates),
+        cmocka_unit_test(test_connect_failures_are_errors),
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_min_version_13),
         cmocka_unit_test(test_reload),
+        cmocka_unit_test(test_front_h2_over_tls),
     };
 
+    signal(SIGPIPE, SIG_IGN); /* as every program using TLS (tls.h) */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
