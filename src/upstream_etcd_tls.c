@@ -101,18 +101,17 @@ bool upstream_etcd_tls_failed(struct upstream_etcd_tls *t, size_t i,
                               const char *url, bool first, bool silent)
 {
     const char *reason = tls_client_last_error(t->client[i]);
+    bool tls = tls_client_failures(t->client[i]) != t->failures[i];
 
-    if (tls_client_failures(t->client[i]) != t->failures[i]) {
-        /* OpenSSL's reason */
-    } else if (silent) {
-        /* The alert was lost: etcd closes right after it, and our first
-         * bytes, crossing it, make the kernel reset the connection. */
-        reason = "the server closed the connection right after the "
-                 "handshake (does it trust the client certificate?)";
-    } else {
+    if (!tls && !silent) {
         t->error[0] = '\0'; /* not TLS: refused, reset, timed out */
         return false;
     }
+    /* Silent: the alert was lost (etcd closes right after it, and our
+     * first bytes, crossing it, make the kernel reset the connection). */
+    if (!tls)
+        reason = "the server closed the connection right after the "
+                 "handshake (does it trust the client certificate?)";
     if (strcmp(reason, t->logged) != 0)
         log_error("etcd %s: TLS handshake failed: %s", url, reason);
     snprintf(t->logged, sizeof(t->logged), "%s", reason);
