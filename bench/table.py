@@ -170,10 +170,13 @@ def cell_rss(r):
     return "%.0f B" % rpw if r["workload"] == "idle" else "(%.0f B)" % rpw
 
 order_w = {"idle": 0, "fanout": 1, "kubelet": 2}
-order_t = {"rw-h2": 0, "rw-h1": 1, "etcd": 2, "grpc-proxy": 3, "raw": 4, "raw-batched": 5}
+order_t = {"rw-h2": 0, "rw-h1": 1, "etcd": 2, "grpc-proxy": 3, "rw-h2-tls": 4, "etcd-tls": 5,
+           "grpc-proxy-tls": 6, "raw": 7, "raw-batched": 8}
 rows.sort(key=lambda r: (order_w.get(r["workload"], 9), order_t.get(r["target"], 9)))
 names = {"rw-h2": "ringwatch h2", "rw-h1": "ringwatch http1", "etcd": "etcd direct",
-         "grpc-proxy": "etcd grpc-proxy", "raw": "raw sockets",
+         "grpc-proxy": "etcd grpc-proxy", "rw-h2-tls": "ringwatch h2 TLS",
+         "etcd-tls": "etcd direct TLS", "grpc-proxy-tls": "etcd grpc-proxy TLS",
+         "raw": "raw sockets",
          "raw-batched": "raw sockets, 100/write"}
 
 def fmt(v, spec):
@@ -221,6 +224,15 @@ for w in ("fanout", "kubelet"):
     rw1 = per_m(w, "rw-h1")
     ratios.append((w, "ringwatch http1 / ringwatch h2 CPU per delivery",
                    "%.2fx" % (rw1 / rw) if rw1 and rw else "-"))
+    # TLS: what it costs ringwatch, and how it compares with etcd's own
+    # TLS front ends (targets: at most 1.5x; grpc-proxy TLS >= 10x).
+    tls = per_m(w, "rw-h2-tls")
+    ratios.append((w, "ringwatch h2 TLS / ringwatch h2 CPU per delivery",
+                   "%.2fx" % (tls / rw) if tls and rw else "-"))
+    for t in ("etcd-tls", "grpc-proxy-tls"):
+        o = per_m(w, t)
+        ratios.append((w, "%s / ringwatch h2 TLS CPU per delivery" % names[t],
+                       "%.2fx" % (o / tls) if o and tls else "-"))
 for t, base in (("rw-h2", "raw"), ("rw-h1", "raw"), ("rw-h2", "raw-batched")):
     raw, rw = per_m("fanout", base), per_m("fanout", t)
     ratios.append(("fanout", "%s as %% of %s (its CPU per delivery / ringwatch's x 100)" % (
@@ -232,11 +244,12 @@ for w in ("fanout", "kubelet"):
         ratios.append((w, "%s dispatch: watchers looked at per event received "
                        "(steady state; %s watchers)" % (names[t], watchers),
                        "%.2f" % v if v is not None else "-"))
-for t in ("etcd", "grpc-proxy"):
-    ri, rr = find("idle", t), find("idle", "rw-h2")
+for t, base in (("etcd", "rw-h2"), ("grpc-proxy", "rw-h2"), ("rw-h2-tls", "rw-h2"),
+                ("etcd-tls", "rw-h2-tls"), ("grpc-proxy-tls", "rw-h2-tls")):
+    ri, rr = find("idle", t), find("idle", base)
     a, b = (ri or {}).get("rss_per_watcher"), (rr or {}).get("rss_per_watcher")
     ns = ri and rr and any(x.get("rss_not_significant") is not None for x in (ri, rr))
-    ratios.append(("idle", "%s / ringwatch h2 RSS per watcher" % names[t],
+    ratios.append(("idle", "%s / %s RSS per watcher" % (names[t], names[base]),
                    "%.1fx" % (a / b) if a and b and b > 0 else ("n.s." if ns else "-")))
 
 def git_rev():

@@ -104,30 +104,29 @@ int address_parse_listen(const char *text, struct sockaddr_storage *ss,
     return RW_OK;
 }
 
-int address_parse_url(const char *text, char **host, char **port, char *why,
-                      size_t why_len)
+/* Parses HOST:PORT[/] at rest, the part of a server URL after its
+ * scheme; form is what errors say is wanted. */
+static int parse_url_rest(const char *rest, const char *form, char **host,
+                          char **port, char *why, size_t why_len)
 {
-    static const char scheme[] = "http://";
     struct host_port hp;
-    const char *rest;
-    size_t len;
+    size_t len = strlen(rest);
 
-    if (strncasecmp(text, scheme, sizeof(scheme) - 1) != 0)
-        return fail(why, why_len, ADDRESS_URL_FORM,
-                    " (only cleartext http is supported)");
-    rest = text + sizeof(scheme) - 1;
-    len = strlen(rest);
     if (len > 0 && rest[len - 1] == '/')
         len--;
     if (memchr(rest, '/', len) != NULL)
-        return fail(why, why_len, ADDRESS_URL_FORM, " without a path");
+        return fail(why, why_len, form, " without a path");
     if (!split_host_port(rest, len, &hp))
-        return fail(why, why_len, ADDRESS_URL_FORM, "");
-    if (hp.port_value < 1 || hp.port_value > 65535)
-        return fail(why, why_len, "port out of range: " ADDRESS_URL_FORM,
-                    " with PORT from 1 to 65535");
+        return fail(why, why_len, form, "");
+    if (hp.port_value < 1 || hp.port_value > 65535) {
+        snprintf(why, why_len,
+                 "port out of range: %s with PORT from 1 to "
+                 "65535",
+                 form);
+        return RW_EINVAL;
+    }
     if (hp.host_len == 0)
-        return fail(why, why_len, ADDRESS_URL_FORM, " with a HOST");
+        return fail(why, why_len, form, " with a HOST");
     if (hp.bracketed) {
         char *addr = xstrndup(hp.host, hp.host_len);
         struct in6_addr a6;
@@ -135,15 +134,44 @@ int address_parse_url(const char *text, char **host, char **port, char *why,
 
         free(addr);
         if (ok != 1)
-            return fail(why, why_len, ADDRESS_URL_FORM,
-                        " with [IPV6] an IPv6 address");
+            return fail(why, why_len, form, " with [IPV6] an IPv6 address");
     } else if (strspn(hp.host, HOST_NAME_CHARS) < hp.host_len) {
-        return fail(why, why_len, ADDRESS_URL_FORM,
+        return fail(why, why_len, form,
                     " with HOST a host name or an IP address");
     }
     *host = xstrndup(hp.host, hp.host_len);
     *port = xstrndup(hp.port, hp.port_len);
     return RW_OK;
+}
+
+int address_parse_url(const char *text, char **host, char **port, char *why,
+                      size_t why_len)
+{
+    static const char scheme[] = "http://";
+
+    if (strncasecmp(text, scheme, sizeof(scheme) - 1) != 0)
+        return fail(why, why_len, ADDRESS_URL_FORM,
+                    " (only cleartext http is supported)");
+    return parse_url_rest(text + sizeof(scheme) - 1, ADDRESS_URL_FORM, host,
+                          port, why, why_len);
+}
+
+int address_parse_server_url(const char *text, char **host, char **port,
+                             bool *tls, char *why, size_t why_len)
+{
+    static const char http[] = "http://", https[] = "https://";
+
+    if (strncasecmp(text, http, sizeof(http) - 1) == 0) {
+        *tls = false;
+        text += sizeof(http) - 1;
+    } else if (strncasecmp(text, https, sizeof(https) - 1) == 0) {
+        *tls = true;
+        text += sizeof(https) - 1;
+    } else {
+        return fail(why, why_len, ADDRESS_SERVER_URL_FORM, "");
+    }
+    return parse_url_rest(text, ADDRESS_SERVER_URL_FORM, host, port, why,
+                          why_len);
 }
 
 bool address_is_loopback(const struct sockaddr_storage *ss)

@@ -6,7 +6,8 @@
  *
  *   listening address  HOST:PORT or [IPV6]:PORT, HOST an IPv4 address,
  *                      PORT 0-65535 (0: the kernel picks one)
- *   server URL         http://HOST:PORT with an optional trailing "/",
+ *   server URL         http://HOST:PORT (or https://, where TLS is
+ *                      spoken) with an optional trailing "/",
  *                      HOST a name, an IPv4 address or [IPV6], PORT 1-65535
  *
  * Errors come back as one sentence saying what form is wanted, for the
@@ -23,6 +24,8 @@
 #define ADDRESS_LISTEN_FORM "expected HOST:PORT or [IPV6]:PORT"
 /* What every error of address_parse_url says is wanted. */
 #define ADDRESS_URL_FORM "expected http://HOST:PORT"
+/* What every error of address_parse_server_url says is wanted. */
+#define ADDRESS_SERVER_URL_FORM "expected http://HOST:PORT or https://HOST:PORT"
 
 /*
  * Parses a listening address into *ss (*sslen: its size).  Returns RW_OK,
@@ -44,5 +47,13 @@ bool address_is_loopback(const struct sockaddr_storage *ss);
  */
 int address_parse_url(const char *text, char **host, char **port, char *why,
                       size_t why_len);
+
+/*
+ * As address_parse_url, but https://HOST:PORT is taken too (*tls true;
+ * false for http://), for the clients that speak TLS (the etcd upstream,
+ * ringwatch-fleet).  Errors say ADDRESS_SERVER_URL_FORM.
+ */
+int address_parse_server_url(const char *text, char **host, char **port,
+                             bool *tls, char *why, size_t why_len);
 
 #endif

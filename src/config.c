@@ -16,6 +16,8 @@
 #include "src/address.h"
 #include "src/log.h"
 #include "src/tls.h"
+#include "src/upstream_etcd_tls.h"
+#include "src/upstream_members.h"
 #include "src/upstream_registry.h"
 
 #define OFF(field) offsetof(struct config, field)
@@ -26,11 +28,20 @@ const struct option_spec config_options[] = {
     {"upstream", OPT_STRING, OFF(upstream), 0, 0, CONFIG_UPSTREAM_DEFAULT,
      "URL",
      "the store to cache, its adapter chosen by the URL's scheme: "
-     "http://HOST:PORT for etcd (gRPC over cleartext HTTP/2)"},
+     "http://HOST:PORT or https://HOST:PORT for etcd (gRPC over HTTP/2, "
+     "cleartext or TLS), a comma-separated list for a cluster's members"},
     /* The alias: the same field, so that the last one given wins. */
     {"etcd", OPT_STRING, OFF(upstream), 0, 0, CONFIG_UPSTREAM_DEFAULT, "URL",
      "an alias of --upstream, kept for compatibility (the last of the two "
      "given wins)"},
+    {"etcd-cafile", OPT_STRING, OFF(etcd_cafile), 0, 0, NULL, "FILE",
+     "PEM CA certificates that sign the https:// etcd members' "
+     "certificates (default: the system's CA store)"},
+    {"etcd-certfile", OPT_STRING, OFF(etcd_certfile), 0, 0, NULL, "FILE",
+     "PEM client certificate presented to https:// etcd members (with "
+     "--etcd-keyfile)"},
+    {"etcd-keyfile", OPT_STRING, OFF(etcd_keyfile), 0, 0, NULL, "FILE",
+     "PEM private key of --etcd-certfile"},
     {"resources", OPT_STRING, OFF(resources), 0, 0,
      "pods,configmaps,nodes,namespaces,apps/v1/deployments", "LIST",
      "comma-separated resource types to cache and serve"},
@@ -531,6 +542,43 @@ static int check_index_fields(const char *list, struct config_resources *r,
     return rc;
 }
 
+/* --etcd-cafile, --etcd-certfile, --etcd-keyfile: only with https://
+ * members, the certificate and the key together, the files readable and
+ * valid (upstream_etcd_tls_check). */
+static int check_etcd_tls(const struct config *c, char *why, size_t why_len)
+{
+    const struct {
+        const char *option, *file;
+    } files[] = {{"etcd-cafile", c->etcd_cafile},
+                 {"etcd-certfile", c->etcd_certfile},
+                 {"etcd-keyfile", c->etcd_keyfile}};
+    struct upstream_members ms;
+    bool tls;
+
+    if (upstream_members_parse(c->upstream, &ms, why, why_len) != RW_OK)
+        return RW_OK; /* not etcd's: its adapter checked it */
+    tls = ms.tls;
+    upstream_members_fini(&ms);
+    for (size_t i = 0; i < RW_ARRAY_LEN(files); i++)
+        if (files[i].file != NULL && !tls)
+            return config_fail(why, why_len, files[i].option, files[i].file,
+                               "given with cleartext members (--upstream "
+                               "%s): expected https:// members",
+                               c->upstream);
+    if (c->etcd_certfile != NULL && c->etcd_keyfile == NULL)
+        return config_fail(why, why_len, "etcd-certfile", c->etcd_certfile,
+                           "given without --etcd-keyfile: expected both or "
+                           "neither");
+    if (c->etcd_keyfile != NULL && c->etcd_certfile == NULL)
+        return config_fail(why, why_len, "etcd-keyfile", c->etcd_keyfile,
+                           "given without --etcd-certfile: expected both or "
+                           "neither");
+    if (!tls)
+        return RW_OK;
+    return upstream_etcd_tls_check(c->etcd_cafile, c->etcd_certfile,
+                                   c->etcd_keyfile, why, why_len);
+}
+
 int config_tls_min_version(const char *text, int *version, char *why,
                            size_t why_len)
 {
@@ -594,6 +642,8 @@ int config_check(const struct config *c, struct config_resources *out,
         rc = config_fail(why, why_len, "listen", c->listen, "%s", what);
     else if (upstream_registry_find(c->upstream, what, sizeof(what)) == NULL)
         rc = config_fail(why, why_len, "upstream", c->upstream, "%s", what);
+    else if (check_etcd_tls(c, why, why_len) != RW_OK)
+        rc = RW_EINVAL;
     else
         rc = config_log_level(c->log_level, &level, why, why_len);
     if (rc == RW_OK && c->log_file != NULL && c->log_file[0] == '\0')

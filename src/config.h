@@ -121,6 +121,9 @@ struct config {
     const char *listen;         /* address:port to serve */
     const char *upstream;       /* --upstream (alias --etcd): the store's
                                    URL, src/upstream_registry.h */
+    const char *etcd_cafile;    /* --etcd-cafile: PEM CA bundle; NULL */
+    const char *etcd_certfile;  /* --etcd-certfile: PEM client cert; NULL */
+    const char *etcd_keyfile;   /* --etcd-keyfile: its PEM key; NULL */
     const char *resources;      /* comma-separated resource types */
     uint64_t ring_capacity;     /* events per resource ring */
     uint64_t ring_bytes;        /* bytes per resource ring */

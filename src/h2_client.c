@@ -442,9 +442,12 @@ static void h2_client_read_more(struct h2_client *c)
 {
     static uint8_t buf[H2_CLIENT_READ_PIECE];
     const struct iovec v = {.iov_base = buf, .iov_len = sizeof(buf)};
+    struct evbuffer *in = bufferevent_get_input(c->bev);
 
-    for (int k = 0;
-         k < H2_CLIENT_READ_ROUNDS && c->state == H2_CLIENT_OPEN && !c->freed;
+    /* A TLS transport moves decrypted bytes that did not fit into the
+     * input buffer (transport.h): those come before the next readv's. */
+    for (int k = 0; k < H2_CLIENT_READ_ROUNDS && c->state == H2_CLIENT_OPEN &&
+                    !c->freed && evbuffer_get_length(in) == 0;
          k++) {
         ssize_t n = transport_readv(c->t, &v, 1), rv;
 

@@ -29,7 +29,7 @@ static void health_reply(struct stream *s, bool ok, bool verbose,
 
 bool health_handle(struct stream *s, const char *path, bool verbose,
                    struct resource *const *resources, size_t n,
-                   bool upstream_connected)
+                   bool upstream_connected, const char *upstream_tls_error)
 {
     char *checks;
     bool ok = true;
@@ -41,10 +41,14 @@ bool health_handle(struct stream *s, const char *path, bool verbose,
     if (strcmp(path, "/readyz") != 0)
         return false;
 
-    checks =
-        xasprintf("[+]ping ok\n%s\n",
-                  upstream_connected ? "[+]upstream ok"
-                                     : "[-]upstream failed: not connected");
+    if (upstream_connected)
+        checks = xstrdup("[+]ping ok\n[+]upstream ok\n");
+    else if (upstream_tls_error != NULL && upstream_tls_error[0] != '\0')
+        checks = xasprintf("[+]ping ok\n[-]upstream failed: TLS handshake: "
+                           "%s\n",
+                           upstream_tls_error);
+    else
+        checks = xstrdup("[+]ping ok\n[-]upstream failed: not connected\n");
     ok = upstream_connected;
     for (size_t i = 0; i < n; i++) {
         bool ready = resource_ready(resources[i]);

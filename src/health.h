@@ -16,9 +16,12 @@
 
 struct resource;
 
-/* Answers path if it is a health endpoint and returns true, else false. */
+/* Answers path if it is a health endpoint and returns true, else false.
+ * upstream_tls_error: while not connected, why the last TLS handshake
+ * with the store failed (check "upstream" then says "failed: TLS
+ * handshake: WHY"); NULL or "": none. */
 bool health_handle(struct stream *s, const char *path, bool verbose,
                    struct resource *const *resources, size_t n,
-                   bool upstream_connected);
+                   bool upstream_connected, const char *upstream_tls_error);
 
 #endif

@@ -13,6 +13,8 @@ src_libsrc_a_SOURCES = \
 	src/upstream_etcd.c src/upstream_etcd.h \
 	src/upstream_etcd_read.c src/upstream_etcd_read.h \
 	src/upstream_etcd_batch.c src/upstream_etcd_batch.h \
+	src/upstream_etcd_tls.c src/upstream_etcd_tls.h \
+	src/upstream_members.c src/upstream_members.h \
 	src/backoff.c src/backoff.h \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \

@@ -72,6 +72,7 @@ struct daemon {
     struct event *drain; /* graceful shutdown: polls for drained streams */
     struct event *grace; /* graceful shutdown: its end */
     uint64_t connections_cut; /* closed unfinished by the shutdown */
+    int status;               /* the exit status */
     bool finished;            /* every response finished */
 };
 
@@ -111,6 +112,7 @@ static void daemon_stats_cb(struct metrics_global *g, void *arg)
     g->upstream_version = us.version;
     g->upstream_connects = us.connects;
     g->upstream_connect_failures = us.connect_failures;
+    g->upstream_tls_error = us.tls_error;
     g->shutdown_connections_cut = d->connections_cut;
     g->tls = d->tls != NULL ? tls_stats() : NULL;
 }
@@ -273,6 +275,19 @@ static void daemon_state_cb(struct sbuf *line, void *arg)
     }
 }
 
+/* The upstream cannot work as configured (upstream_config's fatal): the
+ * daemon exits with status 1. */
+static void daemon_upstream_fatal_cb(const char *why, void *arg)
+{
+    struct daemon *d = arg;
+
+    log_error("upstream %s: %s: exiting (fix the certificates or the CA; "
+              "see ringwatch(8), TLS to etcd)",
+              d->cfg.upstream, why);
+    d->status = 1;
+    event_base_loopbreak(d->base);
+}
+
 /* Whether --listen is a loopback address (config_check parsed it). */
 static bool daemon_loopback(const struct daemon *d)
 {
@@ -296,7 +311,14 @@ static void daemon_start(struct daemon *d)
         .high_water = d->cfg.watch_high_water,
         .min_request_timeout = d->cfg.min_request_timeout,
     };
-    struct upstream_config uc = {.page_size = d->cfg.list_page_size};
+    struct upstream_config uc = {
+        .page_size = d->cfg.list_page_size,
+        .tls_ca_file = d->cfg.etcd_cafile,
+        .tls_cert_file = d->cfg.etcd_certfile,
+        .tls_key_file = d->cfg.etcd_keyfile,
+        .fatal = daemon_upstream_fatal_cb,
+        .fatal_arg = d,
+    };
     struct upstream_target *targets;
     struct front_config fc;
     char why[160];
@@ -413,5 +435,5 @@ int main(int argc, char **argv)
     daemon_start(&d);
     event_base_dispatch(d.base);
     daemon_stop(&d);
-    return 0;
+    return d.status;
 }

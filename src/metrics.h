@@ -27,7 +27,9 @@ struct metrics_global {
     const char *upstream_version; /* the store's version, "" when unknown */
     uint64_t upstream_connects; /* connections established, the first
                                    included */
-    uint64_t upstream_connect_failures; /* attempts that failed */
+    uint64_t upstream_connect_failures; /* attempts that failed, TLS
+                                           handshakes included */
+    const char *upstream_tls_error;     /* upstream_status's tls_error */
     uint64_t shutdown_connections_cut; /* closed unfinished at shutdown */
     const struct tls_stats *tls; /* TLS counters (tls.h); NULL: no TLS */
 };

@@ -266,7 +266,7 @@ static bool router_special(struct router *rt, struct stream *s,
         return true;
     }
     if (health_handle(s, req->path, verbose, rt->resources, rt->n,
-                      g.upstream_connected))
+                      g.upstream_connected, g.upstream_tls_error))
         return true;
     return discovery_handle(rt->cfg.discovery, s, req->path);
 }

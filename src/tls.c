@@ -93,12 +93,27 @@ static void tls_info_cb(const SSL *ssl, int where, int ret)
         tls_transport_handshake_done((SSL *)ssl);
         return;
     }
+    /* A client's TLS 1.3 handshake is done before the server has looked
+     * at its certificate: a refusal comes as a fatal alert on the first
+     * read (etcd's "bad certificate", "certificate required").  It is
+     * the handshake's failure all the same. */
+    if ((where & SSL_CB_READ_ALERT) && (ret >> 8) == SSL3_AL_FATAL &&
+        !SSL_is_server(ssl)) {
+        info = tls_ctx_info(SSL_get_SSL_CTX(ssl));
+        snprintf(info->last_error, sizeof(info->last_error),
+                 "the server sent alert %s", SSL_alert_desc_string_long(ret));
+        info->failures++;
+        tls_transport_failed((SSL *)ssl, info->last_error);
+        log_debug("tls: %s", info->last_error);
+        return;
+    }
     if (!(where & SSL_CB_EXIT) || ret > 0 || ERR_peek_error() == 0 ||
         tls_transport_is_done(ssl))
         return;
     info = tls_ctx_info(SSL_get_SSL_CTX(ssl));
     tls_reason(ssl, info->last_error, sizeof(info->last_error));
     tls_transport_failed((SSL *)ssl, info->last_error);
+    info->failures++;
     log_debug("tls: handshake failed: %s", info->last_error);
 }
 
@@ -338,4 +353,9 @@ struct transport *tls_client_transport(struct event_base *base, int fd,
 const char *tls_client_last_error(const struct tls_client *c)
 {
     return tls_ctx_info(c->ctx)->last_error;
+}
+
+uint64_t tls_client_failures(const struct tls_client *c)
+{
+    return tls_ctx_info(c->ctx)->failures;
 }

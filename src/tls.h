@@ -96,6 +96,13 @@ struct transport *tls_client_transport(struct event_base *base, int fd,
  */
 const char *tls_client_last_error(const struct tls_client *c);
 
+/* How many handshakes of transports made from c failed so far, a fatal
+ * alert from the server right after the handshake included (TLS 1.3: a
+ * refused client certificate), so that a caller can tell whether its
+ * connection's end was one (the count moved) and then read
+ * tls_client_last_error. */
+uint64_t tls_client_failures(const struct tls_client *c);
+
 /* ---- the server side ---- */
 
 struct tls_server;

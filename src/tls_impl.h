@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <openssl/ssl.h>
 
@@ -19,6 +20,8 @@ struct transport;
 struct tls_ctx_info {
     bool server;
     char last_error[256]; /* the latest failed handshake's reason */
+    uint64_t failures;    /* handshakes failed, client side (a fatal
+                             alert right after the handshake included) */
 };
 
 /* The counters behind tls_stats(). */

@@ -111,6 +111,17 @@ struct upstream_config {
     double request_timeout; /* seconds per request: a page (60) */
     double keepalive;       /* seconds of silence before a ping, and to wait
                                for its answer (10); < 0: none */
+    /* TLS towards https:// members, PEM files (--etcd-cafile,
+     * --etcd-certfile, --etcd-keyfile; checked at startup): the CA that
+     * signs the members' certificates (NULL: the system's CA store) and
+     * the client certificate with its key (NULL: none). */
+    const char *tls_ca_file, *tls_cert_file, *tls_key_file;
+    /* Called once, from the event loop, when the store cannot be reached
+     * as configured: the first connection to every member failed TLS
+     * verification (a wrong CA, a client certificate the store refuses).
+     * The daemon exits with why.  NULL: the adapter keeps retrying. */
+    void (*fatal)(const char *why, void *arg);
+    void *fatal_arg;
 };
 
 /* For /readyz, /metrics and SIGUSR1.  Strings are valid until the next
@@ -126,6 +137,9 @@ struct upstream_status {
     size_t watching;           /* targets whose watch is established */
     size_t resources;          /* targets served */
     const char *last_error;    /* why the connection last ended; "" none */
+    const char *tls_error;     /* while not connected: why the last TLS
+                                  handshake failed ("certificate verify
+                                  failed"); "" none */
 };
 
 /* An adapter instance: opaque here; each adapter's ops cast it to its own

@@ -72,7 +72,9 @@
 #include "src/upstream.h"
 #include "src/upstream_etcd_batch.h"
 #include "src/upstream_etcd_read.h"
+#include "src/upstream_etcd_tls.h"
 #include "src/upstream_history.h"
+#include "src/upstream_members.h"
 
 #define UPSTREAM_DEFAULT_PAGE 500
 #define UPSTREAM_DEFAULT_BACKOFF_MIN 0.1
@@ -125,7 +127,12 @@ struct upstream_res {
 struct upstream_etcd {
     struct event_base *base;
     struct upstream_etcd_read *reads; /* the direct reads */
-    char *url, *host, *port;
+    char *url;                        /* the member list, as given */
+    struct upstream_members members;
+    size_t member;                 /* the one connected to, or tried next */
+    struct upstream_etcd_tls *tls; /* NULL: cleartext */
+    bool useful;                   /* the connection answered a call */
+    bool ever_useful;              /* a connection answered a call once */
     struct upstream_config cfg; /* defaults filled in */
     struct upstream_res *res;
     size_t n;
@@ -274,6 +281,7 @@ static int res_page(struct upstream_res *res, const uint8_t *msg, size_t len)
 
     if (etcd_range_response_decode(&r, msg, len) != 0)
         return RW_EPROTO;
+    res->u->useful = res->u->ever_useful = true; /* etcd answers */
     if (upstream_observe(res->u, &res->range_mark, &r.header, true, "Range")) {
         etcd_range_response_fini(&r); /* res lists again already */
         return RW_OK;
@@ -398,6 +406,7 @@ static void res_watch_created(struct upstream_res *res)
     res->created = true;
     res->retry_attempt = 0;
     res->u->attempt = 0; /* the connection does useful work */
+    res->u->useful = res->u->ever_useful = true;
     if (res->resuming) {
         res->resuming = false;
         res->t.feed->reconnect(res->t.ctx);
@@ -552,9 +561,9 @@ static void upstream_conn_connect_cb(struct h2_client *c, void *arg)
     u->connects++;
     if (u->ever_connected) {
         u->reconnects++;
-        log_info("etcd %s: reconnected", u->url);
+        log_info("etcd %s: reconnected", u->members.m[u->member].url);
     } else {
-        log_info("etcd %s: connected", u->url);
+        log_info("etcd %s: connected", u->members.m[u->member].url);
     }
     u->ever_connected = true;
     for (size_t i = 0; i < u->n && u->conn == c; i++)
@@ -566,13 +575,16 @@ static void upstream_reconnect_cb(evutil_socket_t fd, short what, void *arg)
     upstream_connect(arg);
 }
 
-/* Drops the connection (if any) and schedules the next attempt. */
+/* Drops the connection (if any) and schedules the next attempt, on the
+ * next member. */
 static void upstream_conn_lost(struct upstream_etcd *u, const char *why)
 {
     bool was_connected = u->connected;
+    const char *url = u->members.m[u->member].url;
     double delay;
 
     snprintf(u->last_error, sizeof(u->last_error), "%s", why);
+    u->useful = false;
     u->connected = false;
     for (size_t i = 0; i < u->n; i++)
         res_reset(&u->res[i]);
@@ -583,22 +595,39 @@ static void upstream_conn_lost(struct upstream_etcd *u, const char *why)
         u->connect_failures++;
     delay = backoff_delay(&u->backoff, u->attempt++);
     if (was_connected || u->attempt == 1)
-        log_warnx("etcd %s: %s: %s; retrying in %.2f s", u->url,
+        log_warnx("etcd %s: %s: %s; retrying in %.2f s", url,
                   was_connected ? "connection lost" : "cannot connect", why,
                   delay);
     else
         log_debug("etcd %s: cannot connect (attempt %u): %s; retrying in "
                   "%.2f s",
-                  u->url, u->attempt, why, delay);
+                  url, u->attempt, why, delay);
+    u->member = (u->member + 1) % u->members.n;
     upstream_timer_add(u->reconnect, delay);
 }
 
 static void upstream_conn_close_cb(struct h2_client *c, int err, void *arg)
 {
     struct upstream_etcd *u = arg;
+    char why[256];
 
     if (c != u->conn)
         return;
+    if (u->tls != NULL &&
+        upstream_etcd_tls_failed(u->tls, u->member, u->members.m[u->member].url,
+                                 !u->ever_useful, u->connected && !u->useful)) {
+        snprintf(why, sizeof(why), "TLS handshake: %s",
+                 upstream_etcd_tls_error(u->tls));
+        if (!u->ever_useful && upstream_etcd_tls_hopeless(u->tls) &&
+            u->cfg.fatal != NULL) {
+            u->connect_failures++;
+            u->cfg.fatal(why, u->cfg.fatal_arg); /* frees u later */
+            return;
+        }
+        u->connected = false; /* a failed attempt, not a lost connection */
+        upstream_conn_lost(u, why);
+        return;
+    }
     upstream_conn_lost(u, h2_client_last_error(c)[0] ? h2_client_last_error(c)
                                                      : rw_strerror(err));
 }
@@ -613,10 +642,14 @@ static void upstream_connect(struct upstream_etcd *u)
         .connect_timeout = u->cfg.dial_timeout,
         .ping_interval = u->cfg.keepalive > 0 ? u->cfg.keepalive : 0,
     };
+    const struct upstream_member *m = &u->members.m[u->member];
 
     rw_assert(u->conn == NULL);
+    if (u->tls != NULL)
+        upstream_etcd_tls_configure(u->tls, u->member, &hc);
     u->connected = false;
-    u->conn = h2_client_new(u->base, u->host, u->port, &hc, &cbs, u);
+    u->useful = false;
+    u->conn = h2_client_new(u->base, m->host, m->port, &hc, &cbs, u);
 }
 
 /* ==== construction ==== */
@@ -651,21 +684,15 @@ static void upstream_res_init(struct upstream_etcd *u, struct upstream_res *res,
     res->retry = evtimer_new(u->base, res_retry_cb, res);
 }
 
-/* The URLs this adapter takes: http://HOST:PORT as address_parse_url
- * reads it.  https:// (TLS to etcd) is refused for now. */
+/* The URLs this adapter takes: a member list (upstream_members.h) of
+ * http:// or https:// URLs. */
 static int etcd_check(const char *url, char *why, size_t why_len)
 {
-    char *host, *port;
+    struct upstream_members ms;
 
-    if (strncasecmp(url, "https://", 8) == 0) {
-        snprintf(why, why_len, "TLS to etcd (https) is not supported yet: %s",
-                 ADDRESS_URL_FORM);
+    if (upstream_members_parse(url, &ms, why, why_len) != RW_OK)
         return RW_EINVAL;
-    }
-    if (address_parse_url(url, &host, &port, why, why_len) != RW_OK)
-        return RW_EINVAL;
-    free(host);
-    free(port);
+    upstream_members_fini(&ms);
     return RW_OK;
 }
 
@@ -674,21 +701,28 @@ static struct upstream *etcd_create(struct event_base *base, const char *url,
                                     size_t n, const struct upstream_config *cfg)
 {
     struct upstream_etcd *u;
-    char *host, *port, *name, why[160];
+    char *name, why[256];
 
-    if (etcd_check(url, why, sizeof(why)) != RW_OK ||
-        address_parse_url(url, &host, &port, why, sizeof(why)) != RW_OK) {
+    u = xcalloc(1, sizeof(*u));
+    if (upstream_members_parse(url, &u->members, why, sizeof(why)) != RW_OK) {
         log_warnx("etcd upstream: \"%s\": %s", url, why);
+        free(u);
         return NULL;
     }
-    u = xcalloc(1, sizeof(*u));
     u->base = base;
     u->url = xstrdup(url);
-    u->host = host;
-    u->port = port;
     if (cfg != NULL)
         u->cfg = *cfg;
     upstream_config_defaults(&u->cfg);
+    if (u->members.tls &&
+        (u->tls = upstream_etcd_tls_new(&u->members, &u->cfg, why,
+                                        sizeof(why))) == NULL) {
+        log_warnx("etcd upstream: \"%s\": %s", url, why);
+        upstream_members_fini(&u->members);
+        free(u->url);
+        free(u);
+        return NULL;
+    }
     backoff_init(&u->backoff, u->cfg.backoff_min, u->cfg.backoff_max);
     u->reconnect = evtimer_new(base, upstream_reconnect_cb, u);
     name = xasprintf("etcd %s", url);
@@ -740,10 +774,10 @@ static void etcd_free(struct upstream *up)
     h2_client_free(u->conn);
     upstream_history_free(u->history);
     event_free(u->reconnect);
+    upstream_etcd_tls_free(u->tls);
+    upstream_members_fini(&u->members);
     free(u->res);
     free(u->url);
-    free(u->host);
-    free(u->port);
     free(u);
 }
 
@@ -760,6 +794,7 @@ static void etcd_status(const struct upstream *up, struct upstream_status *st)
     st->connect_failures = u->connect_failures;
     st->resources = u->n;
     st->last_error = u->last_error;
+    st->tls_error = st->connected ? "" : upstream_etcd_tls_error(u->tls);
     for (size_t i = 0; i < u->n; i++)
         if (u->res[i].created)
             st->watching++;

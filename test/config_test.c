@@ -161,8 +161,14 @@ static const struct {
     {"listen", ":8080", "expected HOST:PORT or [IPV6]:PORT"},
     {"upstream", "ftp://x",
      "unknown scheme \"ftp\": expected http:// or https:// (etcd)"},
-    {"upstream", "https://127.0.0.1:2379",
-     "TLS to etcd (https) is not supported yet: expected http://HOST:PORT"},
+    {"upstream", "http://127.0.0.1:2379,https://127.0.0.2:2379",
+     "member 2 \"https://127.0.0.2:2379\" is https but member 1 is http: "
+     "expected one scheme for every member"},
+    {"upstream", "http://127.0.0.1:2379,,http://127.0.0.2:2379",
+     "an empty member: expected URLs separated by commas"},
+    {"etcd-certfile", "/dev/null",
+     "given with cleartext members (--upstream http://127.0.0.1:2379): "
+     "expected https:// members"},
     {"upstream", "http://127.0.0.1", "expected http://HOST:PORT"},
     {"upstream", "http://127.0.0.1:0", "port out of range"},
     {"upstream", "http://127.0.0.1:99999999999", "port out of range"},

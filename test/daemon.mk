@@ -60,6 +60,11 @@ test_router_test_SOURCES = test/router_test.c $(CORE_TEST_SOURCES)
 test_router_test_CFLAGS = $(TEST_CFLAGS)
 test_router_test_LDADD = $(TEST_LIBS)
 
+UNIT_TESTS += test/upstream_members_test
+test_upstream_members_test_SOURCES = test/upstream_members_test.c
+test_upstream_members_test_CFLAGS = $(TEST_CFLAGS)
+test_upstream_members_test_LDADD = $(TEST_LIBS)
+
 UNIT_TESTS += test/upstream_registry_test
 test_upstream_registry_test_SOURCES = test/upstream_registry_test.c
 test_upstream_registry_test_CFLAGS = $(TEST_CFLAGS)

@@ -76,6 +76,24 @@ static void test_command_line(void **state)
     assert_int_equal(c.write_rate, 100);
     assert_int_equal(c.server_pid, 4242);
     assert_string_equal(c.report, "out.json");
+    assert_null(c.cacert);
+    assert_null(c.token);
+
+    assert_int_equal(
+        parse(&c, why, sizeof(why), 19, "--server", "https://127.0.0.1:8443",
+              "--cacert", "ca.crt", "--cert", "me.crt", "--key", "me.key",
+              "--token", "s3cret", "--etcd", "https://127.0.0.1:2379",
+              "--etcd-cacert", "etcd-ca.crt", "--etcd-cert", "etcd.crt",
+              "--etcd-key", "etcd.key"),
+        RW_OK);
+    assert_string_equal(c.server, "https://127.0.0.1:8443");
+    assert_string_equal(c.cacert, "ca.crt");
+    assert_string_equal(c.cert, "me.crt");
+    assert_string_equal(c.key, "me.key");
+    assert_string_equal(c.token, "s3cret");
+    assert_string_equal(c.etcd_cacert, "etcd-ca.crt");
+    assert_string_equal(c.etcd_cert, "etcd.crt");
+    assert_string_equal(c.etcd_key, "etcd.key");
 }
 
 static void test_defaults_and_errors(void **state)

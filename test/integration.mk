@@ -29,6 +29,8 @@ INTEGRATION_TESTS = \
 	test/integration/wrong_type_test.py \
 	test/integration/store_reset_test.py \
 	test/integration/txn_test.py \
+	test/integration/etcd_tls_test.py \
+	test/integration/fleet_tls_test.py \
 	test/integration/python_client_test.py \
 	test/integration/js_informer_test.py \
 	test/integration/prometheus_test.py \

@@ -731,8 +731,8 @@ static void test_bad_url(void **state)
 
     upstream_contract_init(&r, "/x/");
     t = upstream_contract_target(&r);
-    assert_null(
-        upstream_etcd_ops.create(base, "https://127.0.0.1:2379", &t, 1, NULL));
+    assert_null(upstream_etcd_ops.create(
+        base, "https://127.0.0.1:2379,http://127.0.0.1:2380", &t, 1, NULL));
     assert_null(upstream_etcd_ops.create(base, "127.0.0.1:2379", &t, 1, NULL));
     assert_null(
         upstream_etcd_ops.create(base, "http://127.0.0.1", &t, 1, NULL));

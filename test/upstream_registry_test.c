@@ -1,7 +1,7 @@
 /*
  * upstream_registry_test.c: the adapters' table (src/upstream_registry.c)
  * and the choice by scheme: every adapter complete, each scheme served by
- * one adapter, etcd for http://, https:// refused clearly for now, an
+ * one adapter, etcd for http:// and https:// (member lists too), an
  * unknown scheme or none refused naming every scheme known.
  */
 #include <setjmp.h>
@@ -47,10 +47,16 @@ static void test_find(void **state)
     assert_ptr_equal(
         upstream_registry_find("http://127.0.0.1:2379", why, sizeof(why)),
         &upstream_etcd_ops);
-    assert_null(
-        upstream_registry_find("https://127.0.0.1:2379", why, sizeof(why)));
-    assert_string_equal(why, "TLS to etcd (https) is not supported yet: "
-                             "expected http://HOST:PORT");
+    assert_ptr_equal(
+        upstream_registry_find("https://127.0.0.1:2379", why, sizeof(why)),
+        &upstream_etcd_ops);
+    assert_ptr_equal(upstream_registry_find("https://10.0.0.1:2379, "
+                                            "https://10.0.0.2:2379",
+                                            why, sizeof(why)),
+                     &upstream_etcd_ops);
+    assert_null(upstream_registry_find("https://10.0.0.1:2379,http://x:1", why,
+                                       sizeof(why)));
+    assert_non_null(strstr(why, "expected one scheme for every member"));
     assert_null(
         upstream_registry_find("redis://127.0.0.1:6379", why, sizeof(why)));
     assert_string_equal(why, "unknown scheme \"redis\": expected http:// or "
@@ -64,9 +70,9 @@ static void test_find(void **state)
     assert_ptr_equal(
         upstream_registry_find("HTTP://127.0.0.1:2379", why, sizeof(why)),
         &upstream_etcd_ops);
-    assert_null(
-        upstream_registry_find("HTTPS://127.0.0.1:2379", why, sizeof(why)));
-    assert_non_null(strstr(why, "TLS to etcd (https) is not supported yet"));
+    assert_ptr_equal(
+        upstream_registry_find("HTTPS://127.0.0.1:2379", why, sizeof(why)),
+        &upstream_etcd_ops);
 }
 
 int main(void)

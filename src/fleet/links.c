@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "cache/rw.h"
+#include "src/fleet/dial.h"
 #include "src/h2_client.h"
 #include "src/log.h"
 
@@ -23,11 +24,12 @@ struct link {
     struct links *ls;
     struct h2_client *c;
     bool up;
+    uint64_t tls_failures; /* fleet_dial_h2_failures when c was made */
 };
 
 struct links {
     struct event_base *base;
-    char *host, *port;
+    const struct fleet_dial *d;
     const char *what;
     struct link *link;
     size_t n, open;
@@ -56,26 +58,28 @@ static void link_close_cb(struct h2_client *c, int err, void *arg)
 {
     struct link *l = arg;
     struct links *ls = l->ls;
+    const char *tls = fleet_dial_h2_error(ls->d, l->tls_failures);
 
     if (ls->closes_logged++ < LINKS_LOG_CLOSES)
-        log_warnx("%s connection %zu to %s: %s", ls->what,
+        log_warnx("%s connection %zu to %s: %s%s", ls->what,
                   (size_t)(l - ls->link), h2_client_authority(c),
-                  h2_client_last_error(c)[0] ? h2_client_last_error(c)
-                                             : rw_strerror(err));
+                  tls != NULL ? "TLS handshake: " : "",
+                  tls != NULL                ? tls
+                  : h2_client_last_error(c)[0] ? h2_client_last_error(c)
+                                               : rw_strerror(err));
     if (l->c == c)
         link_forget(l);
     h2_client_free(c);
 }
 
-struct links *links_new(struct event_base *base, const char *host,
-                        const char *port, size_t n, const char *what)
+struct links *links_new(struct event_base *base, const struct fleet_dial *d,
+                        size_t n, const char *what)
 {
     struct links *ls = xcalloc(1, sizeof(*ls));
 
     rw_assert(n > 0);
     ls->base = base;
-    ls->host = xstrdup(host);
-    ls->port = xstrdup(port);
+    ls->d = d;
     ls->what = what;
     ls->n = n;
     ls->link = xcalloc(n, sizeof(*ls->link));
@@ -95,8 +99,6 @@ void links_free(struct links *ls)
         h2_client_free(c); /* its streams close first */
     }
     free(ls->link);
-    free(ls->host);
-    free(ls->port);
     free(ls);
 }
 
@@ -107,11 +109,15 @@ struct h2_client *links_get(struct links *ls, size_t i)
         .on_close = link_close_cb,
     };
     struct link *l = &ls->link[i];
+    struct h2_client_config hc = {0};
 
     if (l->c != NULL && l->up && !h2_client_is_open(l->c))
         link_forget(l); /* GOAWAY: it finishes its streams alone */
-    if (l->c == NULL)
-        l->c = h2_client_new(ls->base, ls->host, ls->port, NULL, &cbs, l);
+    if (l->c == NULL) {
+        fleet_dial_h2(ls->d, &hc);
+        l->tls_failures = fleet_dial_h2_failures(ls->d);
+        l->c = h2_client_new(ls->base, ls->d->host, ls->d->port, &hc, &cbs, l);
+    }
     return l->c;
 }
 

@@ -12,13 +12,15 @@
 #include <stddef.h>
 
 struct event_base;
+struct fleet_dial;
 struct h2_client;
 struct links;
 
-/* n (>= 1) links to host:port (copied); `what` names them in the log
- * ("h2", "etcd"; static).  Nothing connects before links_get. */
-struct links *links_new(struct event_base *base, const char *host,
-                        const char *port, size_t n, const char *what);
+/* n (>= 1) links to the server of d (borrowed: it must outlive ls);
+ * `what` names them in the log ("h2", "etcd"; static).  Nothing connects
+ * before links_get. */
+struct links *links_new(struct event_base *base, const struct fleet_dial *d,
+                        size_t n, const char *what);
 /* Frees every connection (their streams close first, with their
  * callbacks), then ls.  NULL is a no-op. */
 void links_free(struct links *ls);

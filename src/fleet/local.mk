@@ -20,6 +20,7 @@ src_fleet_libfleet_a_SOURCES = \
 	src/fleet/watcher.c src/fleet/watcher.h \
 	src/fleet/watch_h2.c src/fleet/watch_h2.h \
 	src/fleet/watch_h1.c src/fleet/watch_h1.h \
+	src/fleet/dial.c src/fleet/dial.h \
 	src/fleet/links.c src/fleet/links.h \
 	src/fleet/watch_etcd.c src/fleet/watch_etcd.h \
 	src/fleet/report.c src/fleet/report.h

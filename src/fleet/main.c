@@ -39,8 +39,8 @@
 #include "cache/resource_type.h"
 #include "cache/rw.h"
 #include "proto/kjson_decode.h"
-#include "src/address.h"
 #include "src/fleet/churn.h"
+#include "src/fleet/dial.h"
 #include "src/fleet/filter.h"
 #include "src/fleet/histogram.h"
 #include "src/fleet/keys.h"
@@ -75,7 +75,7 @@ struct fleet {
     struct fleet_config cfg;
     struct event_base *base;
     const struct resource_type *rt;
-    char *server_host, *server_port, *etcd_host, *etcd_port;
+    struct fleet_dial server, etcd; /* --server's, --etcd's */
     char *collection;
     uint64_t connections;
     struct keys *keys;
@@ -343,9 +343,9 @@ static void fleet_start_list(struct fleet *f)
     event_assign(f->phase_timer, f->base, -1, 0, fleet_list_timeout_cb, f);
     fleet_timer(f->phase_timer, FLEET_LIST_TIMEOUT);
     if (f->target_etcd)
-        f->snapshot = range_new(
-            f->base, f->server_host, f->server_port, f->rt->key_prefix, 0, 0,
-            0, fleet_snapshot_kv_cb, fleet_snapshot_done_cb, f);
+        f->snapshot =
+            range_new(f->base, &f->server, f->rt->key_prefix, 0, 0, 0,
+                      fleet_snapshot_kv_cb, fleet_snapshot_done_cb, f);
     else
         fleet_kick(f);
 }
@@ -451,9 +451,9 @@ static void fleet_final(struct fleet *f)
     }
     event_assign(f->phase_timer, f->base, -1, 0, fleet_final_timeout_cb, f);
     fleet_timer(f->phase_timer, FLEET_FINAL_TIMEOUT);
-    f->final = range_new(f->base, f->etcd_host, f->etcd_port,
-                         f->rt->key_prefix, f->target > 0 ? f->target : 0, 0,
-                         0, fleet_final_kv_cb, fleet_final_done_cb, f);
+    f->final = range_new(f->base, &f->etcd, f->rt->key_prefix,
+                         f->target > 0 ? f->target : 0, 0, 0, fleet_final_kv_cb,
+                         fleet_final_done_cb, f);
 }
 
 /* ---- the end ---- */
@@ -555,15 +555,23 @@ static void fleet_signal_cb(evutil_socket_t sig, short what, void *arg)
 static int fleet_check_more(struct fleet *f, char *why, size_t why_len)
 {
     struct fleet_config *c = &f->cfg;
-    char *end = NULL, what[160];
+    char *end = NULL;
 
 #define FLEET_PROBLEM(...) (snprintf(why, why_len, __VA_ARGS__), RW_EINVAL)
+    struct fleet_dial_options eo = {
+        .cacert = c->etcd_cacert, .cert = c->etcd_cert, .key = c->etcd_key};
+    const char *prefix = "etcd-";
+
     f->target_etcd = strcmp(c->target, "etcd") == 0;
-    if (f->target_etcd && c->etcd == NULL)
-        c->etcd = c->server; /* the oracle and the writer use it too */
-    if (c->etcd && address_parse_url(c->etcd, &f->etcd_host, &f->etcd_port,
-                                     what, sizeof(what)) != RW_OK)
-        return config_fail(why, why_len, "etcd", c->etcd, "%s", what);
+    if (f->target_etcd && c->etcd == NULL) {
+        /* the oracle and the writer use the server, as the server */
+        c->etcd = c->server;
+        eo = (struct fleet_dial_options){c->cacert, c->cert, c->key, NULL};
+        prefix = "";
+    }
+    if (c->etcd && fleet_dial_init(&f->etcd, "etcd", c->etcd, prefix, &eo, why,
+                                   why_len) != RW_OK)
+        return RW_EINVAL;
     f->move_fraction = strtod(c->move_fraction, &end);
     if (end == c->move_fraction || *end != '\0' || isnan(f->move_fraction))
         return config_fail(why, why_len, "move-fraction", c->move_fraction,
@@ -598,15 +606,16 @@ static int fleet_check_more(struct fleet *f, char *why, size_t why_len)
 static void fleet_check_options(struct fleet *f)
 {
     struct fleet_config *c = &f->cfg;
-    char why[1024], what[160];
+    struct fleet_dial_options so = {c->cacert, c->cert, c->key, c->token};
+    char why[1024];
     int rc;
 
     if ((f->rt = resource_type_find(c->resource)) == NULL)
         rc = config_unknown_type(why, sizeof(why), "resource", c->resource,
                                  NULL);
-    else if (address_parse_url(c->server, &f->server_host, &f->server_port,
-                               what, sizeof(what)) != RW_OK)
-        rc = config_fail(why, sizeof(why), "server", c->server, "%s", what);
+    else if (fleet_dial_init(&f->server, "server", c->server, "", &so, why,
+                             sizeof(why)) != RW_OK)
+        rc = RW_EINVAL;
     else if (profile_parse(c->profile, &f->profile.kind) != RW_OK)
         rc = config_fail(why, sizeof(why), "profile", c->profile,
                          "expected controller, kubelet or mix");
@@ -691,13 +700,12 @@ static struct filter *fleet_watcher_filter(struct fleet *f, uint64_t i)
 static void fleet_build_transport(struct fleet *f)
 {
     if (f->target_etcd)
-        f->etcd_t = watch_etcd_new(f->base, f->server_host, f->server_port,
-                                   f->rt, f->keys, f->ws, f->connections);
+        f->etcd_t = watch_etcd_new(f->base, &f->server, f->rt, f->keys, f->ws,
+                                   f->connections);
     else if (f->cfg.http1)
-        f->h1 = watch_h1_new(f->base, f->server_host, f->server_port, f->ws);
+        f->h1 = watch_h1_new(f->base, &f->server, f->ws);
     else
-        f->h2 = watch_h2_new(f->base, f->server_host, f->server_port, f->ws,
-                             f->connections);
+        f->h2 = watch_h2_new(f->base, &f->server, f->ws, f->connections);
     if (f->cfg.http1 && f->h1 == NULL)
         exit(1); /* it logged why: the host does not resolve */
 }
@@ -724,12 +732,12 @@ static void fleet_build(struct fleet *f)
     histogram_init(&f->latency);
     fleet_build_filters(f);
     if (f->cfg.etcd)
-        f->oracle = oracle_new(f->base, f->etcd_host, f->etcd_port, f->rt,
-                               f->keys, f->ix, &ocbs, f);
+        f->oracle =
+            oracle_new(f->base, &f->etcd, f->rt, f->keys, f->ix, &ocbs, f);
     if (f->cfg.write_rate > 0)
-        f->writer = writer_new(f->base, f->etcd_host, f->etcd_port, f->rt,
-                               f->keys, f->cfg.write_rate,
-                               f->cfg.churn ? &churn : NULL, &wcbs, f);
+        f->writer =
+            writer_new(f->base, &f->etcd, f->rt, f->keys, f->cfg.write_rate,
+                       f->cfg.churn ? &churn : NULL, &wcbs, f);
     wc.rt = f->rt;
     wc.collection = f->collection;
     wc.keys = f->keys;
@@ -787,10 +795,8 @@ static void fleet_free(struct fleet *f)
         event_free(f->signals[i]);
     event_base_free(f->base);
     free(f->collection);
-    free(f->server_host);
-    free(f->server_port);
-    free(f->etcd_host);
-    free(f->etcd_port);
+    fleet_dial_fini(&f->server);
+    fleet_dial_fini(&f->etcd);
 }
 
 int main(int argc, char **argv)

@@ -11,8 +11,20 @@
 
 const struct option_spec options_specs[] = {
     {"server", OPT_STRING, OFF(server), 0, 0, "http://127.0.0.1:8080", "URL",
-     "ringwatch (or any kube-apiserver-like server) to LIST and WATCH; "
-     "with --target etcd, the etcd or grpc-proxy to Watch"},
+     "ringwatch (or any kube-apiserver-like server) to LIST and WATCH, "
+     "http:// or https://; with --target etcd, the etcd or grpc-proxy to "
+     "Watch"},
+    {"cacert", OPT_STRING, OFF(cacert), 0, 0, NULL, "FILE",
+     "PEM CA certificates that verify an https:// --server (default: the "
+     "system's CA store)"},
+    {"cert", OPT_STRING, OFF(cert), 0, 0, NULL, "FILE",
+     "PEM client certificate presented to an https:// --server (with "
+     "--key)"},
+    {"key", OPT_STRING, OFF(key), 0, 0, NULL, "FILE",
+     "PEM private key of --cert"},
+    {"token", OPT_STRING, OFF(token), 0, 0, NULL, "TOKEN",
+     "bearer token sent to --server with every request (Authorization: "
+     "Bearer TOKEN)"},
     {"target", OPT_STRING, OFF(target), 0, 0, "ringwatch", "TARGET",
      "ringwatch (kube LIST and WATCH) or etcd (native gRPC Watch streams)"},
     {"profile", OPT_STRING, OFF(profile), 0, 0, "controller", "PROFILE",
@@ -40,7 +52,16 @@ const struct option_spec options_specs[] = {
     {"drain-timeout", OPT_SECONDS, OFF(drain_timeout), 0, 3600, "10", "SECONDS",
      "seconds to wait at the end for every watcher to catch up"},
     {"etcd", OPT_STRING, OFF(etcd), 0, 0, NULL, "URL",
-     "etcd behind the server: oracle watch, writer and final state"},
+     "etcd behind the server: oracle watch, writer and final state "
+     "(http:// or https://)"},
+    {"etcd-cacert", OPT_STRING, OFF(etcd_cacert), 0, 0, NULL, "FILE",
+     "PEM CA certificates that verify an https:// --etcd (default: the "
+     "system's CA store)"},
+    {"etcd-cert", OPT_STRING, OFF(etcd_cert), 0, 0, NULL, "FILE",
+     "PEM client certificate presented to an https:// --etcd (with "
+     "--etcd-key)"},
+    {"etcd-key", OPT_STRING, OFF(etcd_key), 0, 0, NULL, "FILE",
+     "PEM private key of --etcd-cert"},
     {"write-rate", OPT_UINT, OFF(write_rate), 0, 1000000, "0", "PER_SECOND",
      "updates per second written to etcd (needs --etcd)"},
     {"churn", OPT_FLAG, OFF(churn), 0, 0, NULL, NULL,

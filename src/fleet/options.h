@@ -18,7 +18,10 @@
 #include "src/config.h"
 
 struct fleet_config {
-    const char *server;         /* ringwatch's URL, http://HOST:PORT */
+    const char *server;         /* ringwatch's URL, http(s)://HOST:PORT */
+    const char *cacert;         /* --server's CA (PEM); NULL: system's */
+    const char *cert, *key;     /* client certificate for --server; NULL */
+    const char *token;          /* bearer token for --server; NULL */
     const char *resource;       /* resource type, resource_type_find spelling */
     uint64_t watchers;          /* watch streams */
     uint64_t connections;       /* HTTP/2 connections; 0: ceil(watchers/100) */
@@ -30,6 +33,8 @@ struct fleet_config {
                                    watches */
     double drain_timeout;       /* seconds to wait for stragglers at the end */
     const char *etcd;           /* etcd URL (oracle, writer, final state) */
+    const char *etcd_cacert;    /* --etcd's CA (PEM); NULL: system's */
+    const char *etcd_cert, *etcd_key; /* client certificate for --etcd */
     uint64_t write_rate;        /* writes per second; 0: no writer */
     uint64_t server_pid;        /* ringwatch's pid for CPU and RSS; 0: none */
     const char *report;         /* JSON report path; NULL: none */

@@ -19,6 +19,7 @@
 #include "proto/etcd.h"
 #include "proto/grpc.h"
 #include "proto/kjson_decode.h"
+#include "src/fleet/dial.h"
 #include "src/fleet/scan.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
@@ -201,9 +202,9 @@ void oracle_start(struct oracle *o, int64_t start_rev)
 
 /* ---- construction and queries ---- */
 
-struct oracle *oracle_new(struct event_base *base, const char *host,
-                          const char *port, const struct resource_type *rt,
-                          struct keys *keys, const struct filter_index *ix,
+struct oracle *oracle_new(struct event_base *base, const struct fleet_dial *d,
+                          const struct resource_type *rt, struct keys *keys,
+                          const struct filter_index *ix,
                           const struct oracle_callbacks *cbs, void *arg)
 {
     static const struct h2_client_callbacks conn_cbs = {
@@ -222,7 +223,8 @@ struct oracle *oracle_new(struct event_base *base, const char *host,
     o->prefix = xstrdup(rt->key_prefix);
     o->prefix_len = strlen(o->prefix);
     o->end = etcd_prefix_end(o->prefix, o->prefix_len, &o->end_len);
-    o->conn = h2_client_new(base, host, port, &hc, &conn_cbs, o);
+    fleet_dial_h2(d, &hc);
+    o->conn = h2_client_new(base, d->host, d->port, &hc, &conn_cbs, o);
     return o;
 }
 

@@ -29,6 +29,7 @@
 #include "src/fleet/keys.h"
 
 struct event_base;
+struct fleet_dial;
 struct oracle;
 
 /* One change to the resource. */
@@ -48,14 +49,14 @@ struct oracle_callbacks {
 };
 
 /*
- * An oracle for resource type rt at etcd host:port, interning keys in
+ * An oracle for resource type rt at etcd (d, borrowed), interning keys in
  * keys and feeding the filters of ix (borrowed; it and its filters must
  * outlive the oracle).  It connects at once and watches when
  * oracle_start is called.
  */
-struct oracle *oracle_new(struct event_base *base, const char *host,
-                          const char *port, const struct resource_type *rt,
-                          struct keys *keys, const struct filter_index *ix,
+struct oracle *oracle_new(struct event_base *base, const struct fleet_dial *d,
+                          const struct resource_type *rt, struct keys *keys,
+                          const struct filter_index *ix,
                           const struct oracle_callbacks *cbs, void *arg);
 void oracle_free(struct oracle *o);
 

@@ -13,6 +13,7 @@
 
 #include "cache/rw.h"
 #include "proto/grpc.h"
+#include "src/fleet/dial.h"
 #include "src/grpc_client.h"
 #include "src/h2_client.h"
 
@@ -125,14 +126,15 @@ static void range_conn_close_cb(struct h2_client *c, int err, void *arg)
     range_finish(r, RW_EIO, why);
 }
 
-struct range *range_new(struct event_base *base, const char *host,
-                        const char *port, const char *prefix, int64_t revision,
-                        size_t page, double timeout, range_kv_cb on_kv,
+struct range *range_new(struct event_base *base, const struct fleet_dial *d,
+                        const char *prefix, int64_t revision, size_t page,
+                        double timeout, range_kv_cb on_kv,
                         range_done_cb on_done, void *arg)
 {
     static const struct h2_client_callbacks cbs = {.on_close =
                                                        range_conn_close_cb};
     struct range *r = xcalloc(1, sizeof(*r));
+    struct h2_client_config hc = {0};
     size_t len = strlen(prefix);
 
     r->revision = revision;
@@ -144,7 +146,8 @@ struct range *range_new(struct event_base *base, const char *host,
     r->end = etcd_prefix_end(prefix, len, &r->end_len);
     r->next = xmemdup(prefix, len + 1);
     r->next_len = len;
-    r->conn = h2_client_new(base, host, port, NULL, &cbs, r);
+    fleet_dial_h2(d, &hc);
+    r->conn = h2_client_new(base, d->host, d->port, &hc, &cbs, r);
     range_page(r);
     return r;
 }

@@ -17,6 +17,7 @@
 #include "proto/etcd.h"
 
 struct event_base;
+struct fleet_dial;
 struct range;
 
 /* One key-value pair; kv and its bytes are valid during the call only. */
@@ -31,13 +32,13 @@ typedef void (*range_done_cb)(int err, const char *why, int64_t revision,
 
 /*
  * Starts reading [prefix, prefix_end(prefix)) at revision (0: current)
- * from etcd at host:port, page keys per Range (0: 500), each call bounded
- * by timeout seconds (0: 30).  Callbacks come from the event loop; done
+ * from etcd (d, borrowed until done), page keys per Range (0: 500), each call
+ * bounded by timeout seconds (0: 30).  Callbacks come from the event loop; done
  * exactly once unless r is freed first.
  */
-struct range *range_new(struct event_base *base, const char *host,
-                        const char *port, const char *prefix, int64_t revision,
-                        size_t page, double timeout, range_kv_cb on_kv,
+struct range *range_new(struct event_base *base, const struct fleet_dial *d,
+                        const char *prefix, int64_t revision, size_t page,
+                        double timeout, range_kv_cb on_kv,
                         range_done_cb on_done, void *arg);
 
 /* Cancels a read in progress (no callback afterwards) and releases r.

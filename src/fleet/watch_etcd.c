@@ -25,6 +25,7 @@
 #include "cache/rw.h"
 #include "proto/etcd.h"
 #include "proto/kjson_decode.h"
+#include "src/fleet/dial.h"
 #include "src/fleet/links.h"
 #include "src/fleet/scan.h"
 #include "src/fleet/watcher.h"
@@ -57,7 +58,6 @@ struct etcd_decoded {
 
 struct watch_etcd {
     struct event_base *base;
-    char *host, *port;
     const struct resource_type *rt;
     struct keys *keys;
     struct watcher_set *ws;
@@ -275,8 +275,8 @@ size_t watch_etcd_footprint(const struct watch_etcd *t)
 
 /* ==== construction ==== */
 
-struct watch_etcd *watch_etcd_new(struct event_base *base, const char *host,
-                                  const char *port,
+struct watch_etcd *watch_etcd_new(struct event_base *base,
+                                  const struct fleet_dial *d,
                                   const struct resource_type *rt,
                                   struct keys *keys, struct watcher_set *ws,
                                   size_t connections)
@@ -285,15 +285,13 @@ struct watch_etcd *watch_etcd_new(struct event_base *base, const char *host,
 
     rw_assert(connections > 0);
     t->base = base;
-    t->host = xstrdup(host);
-    t->port = xstrdup(port);
     t->rt = rt;
     t->keys = keys;
     t->ws = ws;
     t->prefix = xstrdup(rt->key_prefix);
     t->prefix_len = strlen(t->prefix);
     t->end = etcd_prefix_end(t->prefix, t->prefix_len, &t->end_len);
-    t->links = links_new(base, host, port, connections, "etcd");
+    t->links = links_new(base, d, connections, "etcd");
     t->nslots = watcher_set_size(ws);
     t->slots = xcalloc(t->nslots ? t->nslots : 1, sizeof(*t->slots));
     for (size_t i = 0; i < t->nslots; i++) {
@@ -326,7 +324,5 @@ void watch_etcd_free(struct watch_etcd *t)
     free(t->slots);
     free(t->prefix);
     free(t->end);
-    free(t->host);
-    free(t->port);
     free(t);
 }

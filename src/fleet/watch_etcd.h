@@ -29,14 +29,15 @@
 #include "src/fleet/keys.h"
 
 struct event_base;
+struct fleet_dial;
 struct watcher_set;
 struct watch_etcd;
 
 /* A transport for every watcher of ws (which must outlive it) to etcd
- * at host:port over `connections` (>= 1) connections, for resource type
+ * (d, borrowed) over `connections` (>= 1) connections, for resource type
  * rt, interning keys in keys.  Opens nothing until watch_etcd_kick. */
-struct watch_etcd *watch_etcd_new(struct event_base *base, const char *host,
-                                  const char *port,
+struct watch_etcd *watch_etcd_new(struct event_base *base,
+                                  const struct fleet_dial *d,
                                   const struct resource_type *rt,
                                   struct keys *keys, struct watcher_set *ws,
                                   size_t connections);

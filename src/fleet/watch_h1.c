@@ -28,13 +28,16 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
+#include <event2/util.h>
 #include <http_parser.h>
 
 #include "cache/clock.h"
 #include "cache/rw.h"
 #include "src/fdlimit.h"
+#include "src/fleet/dial.h"
 #include "src/fleet/watcher.h"
 #include "src/log.h"
+#include "src/transport.h"
 
 #define WATCH_H1_FD_SPARE 64 /* descriptors kept for everything else */
 #define WATCH_H1_LOG_FAILURES 5
@@ -44,7 +47,8 @@ struct watch_h1;
 struct h1_slot {
     struct watch_h1 *t;
     struct watcher *w;
-    struct bufferevent *bev;
+    struct transport *tr;    /* the connection (NULL when unconnected) */
+    struct bufferevent *bev; /* tr's buffered stream */
     struct event *timer;
     http_parser parser;
     bool busy;      /* a request is in flight */
@@ -55,6 +59,7 @@ struct h1_slot {
 
 struct watch_h1 {
     struct event_base *base;
+    const struct fleet_dial *d;
     char *authority;
     struct sockaddr_storage addr;
     socklen_t addr_len;
@@ -113,9 +118,10 @@ static void h1_schedule(struct h1_slot *s, double delay)
 
 static void h1_close(struct h1_slot *s)
 {
-    if (s->bev == NULL)
+    if (s->tr == NULL)
         return;
-    bufferevent_free(s->bev);
+    transport_free(s->tr);
+    s->tr = NULL;
     s->bev = NULL;
     if (s->connected)
         s->t->open--;
@@ -200,10 +206,20 @@ static void h1_event_cb(struct bufferevent *bev, short what, void *arg)
 static bool h1_connect(struct h1_slot *s)
 {
     struct watch_h1 *t = s->t;
+    evutil_socket_t fd = socket(t->addr.ss_family, SOCK_STREAM, 0);
 
-    s->bev = bufferevent_socket_new(t->base, -1, BEV_OPT_CLOSE_ON_FREE);
-    if (s->bev == NULL)
+    if (fd < 0 || evutil_make_socket_nonblocking(fd) != 0 ||
+        evutil_make_socket_closeonexec(fd) != 0) {
+        if (t->failures_logged++ < WATCH_H1_LOG_FAILURES)
+            log_warn("h1 watcher %u: socket", watcher_id(s->w));
+        if (fd >= 0)
+            evutil_closesocket(fd);
         return false;
+    }
+    /* TLS (https://) or plain: the transport's bufferevent either way */
+    if ((s->tr = fleet_dial_h1(t->d, t->base, fd)) == NULL)
+        return false;
+    s->bev = transport_bev(s->tr);
     bufferevent_setcb(s->bev, h1_read_cb, NULL, h1_event_cb, s);
     bufferevent_enable(s->bev, EV_READ | EV_WRITE);
     if (bufferevent_socket_connect(s->bev, (struct sockaddr *)&t->addr,
@@ -253,9 +269,12 @@ static void h1_issue(struct h1_slot *s)
     }
     evbuffer_add_printf(bufferevent_get_output(s->bev),
                         "GET %s HTTP/1.1\r\nHost: %s\r\n"
-                        "Accept: application/json\r\n"
+                        "Accept: application/json\r\n%s%s%s"
                         "User-Agent: ringwatch-fleet\r\n\r\n",
-                        path, t->authority);
+                        path, t->authority,
+                        t->d->authorization ? "Authorization: " : "",
+                        t->d->authorization ? t->d->authorization : "",
+                        t->d->authorization ? "\r\n" : "");
     http_parser_init(&s->parser, HTTP_RESPONSE);
     s->parser.data = s;
     s->busy = true;
@@ -303,18 +322,20 @@ static bool h1_resolve(struct watch_h1 *t, const char *host, const char *port)
     return true;
 }
 
-struct watch_h1 *watch_h1_new(struct event_base *base, const char *host,
-                              const char *port, struct watcher_set *ws)
+struct watch_h1 *watch_h1_new(struct event_base *base,
+                              const struct fleet_dial *d,
+                              struct watcher_set *ws)
 {
     struct watch_h1 *t = xcalloc(1, sizeof(*t));
 
-    if (!h1_resolve(t, host, port)) {
+    if (!h1_resolve(t, d->host, d->port)) {
         free(t);
         return NULL;
     }
     t->base = base;
-    t->authority = strchr(host, ':') ? xasprintf("[%s]:%s", host, port)
-                                     : xasprintf("%s:%s", host, port);
+    t->d = d;
+    t->authority = strchr(d->host, ':') ? xasprintf("[%s]:%s", d->host, d->port)
+                                        : xasprintf("%s:%s", d->host, d->port);
     t->ws = ws;
     t->nslots = watcher_set_size(ws);
     h1_raise_nofile(t->nslots + WATCH_H1_FD_SPARE);

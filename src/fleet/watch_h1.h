@@ -1,6 +1,7 @@
 /*
  * watch_h1.h: carries the watchers' LIST and WATCH requests over
- * HTTP/1.1, one connection per watcher, as informers built on Go's
+ * HTTP/1.1 (over TLS for an https:// server: src/fleet/dial.h), one
+ * connection per watcher, as informers built on Go's
  * net/http or the Python and JavaScript clients do.  A small client on a
  * libevent bufferevent, with Debian's http-parser decoding the response
  * (chunked watch streams, Content-Length LISTs); keep-alive connections
@@ -16,14 +17,16 @@
 #include <stddef.h>
 
 struct event_base;
+struct fleet_dial;
 struct watcher_set;
 struct watch_h1;
 
 /* A transport for every watcher of ws (which must outlive it) to the
- * server at host:port.  Returns NULL (logged) when host:port does not
- * resolve. */
-struct watch_h1 *watch_h1_new(struct event_base *base, const char *host,
-                              const char *port, struct watcher_set *ws);
+ * server of d (borrowed), with d's Authorization on every request.
+ * Returns NULL (logged) when its host does not resolve. */
+struct watch_h1 *watch_h1_new(struct event_base *base,
+                              const struct fleet_dial *d,
+                              struct watcher_set *ws);
 /* Closes every connection; no watcher callback runs.  NULL is a no-op. */
 void watch_h1_free(struct watch_h1 *t);
 

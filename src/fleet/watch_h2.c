@@ -21,6 +21,7 @@
 
 #include "cache/clock.h"
 #include "cache/rw.h"
+#include "src/fleet/dial.h"
 #include "src/fleet/links.h"
 #include "src/fleet/watcher.h"
 #include "src/h2_client.h"
@@ -38,7 +39,7 @@ struct h2_slot {
 
 struct watch_h2 {
     struct event_base *base;
-    char *host, *port;
+    const struct fleet_dial *d;
     struct watcher_set *ws;
     struct links *links;
     struct h2_slot *slots;
@@ -98,8 +99,11 @@ static void h2_backoff(struct h2_slot *s, double delay)
 
 static void h2_issue(struct h2_slot *s)
 {
-    static const struct h2_client_header accept = {"accept",
-                                                   "application/json"};
+    const struct h2_client_header headers[] = {
+        {"accept", "application/json"},
+        {"authorization", s->t->d->authorization},
+    };
+    size_t nheaders = s->t->d->authorization != NULL ? 2 : 1;
     struct links *ls = s->t->links;
     char path[4096];
     double delay;
@@ -117,11 +121,11 @@ static void h2_issue(struct h2_slot *s)
         break;
     }
     s->stream = h2_client_request(links_get(ls, s->link), "GET", path, NULL,
-                                  &accept, 1, 0, &h2_stream_cbs, s);
+                                  headers, nheaders, 0, &h2_stream_cbs, s);
     /* The connection refuses streams: replace it and try once more. */
     if (s->stream == NULL && links_drop(ls, s->link))
         s->stream = h2_client_request(links_get(ls, s->link), "GET", path, NULL,
-                                      &accept, 1, 0, &h2_stream_cbs, s);
+                                      headers, nheaders, 0, &h2_stream_cbs, s);
     if (s->stream == NULL) {
         watcher_end(s->w, false);
         h2_backoff(s, 0.5);
@@ -141,18 +145,17 @@ size_t watch_h2_connections_open(const struct watch_h2 *t)
 
 /* ==== construction ==== */
 
-struct watch_h2 *watch_h2_new(struct event_base *base, const char *host,
-                              const char *port, struct watcher_set *ws,
-                              size_t connections)
+struct watch_h2 *watch_h2_new(struct event_base *base,
+                              const struct fleet_dial *d,
+                              struct watcher_set *ws, size_t connections)
 {
     struct watch_h2 *t = xcalloc(1, sizeof(*t));
 
     rw_assert(connections > 0);
     t->base = base;
-    t->host = xstrdup(host);
-    t->port = xstrdup(port);
+    t->d = d;
     t->ws = ws;
-    t->links = links_new(base, host, port, connections, "h2");
+    t->links = links_new(base, d, connections, "h2");
     t->nslots = watcher_set_size(ws);
     t->slots = xcalloc(t->nslots ? t->nslots : 1, sizeof(*t->slots));
     for (size_t i = 0; i < t->nslots; i++) {
@@ -172,7 +175,5 @@ void watch_h2_free(struct watch_h2 *t)
         if (t->slots[i].retry != NULL)
             event_free(t->slots[i].retry);
     free(t->slots);
-    free(t->host);
-    free(t->port);
     free(t);
 }

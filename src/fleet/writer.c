@@ -27,6 +27,7 @@
 #include "proto/grpc.h"
 #include "proto/kjson_decode.h"
 #include "src/fleet/churn.h"
+#include "src/fleet/dial.h"
 #include "src/fleet/profile.h"
 #include "src/fleet/range.h"
 #include "src/fleet/scan.h"
@@ -65,7 +66,7 @@ struct writer {
     struct event_base *base;
     const struct resource_type *rt;
     struct keys *keys;
-    char *host, *port;
+    const struct fleet_dial *d;
     uint64_t rate;
     struct writer_callbacks cbs;
     void *arg;
@@ -237,13 +238,13 @@ void writer_load(struct writer *w, int64_t revision)
     if (w->churn != NULL) {
         char *prefix = xasprintf("%s" CHURN_NAMESPACE "/", w->rt->key_prefix);
 
-        w->load = range_new(w->base, w->host, w->port, prefix, 0, 0, 0,
-                            writer_adopt_kv_cb, writer_adopt_done_cb, w);
+        w->load = range_new(w->base, w->d, prefix, 0, 0, 0, writer_adopt_kv_cb,
+                            writer_adopt_done_cb, w);
         free(prefix);
         return;
     }
-    w->load = range_new(w->base, w->host, w->port, w->rt->key_prefix, revision,
-                        0, 0, writer_load_kv_cb, writer_load_done_cb, w);
+    w->load = range_new(w->base, w->d, w->rt->key_prefix, revision, 0, 0,
+                        writer_load_kv_cb, writer_load_done_cb, w);
 }
 
 /* ==== writes ==== */
@@ -597,27 +598,27 @@ static void writer_conn_close_cb(struct h2_client *c, int err, void *arg)
     w->running = false;
 }
 
-struct writer *writer_new(struct event_base *base, const char *host,
-                          const char *port, const struct resource_type *rt,
-                          struct keys *keys, uint64_t rate,
-                          const struct churn_config *churn,
+struct writer *writer_new(struct event_base *base, const struct fleet_dial *d,
+                          const struct resource_type *rt, struct keys *keys,
+                          uint64_t rate, const struct churn_config *churn,
                           const struct writer_callbacks *cbs, void *arg)
 {
     static const struct h2_client_callbacks conn_cbs = {
         .on_close = writer_conn_close_cb,
     };
     struct writer *w = xcalloc(1, sizeof(*w));
+    struct h2_client_config hc = {0};
 
     rw_assert(rate > 0);
     w->base = base;
     w->rt = rt;
     w->keys = keys;
-    w->host = xstrdup(host);
-    w->port = xstrdup(port);
+    w->d = d;
     w->rate = rate;
     w->cbs = *cbs;
     w->arg = arg;
-    w->conn = h2_client_new(base, host, port, NULL, &conn_cbs, w);
+    fleet_dial_h2(d, &hc);
+    w->conn = h2_client_new(base, d->host, d->port, &hc, &conn_cbs, w);
     w->tick = event_new(base, -1, EV_PERSIST, writer_tick_cb, w);
     if (churn != NULL) {
         w->churn = churn_new(churn);
@@ -643,7 +644,5 @@ void writer_free(struct writer *w)
     churn_free(w->churn);
     free(w->log);
     free(w->value);
-    free(w->host);
-    free(w->port);
     free(w);
 }

@@ -41,6 +41,7 @@
 
 struct churn_config;
 struct event_base;
+struct fleet_dial;
 struct writer;
 
 struct writer_callbacks {
@@ -67,16 +68,15 @@ struct writer_stats {
 };
 
 /*
- * A writer of resource type rt at etcd host:port, rate writes per second
+ * A writer of resource type rt at etcd (d, borrowed), rate writes per second
  * (> 0), interning keys in keys; churn NULL updates the existing objects,
  * else the pods churn (copied; rt must be pods).  Connects at once;
  * writes nothing until writer_load (churn: creates the initial set) then
  * writer_start.
  */
-struct writer *writer_new(struct event_base *base, const char *host,
-                          const char *port, const struct resource_type *rt,
-                          struct keys *keys, uint64_t rate,
-                          const struct churn_config *churn,
+struct writer *writer_new(struct event_base *base, const struct fleet_dial *d,
+                          const struct resource_type *rt, struct keys *keys,
+                          uint64_t rate, const struct churn_config *churn,
                           const struct writer_callbacks *cbs, void *arg);
 void writer_free(struct writer *w);
 

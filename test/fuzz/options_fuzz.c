@@ -3,16 +3,19 @@
  * split at newlines, is argv (at most 15 arguments): config_parse then
  * config_check either accept it, with every number within its option's
  * bounds and every address parsable again, or refuse it with one line.
- * The whole input is also given to address_parse_listen and
- * address_parse_url, whose results must be well formed.
+ * The whole input is also given to address_parse_listen,
+ * address_parse_url, address_parse_server_url and upstream_members_parse
+ * (--upstream's member lists), whose results must be well formed.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cache/rw.h"
 #include "src/address.h"
 #include "src/config.h"
+#include "src/upstream_members.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,6 +24,8 @@ static void check_addresses(const char *text)
     struct sockaddr_storage ss;
     socklen_t sslen = sizeof(ss);
     char why[256], *host, *port;
+    struct upstream_members ms;
+    bool tls;
 
     if (address_parse_listen(text, &ss, &sslen, why, sizeof(why)) == RW_OK)
         rw_assert(ss.ss_family == AF_INET || ss.ss_family == AF_INET6);
@@ -33,6 +38,21 @@ static void check_addresses(const char *text)
         rw_assert(host[0] != '\0' && p >= 1 && p <= 65535);
         free(host);
         free(port);
+    }
+    if (address_parse_server_url(text, &host, &port, &tls, why,
+                                 sizeof(why)) == RW_OK) {
+        rw_assert(host[0] != '\0' && strtol(port, NULL, 10) >= 1);
+        rw_assert(tls == (strncasecmp(text, "https://", 8) == 0));
+        free(host);
+        free(port);
+    }
+    if (upstream_members_parse(text, &ms, why, sizeof(why)) == RW_OK) {
+        rw_assert(ms.n >= 1);
+        for (size_t i = 0; i < ms.n; i++)
+            rw_assert(ms.m[i].host[0] != '\0' && ms.m[i].url[0] != '\0');
+        upstream_members_fini(&ms);
+    } else {
+        rw_assert(ms.n == 0 && ms.m == NULL && why[0] != '\0');
     }
 }
 

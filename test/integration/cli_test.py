@@ -22,8 +22,11 @@ RINGWATCH_INVALID = [
     (["--listen", "localhost:80"], 'with HOST an IPv4 address'),
     (["--etcd", "ftp://x"], '--upstream: "ftp://x": unknown scheme "ftp": expected http:// or https:// (etcd)'),
     (["--upstream", "http://127.0.0.1"], '--upstream: "http://127.0.0.1": expected http://HOST:PORT'),
-    (["--upstream", "https://127.0.0.1:2379"],
-     '--upstream: "https://127.0.0.1:2379": TLS to etcd (https) is not supported yet'),
+    (["--upstream", "https://127.0.0.1:2379,http://127.0.0.1:2380"],
+     '--upstream: "https://127.0.0.1:2379,http://127.0.0.1:2380": member 2 "http://127.0.0.1:2380"'
+     ' is http but member 1 is https: expected one scheme for every member'),
+    (["--etcd-certfile", "/dev/null", "--etcd", "https://127.0.0.1:2379"],
+     '--etcd-certfile: "/dev/null": given without --etcd-keyfile: expected both or neither'),
     (["--upstream", "127.0.0.1:2379"],
      '--upstream: "127.0.0.1:2379": expected a URL SCHEME://HOST:PORT with SCHEME one of http:// or https:// (etcd)'),
     (["--index-fields", "pods=spec.bogus"],
@@ -57,11 +60,17 @@ RINGWATCH_INVALID = [
 ]
 
 FLEET_INVALID = [
-    (["--server", "ftp://x"], '--server: "ftp://x": expected http://HOST:PORT'),
+    (["--server", "ftp://x"], '--server: "ftp://x": expected http://HOST:PORT or https://HOST:PORT'),
     (["--resource", "widgets"], '--resource: "widgets": unknown resource type: expected one of'),
     (["--profile", "boss"], '--profile: "boss": expected controller, kubelet or mix'),
     (["--target", "redis"], '--target: "redis": expected ringwatch or etcd'),
-    (["--etcd", "http://x"], '--etcd: "http://x": expected http://HOST:PORT'),
+    (["--etcd", "http://x"], '--etcd: "http://x": expected http://HOST:PORT or https://HOST:PORT'),
+    (["--cacert", "/dev/null"], '--cacert: "/dev/null": needs an https:// --server'),
+    (["--etcd", "http://127.0.0.1:2379", "--etcd-key", "k"], '--etcd-key: "k": needs an https:// --etcd'),
+    (["--server", "https://127.0.0.1:8443", "--cert", "c"],
+     '--cert: "c": expected --cert and --key together'),
+    (["--server", "https://127.0.0.1:8443", "--cacert", "/nonexistent/ca.crt"],
+     '--cacert /nonexistent/ca.crt: No such file or directory'),
     (["--watchers", "0"], '--watchers: "0": out of range: expected 1 to 1000000'),
     (["--watchers", "many"], '--watchers: "many": expected a whole number'),
     (["--connections", "-1"], '--connections: "-1": out of range'),

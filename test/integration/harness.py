@@ -78,13 +78,28 @@ def free_port():
 
 
 class Etcd:
-    """A throwaway etcd 3.4 on loopback, data in a temp dir."""
+    """A throwaway etcd 3.4 on loopback, data in a temp dir.
 
-    def __init__(self, progress_notify="1s"):
+    tls: a pki.CA: etcd then serves https with a server certificate that
+    CA signs and requires client certificates it signs
+    (--client-cert-auth); the harness's own calls present self.cert and
+    self.key, and ringwatch_args() gives ringwatch the same."""
+
+    def __init__(self, progress_notify="1s", tls=None):
         self.dir = tempfile.mkdtemp(prefix="rw-etcd-")
         args = [ETCD_LOCAL, "start", self.dir]
         if progress_notify:
             args += ["--progress-notify-interval", progress_notify]
+        self.ssl = None
+        if tls is not None:
+            import ssl
+            cert, key = tls.server("etcd-server")
+            self.ca = tls.cert
+            self.cert, self.key = tls.client("root", name="etcd-client")
+            args += ["--cert-file", cert, "--key-file", key, "--trusted-ca-file", self.ca,
+                     "--client-cert", self.cert, "--client-key", self.key]
+            self.ssl = ssl.create_default_context(cafile=self.ca)
+            self.ssl.load_cert_chain(self.cert, self.key)
         out = subprocess.run(args, check=True, capture_output=True, text=True, timeout=60)
         self.url = out.stdout.strip().splitlines()[-1]
         self.host, port = self.url.split("//")[1].split(":")
@@ -98,8 +113,29 @@ class Etcd:
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir = None
 
+    def client_args(self):
+        """curl's, etcdctl's, seed-cluster's and ringwatch-fleet's options
+        to reach this etcd: --cacert, --cert, --key when it serves TLS."""
+        if self.ssl is None:
+            return []
+        return ["--cacert", self.ca, "--cert", self.cert, "--key", self.key]
+
+    def ringwatch_args(self):
+        """ringwatch's options to reach this etcd: its CA and client
+        certificate when it serves TLS."""
+        if self.ssl is None:
+            return []
+        return ["--etcd-cafile", self.ca, "--etcd-certfile", self.cert,
+                "--etcd-keyfile", self.key]
+
+    def _connection(self, timeout):
+        if self.ssl is not None:
+            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout,
+                                               context=self.ssl)
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+
     def call(self, path, body):
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        conn = self._connection(10)
         conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
         resp = conn.getresponse()
         data = resp.read()
@@ -180,7 +216,7 @@ class Etcd:
             if not os.path.exists("/proc/%d" % pid):
                 raise Failure("etcd exited on resume:\n%s" % self.logtail())
             try:
-                conn = http.client.HTTPConnection(self.host, self.port, timeout=1)
+                conn = self._connection(1)
                 conn.request("GET", "/health")
                 ok = b'"health":"true"' in conn.getresponse().read()
                 conn.close()
@@ -198,7 +234,7 @@ def seed_cluster(etcd, nodes, namespaces, deployments, replicas, configmaps):
     out = subprocess.run([os.path.join(TOP, "scripts", "seed-cluster"), etcd.url,
                           "--nodes", str(nodes), "--namespaces", str(namespaces),
                           "--deployments", str(deployments), "--replicas", str(replicas),
-                          "--configmaps", str(configmaps)],
+                          "--configmaps", str(configmaps)] + etcd.client_args(),
                          check=True, capture_output=True, text=True, timeout=60)
     return int(out.stdout.split("revision")[-1])
 
@@ -229,9 +265,11 @@ class Ringwatch:
         self.port = port or free_port()
         self.tls = tls
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
+        # etcd's CA and client certificate when it serves TLS (args may
+        # name others: the last one given wins)
         cmd = [RINGWATCH, "--listen", "%s:%d" % (listen, self.port),
                "--upstream", etcd_url or etcd.url,
-               "--resources", resources] + list(args)
+               "--resources", resources] + etcd.ringwatch_args() + list(args)
         if tls:
             cmd += ["--tls-cert-file", tls["cert"], "--tls-private-key-file", tls["key"]]
             if tls.get("client_ca"):
