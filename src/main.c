@@ -31,6 +31,7 @@
 #include "cache/sbuf.h"
 #include "cache/store.h"
 #include "cache/watchcache.h"
+#include "src/authn.h"
 #include "src/config.h"
 #include "src/discovery.h"
 #include "src/fdlimit.h"
@@ -58,6 +59,7 @@ struct daemon {
     const struct upstream_ops *upstream_ops; /* chosen by --upstream */
     struct upstream *upstream;
     struct discovery *discovery;
+    struct authn *authn; /* who each request is */
     struct router *router;
     struct listener *listener;
     struct event *signals[2];
@@ -211,6 +213,58 @@ static void daemon_state_cb(struct sbuf *line, void *arg)
     }
 }
 
+/* The authenticator from the authentication options: a bad token file
+ * or key file ends the process (status 2) before anything is served.
+ * Pod-bound service-account tokens are checked against the pods
+ * resource's cache when pods are served. */
+static void daemon_authn(struct daemon *d)
+{
+    const struct config_list *l = &d->cfg.api_audiences;
+    struct authn_config ac = {
+        .anonymous = d->cfg.anonymous_auth,
+        .token_file = d->cfg.token_auth_file,
+        .key_files = d->cfg.service_account_key_files.v,
+        .nkey_files = d->cfg.service_account_key_files.n,
+        .issuers = d->cfg.service_account_issuers.v,
+        .nissuers = d->cfg.service_account_issuers.n,
+    };
+    char **audiences = NULL, why[1024];
+    size_t n = 0;
+
+    for (size_t i = 0; i < l->n; i++) {
+        char *copy = xstrdup(l->v[i]), *save = NULL;
+
+        for (char *a = strtok_r(copy, ",", &save); a != NULL;
+             a = strtok_r(NULL, ",", &save)) {
+            audiences = xrealloc(audiences, (n + 1) * sizeof(char *));
+            audiences[n++] = xstrdup(a);
+        }
+        free(copy);
+    }
+    ac.audiences = (const char *const *)audiences;
+    ac.naudiences = n;
+    for (size_t i = 0; i < d->served.n; i++) {
+        const struct resource_type *t = d->served.types[i];
+
+        if (*t->group == '\0' && strcmp(t->resource, "pods") == 0) {
+            ac.pod_exists = authn_pod_in_cache;
+            ac.pod_arg = d->resources[i];
+        }
+    }
+    if (ac.nissuers > 0 && ac.pod_exists == NULL)
+        log_warnx("pods are not served (--resources): service-account "
+                  "tokens bound to a pod will be refused, since ringwatch "
+                  "cannot see whether the pod still exists");
+    d->authn = authn_new(&ac, why, sizeof(why));
+    for (size_t i = 0; i < n; i++)
+        free(audiences[i]);
+    free(audiences);
+    if (d->authn == NULL) {
+        fprintf(stderr, "ringwatch: %s\n", why);
+        exit(2);
+    }
+}
+
 static void daemon_start(struct daemon *d)
 {
     struct resource_config rc = {
@@ -244,12 +298,14 @@ static void daemon_start(struct daemon *d)
     rw_assert(d->upstream != NULL);
     free(targets);
     d->discovery = discovery_new(d->served.types, d->served.n, d->cfg.listen);
+    daemon_authn(d);
     d->router =
         router_new(&(struct router_config){.resources = d->resources,
                                            .n = d->served.n,
                                            .discovery = d->discovery,
                                            .stats = daemon_stats_cb,
-                                           .stats_arg = d});
+                                           .stats_arg = d,
+                                           .authn = d->authn});
 
     listener_config_defaults(&fc);
     fc.max_connections = (unsigned)d->max_connections;
@@ -274,6 +330,7 @@ static void daemon_stop(struct daemon *d)
     listener_free(d->listener);
     d->upstream_ops->free(d->upstream);
     router_free(d->router);
+    authn_free(d->authn);
     discovery_free(d->discovery);
     for (size_t i = 0; i < d->served.n; i++) {
         watch_set_free(watch_set_of(d->resources[i]));

@@ -28,6 +28,11 @@ struct metrics_global {
                                    included */
     uint64_t upstream_connect_failures; /* attempts that failed */
     uint64_t shutdown_connections_cut; /* closed unfinished at shutdown */
+    /* Authentication attempts (src/authn.h's authn_counts): [0] succeeded,
+     * [1] failed (401), per method (enum identity_method); shown only
+     * when authentication is configured (authn). */
+    bool authn;
+    uint64_t authn_attempts[2][4];
 };
 
 /* Renders every metric as Prometheus text into a new rbuf. */
