@@ -221,8 +221,9 @@ class Ringwatch:
     restart one where its clients expect it)."""
 
     def __init__(self, etcd, *args, resources="pods,configmaps", etcd_url=None,
-                 wait=True, port=None):
+                 wait=True, port=None, token=None):
         self.port = port or free_port()
+        self.token = token  # a bearer token every get() sends (authn)
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
         cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % self.port,
                "--upstream", etcd_url or etcd.url,
@@ -279,7 +280,10 @@ class Ringwatch:
     def get(self, path, headers=None, timeout=10):
         """GET path; returns (status, headers dict, body bytes)."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        conn.request("GET", path, headers=headers or {})
+        headers = dict(headers or {})
+        if self.token and "Authorization" not in headers:
+            headers["Authorization"] = "Bearer " + self.token
+        conn.request("GET", path, headers=headers)
         resp = conn.getresponse()
         body = resp.read()
         hdrs = {k.lower(): v for k, v in resp.getheaders()}
