@@ -15,6 +15,7 @@
 #include "cache/sbuf.h"
 #include "src/address.h"
 #include "src/log.h"
+#include "src/tls.h"
 #include "src/upstream_registry.h"
 
 #define OFF(field) offsetof(struct config, field)
@@ -77,6 +78,21 @@ const struct option_spec config_options[] = {
      "debug, info, warn or error"},
     {"log-file", OPT_STRING, OFF(log_file), 0, 0, NULL, "FILE",
      "append the log to FILE instead of standard error; SIGHUP reopens it"},
+    {"tls-cert-file", OPT_STRING, OFF(tls_cert_file), 0, 0, NULL, "FILE",
+     "PEM certificate chain (leaf first) to serve TLS with on --listen's "
+     "port, next to plaintext; re-read on SIGHUP and when it changes"},
+    {"tls-private-key-file", OPT_STRING, OFF(tls_key_file), 0, 0, NULL,
+     "FILE", "PEM private key of --tls-cert-file"},
+    {"client-ca-file", OPT_STRING, OFF(client_ca_file), 0, 0, NULL, "FILE",
+     "PEM CA bundle: TLS clients may present a certificate signed by it "
+     "(asked for, never required; CN is the user, O the groups)"},
+    {"tls-min-version", OPT_STRING, OFF(tls_min_version), 0, 0,
+     "VersionTLS12", "VERSION",
+     "the lowest TLS version accepted: VersionTLS12 or VersionTLS13"},
+    {"insecure-allow-plaintext", OPT_FLAG, OFF(insecure_allow_plaintext), 0,
+     0, NULL, NULL,
+     "serve plaintext HTTP on a non-loopback --listen address, or next to "
+     "TLS on one (otherwise plaintext is served on loopback only)"},
     {"anonymous-auth", OPT_BOOL, OFF(anonymous_auth), 0, 0, "true", "BOOL",
      "a request without credentials is user system:anonymous in group "
      "system:unauthenticated (false: 401 Unauthorized), as the apiserver's"},
@@ -569,6 +585,49 @@ static int check_index_fields(const char *list, struct config_resources *r,
     return rc;
 }
 
+int config_tls_min_version(const char *text, int *version, char *why,
+                           size_t why_len)
+{
+    if (strcmp(text, "VersionTLS12") == 0)
+        *version = TLS_VERSION_12;
+    else if (strcmp(text, "VersionTLS13") == 0)
+        *version = TLS_VERSION_13;
+    else
+        return config_fail(why, why_len, "tls-min-version", text,
+                           "expected VersionTLS12 or VersionTLS13");
+    return RW_OK;
+}
+
+/* The TLS options together, and plaintext only where it is safe. */
+static int check_tls(const struct config *c,
+                     const struct sockaddr_storage *listen, char *why,
+                     size_t why_len)
+{
+    bool tls = c->tls_cert_file != NULL;
+    int version;
+
+    if (tls != (c->tls_key_file != NULL)) {
+        snprintf(why, why_len, "--%s given without --%s",
+                 tls ? "tls-cert-file" : "tls-private-key-file",
+                 tls ? "tls-private-key-file" : "tls-cert-file");
+        return RW_EINVAL;
+    }
+    if (!tls && c->client_ca_file != NULL) {
+        snprintf(why, why_len, "--client-ca-file needs TLS: give "
+                 "--tls-cert-file and --tls-private-key-file");
+        return RW_EINVAL;
+    }
+    if (config_tls_min_version(c->tls_min_version, &version, why, why_len) !=
+        RW_OK)
+        return RW_EINVAL;
+    if (!tls && !c->insecure_allow_plaintext && !address_is_loopback(listen))
+        return config_fail(why, why_len, "listen", c->listen,
+                           "plaintext HTTP on a non-loopback address: give "
+                           "--tls-cert-file and --tls-private-key-file, or "
+                           "--insecure-allow-plaintext");
+    return RW_OK;
+}
+
 int config_check(const struct config *c, struct config_resources *out,
                  char *why, size_t why_len)
 {
@@ -594,6 +653,8 @@ int config_check(const struct config *c, struct config_resources *out,
     if (rc == RW_OK && c->log_file != NULL && c->log_file[0] == '\0')
         rc = config_fail(why, why_len, "log-file", c->log_file,
                          "expected a file name");
+    if (rc == RW_OK)
+        rc = check_tls(c, &ss, why, why_len);
     if (rc == RW_OK)
         rc = check_resources(c->resources, out, why, why_len);
     if (rc == RW_OK)

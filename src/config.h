@@ -149,6 +149,13 @@ struct config {
     double shutdown_grace;      /* seconds to drain at shutdown */
     const char *log_level;
     const char *log_file;       /* NULL: standard error */
+    /* TLS on --listen's port (src/tls.h), kube-apiserver's flags */
+    const char *tls_cert_file;  /* NULL: no TLS */
+    const char *tls_key_file;   /* --tls-private-key-file */
+    const char *client_ca_file; /* NULL: no client certificates */
+    const char *tls_min_version; /* VersionTLS12 or VersionTLS13 */
+    bool insecure_allow_plaintext; /* plaintext off loopback, and next to
+                                      TLS on any address */
     /* authentication (src/authn.h) */
     bool anonymous_auth;
     const char *token_auth_file;
@@ -183,12 +190,21 @@ struct config_resources {
  * adapter takes), --resources (each a type resource_type_find knows,
  * once), --index-fields (RESOURCE=FIELD, FIELD a field selector of that
  * type, each type once; entries for types not served are checked too),
- * --log-level and --log-file (not empty).  Fills *out (free with
+ * --log-level and --log-file (not empty), the TLS files given together
+ * (--tls-cert-file with --tls-private-key-file; --client-ca-file only with
+ * them), --tls-min-version, and no plaintext on a non-loopback --listen
+ * address without --insecure-allow-plaintext.  Fills *out (free with
  * config_resources_fini).  Returns RW_OK, or RW_EINVAL with the first
  * problem in why as config_fail words it; *out is then empty.
  */
 int config_check(const struct config *c, struct config_resources *out,
                  char *why, size_t why_len);
+
+/* --tls-min-version as tls.h's enum tls_version; RW_EINVAL with why on
+ * anything but VersionTLS12 and VersionTLS13 (Go's crypto/tls names, as
+ * kube-apiserver takes them). */
+int config_tls_min_version(const char *text, int *version, char *why,
+                           size_t why_len);
 void config_resources_fini(struct config_resources *r);
 
 #endif

@@ -31,6 +31,7 @@
 #include "cache/sbuf.h"
 #include "cache/store.h"
 #include "cache/watchcache.h"
+#include "src/address.h"
 #include "src/authn.h"
 #include "src/config.h"
 #include "src/discovery.h"
@@ -41,6 +42,7 @@
 #include "src/resource_feed.h"
 #include "src/router.h"
 #include "src/signals.h"
+#include "src/tls.h"
 #include "src/upstream.h"
 #include "src/upstream_registry.h"
 #include "src/watch.h"
@@ -49,6 +51,9 @@
  * reconnect's overlap), the listener, the log file, standard streams, the
  * event loop's own, files read at runtime. */
 #define DAEMON_FD_RESERVE 64
+
+/* Seconds between checks of the TLS files for a change. */
+#define DAEMON_TLS_WATCH_SECONDS 5
 
 struct daemon {
     struct config cfg;
@@ -62,6 +67,8 @@ struct daemon {
     struct authn *authn; /* who each request is */
     struct router *router;
     struct listener *listener;
+    struct tls_server *tls;  /* --tls-cert-file; NULL: plaintext only */
+    struct event *tls_watch; /* re-reads changed TLS files */
     struct event *signals[2];
     struct signals *operator_signals; /* SIGHUP, SIGUSR1, SIGUSR2 */
     struct event *drain; /* graceful shutdown: polls for drained streams */
@@ -107,6 +114,7 @@ static void daemon_stats_cb(struct metrics_global *g, void *arg)
     g->upstream_connects = us.connects;
     g->upstream_connect_failures = us.connect_failures;
     g->shutdown_connections_cut = d->connections_cut;
+    g->tls = d->tls != NULL ? tls_stats() : NULL;
 }
 
 /* Graceful shutdown: done when every response has finished, that is
@@ -181,6 +189,60 @@ static int daemon_reload_log_cb(void *arg, char *done, size_t done_len)
     }
     snprintf(done, done_len, "%s reopened", log_path());
     return RW_OK;
+}
+
+/* SIGHUP (and a change of the files): the TLS certificate, key and
+ * client CA re-read; new connections use them, open ones keep theirs. */
+static int daemon_reload_tls_cb(void *arg, char *done, size_t done_len)
+{
+    struct daemon *d = arg;
+
+    if (tls_server_reload(d->tls, done, done_len) != RW_OK)
+        return RW_EINVAL;
+    snprintf(done, done_len, "%s reloaded", d->cfg.tls_cert_file);
+    return RW_OK;
+}
+
+static void daemon_tls_watch_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct daemon *d = arg;
+    char why[512];
+
+    if (!tls_server_files_changed(d->tls))
+        return;
+    if (daemon_reload_tls_cb(d, why, sizeof(why)) == RW_OK)
+        log_info("TLS: files changed: %s", why);
+    else
+        log_warnx("TLS: files changed, keeping the old certificate: %s", why);
+}
+
+/* TLS on the listening port when configured; exits 2 on a bad file, as
+ * any configuration error. */
+static void daemon_tls(struct daemon *d, const struct config_program *prog)
+{
+    struct tls_server_config tc = {.cert_file = d->cfg.tls_cert_file,
+                                   .key_file = d->cfg.tls_key_file,
+                                   .client_ca_file = d->cfg.client_ca_file};
+    struct timeval every = {DAEMON_TLS_WATCH_SECONDS, 0};
+    char why[512];
+    int version;
+
+    if (d->cfg.tls_cert_file == NULL)
+        return;
+    config_tls_min_version(d->cfg.tls_min_version, &version, why, sizeof(why));
+    tc.min_version = (enum tls_version)version;
+    d->tls = tls_server_new(&tc, why, sizeof(why));
+    if (d->tls == NULL)
+        exit(config_usage_error(prog, why));
+    if (tls_ktls_available(why, sizeof(why)))
+        log_info("TLS: kTLS available: records of the connections that can "
+                 "use it are encrypted by the kernel");
+    else
+        log_info("TLS: kTLS unavailable (%s): OpenSSL encrypts", why);
+    signals_on_reload(d->operator_signals, "TLS certificates",
+                      daemon_reload_tls_cb, d);
+    d->tls_watch = event_new(d->base, -1, EV_PERSIST, daemon_tls_watch_cb, d);
+    event_add(d->tls_watch, &every);
 }
 
 /* SIGUSR1: upstream, connections, and per resource its revision, objects
@@ -265,6 +327,18 @@ static void daemon_authn(struct daemon *d)
     }
 }
 
+/* Whether --listen is a loopback address (config_check parsed it). */
+static bool daemon_loopback(const struct daemon *d)
+{
+    struct sockaddr_storage ss;
+    socklen_t sslen = sizeof(ss);
+    char why[160];
+
+    return address_parse_listen(d->cfg.listen, &ss, &sslen, why,
+                                sizeof(why)) == RW_OK &&
+           address_is_loopback(&ss);
+}
+
 static void daemon_start(struct daemon *d)
 {
     struct resource_config rc = {
@@ -313,13 +387,18 @@ static void daemon_start(struct daemon *d)
     fc.sndbuf = (int)d->cfg.sndbuf;
     fc.header_timeout = (unsigned)ceil(d->cfg.header_timeout);
     fc.idle_timeout = (unsigned)ceil(d->cfg.idle_timeout);
+    fc.tls = d->tls;
+    fc.tls_plaintext = d->cfg.insecure_allow_plaintext || daemon_loopback(d);
     d->listener =
         listener_new(d->base, d->cfg.listen, &fc, router_handle, d->router);
     if (d->listener == NULL)
         exit(1); /* it logged why: the address is in use, say */
-    log_info("serving %zu resource types on %s (port %d, at most %" PRIu64
+    log_info("serving %zu resource types on %s (port %d, %s, at most %" PRIu64
              " connections), upstream %s",
              d->served.n, d->cfg.listen, listener_port(d->listener),
+             d->tls == NULL        ? "plaintext"
+             : fc.tls_plaintext ? "TLS and plaintext"
+                                : "TLS",
              d->max_connections, d->cfg.upstream);
     d->upstream_ops->start(d->upstream);
 }
@@ -328,6 +407,9 @@ static void daemon_stop(struct daemon *d)
 {
     signals_free(d->operator_signals);
     listener_free(d->listener);
+    if (d->tls_watch != NULL)
+        event_free(d->tls_watch);
+    tls_server_free(d->tls);
     d->upstream_ops->free(d->upstream);
     router_free(d->router);
     authn_free(d->authn);
@@ -384,6 +466,7 @@ int main(int argc, char **argv)
     if (d.cfg.log_file != NULL)
         signals_on_reload(d.operator_signals, "log file", daemon_reload_log_cb,
                           &d);
+    daemon_tls(&d, &prog);
     daemon_start(&d);
     event_base_dispatch(d.base);
     daemon_stop(&d);

@@ -22,6 +22,7 @@
 #include "cache/watchcache.h"
 #include "src/metrics_resource.h"
 #include "src/resource.h"
+#include "src/tls.h"
 #include "src/watch.h"
 
 static void family(struct sbuf *t, const char *name, const char *type,
@@ -367,6 +368,29 @@ static void render_global(struct sbuf *t, const struct metrics_global *g)
               g->upstream_version ? g->upstream_version : "");
 }
 
+/* With TLS: handshakes, reloads, kTLS in use. */
+static void render_tls(struct sbuf *t, const struct tls_stats *s)
+{
+    family(t, "ringwatch_tls_handshakes_total", "counter",
+           "TLS handshakes of client connections by result.");
+    sbuf_addf(t, "ringwatch_tls_handshakes_total{result=\"ok\"} %" PRIu64
+              "\nringwatch_tls_handshakes_total{result=\"failed\"} %" PRIu64
+              "\n", s->handshakes_ok, s->handshakes_failed);
+    family(t, "ringwatch_tls_reloads_total", "counter",
+           "Reloads of the TLS certificate, key and client CA (SIGHUP, or "
+           "the files changed) by result; a failed one keeps the old pair.");
+    sbuf_addf(t, "ringwatch_tls_reloads_total{result=\"ok\"} %" PRIu64
+              "\nringwatch_tls_reloads_total{result=\"failed\"} %" PRIu64
+              "\n", s->reloads_ok, s->reloads_failed);
+    family(t, "ringwatch_tls_ktls_connections", "gauge",
+           "Open TLS connections whose records the kernel encrypts (send) "
+           "or decrypts (receive): kTLS; 0 where the kernel has no tls "
+           "module.");
+    sbuf_addf(t, "ringwatch_tls_ktls_connections{direction=\"send\"} %" PRIu64
+              "\nringwatch_tls_ktls_connections{direction=\"receive\"} %" PRIu64
+              "\n", s->ktls_send, s->ktls_recv);
+}
+
 struct rbuf *metrics_render(struct resource *const *resources, size_t n,
                             const struct metrics_global *global)
 {
@@ -375,6 +399,8 @@ struct rbuf *metrics_render(struct resource *const *resources, size_t n,
 
     render_resources(&t, resources, n);
     render_global(&t, global);
+    if (global->tls != NULL)
+        render_tls(&t, global->tls);
     render_process(&t);
     b = rbuf_from(t.data, t.len);
     sbuf_fini(&t);

@@ -17,6 +17,7 @@
 #include "cache/rbuf.h"
 
 struct resource;
+struct tls_stats;
 
 /* What /metrics shows beyond the resources. */
 struct metrics_global {
@@ -33,6 +34,7 @@ struct metrics_global {
      * when authentication is configured (authn). */
     bool authn;
     uint64_t authn_attempts[2][4];
+    const struct tls_stats *tls; /* TLS counters (tls.h); NULL: no TLS */
 };
 
 /* Renders every metric as Prometheus text into a new rbuf. */

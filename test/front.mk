@@ -68,3 +68,8 @@ EXTRA_DIST += test/integration/front_test.py
 AM_TESTS_ENVIRONMENT += \
 	FRONT_SERVER='$(abs_top_builddir)/test/front_server'; \
 	export FRONT_SERVER;
+
+UNIT_TESTS += test/tls_test
+test_tls_test_SOURCES = test/tls_test.c
+test_tls_test_CFLAGS = $(TEST_CFLAGS)
+test_tls_test_LDADD = $(TEST_LIBS)
