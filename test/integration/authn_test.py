@@ -159,6 +159,18 @@ def check_pod_bound(rw, etcd, ec):
     stale = "Bearer " + mint(ec, sa_claims(pod=("web-1", "an-older-uid")), "ES256")
     ok(rw, "/api/v1/pods", tok, "a token bound to a pod that exists")
     unauthorized(rw, "/api/v1/pods", stale, "a token bound to another uid")
+    # deletion begun (deletionTimestamp): within the apiserver's 60 s of
+    # leeway the token still works, past it not
+    for ago, works in ((10, True), (120, False)):
+        p = pod("default", "web-1", "pod-uid-1")
+        p["metadata"]["deletionTimestamp"] = time.strftime(
+            "%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - ago))
+        rw.wait_rv(etcd.put("/registry/pods/default/web-1", p), "/api/v1/pods")
+        (ok if works else unauthorized)(
+            rw, "/api/v1/pods", tok, "a token whose pod is terminating for %d s" % ago)
+    rv = etcd.put("/registry/pods/default/web-1", pod("default", "web-1", "pod-uid-1"))
+    rw.wait_rv(rv, "/api/v1/pods")
+    ok(rw, "/api/v1/pods", tok, "the pod back")
     rv = etcd.delete("/registry/pods/default/web-1")
     rw.wait_rv(rv, "/api/v1/pods")
     unauthorized(rw, "/api/v1/pods", tok, "a token whose pod was deleted")
