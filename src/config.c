@@ -104,6 +104,21 @@ const struct option_spec config_options[] = {
      0, NULL, NULL,
      "serve plaintext HTTP on a non-loopback --listen address, or next to "
      "TLS on one (otherwise plaintext is served on loopback only)"},
+    {"anonymous-auth", OPT_BOOL, OFF(anonymous_auth), 0, 0, "true", "BOOL",
+     "a request without credentials is user system:anonymous in group "
+     "system:unauthenticated (false: 401 Unauthorized), as the apiserver's"},
+    {"token-auth-file", OPT_STRING, OFF(token_auth_file), 0, 0, NULL, "FILE",
+     "static bearer tokens, the apiserver's CSV: token,user,uid,\"groups\""},
+    {"service-account-key-file", OPT_LIST, OFF(service_account_key_files), 0,
+     0, NULL, "FILE",
+     "PEM file of RSA or ECDSA keys (public, private or certificates) that "
+     "verify service-account tokens; may be repeated"},
+    {"service-account-issuer", OPT_LIST, OFF(service_account_issuers), 0, 0,
+     NULL, "ISSUER",
+     "an iss accepted in service-account tokens; may be repeated"},
+    {"api-audiences", OPT_LIST, OFF(api_audiences), 0, 0, NULL, "LIST",
+     "comma-separated audiences a service-account token must name one of "
+     "(none given: the first --service-account-issuer); may be repeated"},
 };
 const size_t config_noptions = RW_ARRAY_LEN(config_options);
 
@@ -202,6 +217,33 @@ static bool parse_whole(const char *text, double *out)
     return true;
 }
 
+/* Go's strconv.ParseBool, which pflag's bool flags use. */
+static int parse_bool(const struct option_spec *spec, const char *text,
+                      bool *dst, char *why, size_t why_len)
+{
+    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(yes); i++) {
+        if (strcmp(text, yes[i]) == 0 || strcmp(text, no[i]) == 0) {
+            *dst = strcmp(text, yes[i]) == 0;
+            return RW_OK;
+        }
+    }
+    return config_fail(why, why_len, spec->name, text,
+                       "expected true or false");
+}
+
+static int list_append(const struct option_spec *spec, const char *text,
+                       struct config_list *dst, char *why, size_t why_len)
+{
+    if (dst->n == CONFIG_LIST_MAX)
+        return config_fail(why, why_len, spec->name, text,
+                           "given more than %d times", CONFIG_LIST_MAX);
+    dst->v[dst->n++] = text;
+    return RW_OK;
+}
+
 int config_parse_value(const struct option_spec *spec, const char *text,
                        void *dst, char *why, size_t why_len)
 {
@@ -216,6 +258,10 @@ int config_parse_value(const struct option_spec *spec, const char *text,
     case OPT_FLAG:
         *(bool *)dst = true;
         return RW_OK;
+    case OPT_BOOL:
+        return parse_bool(spec, text, dst, why, why_len);
+    case OPT_LIST:
+        return list_append(spec, text, dst, why, why_len);
     case OPT_UINT:
         if (!parse_whole(text, &v))
             return config_fail(why, why_len, spec->name, text,
@@ -270,6 +316,11 @@ static int apply_defaults(const struct option_spec *specs, size_t n, void *base,
             *(bool *)dst = false;
             continue;
         }
+        if (specs[i].type == OPT_LIST) {
+            rw_assert(specs[i].def == NULL);
+            ((struct config_list *)dst)->n = 0;
+            continue;
+        }
         if (specs[i].def == NULL) {
             rw_assert(specs[i].type == OPT_STRING);
             *(const char **)dst = NULL;
@@ -320,6 +371,9 @@ int config_parse(const struct option_spec *specs, size_t n, void *base,
             value = "true";
         } else if (eq != NULL) {
             value = eq + 1;
+        } else if (spec->type == OPT_BOOL &&
+                   (i + 1 == argc || strncmp(argv[i + 1], "--", 2) == 0)) {
+            value = "true"; /* --name alone, as pflag */
         } else if (i + 1 < argc) {
             value = argv[++i];
         } else {

@@ -22,6 +22,18 @@ enum option_type {
     OPT_BYTES,   /* uint64_t bytes; accepts K, M, G, Ki, Mi, Gi suffixes */
     OPT_SECONDS, /* double seconds in [min, max]; accepts s, ms, m suffixes */
     OPT_FLAG,    /* bool; takes no value */
+    OPT_BOOL,    /* bool: --name=true|false, as a Go (pflag) bool flag:
+                    also 1/0, t/f, TRUE/FALSE, True/False, and --name alone
+                    is true */
+    OPT_LIST,    /* struct config_list: each occurrence appends its value
+                    (a Go StringArray flag); the default is empty */
+};
+
+/* An OPT_LIST option's values, pointing into argv, in order. */
+#define CONFIG_LIST_MAX 16
+struct config_list {
+    const char *v[CONFIG_LIST_MAX];
+    size_t n;
 };
 
 struct option_spec {
@@ -147,6 +159,12 @@ struct config {
     const char *tls_min_version; /* VersionTLS12 or VersionTLS13 */
     bool insecure_allow_plaintext; /* plaintext off loopback, and next to
                                       TLS on any address */
+    /* authentication (src/authn.h) */
+    bool anonymous_auth;
+    const char *token_auth_file;
+    struct config_list service_account_key_files;
+    struct config_list service_account_issuers;
+    struct config_list api_audiences; /* each comma-separated */
 };
 
 extern const struct option_spec config_options[];

@@ -53,7 +53,9 @@ src_libsrc_a_SOURCES = \
 	src/health.c src/health.h \
 	src/router.c src/router.h \
 	src/status.c src/status.h \
-	src/identity.c src/identity.h
+	src/identity.c src/identity.h \
+	src/authn.c src/authn.h \
+	src/tls_sig.c src/tls_sig.h
 
 RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a
 RW_EXTERNAL_LIBS = $(LIBEVENT_LIBS) $(NGHTTP2_LIBS) $(CJSON_LIBS) \

@@ -32,6 +32,7 @@
 #include "cache/store.h"
 #include "cache/watchcache.h"
 #include "src/address.h"
+#include "src/authn.h"
 #include "src/config.h"
 #include "src/discovery.h"
 #include "src/fdlimit.h"
@@ -63,6 +64,7 @@ struct daemon {
     const struct upstream_ops *upstream_ops; /* chosen by --upstream */
     struct upstream *upstream;
     struct discovery *discovery;
+    struct authn *authn; /* who each request is */
     struct router *router;
     struct listener *listener;
     struct tls_server *tls;  /* --tls-cert-file; NULL: plaintext only */
@@ -288,6 +290,43 @@ static void daemon_upstream_fatal_cb(const char *why, void *arg)
     event_base_loopbreak(d->base);
 }
 
+/* The authenticator from the authentication options: a bad token file
+ * or key file ends the process (status 2) before anything is served.
+ * Pod-bound service-account tokens are checked against the pods
+ * resource's cache when pods are served. */
+static void daemon_authn(struct daemon *d)
+{
+    struct authn_config ac = {
+        .anonymous = d->cfg.anonymous_auth,
+        .token_file = d->cfg.token_auth_file,
+        .key_files = d->cfg.service_account_key_files.v,
+        .nkey_files = d->cfg.service_account_key_files.n,
+        .issuers = d->cfg.service_account_issuers.v,
+        .nissuers = d->cfg.service_account_issuers.n,
+        .audiences = d->cfg.api_audiences.v,
+        .naudiences = d->cfg.api_audiences.n,
+    };
+    char why[1024];
+
+    for (size_t i = 0; i < d->served.n; i++) {
+        const struct resource_type *t = d->served.types[i];
+
+        if (*t->group == '\0' && strcmp(t->resource, "pods") == 0) {
+            ac.pod_exists = authn_pod_in_cache;
+            ac.pod_arg = d->resources[i];
+        }
+    }
+    if (ac.nissuers > 0 && ac.pod_exists == NULL)
+        log_warnx("pods are not served (--resources): service-account "
+                  "tokens bound to a pod will be refused, since ringwatch "
+                  "cannot see whether the pod still exists");
+    d->authn = authn_new(&ac, why, sizeof(why));
+    if (d->authn == NULL) {
+        fprintf(stderr, "ringwatch: %s\n", why);
+        exit(2);
+    }
+}
+
 /* Whether --listen is a loopback address (config_check parsed it). */
 static bool daemon_loopback(const struct daemon *d)
 {
@@ -340,12 +379,14 @@ static void daemon_start(struct daemon *d)
     rw_assert(d->upstream != NULL);
     free(targets);
     d->discovery = discovery_new(d->served.types, d->served.n, d->cfg.listen);
+    daemon_authn(d);
     d->router =
         router_new(&(struct router_config){.resources = d->resources,
                                            .n = d->served.n,
                                            .discovery = d->discovery,
                                            .stats = daemon_stats_cb,
-                                           .stats_arg = d});
+                                           .stats_arg = d,
+                                           .authn = d->authn});
 
     listener_config_defaults(&fc);
     fc.max_connections = (unsigned)d->max_connections;
@@ -378,6 +419,7 @@ static void daemon_stop(struct daemon *d)
     tls_server_free(d->tls);
     d->upstream_ops->free(d->upstream);
     router_free(d->router);
+    authn_free(d->authn);
     discovery_free(d->discovery);
     for (size_t i = 0; i < d->served.n; i++) {
         watch_set_free(watch_set_of(d->resources[i]));

@@ -305,6 +305,26 @@ static void render_process(struct sbuf *t)
                   ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
+/* ringwatch_authentication_attempts_total{result,method}. */
+static void render_authn(struct sbuf *t, const struct metrics_global *g)
+{
+    static const char *const results[] = {"success", "failure"};
+    static const char *const methods[] = {"anonymous", "x509", "token",
+                                          "serviceaccount"};
+
+    if (!g->authn)
+        return;
+    family(t, "ringwatch_authentication_attempts_total", "counter",
+           "Requests authenticated (success) or answered 401 Unauthorized "
+           "(failure), by the method of their credentials.");
+    for (size_t r = 0; r < RW_ARRAY_LEN(results); r++)
+        for (size_t m = 0; m < RW_ARRAY_LEN(methods); m++)
+            sbuf_addf(t,
+                      "ringwatch_authentication_attempts_total{result=\"%s\","
+                      "method=\"%s\"} %" PRIu64 "\n",
+                      results[r], methods[m], g->authn_attempts[r][m]);
+}
+
 static void render_global(struct sbuf *t, const struct metrics_global *g)
 {
     const char *store = g->upstream_store ? g->upstream_store : "";
@@ -315,6 +335,7 @@ static void render_global(struct sbuf *t, const struct metrics_global *g)
               g->connections[0]);
     sbuf_addf(t, "ringwatch_connections{protocol=\"h2\"} %" PRIu64 "\n",
               g->connections[1]);
+    render_authn(t, g);
     family(t, "ringwatch_shutdown_connections_cut_total", "counter",
            "Connections closed by a shutdown with a response unfinished "
            "(--shutdown-grace over, or a second signal).");

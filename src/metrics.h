@@ -31,6 +31,11 @@ struct metrics_global {
                                            handshakes included */
     const char *upstream_tls_error;     /* upstream_status's tls_error */
     uint64_t shutdown_connections_cut; /* closed unfinished at shutdown */
+    /* Authentication attempts (src/authn.h's authn_counts): [0] succeeded,
+     * [1] failed (401), per method (enum identity_method); shown only
+     * when authentication is configured (authn). */
+    bool authn;
+    uint64_t authn_attempts[2][4];
     const struct tls_stats *tls; /* TLS counters (tls.h); NULL: no TLS */
 };
 

@@ -14,9 +14,12 @@
 #include "proto/accept.h"
 #include "proto/kjson.h"
 #include "proto/query.h"
+#include "src/authn.h"
 #include "src/discovery.h"
 #include "src/health.h"
+#include "src/identity.h"
 #include "src/list.h"
+#include "src/log.h"
 #include "src/resource.h"
 #include "src/status.h"
 #include "src/watch_start.h"
@@ -249,6 +252,10 @@ static bool router_special(struct router *rt, struct stream *s,
      * connection, not a cost for every LIST and WATCH. */
     if ((metrics || strcmp(req->path, "/readyz") == 0) && rt->cfg.stats != NULL)
         rt->cfg.stats(&g, rt->cfg.stats_arg);
+    if (metrics && rt->cfg.authn != NULL) {
+        g.authn = true;
+        authn_counts(rt->cfg.authn, g.authn_attempts);
+    }
     if (metrics) {
         struct rbuf *body;
 
@@ -277,20 +284,40 @@ static void router_not_found(struct stream *s)
                    "the server could not find the requested resource");
 }
 
-void router_handle(struct stream *s, void *arg)
+/*
+ * Who the request is (authn.h), first, as the apiserver's
+ * WithAuthentication filter runs before routing: every path, health and
+ * discovery included (anonymous reaches them when --anonymous-auth
+ * allows it).  Bad credentials are 401 with the apiserver's Status
+ * (message and reason "Unauthorized"; why only in the debug log).  No
+ * authenticator: everyone is anonymous.
+ */
+static struct identity *router_authenticate(struct router *rt,
+                                            struct stream *s,
+                                            const struct request *req)
 {
-    struct router *rt = arg;
-    const struct request *req = stream_request(s);
+    struct identity *id;
+    char why[512];
+
+    if (rt->cfg.authn == NULL)
+        return identity_anonymous();
+    if (authn_authenticate(rt->cfg.authn, req, &id, why, sizeof(why)) ==
+        RW_OK)
+        return id;
+    log_debug("401 %s %s: %s", req->method_name, req->path, why);
+    status_respond(s, 401, "Unauthorized", "Unauthorized");
+    return NULL;
+}
+
+/* Routes an authenticated request. */
+static void router_route(struct router *rt, struct stream *s,
+                         const struct request *req, struct identity *id)
+{
     struct segments p;
     struct target t;
     bool found = false;
 
-    if (req->method == STREAM_OPTIONS && strcmp(req->path, "*") == 0) {
-        /* the server as a whole: 200 and nothing, as Go's server answers
-         * every "OPTIONS *" (its globalOptionsHandler) */
-        stream_respond(s, 200, NULL, NULL);
-        return;
-    }
+    (void)id; /* the authorizer's input (authz.h) */
     if (req->method != STREAM_GET && req->method != STREAM_HEAD) {
         /* RFC 9110 15.5.6: what the target supports; every path here
          * serves the same two */
@@ -321,4 +348,25 @@ void router_handle(struct stream *s, void *arg)
     else
         router_not_found(s);
     segments_fini(&p);
+}
+
+void router_handle(struct stream *s, void *arg)
+{
+    struct router *rt = arg;
+    const struct request *req = stream_request(s);
+    struct identity *id;
+
+    if (req->method == STREAM_OPTIONS && strcmp(req->path, "*") == 0) {
+        /* the server as a whole: 200 and nothing, as Go's server answers
+         * every "OPTIONS *" (its globalOptionsHandler) */
+        stream_respond(s, 200, NULL, NULL);
+        return;
+    }
+    /* id: who asks, for the authorizer (authz.h) and the review
+     * endpoints; dropped when the handler returns (a watch that keeps it
+     * takes its own reference). */
+    if ((id = router_authenticate(rt, s, req)) == NULL)
+        return;
+    router_route(rt, s, req, id);
+    identity_unref(id);
 }

@@ -257,13 +257,15 @@ class Ringwatch:
     restart one where its clients expect it)."""
 
     def __init__(self, etcd, *args, resources="pods,configmaps", etcd_url=None,
-                 wait=True, port=None, tls=None, listen="127.0.0.1"):
+                 wait=True, port=None, tls=None, listen="127.0.0.1", token=None):
         """tls: a dict with "cert" and "key" (served), "ca" (the CA that
         signed them, for clients) and optionally "client_ca"
         (--client-ca-file); then get() and friends speak HTTPS.  listen:
-        the host --listen gives (clients always use 127.0.0.1)."""
+        the host --listen gives (clients always use 127.0.0.1).  token: a
+        bearer token every get() sends (authentication)."""
         self.port = port or free_port()
         self.tls = tls
+        self.token = token
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
         # etcd's CA and client certificate when it serves TLS (args may
         # name others: the last one given wins)
@@ -342,7 +344,10 @@ class Ringwatch:
     def get(self, path, headers=None, timeout=10, context=None):
         """GET path; returns (status, headers dict, body bytes)."""
         conn = self.connection(timeout, context)
-        conn.request("GET", path, headers=headers or {})
+        headers = dict(headers or {})
+        if self.token and "Authorization" not in headers:
+            headers["Authorization"] = "Bearer " + self.token
+        conn.request("GET", path, headers=headers)
         resp = conn.getresponse()
         body = resp.read()
         hdrs = {k.lower(): v for k, v in resp.getheaders()}
