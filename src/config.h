@@ -137,6 +137,7 @@ struct config {
     double shutdown_grace;      /* seconds to drain at shutdown */
     const char *log_level;
     const char *log_file;       /* NULL: standard error */
+    const char *authorization_mode; /* NULL: by reachability (config_check) */
 };
 
 extern const struct option_spec config_options[];
@@ -156,6 +157,8 @@ struct config_resources {
     int *indexed_field; /* per type: index into its fields[] that
                            --index-fields names, or -1 */
     size_t n;
+    unsigned authz_modes; /* --authorization-mode resolved (src/authz.h
+                             enum authz_mode bits) */
 };
 
 /*
@@ -165,7 +168,10 @@ struct config_resources {
  * adapter takes), --resources (each a type resource_type_find knows,
  * once), --index-fields (RESOURCE=FIELD, FIELD a field selector of that
  * type, each type once; entries for types not served are checked too),
- * --log-level and --log-file (not empty).  Fills *out (free with
+ * --log-level and --log-file (not empty), --authorization-mode (unset:
+ * RBAC when a TLS flag is given or --listen is not a loopback address,
+ * AlwaysAllow otherwise; with RBAC the four rbac.authorization.k8s.io
+ * types are served too, after --resources').  Fills *out (free with
  * config_resources_fini).  Returns RW_OK, or RW_EINVAL with the first
  * problem in why as config_fail words it; *out is then empty.
  */

@@ -186,6 +186,15 @@ static const struct family_def families[] = {
      "Store values that are not JSON objects of the resource's type "
      "(counted, logged, not served).",
      U64, COUNTER(undecodable)},
+    {"ringwatch_rbac_objects_skipped_total", "counter",
+     "RBAC objects (roles, rolebindings, clusterroles, clusterrolebindings) "
+     "that are malformed (wrong types, an unknown subject or roleRef kind, "
+     "a bad aggregation selector): skipped, they grant nothing.",
+     U64, COUNTER(rbac_skipped)},
+    {"ringwatch_watches_ended_unauthorized_total", "counter",
+     "WATCH streams ended because a change of RBAC took away their user's "
+     "access (an ERROR 403 Forbidden event, then the end).",
+     U64, COUNTER(ended_unauthorized)},
 };
 
 /* The counter at offset off of r's struct metrics_resource. */
