@@ -69,3 +69,9 @@ UNIT_TESTS += test/discovery_json_test
 test_discovery_json_test_SOURCES = test/discovery_json_test.c test/json_testlib.h
 test_discovery_json_test_CFLAGS = $(TEST_CFLAGS)
 test_discovery_json_test_LDADD = $(TEST_LIBS)
+
+# rbac_test: the RBAC evaluator and the RBAC object parse (src/rbac*.c).
+UNIT_TESTS += test/rbac_test
+test_rbac_test_SOURCES = test/rbac_test.c
+test_rbac_test_CFLAGS = $(TEST_CFLAGS)
+test_rbac_test_LDADD = $(TEST_LIBS)
