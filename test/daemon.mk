@@ -75,3 +75,9 @@ UNIT_TESTS += test/rbac_test
 test_rbac_test_SOURCES = test/rbac_test.c
 test_rbac_test_CFLAGS = $(TEST_CFLAGS)
 test_rbac_test_LDADD = $(TEST_LIBS)
+
+# request_info_test: a request's authorization attributes, the 403 forms.
+UNIT_TESTS += test/request_info_test
+test_request_info_test_SOURCES = test/request_info_test.c
+test_request_info_test_CFLAGS = $(TEST_CFLAGS)
+test_request_info_test_LDADD = $(TEST_LIBS)

@@ -67,3 +67,8 @@ FUZZ_TESTS += test/fuzz/table_fuzz
 test_fuzz_table_fuzz_SOURCES = test/fuzz/table_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_table_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_table_fuzz_LDADD = $(TEST_LIBS)
+
+FUZZ_TESTS += test/fuzz/rbac_fuzz
+test_fuzz_rbac_fuzz_SOURCES = test/fuzz/rbac_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_rbac_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_rbac_fuzz_LDADD = $(TEST_LIBS)
