@@ -228,7 +228,7 @@ void authz_free(struct authz *z)
     free(z);
 }
 
-bool authz_may_revoke(const struct authz *z)
+bool authz_may_deny(const struct authz *z)
 {
     return z != NULL && z->modes == AUTHZ_RBAC;
 }

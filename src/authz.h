@@ -61,9 +61,10 @@ struct authz *authz_new(unsigned modes, struct resource *const *rbac);
 /* Stops observing and frees.  NULL is a no-op. */
 void authz_free(struct authz *z);
 
-/* Whether a decision of z may change while ringwatch runs (RBAC without
- * AlwaysAllow): only then do watches need re-checking.  False for NULL. */
-bool authz_may_revoke(const struct authz *z);
+/* Whether z may deny anything (RBAC without AlwaysAllow): only then are
+ * requests' attributes worth reading and watches re-checked.  False for
+ * NULL. */
+bool authz_may_deny(const struct authz *z);
 
 /* changed(arg) runs after each change of the RBAC objects took effect
  * (src/watch_authz.h re-checks the running watches then); NULL: none. */

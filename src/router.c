@@ -193,7 +193,7 @@ static struct watch_grant *router_grant(const struct router *rt,
                                         struct identity *id,
                                         const struct authz_attributes *a)
 {
-    if (!authz_may_revoke(rt->cfg.authz))
+    if (!authz_may_deny(rt->cfg.authz))
         return NULL;
     return watch_authz_grant(rt->cfg.authz, id, a);
 }
@@ -324,9 +324,13 @@ static void router_route(struct router *rt, struct stream *s,
     struct target t;
     bool found = false;
 
-    request_info_init(&ri, req);
-    if (!router_authorize(rt, s, id, &ri.a))
-        goto out;
+    memset(&ri, 0, sizeof(ri));
+    /* nothing to read when nothing can be denied (AlwaysAllow) */
+    if (authz_may_deny(rt->cfg.authz)) {
+        request_info_init(&ri, req);
+        if (!router_authorize(rt, s, id, &ri.a))
+            goto out;
+    }
     if (req->method != STREAM_GET && req->method != STREAM_HEAD) {
         /* RFC 9110 15.5.6: what the target supports; every path here
          * serves the same two */
