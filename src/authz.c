@@ -9,6 +9,8 @@
  * ones: an object under the same key at the same revision keeps its
  * parse, any other is parsed (and, malformed, logged and counted once);
  * then a new index replaces the old, and the change callback runs.
+ * While a resource's cache is not ready (emptied by a store history
+ * reset, until its next list), its last state holds.
  */
 #include "src/authz.h"
 
@@ -182,6 +184,10 @@ static void authz_source_changed_cb(void *arg)
     struct authz_source *src = arg;
     struct authz *z = src->z;
 
+    /* A cache emptied by a store history reset is no statement about
+     * RBAC: the last state holds until the store is listed again. */
+    if (!resource_ready(src->r))
+        return;
     source_refresh(src);
     authz_reindex(z);
     if (z->changed != NULL)

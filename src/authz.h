@@ -20,7 +20,9 @@
  * that changed are parsed again), so a change takes effect as soon as its
  * event arrives.  A malformed object (src/rbac_object.h) is logged,
  * counted (ringwatch_rbac_objects_skipped_total) and grants nothing.
- * Until the four are listed, nothing but system:masters is allowed.
+ * Until the four are listed, nothing but system:masters is allowed; when
+ * the store's history is reset, the last RBAC state holds until they are
+ * listed again.
  */
 #ifndef AUTHZ_H
 #define AUTHZ_H

@@ -17,6 +17,7 @@
 
 #include "cache/resource_type.h"
 #include "cache/rw.h"
+#include "src/authz.h"
 #include "src/config.h"
 #include "test/option_doc.h"
 #include "test/option_invalid.h"
@@ -189,6 +190,11 @@ static const struct {
     {"log-level", "loud", "expected debug, info, warn or error"},
     {"log-level", "", "expected debug, info, warn or error"},
     {"log-file", "", "expected a file name"},
+    {"authorization-mode", "Node,RBAC",
+     "expected a comma-separated list of AlwaysAllow and RBAC; Node is not "
+     "supported"},
+    {"authorization-mode", "", "expected AlwaysAllow, RBAC or both"},
+    {"authorization-mode", "RBAC,RBAC", "RBAC given twice"},
 };
 
 static void test_check_refuses_bad_values(void **state)
@@ -280,6 +286,63 @@ static void test_check_resolves(void **state)
     config_resources_fini(&res);
 }
 
+/* --authorization-mode: RBAC by default off loopback; with RBAC the RBAC
+ * types are served, once each, after --resources'. */
+static void test_authorization_mode(void **state)
+{
+    static const struct {
+        const char *listen, *mode;
+        unsigned want;
+        size_t n;
+    } cases[] = {
+        {"127.0.0.1:0", NULL, AUTHZ_ALWAYS_ALLOW, 1},
+        {"127.9.9.9:0", NULL, AUTHZ_ALWAYS_ALLOW, 1},
+        {"[::1]:0", NULL, AUTHZ_ALWAYS_ALLOW, 1},
+        {"[::ffff:127.0.0.1]:0", NULL, AUTHZ_ALWAYS_ALLOW, 1},
+        {"0.0.0.0:0", NULL, AUTHZ_RBAC, 5},
+        {"10.1.2.3:0", NULL, AUTHZ_RBAC, 5},
+        {"[::]:0", NULL, AUTHZ_RBAC, 5},
+        {"0.0.0.0:0", "AlwaysAllow", AUTHZ_ALWAYS_ALLOW, 1},
+        {"127.0.0.1:0", "RBAC", AUTHZ_RBAC, 5},
+        {"127.0.0.1:0", "AlwaysAllow,RBAC", AUTHZ_ALWAYS_ALLOW | AUTHZ_RBAC,
+         5},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
+        struct config c;
+        struct config_resources res;
+        char why[1024], mode[64];
+
+        snprintf(mode, sizeof(mode), "--authorization-mode=%s",
+                 cases[i].mode ? cases[i].mode : "");
+        assert_int_equal(parse(&c, why, sizeof(why), cases[i].mode ? 6 : 5,
+                               "--resources", "pods", "--listen",
+                               cases[i].listen, mode),
+                         RW_OK);
+        assert_int_equal(config_check(&c, &res, why, sizeof(why)), RW_OK);
+        assert_int_equal(res.authz_modes, cases[i].want);
+        assert_int_equal(res.n, cases[i].n);
+        if (res.n == 5)
+            assert_string_equal(res.types[4]->resource, "clusterrolebindings");
+        config_resources_fini(&res);
+    }
+    /* listed already: served once */
+    {
+        struct config c;
+        struct config_resources res;
+        char why[1024];
+
+        assert_int_equal(parse(&c, why, sizeof(why), 5, "--resources",
+                               "clusterroles.rbac.authorization.k8s.io,pods",
+                               "--listen", "0.0.0.0:0"),
+                         RW_OK);
+        assert_int_equal(config_check(&c, &res, why, sizeof(why)), RW_OK);
+        assert_int_equal(res.n, 5);
+        assert_string_equal(res.types[0]->resource, "clusterroles");
+        config_resources_fini(&res);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_check_refuses_bad_values),
         cmocka_unit_test(test_etcd_alias),
         cmocka_unit_test(test_check_resolves),
+        cmocka_unit_test(test_authorization_mode),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

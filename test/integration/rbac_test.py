@@ -273,5 +273,23 @@ def main():
     check(out.returncode != 0 and "pods is forbidden" in out.stderr,
           "kubectl get pods -A: %s %s", out.stdout, out.stderr)
 
+    # off loopback, RBAC is the default: an anonymous request reads only
+    # what RBAC grants it (reached through 127.0.0.1)
+    port = free_port()
+    extra = ["--listen", "0.0.0.0:%d" % port]
+    usage = subprocess.run([RINGWATCH, "--help"], capture_output=True, text=True).stdout
+    if "--insecure-allow-plaintext" in usage:
+        extra.append("--insecure-allow-plaintext")
+    wide = Ringwatch(etcd, *extra, resources="configmaps,pods", port=port)
+    allowed(wide, "/api/v1/namespaces/other/configmaps")
+    forbidden(wide, "/api/v1/namespaces/default/configmaps",
+              'configmaps is forbidden: %s cannot list resource "configmaps" in API group "" '
+              'in the namespace "default"' % who, {"kind": "configmaps"})
+    forbidden(wide, "/api/v1/pods",
+              'pods is forbidden: %s cannot list resource "pods" in API group "" '
+              'at the cluster scope' % who, {"kind": "pods"})
+    check("authorization RBAC" in wide.logtext(), "the log does not say RBAC:\n%s",
+          wide.logtext())
+
 
 run(main)
