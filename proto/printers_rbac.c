@@ -40,7 +40,8 @@ static const struct printer_column rolebinding_columns[] = {
 static const struct printer_column clusterrolebinding_columns[] = {
     PRINTER_COL_NAME,
     {"Role", "string", "", 0,
-     "RoleRef can only reference a ClusterRole in the global namespace." ROLE_REF_DOC},
+     "RoleRef can only reference a ClusterRole in the global "
+     "namespace." ROLE_REF_DOC},
     PRINTER_COL_AGE,
     {"Users", "string", "", 1, "Users in the clusterRoleBinding"},
     {"Groups", "string", "", 1, "Groups in the clusterRoleBinding"},

@@ -256,7 +256,7 @@ enum authz_decision authz_authorize(struct authz *z, const struct identity *id,
     if (z == NULL || (z->modes & AUTHZ_ALWAYS_ALLOW))
         return AUTHZ_ALLOW;
     return rbac_allows(z->index, id, a, reason, reason_len) ? AUTHZ_ALLOW
-                                                           : AUTHZ_DENY;
+                                                            : AUTHZ_DENY;
 }
 
 /* Go's %q of s into b: quoted, with \" \\ and control bytes escaped. */

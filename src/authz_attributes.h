@@ -13,7 +13,7 @@
 /* A request's attributes, as the apiserver's authorizer.Attributes.
  * Every string is borrowed and never NULL ("" when not set). */
 struct authz_attributes {
-    const char *verb;  /* "get", "list", "watch", "create", ... */
+    const char *verb; /* "get", "list", "watch", "create", ... */
     bool resource_request;
     /* resource requests */
     const char *api_group;   /* "" for the core group */

@@ -137,7 +137,7 @@ struct config {
     double shutdown_grace;      /* seconds to drain at shutdown */
     const char *log_level;
     const char *log_file;       /* NULL: standard error */
-    const char *authorization_mode; /* NULL: by reachability (config_check) */
+    const char *authorization_mode; /* NULL: by reachability */
 };
 
 extern const struct option_spec config_options[];

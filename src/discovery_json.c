@@ -2,8 +2,9 @@
  * discovery_json.c: the discovery documents' JSON (see discovery_json.h).
  *
  * Each document is written in one sbuf from a copy of the types sorted by
- * group (in the apiserver's order) and resource name; strings go through kjson_add_string.  Built once at
- * start by src/discovery.c, never per request.
+ * group (in the apiserver's order) and resource name; strings go through
+ * kjson_add_string.  Built once at start by src/discovery.c, never per
+ * request.
  */
 #include "src/discovery_json.h"
 

@@ -105,8 +105,7 @@ static size_t find(const struct rbac *x, enum rbac_kind k, const char *ns,
 
 /* ---- aggregation ---- */
 
-static bool selected(const struct rbac_object *agg,
-                     const struct rbac_object *o)
+static bool selected(const struct rbac_object *agg, const struct rbac_object *o)
 {
     for (size_t s = 0; s < agg->nselectors; s++)
         if (rbac_selector_matches(&agg->selectors[s], o->labels, o->nlabels))
@@ -219,8 +218,7 @@ static bool url_matches(const struct rbac_rule *r, const char *path)
 
 /* RuleAllows. */
 static bool rule_allows(const struct rbac_rule *r,
-                        const struct authz_attributes *a,
-                        const char *combined)
+                        const struct authz_attributes *a, const char *combined)
 {
     if (!has_or_all(&r->verbs, S(a->verb), "*"))
         return false;
@@ -232,8 +230,7 @@ static bool rule_allows(const struct rbac_rule *r,
 }
 
 static bool rules_allow(const struct rbac_object *role,
-                        const struct authz_attributes *a,
-                        const char *combined)
+                        const struct authz_attributes *a, const char *combined)
 {
     for (size_t i = 0; i < role->nrules; i++)
         if (rule_allows(&role->rules[i], a, combined))
@@ -322,9 +319,8 @@ static bool binding_allows(const struct rbac *x, const struct rbac_object *b,
                            const struct authz_attributes *a,
                            const char *combined, struct missing *m)
 {
-    size_t i = b->ref_cluster
-                   ? find(x, RBAC_CLUSTERROLE, "", b->ref_name)
-                   : find(x, RBAC_ROLE, b->ns, b->ref_name);
+    size_t i = b->ref_cluster ? find(x, RBAC_CLUSTERROLE, "", b->ref_name)
+                              : find(x, RBAC_ROLE, b->ns, b->ref_name);
     const struct rbac_sources *src;
 
     if (i == SIZE_MAX) {

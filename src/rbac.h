@@ -15,8 +15,8 @@
  *   resource; a subresource is "RES/SUB" and is never granted by a bare
  *   "RES" (only by "RES/SUB", by a star then "/SUB", or by "*"); empty
  *   resourceNames match any name, else the request's name must be listed
- *   (a collection has none); a non-resource request when its verbs and nonResourceURLs match
- *   (an exact path, "*", or a prefix ending in "*");
+ *   (a collection has none); a non-resource request when its verbs and
+ * nonResourceURLs match (an exact path, "*", or a prefix ending in "*");
  * - a ClusterRole with an aggregationRule has the rules of every other
  *   ClusterRole its clusterRoleSelectors select (the union, as the
  *   clusterrole-aggregation controller would write it; aggregated roles

@@ -160,8 +160,7 @@ static bool read_labels(struct parse *p, const struct jval *obj,
 static bool read_requirement(struct parse *p, const struct jval *e,
                              struct rbac_requirement *r)
 {
-    static const char *const ops[] = {"In", "NotIn", "Exists",
-                                      "DoesNotExist"};
+    static const char *const ops[] = {"In", "NotIn", "Exists", "DoesNotExist"};
     const struct jval *op = jval_get(e, "operator");
     size_t i;
 

@@ -84,7 +84,7 @@ struct rbac_object {
     size_t nrules;
     struct rbac_label *labels; /* metadata.labels, in document order */
     size_t nlabels;
-    bool aggregated; /* a ClusterRole with an aggregationRule */
+    bool aggregated;                 /* a ClusterRole with an aggregationRule */
     struct rbac_selector *selectors; /* its clusterRoleSelectors */
     size_t nselectors;
     /* bindings */

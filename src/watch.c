@@ -218,7 +218,8 @@ bool watch_check_grant(struct watcher *w)
 {
     struct rbuf *frame = NULL;
 
-    if (w->grant == NULL || w->ending || w->grant->ops->allowed(w->grant, &frame))
+    if (w->grant == NULL || w->ending ||
+        w->grant->ops->allowed(w->grant, &frame))
         return true;
     w->set->metrics->ended_unauthorized++;
     stream_write_frame(w->stream, frame);

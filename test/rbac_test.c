@@ -59,11 +59,10 @@ static void fini(struct fixture *f)
 }
 
 /* A ClusterRole name with rules (a JSON array). */
-static void cluster_role(struct fixture *f, const char *name,
-                         const char *rules)
+static void cluster_role(struct fixture *f, const char *name, const char *rules)
 {
-    char *j = xasprintf("{\"metadata\":{\"name\":\"%s\"},\"rules\":%s}", name,
-                        rules);
+    char *j =
+        xasprintf("{\"metadata\":{\"name\":\"%s\"},\"rules\":%s}", name, rules);
 
     add(f, RBAC_CLUSTERROLE, j);
     free(j);
@@ -166,8 +165,8 @@ static void test_verbs_groups_resources(void **state)
     assert_false(rule_allows(pods, res("list", "apps", "pods", "", "", "")));
     assert_false(rule_allows(pods, res("list", "", "secrets", "", "", "")));
     assert_false(rule_allows(pods, path("get", "/healthz")));
-    assert_true(rule_allows(star, res("watch", "apps", "deployments", "",
-                                      "", "")));
+    assert_true(
+        rule_allows(star, res("watch", "apps", "deployments", "", "", "")));
     assert_true(rule_allows(star, res("get", "", "pods", "log", "n", "x")));
     /* "*" in resources does not grant non-resource paths */
     assert_false(rule_allows(star, path("get", "/metrics")));
@@ -188,14 +187,14 @@ static void test_subresources(void **state)
     assert_true(rule_allows(log, res("get", "", "pods", "log", "n", "x")));
     assert_false(rule_allows(log, res("get", "", "pods", "", "n", "x")));
     assert_true(rule_allows(any_log, res("get", "", "nodes", "log", "", "x")));
-    assert_false(rule_allows(any_log, res("get", "", "pods", "exec", "n",
-                                          "x")));
+    assert_false(
+        rule_allows(any_log, res("get", "", "pods", "exec", "n", "x")));
     assert_false(rule_allows(any_log, res("get", "", "pods", "", "n", "x")));
     /* a bare resource never grants its subresources, and "pods/" then a
      * star is a literal, as evaluation_helpers.go compares it */
     assert_true(rule_allows(pods_star, res("get", "", "pods", "", "n", "x")));
-    assert_false(rule_allows(pods_star, res("get", "", "pods", "log", "n",
-                                            "x")));
+    assert_false(
+        rule_allows(pods_star, res("get", "", "pods", "log", "n", "x")));
 }
 
 static void test_resource_names(void **state)
@@ -248,8 +247,9 @@ static void test_subjects(void **state)
     struct identity *anon = identity_anonymous();
 
     (void)state;
-    cluster_role(&f, "read", "[{\"verbs\":[\"list\"],\"apiGroups\":[\"\"],"
-                             "\"resources\":[\"pods\"]}]");
+    cluster_role(&f, "read",
+                 "[{\"verbs\":[\"list\"],\"apiGroups\":[\"\"],"
+                 "\"resources\":[\"pods\"]}]");
     cluster_binding(&f, "read", "[{\"kind\":\"Group\",\"name\":\"ops\"}]");
     /* a ServiceAccount subject without a namespace in a
      * ClusterRoleBinding matches nobody */
@@ -297,8 +297,9 @@ static void test_role_bindings(void **state)
         "{\"metadata\":{\"name\":\"cm\",\"namespace\":\"a\"},\"rules\":[{"
         "\"verbs\":[\"get\"],\"apiGroups\":[\"\"],\"resources\":"
         "[\"configmaps\"]}]}");
-    cluster_role(&f, "pods", "[{\"verbs\":[\"get\"],\"apiGroups\":[\"\"],"
-                             "\"resources\":[\"pods\"]}]");
+    cluster_role(&f, "pods",
+                 "[{\"verbs\":[\"get\"],\"apiGroups\":[\"\"],"
+                 "\"resources\":[\"pods\"]}]");
     role_binding(&f, "a", "Role", "cm", ALICE);
     /* a Role of another namespace is not found */
     role_binding(&f, "b", "Role", "cm", ALICE);
@@ -410,8 +411,9 @@ static void test_aggregation(void **state)
     add(&f, RBAC_CLUSTERROLE,
         "{\"metadata\":{\"name\":\"all\"},\"aggregationRule\":{"
         "\"clusterRoleSelectors\":[{}]}}");
-    cluster_role(&f, "q", "[{\"verbs\":[\"watch\"],\"apiGroups\":[\"\"],"
-                          "\"resources\":[\"pods\"]}]");
+    cluster_role(&f, "q",
+                 "[{\"verbs\":[\"watch\"],\"apiGroups\":[\"\"],"
+                 "\"resources\":[\"pods\"]}]");
     cluster_binding(&f, "all", ALICE);
     build(&f);
     assert_true(allows(&f, alice, res("watch", "", "pods", "", "", "")));
@@ -458,8 +460,8 @@ static void test_malformed(void **state)
     refused(RBAC_ROLE, "{\"rules\":[\"get\"]}", "rules");
     refused(RBAC_ROLE, "{\"rules\":[{\"verbs\":\"get\"}]}", "verbs");
     refused(RBAC_ROLE, "{\"rules\":[{\"verbs\":[1]}]}", "verbs");
-    refused(RBAC_CLUSTERROLE,
-            "{\"rules\":[{\"nonResourceURLs\":[true]}]}", "nonResourceURLs");
+    refused(RBAC_CLUSTERROLE, "{\"rules\":[{\"nonResourceURLs\":[true]}]}",
+            "nonResourceURLs");
     refused(RBAC_CLUSTERROLE, "{\"aggregationRule\":[]}", "aggregationRule");
     refused(RBAC_CLUSTERROLE,
             "{\"aggregationRule\":{\"clusterRoleSelectors\":[{"
@@ -473,11 +475,12 @@ static void test_malformed(void **state)
             "{\"aggregationRule\":{\"clusterRoleSelectors\":[{"
             "\"matchLabels\":{\"a\":1}}]}}",
             "matchLabels");
-    refused(RBAC_CLUSTERROLE,
-            "{\"metadata\":{\"labels\":{\"a\":[]}}}", "labels");
+    refused(RBAC_CLUSTERROLE, "{\"metadata\":{\"labels\":{\"a\":[]}}}",
+            "labels");
     refused(RBAC_ROLEBINDING, "{\"subjects\":[]}", "roleRef");
     refused(RBAC_ROLEBINDING,
-            "{\"roleRef\":{\"kind\":\"Group\",\"name\":\"x\"}}", "roleRef.kind");
+            "{\"roleRef\":{\"kind\":\"Group\",\"name\":\"x\"}}",
+            "roleRef.kind");
     refused(RBAC_CLUSTERROLEBINDING,
             "{\"roleRef\":{\"kind\":\"Role\",\"name\":\"x\"}}", "roleRef.kind");
     refused(RBAC_ROLEBINDING,
@@ -504,8 +507,8 @@ static void test_lenient(void **state)
 
     (void)state;
     /* null reads as absent; the last of a repeated member wins */
-    assert_int_equal(rbac_object_parse(RBAC_CLUSTERROLE, json, strlen(json),
-                                       &o, why, sizeof(why)),
+    assert_int_equal(rbac_object_parse(RBAC_CLUSTERROLE, json, strlen(json), &o,
+                                       why, sizeof(why)),
                      RW_OK);
     assert_string_equal(o->name, "b");
     assert_int_equal(o->nrules, 0);

@@ -47,8 +47,8 @@ static void expect(const char *method, const char *path, const char *query,
         snprintf(got, sizeof(got), "%s %s", a->verb, a->path);
     request_info_fini(&ri);
     if (strcmp(got, want) != 0)
-        fail_msg("%s %s?%s: got \"%s\", want \"%s\"", method, path, query,
-                 got, want);
+        fail_msg("%s %s?%s: got \"%s\", want \"%s\"", method, path, query, got,
+                 want);
 }
 
 static void test_resource_requests(void **state)
@@ -208,8 +208,7 @@ static void test_modes(void **state)
     assert_int_equal(authz_mode_parse("RBAC,RBAC", &m, why, sizeof(why)),
                      RW_EINVAL);
     assert_int_equal(authz_mode_parse("", &m, why, sizeof(why)), RW_EINVAL);
-    assert_int_equal(authz_mode_parse("rbac", &m, why, sizeof(why)),
-                     RW_EINVAL);
+    assert_int_equal(authz_mode_parse("rbac", &m, why, sizeof(why)), RW_EINVAL);
 }
 
 int main(void)

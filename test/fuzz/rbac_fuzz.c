@@ -67,21 +67,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rbac_add(x, fixed[1]);
     rbac_build(x);
     nobody = identity_new(IDENTITY_NONE, "\x01nobody", NULL);
-    sa = identity_new(IDENTITY_SERVICE_ACCOUNT,
-                      "system:serviceaccount:ns:r", NULL);
+    sa = identity_new(IDENTITY_SERVICE_ACCOUNT, "system:serviceaccount:ns:r",
+                      NULL);
     identity_add_group(sa, "system:serviceaccounts");
     /* a user in no group is allowed only by a binding naming it */
     {
-        struct authz_attributes a = {"get", true, "", "v1", "pods", "",
-                                     "ns", "x", ""};
+        struct authz_attributes a = {"get", true, "",  "v1", "pods",
+                                     "",    "ns", "x", ""};
         char reason[256];
         bool named = false;
 
         for (size_t i = 0; i < o->nsubjects; i++)
             named |= o->subjects[i].kind == RBAC_SUBJECT_USER &&
                      strcmp(o->subjects[i].name, nobody->name) == 0;
-        rw_assert(!rbac_allows(x, nobody, &a, reason, sizeof(reason)) ||
-                  named);
+        rw_assert(!rbac_allows(x, nobody, &a, reason, sizeof(reason)) || named);
     }
     evaluate(x, nobody);
     evaluate(x, sa);
