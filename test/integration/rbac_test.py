@@ -213,6 +213,10 @@ def main():
        "malformed clusterroles")
     eq(rw.metric("ringwatch_undecodable_values_total", resource="rolebindings"), 1.0,
        "a rolebinding that is not JSON")
+    eq(rw.metric("ringwatch_rbac_objects_skipped_total", resource="rolebindings"), 1.0,
+       "a rolebinding that is not JSON is skipped too")
+    eq(rw.metric("ringwatch_rbac_objects_skipped_total", resource="configmaps"), 0.0,
+       "no RBAC object among configmaps")
     check('unknown kind \\"Robot\\"' in rw.logtext() or 'unknown kind "Robot"' in rw.logtext(),
           "the unknown subject kind is not logged:\n%s", rw.logtext())
 
