@@ -4,9 +4,11 @@
  * Data: per kind, the objects sorted by (namespace, name), so that a role
  * is found by binary search and a namespace's RoleBindings are one run;
  * per ClusterRole with an aggregationRule, the plain ClusterRoles whose
- * rules it has (its sources), resolved once by rbac_build.  A request
- * walks the ClusterRoleBindings, then its namespace's RoleBindings, and
- * stops at the first rule that allows it.
+ * rules it has (its sources), resolved once by rbac_build; per binding
+ * kind, every subject filed under the user name or group it applies to.
+ * A request looks up the ClusterRoleBindings, then its namespace's
+ * RoleBindings, that apply to its user and groups, and stops at the first
+ * rule that allows it.
  */
 #include "src/rbac.h"
 
@@ -25,10 +27,27 @@ struct rbac_sources {
     size_t n;
 };
 
+/* One subject of one binding, as the user name or group it applies to. */
+struct rbac_grantee {
+    const char *ns;  /* the RoleBinding's namespace, "" for a cluster one */
+    bool group;      /* key is a group name, else a user name */
+    const char *key; /* a ServiceAccount's: system:serviceaccount:NS:NAME */
+    size_t binding;  /* index into objs[RBAC_ROLEBINDING or _CLUSTER...] */
+};
+
+/* The grantees of one binding kind, sorted by (ns, group, key, binding). */
+struct rbac_grantees {
+    struct rbac_grantee *v;
+    size_t n;
+};
+
 struct rbac {
     const struct rbac_object **objs[RBAC_KINDS];
     size_t n[RBAC_KINDS], cap[RBAC_KINDS];
-    struct rbac_sources *sources; /* per clusterrole (objs index) */
+    struct rbac_sources *sources;        /* per clusterrole (objs index) */
+    struct rbac_grantees cluster, local; /* of ClusterRole-, RoleBindings */
+    char **sa_names; /* the service-account user names keys point to */
+    size_t nsa_names;
     bool built;
 };
 
@@ -44,6 +63,11 @@ void rbac_free(struct rbac *x)
     for (size_t i = 0; x->sources != NULL && i < x->n[RBAC_CLUSTERROLE]; i++)
         free(x->sources[i].v);
     free(x->sources);
+    free(x->cluster.v);
+    free(x->local.v);
+    for (size_t i = 0; i < x->nsa_names; i++)
+        free(x->sa_names[i]);
+    free(x->sa_names);
     for (int k = 0; k < RBAC_KINDS; k++)
         free(x->objs[k]);
     free(x);
@@ -137,28 +161,6 @@ static void collect(const struct rbac *x, size_t at, bool *seen,
     }
 }
 
-void rbac_build(struct rbac *x)
-{
-    size_t ncr = x->n[RBAC_CLUSTERROLE];
-    bool *seen;
-
-    rw_assert(!x->built);
-    x->built = true;
-    for (int k = 0; k < RBAC_KINDS; k++)
-        if (x->n[k] > 1)
-            qsort(x->objs[k], x->n[k], sizeof(*x->objs[k]), compare_objects);
-    x->sources = xcalloc(ncr + 1, sizeof(*x->sources));
-    seen = xcalloc(ncr + 1, sizeof(*seen));
-    for (size_t i = 0; i < ncr; i++) {
-        if (!x->objs[RBAC_CLUSTERROLE][i]->aggregated)
-            continue;
-        memset(seen, 0, ncr * sizeof(*seen));
-        seen[i] = true;
-        collect(x, i, seen, &x->sources[i]);
-    }
-    free(seen);
-}
-
 /* ---- rules ---- */
 
 static bool has_or_all(const struct rbac_strings *s, const char *v,
@@ -240,38 +242,147 @@ static bool rules_allow(const struct rbac_object *role,
 
 /* ---- subjects and bindings ---- */
 
-static bool subject_applies(const struct rbac_subject *s,
-                            const struct identity *id, const char *ns)
-{
-    static const char prefix[] = "system:serviceaccount:";
-    const char *sa_ns, *rest;
-    size_t len;
+/*
+ * Subjects are filed by the user name or group they apply to, as the
+ * apiserver's appliesToUser compares them: a User by its name, a Group by
+ * its name, a ServiceAccount as the user system:serviceaccount:NS:NAME
+ * (NS its namespace, or the RoleBinding's when it names none; a
+ * ClusterRoleBinding's without one applies to nobody).  A request then
+ * looks up its user name and each of its groups instead of walking every
+ * binding.
+ */
 
-    switch (s->kind) {
-    case RBAC_SUBJECT_USER:
-        return strcmp(id->name, s->name) == 0;
-    case RBAC_SUBJECT_GROUP:
-        return identity_in_group(id, s->name);
-    default:
-        /* the binding's namespace when the subject names none */
-        sa_ns = *s->ns ? s->ns : ns;
-        len = strlen(sa_ns);
-        if (len == 0 || strncmp(id->name, prefix, sizeof(prefix) - 1) != 0)
-            return false;
-        rest = id->name + sizeof(prefix) - 1;
-        return strncmp(rest, sa_ns, len) == 0 && rest[len] == ':' &&
-               strcmp(rest + len + 1, s->name) == 0;
+static int compare_grantees(const void *a, const void *b)
+{
+    const struct rbac_grantee *x = a, *y = b;
+    int c = strcmp(x->ns, y->ns);
+
+    if (c == 0 && x->group != y->group)
+        c = x->group ? 1 : -1;
+    if (c == 0)
+        c = strcmp(x->key, y->key);
+    if (c == 0 && x->binding != y->binding)
+        c = x->binding < y->binding ? -1 : 1;
+    return c;
+}
+
+static void file_subjects(struct rbac *x, enum rbac_kind kind,
+                          struct rbac_grantees *g)
+{
+    size_t total = 0;
+
+    for (size_t i = 0; i < x->n[kind]; i++)
+        total += x->objs[kind][i]->nsubjects;
+    g->v = xcalloc(total + 1, sizeof(*g->v));
+    x->sa_names = xrealloc(x->sa_names,
+                           (x->nsa_names + total + 1) * sizeof(*x->sa_names));
+    for (size_t i = 0; i < x->n[kind]; i++) {
+        const struct rbac_object *b = x->objs[kind][i];
+
+        for (size_t j = 0; j < b->nsubjects; j++) {
+            const struct rbac_subject *sub = &b->subjects[j];
+            struct rbac_grantee e = {b->ns, sub->kind == RBAC_SUBJECT_GROUP,
+                                     sub->name, i};
+
+            if (sub->kind == RBAC_SUBJECT_SERVICE_ACCOUNT) {
+                const char *sa_ns = *sub->ns ? sub->ns : b->ns;
+
+                if (*sa_ns == '\0')
+                    continue;
+                e.key = x->sa_names[x->nsa_names++] =
+                    xasprintf("system:serviceaccount:%s:%s", sa_ns, sub->name);
+            }
+            g->v[g->n++] = e;
+        }
+    }
+    qsort(g->v, g->n, sizeof(*g->v), compare_grantees);
+}
+
+/* The bindings a request's user or groups are among the subjects of. */
+struct applying {
+    size_t *v;
+    size_t n, cap;
+};
+
+/* Adds the bindings filed under (ns, group, key) to out. */
+static void find_grantees(const struct rbac_grantees *g, const char *ns,
+                          bool group, const char *key, struct applying *out)
+{
+    struct rbac_grantee want = {ns, group, key, 0};
+    size_t lo = 0, hi = g->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (compare_grantees(&g->v[mid], &want) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < g->n && g->v[lo].group == group &&
+           strcmp(g->v[lo].ns, ns) == 0 && strcmp(g->v[lo].key, key) == 0;
+         lo++) {
+        if (out->n == out->cap) {
+            out->cap = out->cap ? 2 * out->cap : 16;
+            out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
+        }
+        out->v[out->n++] = g->v[lo].binding;
     }
 }
 
-static bool binding_applies(const struct rbac_object *b,
-                            const struct identity *id)
+static int compare_indices(const void *a, const void *b)
 {
-    for (size_t i = 0; i < b->nsubjects; i++)
-        if (subject_applies(&b->subjects[i], id, b->ns))
-            return true;
-    return false;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    return x < y ? -1 : x > y;
 }
+
+/* The bindings in g (namespace ns) that apply to id, each once, in the
+ * order of the bindings. */
+static void applying(const struct rbac_grantees *g, const char *ns,
+                     const struct identity *id, struct applying *out)
+{
+    size_t n = 0;
+
+    out->n = 0;
+    find_grantees(g, ns, false, id->name, out);
+    for (size_t i = 0; i < id->ngroups; i++)
+        find_grantees(g, ns, true, id->groups[i], out);
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof(*out->v), compare_indices);
+    for (size_t i = 0; i < out->n; i++)
+        if (n == 0 || out->v[n - 1] != out->v[i])
+            out->v[n++] = out->v[i];
+    out->n = n;
+}
+
+/* ---- the index ---- */
+
+void rbac_build(struct rbac *x)
+{
+    size_t ncr = x->n[RBAC_CLUSTERROLE];
+    bool *seen;
+
+    rw_assert(!x->built);
+    x->built = true;
+    for (int k = 0; k < RBAC_KINDS; k++)
+        if (x->n[k] > 1)
+            qsort(x->objs[k], x->n[k], sizeof(*x->objs[k]), compare_objects);
+    x->sources = xcalloc(ncr + 1, sizeof(*x->sources));
+    seen = xcalloc(ncr + 1, sizeof(*seen));
+    for (size_t i = 0; i < ncr; i++) {
+        if (!x->objs[RBAC_CLUSTERROLE][i]->aggregated)
+            continue;
+        memset(seen, 0, ncr * sizeof(*seen));
+        seen[i] = true;
+        collect(x, i, seen, &x->sources[i]);
+    }
+    free(seen);
+    file_subjects(x, RBAC_CLUSTERROLEBINDING, &x->cluster);
+    file_subjects(x, RBAC_ROLEBINDING, &x->local);
+}
+
+/* ---- decisions ---- */
 
 /* The missing roles of bindings that apply (the denial's reason). */
 struct missing {
@@ -344,6 +455,7 @@ bool rbac_allows(const struct rbac *x, const struct identity *id,
 {
     const char *ns = a->resource_request ? S(a->ns) : "";
     struct missing m = {.n = 0};
+    struct applying in = {0};
     char *combined;
     bool ok = false;
 
@@ -353,19 +465,16 @@ bool rbac_allows(const struct rbac *x, const struct identity *id,
     combined = *S(a->subresource)
                    ? xasprintf("%s/%s", S(a->resource), a->subresource)
                    : xstrdup(S(a->resource));
-    for (size_t i = 0; !ok && i < x->n[RBAC_CLUSTERROLEBINDING]; i++) {
-        const struct rbac_object *b = x->objs[RBAC_CLUSTERROLEBINDING][i];
-
-        ok = binding_applies(b, id) && binding_allows(x, b, a, combined, &m);
-    }
-    for (size_t i = *ns ? lower_bound(x, RBAC_ROLEBINDING, ns, "") : SIZE_MAX;
-         !ok && i < x->n[RBAC_ROLEBINDING] &&
-         strcmp(x->objs[RBAC_ROLEBINDING][i]->ns, ns) == 0;
-         i++) {
-        const struct rbac_object *b = x->objs[RBAC_ROLEBINDING][i];
-
-        ok = binding_applies(b, id) && binding_allows(x, b, a, combined, &m);
-    }
+    applying(&x->cluster, "", id, &in);
+    for (size_t i = 0; !ok && i < in.n; i++)
+        ok = binding_allows(x, x->objs[RBAC_CLUSTERROLEBINDING][in.v[i]], a,
+                            combined, &m);
+    if (!ok && *ns)
+        applying(&x->local, ns, id, &in);
+    for (size_t i = 0; !ok && *ns && i < in.n; i++)
+        ok = binding_allows(x, x->objs[RBAC_ROLEBINDING][in.v[i]], a, combined,
+                            &m);
+    free(in.v);
     free(combined);
     if (!ok)
         missing_reason(&m, reason, reason_len);
