@@ -16,7 +16,7 @@
 #include "cache/sbuf.h"
 #include "proto/query.h"
 
-#define REQUEST_INFO_MAX_PARTS 8
+#define REQUEST_INFO_MAX_PARTS 10
 
 /* Slot of ri->strings for each owned value. */
 enum { S_GROUP, S_VERSION, S_RESOURCE, S_SUB, S_NS, S_NAME, S_VERB };
@@ -28,8 +28,8 @@ static const char *keep(struct request_info *ri, int slot, char *s)
     return s;
 }
 
-/* Splits path into at most REQUEST_INFO_MAX_PARTS decoded parts; false when
- * there are more or one does not decode. */
+/* Splits path into its first REQUEST_INFO_MAX_PARTS decoded parts (the
+ * apiserver reads no further); false when one does not decode. */
 static bool split(const char *path, char **parts, size_t *n)
 {
     const char *at = path, *end = path + strlen(path);
@@ -39,12 +39,11 @@ static bool split(const char *path, char **parts, size_t *n)
         at++;
     while (end > at && end[-1] == '/')
         end--;
-    while (at < end) {
+    while (at < end && *n < REQUEST_INFO_MAX_PARTS) {
         const char *slash = memchr(at, '/', (size_t)(end - at));
         size_t len = slash ? (size_t)(slash - at) : (size_t)(end - at);
 
-        if (*n == REQUEST_INFO_MAX_PARTS ||
-            (parts[*n] = query_unescape(at, len, false)) == NULL)
+        if ((parts[*n] = query_unescape(at, len, false)) == NULL)
             return false;
         (*n)++;
         at += len + (slash != NULL);
@@ -160,11 +159,10 @@ static void resource_info(struct request_info *ri, const struct request *req,
 void request_info_init(struct request_info *ri, const struct request *req)
 {
     char *parts[REQUEST_INFO_MAX_PARTS];
+    char *verb = xstrdup(req->method_name ? req->method_name : "");
     size_t n = 0, at;
     bool ok = split(req->path, parts, &n);
     struct authz_attributes *a = &ri->a;
-
-    char *verb = xstrdup(req->method_name ? req->method_name : "");
 
     memset(ri, 0, sizeof(*ri));
     for (char *c = verb; *c; c++)

@@ -60,6 +60,10 @@ static void test_resource_requests(void **state)
     expect("HEAD", "/api/v1/namespaces/ns/pods/x", "", "get /v1 pods  ns x");
     expect("GET", "/api/v1/namespaces/ns/pods/x/log", "",
            "get /v1 pods log ns x");
+    expect("GET", "/api/v1/namespaces/ns/pods/x/proxy/a/b/c/d/e/f", "",
+           "get /v1 pods proxy ns x");
+    expect("GET", "/api/v1/namespaces/ns/pods/x/%zz", "",
+           "get /api/v1/namespaces/ns/pods/x/%zz");
     expect("GET", "/apis/apps/v1/deployments", "watch=true",
            "watch apps/v1 deployments   ");
     expect("GET", "/api/v1/pods", "watch=1", "watch /v1 pods   ");
