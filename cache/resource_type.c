@@ -79,6 +79,19 @@ static const struct resource_type types[] = {
           "/registry/cronjobs/", {"cj", NULL}, {NULL}, -1, ALL),
     GROUP("coordination.k8s.io", "v1", "leases", "lease", "Lease", true,
           "/registry/leases/", {NULL}, {NULL}, -1, NONE),
+    /* RBAC: what --authorization-mode RBAC evaluates (src/rbac.h); no
+     * short names, as the apiserver's. */
+    GROUP("rbac.authorization.k8s.io", "v1", "roles", "role", "Role", true,
+          "/registry/roles/", {NULL}, {NULL}, -1, NONE),
+    GROUP("rbac.authorization.k8s.io", "v1", "rolebindings", "rolebinding",
+          "RoleBinding", true, "/registry/rolebindings/", {NULL}, {NULL}, -1,
+          NONE),
+    GROUP("rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole",
+          "ClusterRole", false, "/registry/clusterroles/", {NULL}, {NULL}, -1,
+          NONE),
+    GROUP("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
+          "clusterrolebinding", "ClusterRoleBinding", false,
+          "/registry/clusterrolebindings/", {NULL}, {NULL}, -1, NONE),
 };
 
 const struct resource_type *resource_type_all(size_t *n)

@@ -278,6 +278,33 @@ struct rbuf *kjson_status_detailed(int code, const char *reason,
     return jw_frame(&w);
 }
 
+struct rbuf *kjson_status_forbidden(const char *message, const char *name,
+                                    const char *group, const char *kind,
+                                    bool event)
+{
+    struct sbuf w = {0};
+    bool first = true;
+    const char *const members[][2] = {
+        {"name", name}, {"group", group}, {"kind", kind}};
+
+    if (event)
+        jw_raw(&w, "{\"type\":\"ERROR\",\"object\":");
+    jw_status_open(&w, NULL, "Forbidden", message);
+    jw_raw(&w, ",\"details\":{");
+    for (size_t i = 0; i < RW_ARRAY_LEN(members); i++) {
+        if (*members[i][1] == '\0')
+            continue; /* omitempty */
+        jw_member_str(&w, first, members[i][0], members[i][1]);
+        first = false;
+    }
+    jw_raw(&w, "}");
+    jw_status_close(&w, 403);
+    if (!event)
+        return jw_rbuf(&w);
+    jw_raw(&w, "}\n");
+    return jw_frame(&w);
+}
+
 struct rbuf *kjson_error_frame(int code, const char *reason,
                                const char *message)
 {

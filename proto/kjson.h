@@ -57,6 +57,14 @@ struct rbuf *kjson_status_invalid(const char *field, const char *detail);
 struct rbuf *kjson_error_frame(int code, const char *reason,
                                const char *message);
 
+/* The 403 Forbidden Status of errors.NewForbidden: message as given,
+ * details {"name","group","kind"} with the empty ones left out (a
+ * non-resource path's details are {}); with event, as the ERROR watch
+ * event frame carrying it. */
+struct rbuf *kjson_status_forbidden(const char *message, const char *name,
+                                    const char *group, const char *kind,
+                                    bool event);
+
 /* kjson_status with details {"causes":[{"reason":cause,"message":
  * cause_message}],"retryAfterSeconds":retry_after} (no causes when cause
  * is NULL, no retryAfterSeconds when retry_after is 0), the shape of the

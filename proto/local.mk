@@ -48,6 +48,7 @@ proto_libproto_a_SOURCES = \
 	proto/printers_batch.c proto/printers_batch.h \
 	proto/printers_autoscaling.c proto/printers_autoscaling.h \
 	proto/printers_coordination.c proto/printers_coordination.h \
+	proto/printers_rbac.c proto/printers_rbac.h \
 	proto/partial.c proto/partial.h \
 	proto/repr.c proto/repr.h \
 	proto/grpc.c proto/grpc.h \

@@ -379,6 +379,24 @@ void query_fini(struct query *q)
         q->include_object = q->rv_match_value = "";
 }
 
+char *query_first(const char *query, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = query; *p != '\0';) {
+        size_t len = strcspn(p, "&");
+
+        if (len == n && strncmp(p, name, n) == 0)
+            return xstrdup("");
+        if (len > n && p[n] == '=' && strncmp(p, name, n) == 0)
+            return query_unescape(p + n + 1, len - n - 1, true);
+        p += len;
+        if (*p == '&')
+            p++;
+    }
+    return NULL;
+}
+
 bool query_has(const char *query, const char *name)
 {
     size_t n = strlen(name);

@@ -89,6 +89,11 @@ void query_fini(struct query *q);
  * ?verbose, which the apiserver reads the same way. */
 bool query_has(const char *query, const char *name);
 
+/* The first value of parameter name (compared undecoded), decoded ('+' a
+ * space), as url.Values.Get reads it: a new string (free()), "" for a
+ * parameter without a value; NULL when absent or its value is malformed. */
+char *query_first(const char *query, const char *name);
+
 /* Whether every '%' in len bytes of s begins an escape of two hex digits,
  * as Go's url.ParseRequestURI requires of a request's path (a request
  * whose path fails it gets 400 from Go's HTTP/1.1 server, RST_STREAM

@@ -21,6 +21,7 @@
 #include "proto/printers_autoscaling.h"
 #include "proto/printers_batch.h"
 #include "proto/printers_coordination.h"
+#include "proto/printers_rbac.h"
 #include "proto/printers_core.h"
 #include "proto/printers_pod.h"
 #include "proto/printers_service.h"
@@ -59,6 +60,7 @@ static const struct {
     {printers_batch, &printers_batch_len},
     {printers_autoscaling, &printers_autoscaling_len},
     {printers_coordination, &printers_coordination_len},
+    {printers_rbac, &printers_rbac_len},
 };
 
 /* rt's printer, NULL for a type without one (none that ringwatch serves). */

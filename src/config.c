@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "cache/rw.h"
 #include "cache/sbuf.h"
 #include "src/address.h"
+#include "src/authz.h"
 #include "src/log.h"
 #include "src/tls.h"
 #include "src/upstream_etcd_tls.h"
@@ -85,6 +87,11 @@ const struct option_spec config_options[] = {
      "SECONDS",
      "on SIGTERM or SIGINT, every watch ends cleanly and responses get "
      "this long to drain before the connections close"},
+    {"authorization-mode", OPT_STRING, OFF(authorization_mode), 0, 0, NULL,
+     "MODES",
+     "AlwaysAllow, RBAC or both, comma-separated, as kube-apiserver's "
+     "(unset: RBAC when a TLS flag is given or --listen is not a loopback "
+     "address, AlwaysAllow otherwise)"},
     {"log-level", OPT_STRING, OFF(log_level), 0, 0, "info", "LEVEL",
      "debug, info, warn or error"},
     {"log-file", OPT_STRING, OFF(log_file), 0, 0, NULL, "FILE",
@@ -676,6 +683,41 @@ static int check_tls(const struct config *c,
     return RW_OK;
 }
 
+/* --authorization-mode, or its default: RBAC when ringwatch is reachable
+ * from elsewhere (a TLS flag, or a --listen address that is not loopback),
+ * else AlwaysAllow.  With RBAC, the RBAC types are served (appended to
+ * --resources when it does not list them): the authorizer reads them. */
+static int check_authorization(const struct config *c,
+                               const struct sockaddr_storage *ss,
+                               struct config_resources *out, char *why,
+                               size_t why_len)
+{
+    static const char *const rbac[] = {
+        "rbac.authorization.k8s.io/v1/roles",
+        "rbac.authorization.k8s.io/v1/rolebindings",
+        "rbac.authorization.k8s.io/v1/clusterroles",
+        "rbac.authorization.k8s.io/v1/clusterrolebindings"};
+    bool reachable = c->tls_cert_file != NULL || c->client_ca_file != NULL ||
+                     !address_is_loopback(ss);
+    char what[160];
+
+    if (c->authorization_mode == NULL)
+        out->authz_modes = reachable ? AUTHZ_RBAC : AUTHZ_ALWAYS_ALLOW;
+    else if (authz_mode_parse(c->authorization_mode, &out->authz_modes, what,
+                              sizeof(what)) != RW_OK)
+        return config_fail(why, why_len, "authorization-mode",
+                           c->authorization_mode, "%s", what);
+    if (!(out->authz_modes & AUTHZ_RBAC))
+        return RW_OK;
+    for (size_t i = 0; i < RW_ARRAY_LEN(rbac); i++) {
+        const struct resource_type *rt = resource_type_find(rbac[i]);
+
+        if (type_slot(out, rt) == out->n)
+            out->types[out->n++] = rt;
+    }
+    return RW_OK;
+}
+
 int config_check(const struct config *c, struct config_resources *out,
                  char *why, size_t why_len)
 {
@@ -707,6 +749,8 @@ int config_check(const struct config *c, struct config_resources *out,
         rc = check_tls(c, &ss, why, why_len);
     if (rc == RW_OK)
         rc = check_resources(c->resources, out, why, why_len);
+    if (rc == RW_OK)
+        rc = check_authorization(c, &ss, out, why, why_len);
     if (rc == RW_OK)
         rc = check_index_fields(c->index_fields, out, why, why_len);
     if (rc != RW_OK)

@@ -165,6 +165,8 @@ struct config {
     struct config_list service_account_key_files;
     struct config_list service_account_issuers;
     struct config_list api_audiences; /* each comma-separated */
+    /* authorization (src/authz.h) */
+    const char *authorization_mode; /* NULL: by reachability */
 };
 
 extern const struct option_spec config_options[];
@@ -184,6 +186,8 @@ struct config_resources {
     int *indexed_field; /* per type: index into its fields[] that
                            --index-fields names, or -1 */
     size_t n;
+    unsigned authz_modes; /* --authorization-mode resolved (src/authz.h
+                             enum authz_mode bits) */
 };
 
 /*
@@ -195,8 +199,12 @@ struct config_resources {
  * type, each type once; entries for types not served are checked too),
  * --log-level and --log-file (not empty), the TLS files given together
  * (--tls-cert-file with --tls-private-key-file; --client-ca-file only with
- * them), --tls-min-version, and no plaintext on a non-loopback --listen
- * address without --insecure-allow-plaintext.  Fills *out (free with
+ * them), --tls-min-version, no plaintext on a non-loopback --listen
+ * address without --insecure-allow-plaintext, and --authorization-mode
+ * (unset: RBAC when a TLS flag is given or --listen is not a loopback
+ * address, AlwaysAllow otherwise; with RBAC the four
+ * rbac.authorization.k8s.io types are served too, after --resources').
+ * Fills *out (free with
  * config_resources_fini).  Returns RW_OK, or RW_EINVAL with the first
  * problem in why as config_fail words it; *out is then empty.
  */

@@ -2,8 +2,9 @@
  * discovery_json.c: the discovery documents' JSON (see discovery_json.h).
  *
  * Each document is written in one sbuf from a copy of the types sorted by
- * group and resource name; strings go through kjson_add_string.  Built once at
- * start by src/discovery.c, never per request.
+ * group (in the apiserver's order) and resource name; strings go through
+ * kjson_add_string.  Built once at start by src/discovery.c, never per
+ * request.
  */
 #include "src/discovery_json.h"
 
@@ -51,16 +52,32 @@ static struct rbuf *done(struct sbuf *sb)
     return b;
 }
 
+/* A group's place in the apiserver's /apis order (its aggregator's group
+ * priorities: apps first, rbac before coordination); groups it does not
+ * list come after, by name. */
+static size_t group_rank(const char *group)
+{
+    static const char *const order[] = {
+        "", "apps", "autoscaling", "batch", "rbac.authorization.k8s.io",
+        "coordination.k8s.io"};
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(order); i++)
+        if (strcmp(group, order[i]) == 0)
+            return i;
+    return RW_ARRAY_LEN(order);
+}
+
 static int type_cmp(const void *a, const void *b)
 {
     const struct resource_type *x = *(const struct resource_type *const *)a;
     const struct resource_type *y = *(const struct resource_type *const *)b;
-    int c = strcmp(x->group, y->group);
+    size_t rx = group_rank(x->group), ry = group_rank(y->group);
+    int c = rx != ry ? (rx < ry ? -1 : 1) : strcmp(x->group, y->group);
 
     return c != 0 ? c : strcmp(x->resource, y->resource);
 }
 
-/* types sorted by group, then resource (free()). */
+/* types sorted by group (group_rank), then resource (free()). */
 static const struct resource_type **
 sorted(const struct resource_type *const *types, size_t n)
 {

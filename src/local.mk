@@ -45,6 +45,11 @@ src_libsrc_a_SOURCES = \
 	src/watch_initial.c src/watch_initial.h \
 	src/watch_relist.c src/watch_relist.h \
 	src/watch_key.c src/watch_key.h \
+	src/watch_authz.c src/watch_authz.h \
+	src/authz.c src/authz.h src/authz_attributes.h \
+	src/rbac.c src/rbac.h \
+	src/rbac_object.c src/rbac_object.h \
+	src/request_info.c src/request_info.h \
 	src/list.c src/list.h \
 	src/fresh.c src/fresh.h \
 	src/upstream.h \

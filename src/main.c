@@ -33,6 +33,7 @@
 #include "cache/watchcache.h"
 #include "src/address.h"
 #include "src/authn.h"
+#include "src/authz.h"
 #include "src/config.h"
 #include "src/discovery.h"
 #include "src/fdlimit.h"
@@ -46,6 +47,7 @@
 #include "src/upstream.h"
 #include "src/upstream_registry.h"
 #include "src/watch.h"
+#include "src/watch_authz.h"
 
 /* Descriptors kept for everything but client connections: the upstream (and a
  * reconnect's overlap), the listener, the log file, standard streams, the
@@ -65,6 +67,7 @@ struct daemon {
     struct upstream *upstream;
     struct discovery *discovery;
     struct authn *authn; /* who each request is */
+    struct authz *authz;
     struct router *router;
     struct listener *listener;
     struct tls_server *tls;  /* --tls-cert-file; NULL: plaintext only */
@@ -339,6 +342,36 @@ static bool daemon_loopback(const struct daemon *d)
            address_is_loopback(&ss);
 }
 
+/* RBAC changed: the watches whose users lost access end. */
+static void daemon_rbac_changed_cb(void *arg)
+{
+    struct daemon *d = arg;
+
+    watch_authz_recheck(d->resources, d->served.n);
+}
+
+/* The authorizer of --authorization-mode; with RBAC, over the served RBAC
+ * types (config_check added them). */
+static struct authz *daemon_authz(struct daemon *d)
+{
+    static const char *const kinds[] = {"roles", "rolebindings",
+                                        "clusterroles", "clusterrolebindings"};
+    struct resource *rbac[RW_ARRAY_LEN(kinds)] = {NULL};
+    struct authz *z;
+
+    if (!(d->served.authz_modes & AUTHZ_RBAC))
+        return authz_new(d->served.authz_modes, NULL);
+    for (size_t k = 0; k < RW_ARRAY_LEN(kinds); k++)
+        for (size_t i = 0; i < d->served.n; i++)
+            if (strcmp(d->served.types[i]->group,
+                       "rbac.authorization.k8s.io") == 0 &&
+                strcmp(d->served.types[i]->resource, kinds[k]) == 0)
+                rbac[k] = d->resources[i];
+    z = authz_new(d->served.authz_modes, rbac);
+    authz_on_change(z, daemon_rbac_changed_cb, d);
+    return z;
+}
+
 static void daemon_start(struct daemon *d)
 {
     struct resource_config rc = {
@@ -380,13 +413,15 @@ static void daemon_start(struct daemon *d)
     free(targets);
     d->discovery = discovery_new(d->served.types, d->served.n, d->cfg.listen);
     daemon_authn(d);
+    d->authz = daemon_authz(d);
     d->router =
         router_new(&(struct router_config){.resources = d->resources,
                                            .n = d->served.n,
                                            .discovery = d->discovery,
                                            .stats = daemon_stats_cb,
                                            .stats_arg = d,
-                                           .authn = d->authn});
+                                           .authn = d->authn,
+                                           .authz = d->authz});
 
     listener_config_defaults(&fc);
     fc.max_connections = (unsigned)d->max_connections;
@@ -401,12 +436,16 @@ static void daemon_start(struct daemon *d)
     if (d->listener == NULL)
         exit(1); /* it logged why: the address is in use, say */
     log_info("serving %zu resource types on %s (port %d, %s, at most %" PRIu64
-             " connections), upstream %s",
+             " connections), upstream %s, authorization %s",
              d->served.n, d->cfg.listen, listener_port(d->listener),
              d->tls == NULL        ? "plaintext"
              : fc.tls_plaintext ? "TLS and plaintext"
                                 : "TLS",
-             d->max_connections, d->cfg.upstream);
+             d->max_connections, d->cfg.upstream,
+             d->served.authz_modes == AUTHZ_RBAC ? "RBAC"
+             : d->served.authz_modes & AUTHZ_RBAC
+                 ? "RBAC,AlwaysAllow (everything allowed)"
+                 : "AlwaysAllow (everything allowed)");
     d->upstream_ops->start(d->upstream);
 }
 
@@ -420,6 +459,7 @@ static void daemon_stop(struct daemon *d)
     d->upstream_ops->free(d->upstream);
     router_free(d->router);
     authn_free(d->authn);
+    authz_free(d->authz);
     discovery_free(d->discovery);
     for (size_t i = 0; i < d->served.n; i++) {
         watch_set_free(watch_set_of(d->resources[i]));

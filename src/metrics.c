@@ -108,6 +108,16 @@ static void get_list_ratio(struct resource *r, double *v)
     *v = ratio(M(r)->list_hits, M(r)->list_misses);
 }
 
+/* Malformed RBAC objects: those the authorizer skipped, and for the RBAC
+ * types the values that are not JSON objects at all, which never reach it. */
+static void get_rbac_skipped(struct resource *r, double *v)
+{
+    bool rbac =
+        strcmp(resource_type(r)->group, "rbac.authorization.k8s.io") == 0;
+
+    *v = (double)(M(r)->rbac_skipped + (rbac ? M(r)->undecodable : 0));
+}
+
 static const struct family_def families[] = {
     {"ringwatch_ring_capacity_events", "gauge",
      "Events the resource's ring can hold.", U64,
@@ -187,6 +197,16 @@ static const struct family_def families[] = {
      "Store values that are not JSON objects of the resource's type "
      "(counted, logged, not served).",
      U64, COUNTER(undecodable)},
+    {"ringwatch_rbac_objects_skipped_total", "counter",
+     "RBAC objects (roles, rolebindings, clusterroles, clusterrolebindings) "
+     "that are malformed (not JSON, wrong types, an unknown subject or "
+     "roleRef kind, a bad aggregation selector): skipped, they grant "
+     "nothing.",
+     U64, GET(get_rbac_skipped)},
+    {"ringwatch_watches_ended_unauthorized_total", "counter",
+     "WATCH streams ended because a change of RBAC took away their user's "
+     "access (an ERROR 403 Forbidden event, then the end).",
+     U64, COUNTER(ended_unauthorized)},
 };
 
 /* The counter at offset off of r's struct metrics_resource. */

@@ -35,6 +35,10 @@ struct metrics_resource {
     uint64_t terminated_relist;  /* watchers a relist could not carry */
     uint64_t terminated_reset;   /* watchers a store reset ended */
     uint64_t store_resets[2];    /* by enum resource_reset */
+    uint64_t rbac_skipped;       /* RBAC objects malformed, skipped
+                                    (src/authz.c) */
+    uint64_t ended_unauthorized; /* watches ended as their user lost
+                                    access (src/watch_authz.c) */
 };
 
 #endif

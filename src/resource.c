@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/ring.h"
 #include "cache/rw.h"
 #include "proto/kjson_decode.h"
 #include "src/log.h"
@@ -122,6 +123,9 @@ struct resource {
     struct store *listing; /* the (re)list being received, or NULL */
     const struct resource_subscriber_ops *sub; /* never NULL */
     void *sub_arg;
+    void (*changed)(void *arg); /* resource_observe, or NULL */
+    void *changed_arg;
+    uint64_t changed_seq; /* ring head seq the observer last saw */
     struct event *bookmark_timer;
     struct metrics_resource metrics;
     const struct upstream_reader *reader;
@@ -249,6 +253,25 @@ void *resource_subscriber(const struct resource *r,
                           const struct resource_subscriber_ops *ops)
 {
     return r->sub == ops ? r->sub_arg : NULL;
+}
+
+void resource_observe(struct resource *r, void (*changed)(void *arg),
+                      void *arg)
+{
+    r->changed = changed;
+    r->changed_arg = arg;
+    r->changed_seq = ring_head_seq(watchcache_ring(r->wc));
+}
+
+/* Tells the observer, if any, when forced or when the ring moved. */
+static void resource_tell_observer(struct resource *r, bool force)
+{
+    uint64_t seq = ring_head_seq(watchcache_ring(r->wc));
+
+    if (r->changed == NULL || (!force && seq == r->changed_seq))
+        return;
+    r->changed_seq = seq;
+    r->changed(r->changed_arg);
 }
 
 /* ---- upstream reads and waiters ---- */
@@ -416,6 +439,7 @@ void resource_list_end(struct resource *r, int64_t rev)
     if (relist)
         r->sub->relist_done(r->sub_arg);
     resource_note_lost(r);
+    resource_tell_observer(r, true);
     resource_wake(r, false);
 }
 
@@ -459,6 +483,7 @@ void resource_history_reset(struct resource *r, enum resource_reset why,
     log_debug("%s: cache emptied after the store's history was reset; "
               "not ready until it is listed again",
               r->rt->resource);
+    resource_tell_observer(r, true);
     resource_wake(r, true);
 }
 
@@ -524,6 +549,7 @@ void resource_progress(struct resource *r, int64_t rev)
 void resource_flush(struct resource *r)
 {
     r->sub->dispatch(r->sub_arg);
+    resource_tell_observer(r, false);
     if (r->in_lost)
         resource_note_lost(r);
     resource_wake(r, false);

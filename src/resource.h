@@ -90,6 +90,17 @@ void resource_unsubscribe(struct resource *r);
 void *resource_subscriber(const struct resource *r,
                           const struct resource_subscriber_ops *ops);
 
+/*
+ * An observer besides the subscriber, for a module that reads the cache's
+ * state rather than serving its events (src/authz.c: the RBAC objects):
+ * changed(arg) runs after a batch that changed the cache (resource_flush,
+ * after the subscriber's dispatch), after a list is in (resource_list_end)
+ * and after the cache was emptied by a history reset.  At most one;
+ * NULL fn: none.  arg is borrowed and outlives the observation.
+ */
+void resource_observe(struct resource *r, void (*changed)(void *arg),
+                      void *arg);
+
 /* ---- upstream reads and waiting for a revision (src/fresh.h) ---- */
 
 /* The upstream's direct reads (borrowed; NULL: none, e.g. at shutdown). */

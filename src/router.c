@@ -15,13 +15,16 @@
 #include "proto/kjson.h"
 #include "proto/query.h"
 #include "src/authn.h"
+#include "src/authz.h"
 #include "src/discovery.h"
 #include "src/health.h"
 #include "src/identity.h"
 #include "src/list.h"
 #include "src/log.h"
+#include "src/request_info.h"
 #include "src/resource.h"
 #include "src/status.h"
+#include "src/watch_authz.h"
 #include "src/watch_start.h"
 
 #define ROUTER_MAX_SEGMENTS 10
@@ -186,8 +189,20 @@ static bool router_negotiate(struct stream *s, const struct request *req,
     return false;
 }
 
-static void router_serve(struct stream *s, const struct target *t,
-                         const struct request *req)
+/* A WATCH's right to run, re-checked when RBAC changes (watch_authz.h);
+ * NULL when no decision can change. */
+static struct watch_grant *router_grant(const struct router *rt,
+                                        struct identity *id,
+                                        const struct authz_attributes *a)
+{
+    if (!authz_may_deny(rt->cfg.authz))
+        return NULL;
+    return watch_authz_grant(rt->cfg.authz, id, a);
+}
+
+static void router_serve(const struct router *rt, struct stream *s,
+                         const struct target *t, const struct request *req,
+                         struct identity *id, const struct authz_attributes *a)
 {
     const struct resource_type *rtype = resource_type(t->res);
     struct selector *sel = NULL;
@@ -231,7 +246,8 @@ static void router_serve(struct stream *s, const struct target *t,
     }
     /* Both take sel. */
     if (watch)
-        watch_start(s, t->res, t->ns, sel, &q, &accept);
+        watch_start(s, t->res, t->ns, sel, &q, &accept,
+                    router_grant(rt, id, a));
     else
         list_collection(s, t->res, t->ns, sel, &q, &accept);
 out:
@@ -309,15 +325,43 @@ static struct identity *router_authenticate(struct router *rt,
     return NULL;
 }
 
-/* Routes an authenticated request. */
+/* Whether id may do what req asks (request_info.h); if not, answers 403
+ * Forbidden as the apiserver's WithAuthorization filter, before any
+ * routing. */
+static bool router_authorize(struct router *rt, struct stream *s,
+                             const struct identity *id,
+                             const struct authz_attributes *a)
+{
+    char reason[1024];
+    struct rbuf *body;
+
+    if (authz_authorize(rt->cfg.authz, id, a, reason, sizeof(reason)) ==
+        AUTHZ_ALLOW)
+        return true;
+    body = authz_forbidden_status(id, a, reason, false);
+    stream_add_header(s, "x-content-type-options", "nosniff");
+    stream_respond(s, 403, "application/json", body);
+    rbuf_unref(body);
+    return false;
+}
+
+/* Serves req by id once authorized (the apiserver authorizes every
+ * method: a POST is a "create" it may forbid before ringwatch's 405). */
 static void router_route(struct router *rt, struct stream *s,
                          const struct request *req, struct identity *id)
 {
+    struct request_info ri;
     struct segments p;
     struct target t;
     bool found = false;
 
-    (void)id; /* the authorizer's input (authz.h) */
+    memset(&ri, 0, sizeof(ri));
+    /* nothing to read when nothing can be denied (AlwaysAllow) */
+    if (authz_may_deny(rt->cfg.authz)) {
+        request_info_init(&ri, req);
+        if (!router_authorize(rt, s, id, &ri.a))
+            goto out;
+    }
     if (req->method != STREAM_GET && req->method != STREAM_HEAD) {
         /* RFC 9110 15.5.6: what the target supports; every path here
          * serves the same two */
@@ -326,14 +370,14 @@ static void router_route(struct router *rt, struct stream *s,
                        "the server does not allow this method on the "
                        "requested resource (ringwatch serves get, list and "
                        "watch only)");
-        return;
+        goto out;
     }
     if (router_special(rt, s, req))
-        return;
+        goto out;
     if (segments_split(req->path, &p) != RW_OK) {
         segments_fini(&p);
         router_not_found(s);
-        return;
+        goto out;
     }
     if (p.n >= 2 && strcmp(p.seg[0], "api") == 0)
         found = router_resolve(rt, "", p.seg[1], p.seg + 2, p.n - 2, &t);
@@ -344,10 +388,12 @@ static void router_route(struct router *rt, struct stream *s,
                        "The apiserver is shutting down, please try again "
                        "later.");
     else if (found)
-        router_serve(s, &t, req);
+        router_serve(rt, s, &t, req, id, &ri.a);
     else
         router_not_found(s);
     segments_fini(&p);
+out:
+    request_info_fini(&ri);
 }
 
 void router_handle(struct stream *s, void *arg)

@@ -7,6 +7,11 @@
  *   /apis/G/V/[namespaces/NS/]RESOURCE[/NAME]
  *   the same under .../watch/... (deprecated watch paths)
  *
+ * Every request but "OPTIONS *" is first authorized (authz.h) on the
+ * attributes src/request_info.h reads from it, as the apiserver's filter
+ * chain does before routing: a denial is 403 Forbidden, whatever the path
+ * names.  A WATCH keeps its identity and attributes, and ends if a change
+ * of RBAC takes its access away (src/watch_authz.h).
  * Only GET and HEAD are served (405 MethodNotAllowed otherwise, with
  * "Allow: GET, HEAD" as RFC 9110 15.5.6 wants, on every path); a path
  * that names nothing is 404 NotFound; a bad query or selector is 400

@@ -111,6 +111,8 @@ static void watcher_free(struct watcher *w)
     dindex_remove(ws->index, &w->live);
     deadline_remove(&ws->deadlines, &w->deadline);
     watch_initial_free(w->initial);
+    if (w->grant != NULL)
+        w->grant->ops->free(w->grant);
     selector_free(w->sel);
     free(w->ns);
     free(w);
@@ -208,6 +210,35 @@ void watch_set_end_all(struct watch_set *ws)
         next = LIST_NEXT(w, link);
         watcher_finish(w);
     }
+}
+
+/* ---- rights ---- */
+
+bool watch_check_grant(struct watcher *w)
+{
+    struct rbuf *frame = NULL;
+
+    if (w->grant == NULL || w->ending ||
+        w->grant->ops->allowed(w->grant, &frame))
+        return true;
+    w->set->metrics->ended_unauthorized++;
+    stream_write_frame(w->stream, frame);
+    rbuf_unref(frame);
+    watcher_end(w);
+    return false;
+}
+
+size_t watch_set_recheck(struct watch_set *ws)
+{
+    struct watcher *w, *next;
+    size_t ended = 0;
+
+    for (w = LIST_FIRST(&ws->watchers); w != NULL; w = next) {
+        next = LIST_NEXT(w, link);
+        if (!watch_check_grant(w))
+            ended++;
+    }
+    return ended;
 }
 
 /* ---- live and lagging ---- */
@@ -485,7 +516,7 @@ static const struct resource_subscriber_ops watch_set_ops = {
 
 struct watcher *watch_add(struct watch_set *ws, struct stream *s,
                           const char *ns, struct selector *sel, bool bookmarks,
-                          uint8_t format)
+                          uint8_t format, struct watch_grant *grant)
 {
     struct watcher *w = xcalloc(1, sizeof(*w));
 
@@ -495,6 +526,7 @@ struct watcher *watch_add(struct watch_set *ws, struct stream *s,
     w->sel = sel;
     w->bookmarks = bookmarks;
     w->format = format;
+    w->grant = grant;
     w->columns_due = repr_of(format)->kind == ACCEPT_TABLE;
     w->proto = stream_protocol(s) == 2 ? 1 : 0;
     w->deadline.index = SIZE_MAX;

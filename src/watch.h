@@ -51,6 +51,7 @@
 #ifndef WATCH_H
 #define WATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,5 +89,31 @@ void watch_set_end_all(struct watch_set *ws);
 
 /* Current watchers: [0] HTTP/1.x, [1] HTTP/2. */
 size_t watch_set_count(const struct watch_set *ws, int protocol_index);
+
+/* ---- a watch's right to run (made by src/watch_authz.h) ---- */
+
+struct rbuf;
+struct watch_grant;
+
+/* What a watch set asks of a grant, which it keeps with its watcher and
+ * frees (free) when the watcher goes. */
+struct watch_grant_ops {
+    /* Whether the watch may go on; false with *frame, the ERROR event
+     * that ends it (a new rbuf). */
+    bool (*allowed)(const struct watch_grant *g, struct rbuf **frame);
+    void (*free)(struct watch_grant *g);
+};
+
+struct watch_grant {
+    const struct watch_grant_ops *ops;
+};
+
+/*
+ * Re-checks every watch of ws that has a grant: one that is no longer
+ * allowed gets its grant's ERROR event, then its stream ends (as a
+ * ring-lapped watch's 410 does), and is counted
+ * (ringwatch_watches_ended_unauthorized_total).  Returns how many ended.
+ */
+size_t watch_set_recheck(struct watch_set *ws);
 
 #endif

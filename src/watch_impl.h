@@ -39,6 +39,7 @@ struct watcher {
     struct selector *sel;
     char *ns;                      /* NULL: every namespace */
     struct watch_initial *initial; /* initial events still to send, or NULL */
+    struct watch_grant *grant;     /* its right to run, or NULL (watch.h) */
     uint64_t cursor;               /* ring seq of the next event to look at */
     int64_t min_rv;                /* events at or below it are not sent */
     int64_t seen_rv; /* revision the watcher has been brought to */
@@ -138,15 +139,20 @@ static inline void watch_write(struct watcher *w, struct rbuf *f)
 /* A new lagging watcher of ws on stream s (its drain and close callbacks
  * taken over): namespace ns (copied, NULL: all), selector sel (taken),
  * representation format.  The caller sets its cursor and revisions, then
- * arms its deadline. */
+ * arms its deadline.  grant (taken, may be NULL): its right to run. */
 struct watcher *watch_add(struct watch_set *ws, struct stream *s,
                           const char *ns, struct selector *sel, bool bookmarks,
-                          uint8_t format);
+                          uint8_t format, struct watch_grant *grant);
 
 /* The ERROR 410 Expired event of a watch from rv, oldest the revision a
  * watch can start from now, as the cacher's "too old resource version:
  * rv (oldest)".  The caller owns the reference. */
 struct rbuf *watch_expired_frame(int64_t rv, int64_t oldest);
+
+/* Whether w may go on (its grant allows it, or it has none); if not,
+ * sends the grant's ERROR event, ends the stream and counts it: w may be
+ * gone after. */
+bool watch_check_grant(struct watcher *w);
 
 /* Sends ERROR 410 Expired (watch_expired_frame) and ends the stream: w may
  * be gone after. */

@@ -53,11 +53,14 @@ struct watch_req {
     int refuse_code;  /* 400 or 406 once the start is proven, or 0 */
     char *refuse_why;
     struct fresh *pending;
+    struct watch_grant *grant; /* the watcher's, once it is added */
 };
 
 static void watch_req_free(struct watch_req *wr)
 {
     selector_free(wr->sel);
+    if (wr->grant != NULL)
+        wr->grant->ops->free(wr->grant);
     free(wr->ns);
     free(wr->refuse_why);
     free(wr);
@@ -115,8 +118,12 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     stream_begin(wr->s, 200, "application/json", -1);
     stream_forget_request(wr->s);
     w = watch_add(watch_set_of(wr->r), wr->s, wr->ns, wr->sel, wr->bookmarks,
-                  wr->format);
+                  wr->format, wr->grant);
     wr->sel = NULL;
+    wr->grant = NULL;
+    /* access lost while its state was being proven */
+    if (!watch_check_grant(w))
+        return;
     w->cursor = seq;
     w->min_rv = rv;
     w->seen_rv = rv;
@@ -178,7 +185,8 @@ static void watch_ready_cb(const struct read_result *res, void *arg)
 
 void watch_start(struct stream *s, struct resource *r, const char *ns,
                  struct selector *sel, const struct query *q,
-                 const struct accept_choice *accept)
+                 const struct accept_choice *accept,
+                 struct watch_grant *grant)
 {
     struct watch_req *wr;
     enum read_mode mode;
@@ -188,6 +196,8 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
 
     if (!resource_ready(r)) {
         selector_free(sel);
+        if (grant != NULL)
+            grant->ops->free(grant);
         status_respond(s, 429, "TooManyRequests",
                        "storage is (re)initializing: %s",
                        resource_type(r)->resource);
@@ -199,6 +209,7 @@ void watch_start(struct stream *s, struct resource *r, const char *ns,
     wr->r = r;
     wr->ns = ns ? xstrdup(ns) : NULL;
     wr->sel = sel;
+    wr->grant = grant;
     wr->bookmarks = q->allow_bookmarks;
     wr->timeout_seconds = q->timeout_seconds;
     wr->rv = q->has_rv ? q->rv : 0;

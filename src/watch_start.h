@@ -13,6 +13,7 @@
 #include "proto/accept.h"
 #include "proto/query.h"
 #include "src/stream.h"
+#include "src/watch.h"
 
 struct resource;
 
@@ -27,10 +28,12 @@ struct resource;
  * Answers at once when the start revision is too old (ERROR 410) or the
  * cache is not ready (429); a watch with initial events may keep the
  * stream until its state is proven (see watch.h), releasing it if the
- * client goes away.
+ * client goes away.  grant (taken, may be NULL) is the watch's right to
+ * run, checked again when it starts and at every watch_set_recheck.
  */
 void watch_start(struct stream *s, struct resource *r, const char *ns,
                  struct selector *sel, const struct query *q,
-                 const struct accept_choice *accept);
+                 const struct accept_choice *accept,
+                 struct watch_grant *grant);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "cache/resource_type.h"
 #include "cache/rw.h"
+#include "src/authz.h"
 #include "src/config.h"
 #include "test/option_doc.h"
 #include "test/option_invalid.h"
@@ -240,6 +241,11 @@ static const struct {
     {"tls-min-version", "VersionTLS11",
      "expected VersionTLS12 or VersionTLS13"},
     {"tls-min-version", "1.2", "expected VersionTLS12 or VersionTLS13"},
+    {"authorization-mode", "Node,RBAC",
+     "expected a comma-separated list of AlwaysAllow and RBAC; Node is not "
+     "supported"},
+    {"authorization-mode", "", "expected AlwaysAllow, RBAC or both"},
+    {"authorization-mode", "RBAC,RBAC", "RBAC given twice"},
 };
 
 /* The TLS files go together; plaintext off loopback needs its flag. */
@@ -373,6 +379,63 @@ static void test_check_resolves(void **state)
     config_resources_fini(&res);
 }
 
+/* --authorization-mode: RBAC by default off loopback; with RBAC the RBAC
+ * types are served, once each, after --resources'. */
+static void test_authorization_mode(void **state)
+{
+    static const struct {
+        const char *listen, *mode;
+        unsigned want;
+        size_t n;
+    } cases[] = {
+        {"127.0.0.1:0", NULL, AUTHZ_ALWAYS_ALLOW, 1},
+        {"127.9.9.9:0", NULL, AUTHZ_ALWAYS_ALLOW, 1},
+        {"[::1]:0", NULL, AUTHZ_ALWAYS_ALLOW, 1},
+        {"[::ffff:127.0.0.1]:0", NULL, AUTHZ_ALWAYS_ALLOW, 1},
+        {"0.0.0.0:0", NULL, AUTHZ_RBAC, 5},
+        {"10.1.2.3:0", NULL, AUTHZ_RBAC, 5},
+        {"[::]:0", NULL, AUTHZ_RBAC, 5},
+        {"0.0.0.0:0", "AlwaysAllow", AUTHZ_ALWAYS_ALLOW, 1},
+        {"127.0.0.1:0", "RBAC", AUTHZ_RBAC, 5},
+        {"127.0.0.1:0", "AlwaysAllow,RBAC", AUTHZ_ALWAYS_ALLOW | AUTHZ_RBAC,
+         5},
+    };
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
+        struct config c;
+        struct config_resources res;
+        char why[1024], mode[64];
+
+        snprintf(mode, sizeof(mode), "--authorization-mode=%s",
+                 cases[i].mode ? cases[i].mode : "");
+        assert_int_equal(parse(&c, why, sizeof(why), cases[i].mode ? 6 : 5,
+                               "--resources", "pods", "--listen",
+                               cases[i].listen, mode),
+                         RW_OK);
+        assert_int_equal(config_check(&c, &res, why, sizeof(why)), RW_OK);
+        assert_int_equal(res.authz_modes, cases[i].want);
+        assert_int_equal(res.n, cases[i].n);
+        if (res.n == 5)
+            assert_string_equal(res.types[4]->resource, "clusterrolebindings");
+        config_resources_fini(&res);
+    }
+    /* listed already: served once */
+    {
+        struct config c;
+        struct config_resources res;
+        char why[1024];
+
+        assert_int_equal(parse(&c, why, sizeof(why), 5, "--resources",
+                               "clusterroles.rbac.authorization.k8s.io,pods",
+                               "--listen", "0.0.0.0:0"),
+                         RW_OK);
+        assert_int_equal(config_check(&c, &res, why, sizeof(why)), RW_OK);
+        assert_int_equal(res.n, 5);
+        assert_string_equal(res.types[0]->resource, "clusterroles");
+        config_resources_fini(&res);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_check_tls),
         cmocka_unit_test(test_etcd_alias),
         cmocka_unit_test(test_check_resolves),
+        cmocka_unit_test(test_authorization_mode),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

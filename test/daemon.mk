@@ -81,3 +81,15 @@ UNIT_TESTS += test/authn_test
 test_authn_test_SOURCES = test/authn_test.c
 test_authn_test_CFLAGS = $(TEST_CFLAGS)
 test_authn_test_LDADD = $(TEST_LIBS)
+
+# rbac_test: the RBAC evaluator and the RBAC object parse (src/rbac*.c).
+UNIT_TESTS += test/rbac_test
+test_rbac_test_SOURCES = test/rbac_test.c
+test_rbac_test_CFLAGS = $(TEST_CFLAGS)
+test_rbac_test_LDADD = $(TEST_LIBS)
+
+# request_info_test: a request's authorization attributes, the 403 forms.
+UNIT_TESTS += test/request_info_test
+test_request_info_test_SOURCES = test/request_info_test.c
+test_request_info_test_CFLAGS = $(TEST_CFLAGS)
+test_request_info_test_LDADD = $(TEST_LIBS)

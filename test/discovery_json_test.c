@@ -91,13 +91,14 @@ static void test_api_group_list(void **state)
     cJSON *root = parse_rbuf(b), *groups, *g;
     int apps = 0, batch = 0, coordination = 0, autoscaling = 0;
     static const char *const order[] = {"apps", "autoscaling", "batch",
+                                        "rbac.authorization.k8s.io",
                                         "coordination.k8s.io"};
     int i = 0;
 
     assert_string_equal(get_string(root, "kind"), "APIGroupList");
     assert_string_equal(get_string(root, "apiVersion"), "v1");
     groups = cJSON_GetObjectItemCaseSensitive(root, "groups");
-    assert_int_equal(cJSON_GetArraySize(groups), 4);
+    assert_int_equal(cJSON_GetArraySize(groups), 5);
     cJSON_ArrayForEach(g, groups)
     {
         const char *name = get_string(g, "name");
@@ -387,7 +388,7 @@ static void test_aggregated(void **state)
             1);
         assert_int_equal(
             cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(g, "items")),
-            4);
+            5);
         assert_string_equal(
             get_string(cJSON_GetArrayItem(
                            cJSON_GetObjectItemCaseSensitive(g, "items"), 0),

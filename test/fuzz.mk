@@ -82,3 +82,8 @@ test_fuzz_tokenfile_fuzz_LDADD = proto/libproto.a cache/libcache.a
 test_fuzz_jwt_fuzz_SOURCES = test/fuzz/jwt_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_jwt_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_jwt_fuzz_LDADD = proto/libproto.a cache/libcache.a $(CJSON_LIBS)
+
+FUZZ_TESTS += test/fuzz/rbac_fuzz
+test_fuzz_rbac_fuzz_SOURCES = test/fuzz/rbac_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_rbac_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_rbac_fuzz_LDADD = $(TEST_LIBS)

@@ -28,7 +28,7 @@ static struct fake_stream *watch(struct core *c, const char *ns,
     struct query query;
 
     core_parse(c, q, &query, &sel, &accept);
-    watch_start(&fs->s, c->r, ns, sel, &query, &accept);
+    watch_start(&fs->s, c->r, ns, sel, &query, &accept, NULL);
     query_fini(&query);
     return fs;
 }

@@ -1,0 +1,347 @@
+/*
+ * authz.c: the authorizer (see authz.h): its modes, and the RBAC index it
+ * keeps from the store's RBAC objects.
+ *
+ * Data: per RBAC resource, the parsed objects of the cache's last state,
+ * in key order (each with its key and revision, NULL when malformed); and
+ * the evaluator's index (src/rbac.h) over all four.  When a resource's
+ * cache changes, its objects are walked in key order beside the previous
+ * ones: an object under the same key at the same revision keeps its
+ * parse, any other is parsed (and, malformed, logged and counted once);
+ * then a new index replaces the old, and the change callback runs.
+ * While a resource's cache is not ready (emptied by a store history
+ * reset, until its next list), its last state holds.
+ */
+#include "src/authz.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/object.h"
+#include "cache/rw.h"
+#include "cache/sbuf.h"
+#include "cache/store.h"
+#include "cache/watchcache.h"
+#include "proto/kjson.h"
+#include "src/log.h"
+#include "src/metrics_resource.h"
+#include "src/rbac.h"
+#include "src/rbac_object.h"
+#include "src/resource.h"
+
+/* One RBAC object of the cache's state. */
+struct authz_entry {
+    char *key;
+    int64_t rv;
+    struct rbac_object *obj; /* NULL: malformed, skipped */
+};
+
+/* One RBAC resource and its objects' parses. */
+struct authz_source {
+    struct authz *z;
+    enum rbac_kind kind;
+    struct resource *r;
+    struct authz_entry *v; /* in key order */
+    size_t n;
+};
+
+struct authz {
+    unsigned modes;
+    struct authz_source src[RBAC_KINDS];
+    struct rbac *index; /* with AUTHZ_RBAC */
+    void (*changed)(void *arg);
+    void *changed_arg;
+};
+
+int authz_mode_parse(const char *text, unsigned *modes, char *why,
+                     size_t why_len)
+{
+    char *copy = xstrdup(text), *save = NULL;
+    int rc = RW_OK;
+
+    *modes = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok != NULL && rc == RW_OK;
+         tok = strtok_r(NULL, ",", &save)) {
+        unsigned bit = strcmp(tok, "AlwaysAllow") == 0 ? AUTHZ_ALWAYS_ALLOW
+                       : strcmp(tok, "RBAC") == 0      ? AUTHZ_RBAC
+                                                       : 0;
+
+        if (bit == 0) {
+            snprintf(why, why_len,
+                     "expected a comma-separated list of AlwaysAllow and "
+                     "RBAC; %s is not supported",
+                     tok);
+            rc = RW_EINVAL;
+        } else if (*modes & bit) {
+            snprintf(why, why_len, "%s given twice", tok);
+            rc = RW_EINVAL;
+        }
+        *modes |= bit;
+    }
+    free(copy);
+    if (rc == RW_OK && *modes == 0) {
+        snprintf(why, why_len, "expected AlwaysAllow, RBAC or both");
+        rc = RW_EINVAL;
+    }
+    return rc;
+}
+
+/* ---- the RBAC objects ---- */
+
+static void entry_fini(struct authz_entry *e)
+{
+    free(e->key);
+    rbac_object_free(e->obj);
+}
+
+/* A walk of a source's cache beside its previous entries. */
+struct refresh {
+    struct authz_source *src;
+    struct authz_entry *old, *v;
+    size_t nold, at, n, cap;
+};
+
+/* The parse of o: its namespace and name as the cache holds them. */
+static struct rbac_object *parse(struct authz_source *src,
+                                 const struct object *o)
+{
+    struct rbac_object *ro;
+    char why[256];
+
+    if (rbac_object_parse(src->kind, o->json->data, o->json->len, &ro, why,
+                          sizeof(why)) != RW_OK) {
+        resource_metrics(src->r)->rbac_skipped++;
+        log_warnx("%s %s%s%s at revision %" PRId64
+                  ": malformed, skipped (it grants nothing): %s",
+                  rbac_kind_resource(src->kind), o->ns, *o->ns ? "/" : "",
+                  o->name, o->rv, why);
+        return NULL;
+    }
+    free(ro->ns);
+    free(ro->name);
+    ro->ns = xstrdup(o->ns);
+    ro->name = xstrdup(o->name);
+    return ro;
+}
+
+static bool refresh_visit_cb(struct object *o, void *arg)
+{
+    struct refresh *w = arg;
+    struct authz_entry e = {0};
+    int c = 1;
+
+    while (w->at < w->nold && (c = strcmp(w->old[w->at].key, o->key)) < 0)
+        entry_fini(&w->old[w->at++]);
+    if (w->at < w->nold && c == 0 && w->old[w->at].rv == o->rv) {
+        e = w->old[w->at++];
+    } else {
+        e.key = xstrdup(o->key);
+        e.rv = o->rv;
+        e.obj = parse(w->src, o);
+    }
+    if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 16;
+        w->v = xrealloc(w->v, w->cap * sizeof(*w->v));
+    }
+    w->v[w->n++] = e;
+    return true;
+}
+
+/* Brings src's entries to its cache's state. */
+static void source_refresh(struct authz_source *src)
+{
+    struct store_snap *snap =
+        store_snapshot(watchcache_store(resource_cache(src->r)));
+    struct refresh w = {.src = src, .old = src->v, .nold = src->n};
+
+    store_snap_scan(snap, NULL, 0, refresh_visit_cb, &w);
+    store_snap_unref(snap);
+    while (w.at < w.nold)
+        entry_fini(&w.old[w.at++]);
+    free(src->v);
+    src->v = w.v;
+    src->n = w.n;
+}
+
+/* A new index over every source's parses, replacing the old. */
+static void authz_reindex(struct authz *z)
+{
+    struct rbac *x = rbac_new();
+
+    for (int k = 0; k < RBAC_KINDS; k++)
+        for (size_t i = 0; i < z->src[k].n; i++)
+            if (z->src[k].v[i].obj != NULL)
+                rbac_add(x, z->src[k].v[i].obj);
+    rbac_build(x);
+    rbac_free(z->index);
+    z->index = x;
+}
+
+static void authz_source_changed_cb(void *arg)
+{
+    struct authz_source *src = arg;
+    struct authz *z = src->z;
+
+    /* A cache emptied by a store history reset is no statement about
+     * RBAC: the last state holds until the store is listed again. */
+    if (!resource_ready(src->r))
+        return;
+    source_refresh(src);
+    authz_reindex(z);
+    if (z->changed != NULL)
+        z->changed(z->changed_arg);
+}
+
+struct authz *authz_new(unsigned modes, struct resource *const *rbac)
+{
+    struct authz *z = xcalloc(1, sizeof(*z));
+
+    z->modes = modes;
+    if (!(modes & AUTHZ_RBAC))
+        return z;
+    rw_assert(rbac != NULL);
+    for (int k = 0; k < RBAC_KINDS; k++) {
+        struct authz_source *src = &z->src[k];
+
+        src->z = z;
+        src->kind = (enum rbac_kind)k;
+        src->r = rbac[k];
+        rw_assert(strcmp(resource_type(src->r)->resource,
+                         rbac_kind_resource(src->kind)) == 0);
+        resource_observe(src->r, authz_source_changed_cb, src);
+        source_refresh(src);
+    }
+    authz_reindex(z);
+    return z;
+}
+
+void authz_free(struct authz *z)
+{
+    if (z == NULL)
+        return;
+    for (int k = 0; k < RBAC_KINDS; k++) {
+        struct authz_source *src = &z->src[k];
+
+        if (src->r != NULL)
+            resource_observe(src->r, NULL, NULL);
+        for (size_t i = 0; i < src->n; i++)
+            entry_fini(&src->v[i]);
+        free(src->v);
+    }
+    rbac_free(z->index);
+    free(z);
+}
+
+bool authz_may_deny(const struct authz *z)
+{
+    return z != NULL && z->modes == AUTHZ_RBAC;
+}
+
+void authz_on_change(struct authz *z, void (*changed)(void *arg), void *arg)
+{
+    z->changed = changed;
+    z->changed_arg = arg;
+}
+
+/* ---- decisions ---- */
+
+enum authz_decision authz_authorize(struct authz *z, const struct identity *id,
+                                    const struct authz_attributes *a,
+                                    char *reason, size_t reason_len)
+{
+    if (reason_len > 0)
+        *reason = '\0';
+    if (z == NULL || (z->modes & AUTHZ_ALWAYS_ALLOW))
+        return AUTHZ_ALLOW;
+    return rbac_allows(z->index, id, a, reason, reason_len) ? AUTHZ_ALLOW
+                                                            : AUTHZ_DENY;
+}
+
+/* Go's %q of s into b: quoted, with \" \\ and control bytes escaped. */
+static void add_quoted(struct sbuf *b, const char *s)
+{
+    sbuf_add(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sbuf_addf(b, "\\%c", *p);
+        else if (*p == '\n')
+            sbuf_add(b, "\\n");
+        else if (*p == '\t')
+            sbuf_add(b, "\\t");
+        else if (*p == '\r')
+            sbuf_add(b, "\\r");
+        else if (*p < 0x20 || *p == 0x7f)
+            sbuf_addf(b, "\\x%02x", *p);
+        else
+            sbuf_addf(b, "%c", *p);
+    }
+    sbuf_add(b, "\"");
+}
+
+#define S(s) ((s) ? (s) : "")
+
+void authz_forbidden_message(const struct identity *id,
+                             const struct authz_attributes *a, char *out,
+                             size_t out_len)
+{
+    struct sbuf b = {0};
+
+    /* errors.NewForbidden's qualified resource and name */
+    if (!a->resource_request || *S(a->resource) == '\0') {
+        sbuf_add(&b, "forbidden: ");
+    } else {
+        sbuf_addf(&b, "%s%s%s", a->resource, *S(a->api_group) ? "." : "",
+                  S(a->api_group));
+        if (*S(a->name)) {
+            sbuf_add(&b, " ");
+            add_quoted(&b, a->name);
+        }
+        sbuf_add(&b, " is forbidden: ");
+    }
+    /* responsewriters.forbiddenMessage */
+    sbuf_add(&b, "User ");
+    add_quoted(&b, id->name);
+    sbuf_addf(&b, " cannot %s ", S(a->verb));
+    if (!a->resource_request) {
+        sbuf_add(&b, "path ");
+        add_quoted(&b, S(a->path));
+    } else {
+        struct sbuf res = {0};
+
+        sbuf_addf(&res, "%s%s%s", S(a->resource), *S(a->subresource) ? "/" : "",
+                  S(a->subresource));
+        sbuf_add(&b, "resource ");
+        add_quoted(&b, res.data ? res.data : "");
+        sbuf_add(&b, " in API group ");
+        add_quoted(&b, S(a->api_group));
+        if (*S(a->ns)) {
+            sbuf_add(&b, " in the namespace ");
+            add_quoted(&b, a->ns);
+        } else {
+            sbuf_add(&b, " at the cluster scope");
+        }
+        sbuf_fini(&res);
+    }
+    snprintf(out, out_len, "%s", b.data);
+    sbuf_fini(&b);
+}
+
+struct rbuf *authz_forbidden_status(const struct identity *id,
+                                    const struct authz_attributes *a,
+                                    const char *reason, bool event)
+{
+    char msg[2048];
+    char *full;
+    struct rbuf *body;
+    bool named = a->resource_request && *S(a->resource);
+
+    authz_forbidden_message(id, a, msg, sizeof(msg));
+    full = *S(reason) ? xasprintf("%s: %s", msg, reason) : xstrdup(msg);
+    body = kjson_status_forbidden(full, named ? S(a->name) : "",
+                                  named ? S(a->api_group) : "",
+                                  named ? S(a->resource) : "", event);
+    free(full);
+    return body;
+}
