@@ -408,9 +408,10 @@ static void test_authorization_mode(void **state)
 
         snprintf(mode, sizeof(mode), "--authorization-mode=%s",
                  cases[i].mode ? cases[i].mode : "");
-        assert_int_equal(parse(&c, why, sizeof(why), cases[i].mode ? 6 : 5,
-                               "--resources", "pods", "--listen",
-                               cases[i].listen, mode),
+        /* off loopback, plaintext needs --insecure-allow-plaintext */
+        assert_int_equal(parse(&c, why, sizeof(why), cases[i].mode ? 7 : 6,
+                               "--insecure-allow-plaintext", "--resources",
+                               "pods", "--listen", cases[i].listen, mode),
                          RW_OK);
         assert_int_equal(config_check(&c, &res, why, sizeof(why)), RW_OK);
         assert_int_equal(res.authz_modes, cases[i].want);
@@ -425,7 +426,8 @@ static void test_authorization_mode(void **state)
         struct config_resources res;
         char why[1024];
 
-        assert_int_equal(parse(&c, why, sizeof(why), 5, "--resources",
+        assert_int_equal(parse(&c, why, sizeof(why), 6,
+                               "--insecure-allow-plaintext", "--resources",
                                "clusterroles.rbac.authorization.k8s.io,pods",
                                "--listen", "0.0.0.0:0"),
                          RW_OK);
