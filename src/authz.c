@@ -14,6 +14,7 @@
  */
 #include "src/authz.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ struct authz_source {
 struct authz {
     unsigned modes;
     struct authz_source src[RBAC_KINDS];
+    struct rbac_object *defaults[6]; /* the bootstrap policy, parsed */
     struct rbac *index; /* with AUTHZ_RBAC */
     void (*changed)(void *arg);
     void *changed_arg;
@@ -165,6 +167,71 @@ static void source_refresh(struct authz_source *src)
     src->n = w.n;
 }
 
+/*
+ * The part of kube-apiserver's bootstrap policy that every client relies
+ * on before any RBAC object of its own (plugin/pkg/auth/authorizer/rbac/
+ * bootstrappolicy): probes and version for everyone
+ * (system:public-info-viewer), discovery and the self reviews for every
+ * authenticated user (system:discovery, system:basic-user).  The
+ * apiserver writes them to the store at startup; a store ringwatch fronts
+ * without an apiserver (a bare etcd, Redis) has none, so each applies
+ * unless the store holds an object of its kind and name (then the
+ * store's, as the apiserver leaves an edited one alone when it carries
+ * rbac.authorization.kubernetes.io/autoupdate=false).
+ */
+static const struct {
+    enum rbac_kind kind;
+    const char *json;
+} authz_bootstrap[] = {
+    {RBAC_CLUSTERROLE,
+     "{\"metadata\":{\"name\":\"system:public-info-viewer\"},\"rules\":[{"
+     "\"verbs\":[\"get\"],\"nonResourceURLs\":[\"/healthz\",\"/livez\","
+     "\"/readyz\",\"/version\",\"/version/\"]}]}"},
+    {RBAC_CLUSTERROLEBINDING,
+     "{\"metadata\":{\"name\":\"system:public-info-viewer\"},\"roleRef\":{"
+     "\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\","
+     "\"name\":\"system:public-info-viewer\"},\"subjects\":[{\"kind\":"
+     "\"Group\",\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":"
+     "\"system:authenticated\"},{\"kind\":\"Group\",\"apiGroup\":"
+     "\"rbac.authorization.k8s.io\",\"name\":\"system:unauthenticated\"}]}"},
+    {RBAC_CLUSTERROLE,
+     "{\"metadata\":{\"name\":\"system:discovery\"},\"rules\":[{\"verbs\":"
+     "[\"get\"],\"nonResourceURLs\":[\"/api\",\"/api/*\",\"/apis\",\"/apis/*\","
+     "\"/healthz\",\"/livez\",\"/openapi\",\"/openapi/*\",\"/readyz\","
+     "\"/version\",\"/version/\"]}]}"},
+    {RBAC_CLUSTERROLEBINDING,
+     "{\"metadata\":{\"name\":\"system:discovery\"},\"roleRef\":{"
+     "\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\","
+     "\"name\":\"system:discovery\"},\"subjects\":[{\"kind\":\"Group\","
+     "\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":"
+     "\"system:authenticated\"}]}"},
+    {RBAC_CLUSTERROLE,
+     "{\"metadata\":{\"name\":\"system:basic-user\"},\"rules\":[{\"verbs\":"
+     "[\"create\"],\"apiGroups\":[\"authorization.k8s.io\"],\"resources\":"
+     "[\"selfsubjectaccessreviews\",\"selfsubjectrulesreviews\"]},{\"verbs\":"
+     "[\"create\"],\"apiGroups\":[\"authentication.k8s.io\"],\"resources\":"
+     "[\"selfsubjectreviews\"]}]}"},
+    {RBAC_CLUSTERROLEBINDING,
+     "{\"metadata\":{\"name\":\"system:basic-user\"},\"roleRef\":{"
+     "\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\","
+     "\"name\":\"system:basic-user\"},\"subjects\":[{\"kind\":\"Group\","
+     "\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":"
+     "\"system:authenticated\"}]}"},
+};
+
+/* Whether src's objects include one named name (malformed ones too: the
+ * store's word on that name, even one that grants nothing). */
+static bool source_has(const struct authz_source *src, const char *name)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        const char *slash = strrchr(src->v[i].key, '/');
+
+        if (strcmp(slash != NULL ? slash + 1 : src->v[i].key, name) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* A new index over every source's parses, replacing the old. */
 static void authz_reindex(struct authz *z)
 {
@@ -174,6 +241,9 @@ static void authz_reindex(struct authz *z)
         for (size_t i = 0; i < z->src[k].n; i++)
             if (z->src[k].v[i].obj != NULL)
                 rbac_add(x, z->src[k].v[i].obj);
+    for (size_t i = 0; i < RW_ARRAY_LEN(z->defaults); i++)
+        if (!source_has(&z->src[z->defaults[i]->kind], z->defaults[i]->name))
+            rbac_add(x, z->defaults[i]);
     rbac_build(x);
     rbac_free(z->index);
     z->index = x;
@@ -202,6 +272,16 @@ struct authz *authz_new(unsigned modes, struct resource *const *rbac)
     if (!(modes & AUTHZ_RBAC))
         return z;
     rw_assert(rbac != NULL);
+    static_assert(RW_ARRAY_LEN(z->defaults) == RW_ARRAY_LEN(authz_bootstrap),
+                  "one parse per bootstrap object");
+    for (size_t i = 0; i < RW_ARRAY_LEN(authz_bootstrap); i++) {
+        char why[256];
+
+        rw_assert(rbac_object_parse(authz_bootstrap[i].kind,
+                                    authz_bootstrap[i].json,
+                                    strlen(authz_bootstrap[i].json),
+                                    &z->defaults[i], why, sizeof(why)) == RW_OK);
+    }
     for (int k = 0; k < RBAC_KINDS; k++) {
         struct authz_source *src = &z->src[k];
 
@@ -231,6 +311,8 @@ void authz_free(struct authz *z)
         free(src->v);
     }
     rbac_free(z->index);
+    for (size_t i = 0; i < RW_ARRAY_LEN(z->defaults); i++)
+        rbac_object_free(z->defaults[i]);
     free(z);
 }
 

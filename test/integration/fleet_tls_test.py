@@ -98,7 +98,7 @@ def main():
     seed_cluster(etcd, nodes=5, namespaces=2, deployments=10, replicas=10, configmaps=0)
     server_cert, server_key = ca.server("ringwatch")
     cert, key = ca.client("fleet", groups=("system:masters",))
-    rw = Ringwatch(etcd, resources="pods", tls={"cert": server_cert, "key": server_key,
+    rw = Ringwatch(etcd, "--authorization-mode", "AlwaysAllow", resources="pods", tls={"cert": server_cert, "key": server_key,
                                                 "ca": ca.cert, "client_ca": ca.cert})
     check(rw.url.startswith("https://"), "ringwatch serves TLS: %s", rw.url)
 

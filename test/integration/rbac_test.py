@@ -200,7 +200,17 @@ def main():
               'in the namespace "default"' % who, {"kind": "configmaps"}, method="POST")
     forbidden(rw, "/api", 'forbidden: %s cannot get path "/api"' % who, {})
     forbidden(rw, "/apis", 'forbidden: %s cannot get path "/apis"' % who, {})
+    # the apiserver's bootstrap system:public-info-viewer: /version for
+    # everyone, until the store holds a binding of that name (the store's
+    # word wins, as for an edited bootstrap object)
+    allowed(rw, "/version")
+    etcd.put(key("clusterrolebindings", "system:public-info-viewer"), binding(
+        "ClusterRoleBinding", "system:public-info-viewer", None, "ClusterRole",
+        "system:public-info-viewer", [subject("Group", "system:authenticated")]))
+    wait_status(rw, "/version", 403)
     forbidden(rw, "/version", 'forbidden: %s cannot get path "/version"' % who, {})
+    etcd.delete(key("clusterrolebindings", "system:public-info-viewer"))
+    wait_status(rw, "/version", 200)
     forbidden(rw, "/apis/%s/v1/clusterroles" % RBAC,
               'clusterroles.%s is forbidden: %s cannot list resource "clusterroles" in API '
               'group "%s" at the cluster scope' % (RBAC, who, RBAC),

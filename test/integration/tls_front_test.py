@@ -17,6 +17,11 @@ import ssl
 import pki
 from harness import *
 
+# These cases are about TLS and authentication, not authorization: TLS
+# (or a non-loopback address) makes RBAC the default, which rbac_test and
+# secure_front_test cover.
+ALLOW = ("--authorization-mode", "AlwaysAllow")
+
 
 def curl(rw, ca, *args):
     r = subprocess.run(["curl", "-sS", "-v", "--max-time", "10", "--cacert", ca] + list(args),
@@ -169,7 +174,7 @@ def check_client_certificates(etcd, ca, tls):
     """With --client-ca-file a certificate is asked for, never required,
     and one that does not verify does not fail the handshake (what it is
     worth is authentication's answer, not a TLS alert)."""
-    rw = Ringwatch(etcd, tls=dict(tls, client_ca=ca.cert))
+    rw = Ringwatch(etcd, *ALLOW, tls=dict(tls, client_ca=ca.cert))
     other = pki.CA(name="other-ca")
     for cert, key, what in (ca.client("alice", ["dev"]) + ("a good certificate",),
                             other.client("mallory") + ("a foreign certificate",),
@@ -184,7 +189,7 @@ def check_client_certificates(etcd, ca, tls):
 
 
 def check_tls13_only(etcd, tls):
-    rw = Ringwatch(etcd, "--tls-min-version", "VersionTLS13", tls=tls)
+    rw = Ringwatch(etcd, *ALLOW, "--tls-min-version", "VersionTLS13", tls=tls)
     rc, out = s_client(rw.port, "-tls1_2")
     check(rc != 0 and "protocol version" in out, "TLS 1.2 under VersionTLS13: %s", out[-800:])
     rc, out = s_client(rw.port, "-tls1_3", "-CAfile", tls["ca"])
@@ -214,12 +219,12 @@ def check_startup(etcd, tls):
     check("--tls-cert-file given without --tls-private-key-file" in err, "message: %s", err)
 
     # --insecure-allow-plaintext: plaintext on 0.0.0.0 (reached on 127.0.0.1)
-    rw = Ringwatch(etcd, "--insecure-allow-plaintext", listen="0.0.0.0")
+    rw = Ringwatch(etcd, *ALLOW, "--insecure-allow-plaintext", listen="0.0.0.0")
     eq(rw.get("/readyz")[0], 200, "plaintext with --insecure-allow-plaintext")
     rw.stop()
 
     # TLS on 0.0.0.0: TLS is served, plaintext gets Go's 400
-    rw = Ringwatch(etcd, tls=tls, listen="0.0.0.0")
+    rw = Ringwatch(etcd, *ALLOW, tls=tls, listen="0.0.0.0")
     eq(rw.get("/readyz")[0], 200, "HTTPS on 0.0.0.0")
     reply = rw.raw(b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
     check(reply.startswith(b"HTTP/1.0 400 Bad Request\r\n") and
@@ -249,7 +254,7 @@ def main():
     shutil.copy(key, live_key)
     tls = {"cert": cert, "key": key, "ca": ca.cert}
 
-    rw = Ringwatch(etcd, "--header-timeout", "2",
+    rw = Ringwatch(etcd, *ALLOW, "--header-timeout", "2",
                    tls={"cert": live_cert, "key": live_key, "ca": ca.cert})
     check("TLS: kTLS" in rw.logtext(), "kTLS line at startup: %s", rw.logtext())
     check(rw.metric("ringwatch_tls_ktls_connections", direction="send") is not None,
