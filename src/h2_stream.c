@@ -39,8 +39,9 @@ struct h2_stream {
     struct h2_body body;          /* the response body not yet framed */
     int32_t id;
     bool in_work : 1;
-    bool headers_done : 1; /* header block complete: dispatch */
+    bool headers_done : 1; /* header block complete */
     bool request_done : 1; /* END_STREAM received */
+    bool body_too_large : 1; /* its DATA passed STREAM_MAX_BODY: 413 */
     bool dispatched : 1;
     bool closed : 1;   /* nghttp2 closed it (or the connection died) */
     bool deferred : 1; /* the data source returned DEFERRED */
@@ -123,8 +124,9 @@ static void h2_reject(struct h2_stream *st, int status, const char *reason,
 }
 
 /* Hands a complete request to the handler, or answers it: 431 beyond
- * max_header_bytes, 400 without :method or :path, a stream reset for an
- * invalid URL escape in :path (h2_req_apply). */
+ * max_header_bytes, 413 for a body beyond STREAM_MAX_BODY, 400 without
+ * :method or :path, a stream reset for an invalid URL escape in :path
+ * (h2_req_apply). */
 static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
 {
     struct h2_req *r = st->req;
@@ -136,7 +138,12 @@ static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
     st->req = NULL;
     rv = h2_req_apply(r, &st->base);
     h2_req_free(r);
-    if (rv == RW_ELIMIT) {
+    if (st->body_too_large) {
+        snprintf(msg, sizeof(msg),
+                 "Request entity too large: limit is %d bytes",
+                 STREAM_MAX_BODY);
+        h2_reject(st, 413, "RequestEntityTooLarge", msg);
+    } else if (rv == RW_ELIMIT) {
         snprintf(msg, sizeof(msg),
                  "Request header fields too large: limit is %zu bytes",
                  registry_config(ss->conn->registry)->max_header_bytes);
@@ -153,6 +160,16 @@ static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
     }
 }
 
+/* Whether st's request is complete: its header block, and its body
+ * (END_STREAM) when its method has one (stream_body); or refused. */
+static bool h2_stream_ready(const struct h2_stream *st)
+{
+    if (st->dispatched || !st->headers_done)
+        return false;
+    return st->request_done || st->body_too_large ||
+           !h2_req_has_body(st->req);
+}
+
 /* Does what nghttp2's callbacks recorded, now that nghttp2 has returned. */
 void h2_stream_run_work(struct h2_streams *ss)
 {
@@ -161,7 +178,7 @@ void h2_stream_run_work(struct h2_streams *ss)
     while ((st = work_pop(ss)) != NULL) {
         if (st->closed)
             h2_stream_free(ss, st);
-        else if (st->headers_done && !st->dispatched)
+        else if (h2_stream_ready(st))
             h2_dispatch(ss, st);
         else
             stream_drained(&st->base);
@@ -271,12 +288,36 @@ static int h2_stream_frame_recv_cb(nghttp2_session *session,
     st = h2_stream_get(session, frame->hd.stream_id);
     if (st == NULL)
         return 0;
-    if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)
+    if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) {
         st->request_done = true;
-    /* the request's header block is complete (END_HEADERS): dispatch */
+        work_push(ss, st); /* its body is complete: dispatch */
+    }
+    /* the request's header block is complete (END_HEADERS): dispatch
+     * when it has no body */
     if (frame->hd.type == NGHTTP2_HEADERS &&
         frame->headers.cat == NGHTTP2_HCAT_REQUEST && !st->headers_done) {
         st->headers_done = true;
+        work_push(ss, st);
+    }
+    return 0;
+}
+
+/* DATA of a request: kept (h2_req_body_add) until it is dispatched, when
+ * its method has a body; dropped otherwise (flow control is nghttp2's,
+ * automatic). */
+static int h2_stream_data_cb(nghttp2_session *session, uint8_t flags,
+                             int32_t stream_id, const uint8_t *data,
+                             size_t len, void *user_data)
+{
+    struct h2_streams *ss = user_data;
+    struct h2_stream *st = h2_stream_get(session, stream_id);
+
+    (void)flags;
+    if (st == NULL || st->req == NULL || st->body_too_large ||
+        !h2_req_has_body(st->req))
+        return 0;
+    if (h2_req_body_add(st->req, data, len, STREAM_MAX_BODY) != RW_OK) {
+        st->body_too_large = true;
         work_push(ss, st);
     }
     return 0;
@@ -489,6 +530,8 @@ void h2_stream_callbacks(nghttp2_session_callbacks *cbs)
     nghttp2_session_callbacks_set_on_header_callback(cbs, h2_stream_header_cb);
     nghttp2_session_callbacks_set_on_frame_recv_callback(
         cbs, h2_stream_frame_recv_cb);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
+        cbs, h2_stream_data_cb);
     nghttp2_session_callbacks_set_on_frame_send_callback(
         cbs, h2_stream_frame_send_cb);
     nghttp2_session_callbacks_set_on_stream_close_callback(cbs,

@@ -7,8 +7,11 @@
  *
  * Streams beyond SETTINGS_MAX_CONCURRENT_STREAMS, and one that depends on
  * itself, are refused alone (h2_guard.h): a client's stream error never
- * ends the connection and its other watches.  A request is dispatched at
- * the end of its header block (END_HEADERS), not at END_STREAM; once its
+ * ends the connection and its other watches.  A GET or HEAD request is
+ * dispatched at the end of its header block (END_HEADERS), not at
+ * END_STREAM; a request of another method once its body is complete
+ * (END_STREAM: its DATA is kept for stream_body, up to STREAM_MAX_BODY,
+ * 413 RequestEntityTooLarge as soon as it passes it); once its
  * response is complete (END_STREAM sent) a stream whose request has not
  * ended is reset with NO_ERROR (RFC 9113 8.1, as Go's server), so that a
  * client cannot keep an answered stream open.

@@ -112,10 +112,29 @@ void stream_set_request(struct stream *s, int http_version, const char *method,
     s->head = s->req.method == STREAM_HEAD;
 }
 
+void stream_set_body(struct stream *s, char *body, size_t len)
+{
+    free(s->body);
+    s->body = body;
+    s->body_len = body != NULL ? len : 0;
+}
+
+bool stream_method_has_body(enum stream_method m)
+{
+    return m != STREAM_GET && m != STREAM_HEAD;
+}
+
+const char *stream_body(const struct stream *s, size_t *len)
+{
+    *len = s->body_len;
+    return s->body;
+}
+
 void stream_forget_request(struct stream *s)
 {
     free(s->req_block);
     s->req_block = NULL;
+    stream_set_body(s, NULL, 0);
     s->req.method_name = s->req.path = s->req.query = "";
     s->req.accept = s->req.user_agent = s->req.if_none_match = "";
     s->req.authorization = s->req.content_type = "";
@@ -278,6 +297,7 @@ void stream_finish(struct stream *s)
     headers_free(s);
     free(s->req_block);
     s->req_block = NULL;
+    stream_set_body(s, NULL, 0);
 }
 
 const char *stream_reason(int status)

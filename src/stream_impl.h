@@ -62,6 +62,8 @@ struct stream {
     const struct stream_ops *ops;
     struct request req;
     char *req_block; /* the request's strings, one allocation */
+    char *body;      /* the request's body (stream_body); NULL: none */
+    size_t body_len;
     stream_cb on_drain;
     stream_cb on_close;
     void *cb_arg;
@@ -118,6 +120,13 @@ void stream_set_request(struct stream *s, int http_version, const char *method,
                         size_t method_len, const char *path, size_t path_len,
                         const char *query, size_t query_len,
                         const struct stream_value fields[STREAM_FIELD_COUNT]);
+
+/* Gives s the request's body: len bytes at body, NUL-terminated, owned
+ * by s from now on (freed with the stream).  Before dispatch. */
+void stream_set_body(struct stream *s, char *body, size_t len);
+
+/* Whether a request of this method keeps its body (not GET, HEAD). */
+bool stream_method_has_body(enum stream_method m);
 
 /* The transport will carry nothing more for s (see the top of this file).
  * Idempotent. */
