@@ -50,7 +50,9 @@ src_libsrc_a_SOURCES = \
 	src/health.c src/health.h \
 	src/router.c src/router.h \
 	src/status.c src/status.h \
-	src/identity.c src/identity.h
+	src/identity.c src/identity.h \
+	src/fairness.c src/fairness.h \
+	src/review.c src/review.h
 
 RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a
 RW_EXTERNAL_LIBS = $(LIBEVENT_LIBS) $(NGHTTP2_LIBS) $(CJSON_LIBS) \

@@ -33,6 +33,7 @@
 #include "cache/watchcache.h"
 #include "src/config.h"
 #include "src/discovery.h"
+#include "src/fairness.h"
 #include "src/fdlimit.h"
 #include "src/listener.h"
 #include "src/log.h"
@@ -58,6 +59,7 @@ struct daemon {
     const struct upstream_ops *upstream_ops; /* chosen by --upstream */
     struct upstream *upstream;
     struct discovery *discovery;
+    struct fairness *fairness; /* NULL: --max-requests-inflight 0 */
     struct router *router;
     struct listener *listener;
     struct event *signals[2];
@@ -244,12 +246,20 @@ static void daemon_start(struct daemon *d)
     rw_assert(d->upstream != NULL);
     free(targets);
     d->discovery = discovery_new(d->served.types, d->served.n, d->cfg.listen);
+    if (d->cfg.max_requests_inflight > 0) {
+        struct fairness_config fcfg;
+
+        fairness_config_defaults(&fcfg);
+        fcfg.seats = (unsigned)d->cfg.max_requests_inflight;
+        d->fairness = fairness_new(d->base, &fcfg);
+    }
     d->router =
         router_new(&(struct router_config){.resources = d->resources,
                                            .n = d->served.n,
                                            .discovery = d->discovery,
                                            .stats = daemon_stats_cb,
-                                           .stats_arg = d});
+                                           .stats_arg = d,
+                                           .fairness = d->fairness});
 
     listener_config_defaults(&fc);
     fc.max_connections = (unsigned)d->max_connections;
@@ -274,6 +284,7 @@ static void daemon_stop(struct daemon *d)
     listener_free(d->listener);
     d->upstream_ops->free(d->upstream);
     router_free(d->router);
+    fairness_free(d->fairness); /* after the listener's streams */
     discovery_free(d->discovery);
     for (size_t i = 0; i < d->served.n; i++) {
         watch_set_free(watch_set_of(d->resources[i]));

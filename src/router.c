@@ -15,9 +15,12 @@
 #include "proto/kjson.h"
 #include "proto/query.h"
 #include "src/discovery.h"
+#include "src/fairness.h"
 #include "src/health.h"
+#include "src/identity.h"
 #include "src/list.h"
 #include "src/resource.h"
+#include "src/review.h"
 #include "src/status.h"
 #include "src/watch_start.h"
 
@@ -249,6 +252,8 @@ static bool router_special(struct router *rt, struct stream *s,
      * connection, not a cost for every LIST and WATCH. */
     if ((metrics || strcmp(req->path, "/readyz") == 0) && rt->cfg.stats != NULL)
         rt->cfg.stats(&g, rt->cfg.stats_arg);
+    if (metrics && rt->cfg.fairness != NULL)
+        fairness_stats(rt->cfg.fairness, &g.fairness);
     if (metrics) {
         struct rbuf *body;
 
@@ -277,7 +282,18 @@ static void router_not_found(struct stream *s)
                    "the server could not find the requested resource");
 }
 
-void router_handle(struct stream *s, void *arg)
+/* 405 MethodNotAllowed with what the target supports (RFC 9110 15.5.6). */
+static void router_not_allowed(struct stream *s, const char *allow)
+{
+    stream_add_header(s, "allow", allow);
+    status_respond(s, 405, "MethodNotAllowed",
+                   "the server does not allow this method on the requested "
+                   "resource (ringwatch serves get, list and watch, and "
+                   "create of the self reviews)");
+}
+
+/* Serves a request admitted (fairness.h) as id. */
+static void router_route(struct stream *s, struct identity *id, void *arg)
 {
     struct router *rt = arg;
     const struct request *req = stream_request(s);
@@ -291,14 +307,16 @@ void router_handle(struct stream *s, void *arg)
         stream_respond(s, 200, NULL, NULL);
         return;
     }
+    if (review_path(req->path)) {
+        if (req->method == STREAM_POST)
+            review_handle(s, rt->cfg.authz, id);
+        else
+            router_not_allowed(s, "POST");
+        return;
+    }
     if (req->method != STREAM_GET && req->method != STREAM_HEAD) {
-        /* RFC 9110 15.5.6: what the target supports; every path here
-         * serves the same two */
-        stream_add_header(s, "allow", ROUTER_ALLOW);
-        status_respond(s, 405, "MethodNotAllowed",
-                       "the server does not allow this method on the "
-                       "requested resource (ringwatch serves get, list and "
-                       "watch only)");
+        /* every other path serves the same two */
+        router_not_allowed(s, ROUTER_ALLOW);
         return;
     }
     if (router_special(rt, s, req))
@@ -321,4 +339,20 @@ void router_handle(struct stream *s, void *arg)
     else
         router_not_found(s);
     segments_fini(&p);
+}
+
+void router_handle(struct stream *s, void *arg)
+{
+    struct router *rt = arg;
+    /* Who the request is: anonymous until authentication (authn.h)
+     * answers here. */
+    struct identity *id = identity_anonymous();
+
+    if (rt->cfg.fairness != NULL)
+        fairness_admit(rt->cfg.fairness, s, id,
+                       fairness_exempt(stream_request(s)->path, id),
+                       router_route, rt);
+    else
+        router_route(s, id, rt);
+    identity_unref(id);
 }

@@ -158,6 +158,21 @@ void stream_set_callbacks(struct stream *s, stream_cb on_drain,
     s->cb_arg = arg;
 }
 
+void stream_set_release(struct stream *s, stream_cb fn, void *arg)
+{
+    s->on_release = fn;
+    s->release_arg = arg;
+}
+
+void stream_release(struct stream *s)
+{
+    stream_cb fn = s->on_release;
+
+    s->on_release = NULL;
+    if (fn != NULL)
+        fn(s, s->release_arg);
+}
+
 /* ---- response ---- */
 
 void stream_add_header(struct stream *s, const char *name, const char *value)
@@ -293,6 +308,7 @@ void stream_finish(struct stream *s)
         s->gone = true;
         if (s->on_close != NULL)
             s->on_close(s, s->cb_arg);
+        stream_release(s);
     }
     headers_free(s);
     free(s->req_block);

@@ -63,6 +63,18 @@ int stream_protocol(const struct stream *s);
 void stream_set_callbacks(struct stream *s, stream_cb on_drain,
                           stream_cb on_close, void *arg);
 
+/*
+ * The release hook, for admission (src/fairness.h): fn(s, arg) is called
+ * once, when s finishes (after on_close) or at stream_release, whichever
+ * comes first.  Independent of stream_set_callbacks; replaces an earlier
+ * hook, fn NULL clears it.
+ */
+void stream_set_release(struct stream *s, stream_cb fn, void *arg);
+
+/* Calls the release hook now, once (a WATCH whose initial events are
+ * sent gives back its seat); a no-op without one. */
+void stream_release(struct stream *s);
+
 /* Adds a response header (copied) before stream_begin, e.g. Retry-After.
  * name in lower case. */
 void stream_add_header(struct stream *s, const char *name, const char *value);

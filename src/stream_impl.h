@@ -67,6 +67,8 @@ struct stream {
     stream_cb on_drain;
     stream_cb on_close;
     void *cb_arg;
+    stream_cb on_release; /* stream_set_release */
+    void *release_arg;
     STAILQ_HEAD(stream_headers, stream_header) headers; /* until begin */
     int64_t content_length; /* as declared to stream_begin */
     int64_t written;        /* body bytes accepted so far */

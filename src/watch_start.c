@@ -133,6 +133,8 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     }
     if (snap != NULL)
         w->initial = watch_initial_new(snap, rt, wr->ns);
+    else
+        stream_release(wr->s); /* no initial events: no seat (fairness.h) */
     w->initial_end = wr->initial_end;
     watch_arm_deadline(w, wr->timeout_seconds, INFINITY);
     watch_pump(w);
