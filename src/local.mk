@@ -52,7 +52,8 @@ src_libsrc_a_SOURCES = \
 	src/status.c src/status.h \
 	src/identity.c src/identity.h \
 	src/fairness.c src/fairness.h \
-	src/review.c src/review.h
+	src/review.c src/review.h \
+	src/review_body.c src/review_body.h
 
 RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a
 RW_EXTERNAL_LIBS = $(LIBEVENT_LIBS) $(NGHTTP2_LIBS) $(CJSON_LIBS) \

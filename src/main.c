@@ -39,6 +39,7 @@
 #include "src/log.h"
 #include "src/resource.h"
 #include "src/resource_feed.h"
+#include "src/review.h"
 #include "src/router.h"
 #include "src/signals.h"
 #include "src/upstream.h"
@@ -213,6 +214,21 @@ static void daemon_state_cb(struct sbuf *line, void *arg)
     }
 }
 
+/* Discovery of the served types and the two reviews (review.h). */
+static struct discovery *daemon_discovery(struct daemon *d)
+{
+    size_t nreview, n = d->served.n;
+    const struct resource_type *const *review = review_types(&nreview);
+    const struct resource_type **all = xcalloc(n + nreview, sizeof(*all));
+    struct discovery *disc;
+
+    memcpy(all, d->served.types, n * sizeof(*all));
+    memcpy(all + n, review, nreview * sizeof(*all));
+    disc = discovery_new(all, n + nreview, d->cfg.listen);
+    free(all);
+    return disc;
+}
+
 static void daemon_start(struct daemon *d)
 {
     struct resource_config rc = {
@@ -245,7 +261,7 @@ static void daemon_start(struct daemon *d)
                                           d->served.n, &uc);
     rw_assert(d->upstream != NULL);
     free(targets);
-    d->discovery = discovery_new(d->served.types, d->served.n, d->cfg.listen);
+    d->discovery = daemon_discovery(d);
     if (d->cfg.max_requests_inflight > 0) {
         struct fairness_config fcfg;
 

@@ -114,6 +114,9 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     }
     stream_begin(wr->s, 200, "application/json", -1);
     stream_forget_request(wr->s);
+    /* A seat (fairness.h) is held only while initial events are sent. */
+    if (snap == NULL || wr->lost || err != RW_OK)
+        stream_release(wr->s);
     w = watch_add(watch_set_of(wr->r), wr->s, wr->ns, wr->sel, wr->bookmarks,
                   wr->format);
     wr->sel = NULL;
@@ -133,8 +136,6 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     }
     if (snap != NULL)
         w->initial = watch_initial_new(snap, rt, wr->ns);
-    else
-        stream_release(wr->s); /* no initial events: no seat (fairness.h) */
     w->initial_end = wr->initial_end;
     watch_arm_deadline(w, wr->timeout_seconds, INFINITY);
     watch_pump(w);
