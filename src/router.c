@@ -292,21 +292,14 @@ static void router_not_allowed(struct stream *s, const char *allow)
                    "create of the self reviews)");
 }
 
-/* Serves a request admitted (fairness.h) as id. */
-static void router_route(struct stream *s, struct identity *id, void *arg)
+/* Routes a request admitted (fairness.h), as id. */
+static void router_route(struct router *rt, struct stream *s,
+                         const struct request *req, struct identity *id)
 {
-    struct router *rt = arg;
-    const struct request *req = stream_request(s);
     struct segments p;
     struct target t;
     bool found = false;
 
-    if (req->method == STREAM_OPTIONS && strcmp(req->path, "*") == 0) {
-        /* the server as a whole: 200 and nothing, as Go's server answers
-         * every "OPTIONS *" (its globalOptionsHandler) */
-        stream_respond(s, 200, NULL, NULL);
-        return;
-    }
     if (review_path(req->path)) {
         if (req->method == STREAM_POST)
             review_handle(s, rt->cfg.authz, id);
@@ -341,18 +334,30 @@ static void router_route(struct stream *s, struct identity *id, void *arg)
     segments_fini(&p);
 }
 
+/* fairness_serve_fn: a seat is free (or none is needed). */
+static void router_admitted(struct stream *s, struct identity *id, void *arg)
+{
+    router_route(arg, s, stream_request(s), id);
+}
+
 void router_handle(struct stream *s, void *arg)
 {
     struct router *rt = arg;
+    const struct request *req = stream_request(s);
     /* Who the request is: anonymous until authentication (authn.h)
      * answers here. */
     struct identity *id = identity_anonymous();
 
-    if (rt->cfg.fairness != NULL)
+    if (req->method == STREAM_OPTIONS && strcmp(req->path, "*") == 0) {
+        /* the server as a whole: 200 and nothing, as Go's server answers
+         * every "OPTIONS *" (its globalOptionsHandler) */
+        stream_respond(s, 200, NULL, NULL);
+    } else if (rt->cfg.fairness != NULL) {
+        /* its turn (fairness.h), once it is known who asks */
         fairness_admit(rt->cfg.fairness, s, id,
-                       fairness_exempt(stream_request(s)->path, id),
-                       router_route, rt);
-    else
-        router_route(s, id, rt);
+                       fairness_exempt(req->path, id), router_admitted, rt);
+    } else {
+        router_route(rt, s, req, id);
+    }
     identity_unref(id);
 }

@@ -6,9 +6,13 @@
  *   /api/v1/[namespaces/NS/]RESOURCE[/NAME]          LIST, WATCH, GET
  *   /apis/G/V/[namespaces/NS/]RESOURCE[/NAME]
  *   the same under .../watch/... (deprecated watch paths)
+ *   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews and
+ *        /apis/authentication.k8s.io/v1/selfsubjectreviews (review.h)
  *
- * Only GET and HEAD are served (405 MethodNotAllowed otherwise, with
- * "Allow: GET, HEAD" as RFC 9110 15.5.6 wants, on every path); a path
+ * Only GET and HEAD are served, and POST on the two reviews (405
+ * MethodNotAllowed otherwise, with "Allow: GET, HEAD", or "Allow: POST" on
+ * the reviews, as RFC 9110 15.5.6 wants); a request waits for its turn
+ * (fairness.h) before it is routed; a path
  * that names nothing is 404 NotFound; a bad query or selector is 400
  * BadRequest; an Accept header that allows nothing ringwatch writes is 406
  * NotAcceptable (proto/accept.h, in the apiserver's order: go-restful's
