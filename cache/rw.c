@@ -27,6 +27,8 @@ const char *rw_strerror(int err)
         return "i/o error";
     case RW_EUNAVAIL:
         return "unavailable";
+    case RW_EACCES:
+        return "access denied";
     case RW_ETIMEDOUT:
         return "timed out";
     case RW_EFUTURE:

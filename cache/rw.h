@@ -29,6 +29,7 @@ enum rw_err {
     RW_ECLOSED = -9,   /* the connection or stream is gone */
     RW_EFUTURE = -10,  /* revision newer than the cache (or the store) */
     RW_ERESET = -11,   /* the store's history was reset under a read */
+    RW_EACCES = -12,   /* not authenticated (401) or not allowed (403) */
 };
 
 /* Returns a static English name for err (0 or an enum rw_err value). */

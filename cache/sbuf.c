@@ -86,6 +86,49 @@ void sbuf_add_base64(struct sbuf *b, const void *p, size_t n, bool url)
     }
 }
 
+/* The value of base64url digit c, -1 for anything else. */
+static int base64url_value(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '-' ? 62 : c == '_' ? 63 : -1;
+}
+
+bool sbuf_add_unbase64url(struct sbuf *b, const char *s, size_t n,
+                          size_t *bad)
+{
+    uint32_t acc = 0;
+    unsigned bits = 0;
+
+    sbuf_reserve(b, n / 4 * 3 + 3);
+    b->data[b->len] = '\0';
+    if (n % 4 == 1) {
+        *bad = n - 1;
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int v = base64url_value((unsigned char)s[i]);
+        char byte;
+
+        if (v < 0) {
+            *bad = i;
+            return false;
+        }
+        acc = acc << 6 | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            byte = (char)(acc >> bits & 0xff);
+            sbuf_addn(b, &byte, 1);
+        }
+    }
+    return true;
+}
+
 void sbuf_fini(struct sbuf *b)
 {
     free(b->data);

@@ -46,6 +46,15 @@ void sbuf_add_quoted(struct sbuf *b, const char *s, size_t n);
  * base64.RawURLEncoding).
  */
 void sbuf_add_base64(struct sbuf *b, const void *p, size_t n, bool url);
+/*
+ * Appends the bytes that the n characters at s encode in unpadded
+ * base64url (RFC 4648 section 5, Go's base64.RawURLEncoding; leftover
+ * bits of the last character are ignored, as Go's non-strict decoder).
+ * Returns true; false when s is not that encoding, with the offending
+ * character's index in *bad (b then holds a prefix of the bytes).
+ */
+bool sbuf_add_unbase64url(struct sbuf *b, const char *s, size_t n,
+                          size_t *bad);
 /* Frees the bytes and empties b. */
 void sbuf_fini(struct sbuf *b);
 

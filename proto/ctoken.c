@@ -22,49 +22,18 @@
 
 #define CTOKEN_VERSION "meta.k8s.io/v1"
 
-/* The base64url alphabet, for decoding (sbuf_add_base64 encodes). */
-static const char b64url[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-static int base64url_value(char c)
-{
-    const char *at = c ? strchr(b64url, c) : NULL;
-
-    return at ? (int)(at - b64url) : -1;
-}
-
 /* Decodes s into a new buffer of *len bytes (plus a NUL); NULL when s is
  * not unpadded base64url, with the offending input byte in *bad. */
 static char *base64url_decode(const char *s, size_t *len, size_t *bad)
 {
-    size_t n = strlen(s);
-    char *out = xmalloc(n / 4 * 3 + 3), *o = out;
-    uint32_t acc = 0;
-    unsigned bits = 0;
+    struct sbuf out = {0};
 
-    if (n % 4 == 1) {
-        *bad = n - 1;
-        free(out);
+    if (!sbuf_add_unbase64url(&out, s, strlen(s), bad)) {
+        sbuf_fini(&out);
         return NULL;
     }
-    for (size_t i = 0; i < n; i++) {
-        int v = base64url_value(s[i]);
-
-        if (v < 0) {
-            *bad = i;
-            free(out);
-            return NULL;
-        }
-        acc = acc << 6 | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            *o++ = (char)(acc >> bits & 0xff);
-        }
-    }
-    *o = '\0';
-    *len = (size_t)(o - out);
-    return out;
+    *len = out.len;
+    return out.data;
 }
 
 char *ctoken_encode(int64_t rv, uint64_t epoch, const char *key, size_t len)

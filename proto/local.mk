@@ -31,6 +31,8 @@ proto_libproto_a_SOURCES = \
 	proto/kjson_scan.c proto/kjson_scan.h \
 	proto/kjson_decode.c proto/kjson_decode.h \
 	proto/ctoken.c proto/ctoken.h \
+	proto/jwt.c proto/jwt.h \
+	proto/tokenfile.c proto/tokenfile.h \
 	proto/query.c proto/query.h \
 	proto/accept.c proto/accept.h \
 	proto/table.c proto/table.h \

@@ -145,3 +145,17 @@ int address_parse_url(const char *text, char **host, char **port, char *why,
     *port = xstrndup(hp.port, hp.port_len);
     return RW_OK;
 }
+
+bool address_is_loopback(const struct sockaddr_storage *ss)
+{
+    const struct in6_addr *a6;
+
+    if (ss->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >>
+                24) == 127;
+    if (ss->ss_family != AF_INET6)
+        return false;
+    a6 = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a6) ||
+           (IN6_IS_ADDR_V4MAPPED(a6) && a6->s6_addr[12] == 127);
+}

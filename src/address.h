@@ -15,6 +15,7 @@
 #ifndef ADDRESS_H
 #define ADDRESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -31,6 +32,10 @@
  */
 int address_parse_listen(const char *text, struct sockaddr_storage *ss,
                          socklen_t *sslen, char *why, size_t why_len);
+
+/* Whether a parsed listening address is a loopback one (127.0.0.0/8,
+ * ::1, or ::ffff:127.0.0.0/104): only this host can reach it. */
+bool address_is_loopback(const struct sockaddr_storage *ss);
 
 /*
  * Parses a server URL.  On RW_OK *host (without brackets) and *port are

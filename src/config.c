@@ -15,6 +15,7 @@
 #include "cache/sbuf.h"
 #include "src/address.h"
 #include "src/log.h"
+#include "src/tls.h"
 #include "src/upstream_registry.h"
 
 #define OFF(field) offsetof(struct config, field)
@@ -82,6 +83,36 @@ const struct option_spec config_options[] = {
      "debug, info, warn or error"},
     {"log-file", OPT_STRING, OFF(log_file), 0, 0, NULL, "FILE",
      "append the log to FILE instead of standard error; SIGHUP reopens it"},
+    {"tls-cert-file", OPT_STRING, OFF(tls_cert_file), 0, 0, NULL, "FILE",
+     "PEM certificate chain (leaf first) to serve TLS with on --listen's "
+     "port, next to plaintext; re-read on SIGHUP and when it changes"},
+    {"tls-private-key-file", OPT_STRING, OFF(tls_key_file), 0, 0, NULL,
+     "FILE", "PEM private key of --tls-cert-file"},
+    {"client-ca-file", OPT_STRING, OFF(client_ca_file), 0, 0, NULL, "FILE",
+     "PEM CA bundle: TLS clients may present a certificate signed by it "
+     "(asked for, never required; CN is the user, O the groups)"},
+    {"tls-min-version", OPT_STRING, OFF(tls_min_version), 0, 0,
+     "VersionTLS12", "VERSION",
+     "the lowest TLS version accepted: VersionTLS12 or VersionTLS13"},
+    {"insecure-allow-plaintext", OPT_FLAG, OFF(insecure_allow_plaintext), 0,
+     0, NULL, NULL,
+     "serve plaintext HTTP on a non-loopback --listen address, or next to "
+     "TLS on one (otherwise plaintext is served on loopback only)"},
+    {"anonymous-auth", OPT_BOOL, OFF(anonymous_auth), 0, 0, "true", "BOOL",
+     "a request without credentials is user system:anonymous in group "
+     "system:unauthenticated (false: 401 Unauthorized), as the apiserver's"},
+    {"token-auth-file", OPT_STRING, OFF(token_auth_file), 0, 0, NULL, "FILE",
+     "static bearer tokens, the apiserver's CSV: token,user,uid,\"groups\""},
+    {"service-account-key-file", OPT_LIST, OFF(service_account_key_files), 0,
+     0, NULL, "FILE",
+     "PEM file of RSA or ECDSA keys (public, private or certificates) that "
+     "verify service-account tokens; may be repeated"},
+    {"service-account-issuer", OPT_LIST, OFF(service_account_issuers), 0, 0,
+     NULL, "ISSUER",
+     "an iss accepted in service-account tokens; may be repeated"},
+    {"api-audiences", OPT_LIST, OFF(api_audiences), 0, 0, NULL, "LIST",
+     "comma-separated audiences a service-account token must name one of "
+     "(none given: the first --service-account-issuer); may be repeated"},
 };
 const size_t config_noptions = RW_ARRAY_LEN(config_options);
 
@@ -180,6 +211,33 @@ static bool parse_whole(const char *text, double *out)
     return true;
 }
 
+/* Go's strconv.ParseBool, which pflag's bool flags use. */
+static int parse_bool(const struct option_spec *spec, const char *text,
+                      bool *dst, char *why, size_t why_len)
+{
+    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(yes); i++) {
+        if (strcmp(text, yes[i]) == 0 || strcmp(text, no[i]) == 0) {
+            *dst = strcmp(text, yes[i]) == 0;
+            return RW_OK;
+        }
+    }
+    return config_fail(why, why_len, spec->name, text,
+                       "expected true or false");
+}
+
+static int list_append(const struct option_spec *spec, const char *text,
+                       struct config_list *dst, char *why, size_t why_len)
+{
+    if (dst->n == CONFIG_LIST_MAX)
+        return config_fail(why, why_len, spec->name, text,
+                           "given more than %d times", CONFIG_LIST_MAX);
+    dst->v[dst->n++] = text;
+    return RW_OK;
+}
+
 int config_parse_value(const struct option_spec *spec, const char *text,
                        void *dst, char *why, size_t why_len)
 {
@@ -194,6 +252,10 @@ int config_parse_value(const struct option_spec *spec, const char *text,
     case OPT_FLAG:
         *(bool *)dst = true;
         return RW_OK;
+    case OPT_BOOL:
+        return parse_bool(spec, text, dst, why, why_len);
+    case OPT_LIST:
+        return list_append(spec, text, dst, why, why_len);
     case OPT_UINT:
         if (!parse_whole(text, &v))
             return config_fail(why, why_len, spec->name, text,
@@ -248,6 +310,11 @@ static int apply_defaults(const struct option_spec *specs, size_t n, void *base,
             *(bool *)dst = false;
             continue;
         }
+        if (specs[i].type == OPT_LIST) {
+            rw_assert(specs[i].def == NULL);
+            ((struct config_list *)dst)->n = 0;
+            continue;
+        }
         if (specs[i].def == NULL) {
             rw_assert(specs[i].type == OPT_STRING);
             *(const char **)dst = NULL;
@@ -298,6 +365,9 @@ int config_parse(const struct option_spec *specs, size_t n, void *base,
             value = "true";
         } else if (eq != NULL) {
             value = eq + 1;
+        } else if (spec->type == OPT_BOOL &&
+                   (i + 1 == argc || strncmp(argv[i + 1], "--", 2) == 0)) {
+            value = "true"; /* --name alone, as pflag */
         } else if (i + 1 < argc) {
             value = argv[++i];
         } else {
@@ -520,6 +590,49 @@ static int check_index_fields(const char *list, struct config_resources *r,
     return rc;
 }
 
+int config_tls_min_version(const char *text, int *version, char *why,
+                           size_t why_len)
+{
+    if (strcmp(text, "VersionTLS12") == 0)
+        *version = TLS_VERSION_12;
+    else if (strcmp(text, "VersionTLS13") == 0)
+        *version = TLS_VERSION_13;
+    else
+        return config_fail(why, why_len, "tls-min-version", text,
+                           "expected VersionTLS12 or VersionTLS13");
+    return RW_OK;
+}
+
+/* The TLS options together, and plaintext only where it is safe. */
+static int check_tls(const struct config *c,
+                     const struct sockaddr_storage *listen, char *why,
+                     size_t why_len)
+{
+    bool tls = c->tls_cert_file != NULL;
+    int version;
+
+    if (tls != (c->tls_key_file != NULL)) {
+        snprintf(why, why_len, "--%s given without --%s",
+                 tls ? "tls-cert-file" : "tls-private-key-file",
+                 tls ? "tls-private-key-file" : "tls-cert-file");
+        return RW_EINVAL;
+    }
+    if (!tls && c->client_ca_file != NULL) {
+        snprintf(why, why_len, "--client-ca-file needs TLS: give "
+                 "--tls-cert-file and --tls-private-key-file");
+        return RW_EINVAL;
+    }
+    if (config_tls_min_version(c->tls_min_version, &version, why, why_len) !=
+        RW_OK)
+        return RW_EINVAL;
+    if (!tls && !c->insecure_allow_plaintext && !address_is_loopback(listen))
+        return config_fail(why, why_len, "listen", c->listen,
+                           "plaintext HTTP on a non-loopback address: give "
+                           "--tls-cert-file and --tls-private-key-file, or "
+                           "--insecure-allow-plaintext");
+    return RW_OK;
+}
+
 int config_check(const struct config *c, struct config_resources *out,
                  char *why, size_t why_len)
 {
@@ -545,6 +658,8 @@ int config_check(const struct config *c, struct config_resources *out,
     if (rc == RW_OK && c->log_file != NULL && c->log_file[0] == '\0')
         rc = config_fail(why, why_len, "log-file", c->log_file,
                          "expected a file name");
+    if (rc == RW_OK)
+        rc = check_tls(c, &ss, why, why_len);
     if (rc == RW_OK)
         rc = check_resources(c->resources, out, why, why_len);
     if (rc == RW_OK)

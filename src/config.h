@@ -22,6 +22,18 @@ enum option_type {
     OPT_BYTES,   /* uint64_t bytes; accepts K, M, G, Ki, Mi, Gi suffixes */
     OPT_SECONDS, /* double seconds in [min, max]; accepts s, ms, m suffixes */
     OPT_FLAG,    /* bool; takes no value */
+    OPT_BOOL,    /* bool: --name=true|false, as a Go (pflag) bool flag:
+                    also 1/0, t/f, TRUE/FALSE, True/False, and --name alone
+                    is true */
+    OPT_LIST,    /* struct config_list: each occurrence appends its value
+                    (a Go StringArray flag); the default is empty */
+};
+
+/* An OPT_LIST option's values, pointing into argv, in order. */
+#define CONFIG_LIST_MAX 16
+struct config_list {
+    const char *v[CONFIG_LIST_MAX];
+    size_t n;
 };
 
 struct option_spec {
@@ -138,6 +150,19 @@ struct config {
     double shutdown_grace;      /* seconds to drain at shutdown */
     const char *log_level;
     const char *log_file;       /* NULL: standard error */
+    /* TLS on --listen's port (src/tls.h), kube-apiserver's flags */
+    const char *tls_cert_file;  /* NULL: no TLS */
+    const char *tls_key_file;   /* --tls-private-key-file */
+    const char *client_ca_file; /* NULL: no client certificates */
+    const char *tls_min_version; /* VersionTLS12 or VersionTLS13 */
+    bool insecure_allow_plaintext; /* plaintext off loopback, and next to
+                                      TLS on any address */
+    /* authentication (src/authn.h) */
+    bool anonymous_auth;
+    const char *token_auth_file;
+    struct config_list service_account_key_files;
+    struct config_list service_account_issuers;
+    struct config_list api_audiences; /* each comma-separated */
 };
 
 extern const struct option_spec config_options[];
@@ -166,12 +191,21 @@ struct config_resources {
  * adapter takes), --resources (each a type resource_type_find knows,
  * once), --index-fields (RESOURCE=FIELD, FIELD a field selector of that
  * type, each type once; entries for types not served are checked too),
- * --log-level and --log-file (not empty).  Fills *out (free with
+ * --log-level and --log-file (not empty), the TLS files given together
+ * (--tls-cert-file with --tls-private-key-file; --client-ca-file only with
+ * them), --tls-min-version, and no plaintext on a non-loopback --listen
+ * address without --insecure-allow-plaintext.  Fills *out (free with
  * config_resources_fini).  Returns RW_OK, or RW_EINVAL with the first
  * problem in why as config_fail words it; *out is then empty.
  */
 int config_check(const struct config *c, struct config_resources *out,
                  char *why, size_t why_len);
+
+/* --tls-min-version as tls.h's enum tls_version; RW_EINVAL with why on
+ * anything but VersionTLS12 and VersionTLS13 (Go's crypto/tls names, as
+ * kube-apiserver takes them). */
+int config_tls_min_version(const char *text, int *version, char *why,
+                           size_t why_len);
 void config_resources_fini(struct config_resources *r);
 
 #endif

@@ -6,7 +6,10 @@
 #ifndef FRONT_CONFIG_H
 #define FRONT_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+struct tls_server;
 
 struct front_config {
     /* Open connections at most (sniffing, HTTP/1.x and HTTP/2 together);
@@ -47,6 +50,15 @@ struct front_config {
      * kernel takes enough) and HTTP/1.x stops reading pipelined requests
      * (resumed when the output falls to half of it). */
     size_t output_high_water;
+    /* TLS on the same port (tls.h; not owned): a connection whose first
+     * byte is a TLS handshake record is served over TLS, the handshake
+     * due within header_timeout.  NULL: such a connection is closed. */
+    struct tls_server *tls;
+    /* With tls: whether plaintext connections are served too (a loopback
+     * address, or --insecure-allow-plaintext); if not, they are answered
+     * 400 "Client sent an HTTP request to an HTTPS server." and closed,
+     * as Go's net/http.  Without tls, plaintext is always served. */
+    bool tls_plaintext;
 };
 
 #endif

@@ -36,6 +36,7 @@
 #include "src/conn_h2.h"
 #include "src/log.h"
 #include "src/registry.h"
+#include "src/tls.h"
 #include "src/transport.h"
 
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -59,7 +60,10 @@ struct listener {
 struct sniff {
     struct front_conn base;
     LIST_ENTRY(sniff) link; /* the listener's sniffing connections */
-    struct transport *t;
+    struct listener *l;
+    struct transport *t; /* NULL while peeking */
+    int fd;              /* while peeking (no transport yet); else -1 */
+    struct event *peek;  /* while peeking: the socket readable */
     uint64_t deadline_ms; /* a partial preface: header_timeout; 0 */
 };
 
@@ -81,6 +85,10 @@ static void sniff_free(struct sniff *sn)
 {
     registry_detach(&sn->base);
     LIST_REMOVE(sn, link);
+    if (sn->peek != NULL)
+        event_free(sn->peek);
+    if (sn->fd >= 0)
+        evutil_closesocket(sn->fd);
     transport_free(sn->t);
     free(sn);
 }
@@ -88,10 +96,14 @@ static void sniff_free(struct sniff *sn)
 /* Closes a connection that is still being sniffed, from the loop. */
 static void sniff_kill(struct sniff *sn)
 {
-    struct bufferevent *bev = transport_bev(sn->t);
+    if (sn->peek != NULL)
+        event_del(sn->peek);
+    if (sn->t != NULL) {
+        struct bufferevent *bev = transport_bev(sn->t);
 
-    bufferevent_disable(bev, EV_READ | EV_WRITE);
-    bufferevent_setcb(bev, NULL, NULL, NULL, NULL);
+        bufferevent_disable(bev, EV_READ | EV_WRITE);
+        bufferevent_setcb(bev, NULL, NULL, NULL, NULL);
+    }
     registry_reap(&sn->base);
 }
 
@@ -146,7 +158,7 @@ static void listener_sniff_read_cb(struct bufferevent *bev, void *arg)
         return;
     p = evbuffer_pullup(in, (ssize_t)len);
     if (p[0] == TLS_HANDSHAKE) {
-        log_debug("listener: TLS ClientHello: TLS is not supported; "
+        log_debug("listener: TLS ClientHello: TLS is not configured; "
                   "closing");
         sniff_kill(sn);
         return;
@@ -176,25 +188,200 @@ static void listener_sniff_event_cb(struct bufferevent *bev, short what,
     sniff_kill(sn);
 }
 
-void listener_adopt(struct listener *l, struct transport *t)
+/* A connection being sniffed, not started yet. */
+static struct sniff *sniff_new(struct listener *l)
 {
     struct sniff *sn = xcalloc(1, sizeof(*sn));
-    struct timeval tv = {.tv_sec = l->cfg.idle_timeout, .tv_usec = 0};
-    struct bufferevent *bev = transport_bev(t);
 
-    sn->t = t;
+    sn->l = l;
+    sn->fd = -1;
     sn->base.service = sniff_service;
     sn->base.close_now = sniff_close_now;
     registry_attach(l->registry, &sn->base, FRONT_SNIFFING);
     LIST_INSERT_HEAD(&l->sniffing, sn, link);
+    return sn;
+}
+
+/* Sniffs the plaintext sn->t reads (the socket's, or TLS's after the
+ * handshake). */
+static void sniff_plaintext(struct sniff *sn)
+{
+    struct timeval tv = {.tv_sec = sn->l->cfg.idle_timeout, .tv_usec = 0};
+    struct bufferevent *bev = transport_bev(sn->t);
+
     bufferevent_setcb(bev, listener_sniff_read_cb, NULL,
                       listener_sniff_event_cb, sn);
-    if (l->cfg.idle_timeout > 0)
-        bufferevent_set_timeouts(bev, &tv, NULL);
+    bufferevent_set_timeouts(bev, sn->l->cfg.idle_timeout > 0 ? &tv : NULL,
+                             NULL);
     bufferevent_enable(bev, EV_READ);
-    /* Bytes may already be there (tests feeding a bufferevent pair). */
+    /* Bytes may already be there (tests feeding a bufferevent pair; what
+     * came with the TLS handshake). */
     if (evbuffer_get_length(bufferevent_get_input(bev)) > 0)
         listener_sniff_read_cb(bev, sn);
+}
+
+void listener_adopt(struct listener *l, struct transport *t)
+{
+    struct sniff *sn = sniff_new(l);
+
+    sn->t = t;
+    sniff_plaintext(sn);
+}
+
+/* ---- TLS next to plaintext on one port ---- */
+
+/* TLS is up: ALPN's "h2" goes to conn_h2 at once; "http/1.1" or none is
+ * sniffed as plaintext (an HTTP/2 client with prior knowledge over TLS
+ * without ALPN still sends the preface). */
+static void listener_handshake_cb(struct bufferevent *bev, short what,
+                                  void *arg)
+{
+    struct sniff *sn = arg;
+    const char *alpn, *why;
+
+    if (!(what & BEV_EVENT_CONNECTED)) {
+        why = tls_transport_error(sn->t);
+        log_debug("listener: TLS handshake failed: %s",
+                  why != NULL ? why
+                  : (what & BEV_EVENT_TIMEOUT) ? "timeout"
+                                               : "connection closed");
+        sniff_kill(sn);
+        return;
+    }
+    alpn = tls_transport_alpn(sn->t);
+    if (alpn != NULL && strcmp(alpn, "h2") == 0)
+        sniff_decide(sn, FRONT_H2);
+    else
+        sniff_plaintext(sn);
+}
+
+/* Starts TLS on the connection sn peeked at: the handshake is due within
+ * header_timeout (idle_timeout when that is 0). */
+static void sniff_tls(struct sniff *sn)
+{
+    const struct front_config *cfg = &sn->l->cfg;
+    unsigned limit = cfg->header_timeout ? cfg->header_timeout
+                                         : cfg->idle_timeout;
+    struct timeval tv = {.tv_sec = limit, .tv_usec = 0};
+    struct bufferevent *bev;
+
+    sn->t = tls_server_transport(cfg->tls, sn->l->base, sn->fd);
+    sn->fd = -1; /* the transport's, on every path */
+    if (sn->t == NULL) {
+        log_warnx("listener: cannot set up a TLS connection");
+        sniff_kill(sn);
+        return;
+    }
+    bev = transport_bev(sn->t);
+    bufferevent_setcb(bev, NULL, NULL, listener_handshake_cb, sn);
+    bufferevent_set_timeouts(bev, limit > 0 ? &tv : NULL, NULL);
+    bufferevent_enable(bev, EV_READ);
+}
+
+/* A plaintext client on a TLS-only port: Go's answer, then close (the
+ * write side first, so that the client reads it and not a reset). */
+#define HTTPS_ONLY                                                           \
+    "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain\r\n"           \
+    "Connection: close\r\n\r\n"                                           \
+    "Client sent an HTTP request to an HTTPS server.\n"
+
+static void listener_refused_write_cb(struct bufferevent *bev, void *arg)
+{
+    struct sniff *sn = arg;
+
+    if (transport_shutdown_write(sn->t) != RW_OK)
+        sniff_kill(sn);
+}
+
+static void listener_refused_read_cb(struct bufferevent *bev, void *arg)
+{
+    struct evbuffer *in = bufferevent_get_input(bev);
+
+    evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+static void listener_refused_event_cb(struct bufferevent *bev, short what,
+                                      void *arg)
+{
+    sniff_kill(arg);
+}
+
+static void sniff_refuse_plaintext(struct sniff *sn)
+{
+    struct timeval tv = {.tv_sec = 2, .tv_usec = 0};
+    struct bufferevent *bev =
+        bufferevent_socket_new(sn->l->base, sn->fd, BEV_OPT_CLOSE_ON_FREE);
+
+    if (bev == NULL) {
+        sniff_kill(sn);
+        return;
+    }
+    sn->fd = -1;
+    sn->t = transport_plain_new(bev);
+    log_debug("listener: plaintext on a TLS port: 400");
+    bufferevent_setcb(bev, listener_refused_read_cb, listener_refused_write_cb,
+                      listener_refused_event_cb, sn);
+    bufferevent_set_timeouts(bev, &tv, &tv);
+    evbuffer_add(bufferevent_get_output(bev), HTTPS_ONLY,
+                 sizeof(HTTPS_ONLY) - 1);
+    bufferevent_enable(bev, EV_READ | EV_WRITE);
+}
+
+/* Decides on the first byte waiting on the socket: TLS, plaintext served,
+ * or plaintext refused.  Returns false when none is there yet. */
+static bool sniff_first_byte(struct sniff *sn)
+{
+    unsigned char first;
+    ssize_t n = transport_peek(sn->fd, &first, 1);
+    struct bufferevent *bev;
+
+    if (n == 0)
+        return false;
+    if (sn->peek != NULL)
+        event_del(sn->peek);
+    if (n < 0) {
+        sniff_kill(sn);
+    } else if (first == TLS_HANDSHAKE) {
+        sniff_tls(sn);
+    } else if (!sn->l->cfg.tls_plaintext) {
+        sniff_refuse_plaintext(sn);
+    } else if ((bev = bufferevent_socket_new(sn->l->base, sn->fd,
+                                             BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+        sniff_kill(sn);
+    } else {
+        sn->fd = -1;
+        sn->t = transport_plain_new(bev);
+        sniff_plaintext(sn);
+    }
+    return true;
+}
+
+static void listener_peek_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct sniff *sn = arg;
+
+    if (what & EV_TIMEOUT) {
+        log_debug("listener: connection idle before its first byte");
+        sniff_kill(sn);
+        return;
+    }
+    sniff_first_byte(sn);
+}
+
+/* With TLS configured: waits for the connection's first byte (usually
+ * there already: the listener defers accept until data comes), within
+ * idle_timeout. */
+static void listener_peek(struct listener *l, evutil_socket_t fd)
+{
+    struct sniff *sn = sniff_new(l);
+    struct timeval tv = {.tv_sec = l->cfg.idle_timeout, .tv_usec = 0};
+
+    sn->fd = (int)fd;
+    if (sniff_first_byte(sn))
+        return;
+    sn->peek = event_new(l->base, fd, EV_READ | EV_PERSIST, listener_peek_cb,
+                         sn);
+    event_add(sn->peek, l->cfg.idle_timeout > 0 ? &tv : NULL);
 }
 
 /* ---- accepting ---- */
@@ -230,6 +417,10 @@ static void listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
         return;
     }
     socket_setup(l, fd);
+    if (l->cfg.tls != NULL) {
+        listener_peek(l, fd);
+        return;
+    }
     bev = bufferevent_socket_new(l->base, fd, BEV_OPT_CLOSE_ON_FREE);
     if (bev == NULL) {
         log_warnx("listener: cannot create a bufferevent");

@@ -17,6 +17,7 @@ src_libsrc_a_SOURCES = \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \
 	src/transport.c src/transport.h \
+	src/tls.c src/tls.h src/tls_impl.h src/tls_transport.c src/tls_server.c \
 	src/stream.c src/stream.h src/stream_impl.h src/stream_types.h \
 	src/front_config.h \
 	src/registry.c src/registry.h \
@@ -53,11 +54,14 @@ src_libsrc_a_SOURCES = \
 	src/identity.c src/identity.h \
 	src/fairness.c src/fairness.h \
 	src/review.c src/review.h \
-	src/review_body.c src/review_body.h
+	src/review_body.c src/review_body.h \
+	src/authn.c src/authn.h \
+	src/tls_sig.c src/tls_sig.h
 
 RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a
 RW_EXTERNAL_LIBS = $(LIBEVENT_LIBS) $(NGHTTP2_LIBS) $(CJSON_LIBS) \
-	$(PROTOBUF_C_LIBS) $(HTTP_PARSER_LIBS) $(OPENSSL_LIBS) $(LIBM)
+	$(PROTOBUF_C_LIBS) $(HTTP_PARSER_LIBS) $(LIBEVENT_OPENSSL_LIBS) \
+	$(OPENSSL_LIBS) $(LIBM)
 
 bin_PROGRAMS += ringwatch
 ringwatch_SOURCES = src/main.c

@@ -31,6 +31,8 @@
 #include "cache/sbuf.h"
 #include "cache/store.h"
 #include "cache/watchcache.h"
+#include "src/address.h"
+#include "src/authn.h"
 #include "src/config.h"
 #include "src/discovery.h"
 #include "src/fairness.h"
@@ -42,6 +44,7 @@
 #include "src/review.h"
 #include "src/router.h"
 #include "src/signals.h"
+#include "src/tls.h"
 #include "src/upstream.h"
 #include "src/upstream_registry.h"
 #include "src/watch.h"
@@ -50,6 +53,9 @@
  * reconnect's overlap), the listener, the log file, standard streams, the
  * event loop's own, files read at runtime. */
 #define DAEMON_FD_RESERVE 64
+
+/* Seconds between checks of the TLS files for a change. */
+#define DAEMON_TLS_WATCH_SECONDS 5
 
 struct daemon {
     struct config cfg;
@@ -61,8 +67,11 @@ struct daemon {
     struct upstream *upstream;
     struct discovery *discovery;
     struct fairness *fairness; /* NULL: --max-requests-inflight 0 */
+    struct authn *authn; /* who each request is */
     struct router *router;
     struct listener *listener;
+    struct tls_server *tls;  /* --tls-cert-file; NULL: plaintext only */
+    struct event *tls_watch; /* re-reads changed TLS files */
     struct event *signals[2];
     struct signals *operator_signals; /* SIGHUP, SIGUSR1, SIGUSR2 */
     struct event *drain; /* graceful shutdown: polls for drained streams */
@@ -108,6 +117,7 @@ static void daemon_stats_cb(struct metrics_global *g, void *arg)
     g->upstream_connects = us.connects;
     g->upstream_connect_failures = us.connect_failures;
     g->shutdown_connections_cut = d->connections_cut;
+    g->tls = d->tls != NULL ? tls_stats() : NULL;
 }
 
 /* Graceful shutdown: done when every response has finished, that is
@@ -184,6 +194,60 @@ static int daemon_reload_log_cb(void *arg, char *done, size_t done_len)
     return RW_OK;
 }
 
+/* SIGHUP (and a change of the files): the TLS certificate, key and
+ * client CA re-read; new connections use them, open ones keep theirs. */
+static int daemon_reload_tls_cb(void *arg, char *done, size_t done_len)
+{
+    struct daemon *d = arg;
+
+    if (tls_server_reload(d->tls, done, done_len) != RW_OK)
+        return RW_EINVAL;
+    snprintf(done, done_len, "%s reloaded", d->cfg.tls_cert_file);
+    return RW_OK;
+}
+
+static void daemon_tls_watch_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct daemon *d = arg;
+    char why[512];
+
+    if (!tls_server_files_changed(d->tls))
+        return;
+    if (daemon_reload_tls_cb(d, why, sizeof(why)) == RW_OK)
+        log_info("TLS: files changed: %s", why);
+    else
+        log_warnx("TLS: files changed, keeping the old certificate: %s", why);
+}
+
+/* TLS on the listening port when configured; exits 2 on a bad file, as
+ * any configuration error. */
+static void daemon_tls(struct daemon *d, const struct config_program *prog)
+{
+    struct tls_server_config tc = {.cert_file = d->cfg.tls_cert_file,
+                                   .key_file = d->cfg.tls_key_file,
+                                   .client_ca_file = d->cfg.client_ca_file};
+    struct timeval every = {DAEMON_TLS_WATCH_SECONDS, 0};
+    char why[512];
+    int version;
+
+    if (d->cfg.tls_cert_file == NULL)
+        return;
+    config_tls_min_version(d->cfg.tls_min_version, &version, why, sizeof(why));
+    tc.min_version = (enum tls_version)version;
+    d->tls = tls_server_new(&tc, why, sizeof(why));
+    if (d->tls == NULL)
+        exit(config_usage_error(prog, why));
+    if (tls_ktls_available(why, sizeof(why)))
+        log_info("TLS: kTLS available: records of the connections that can "
+                 "use it are encrypted by the kernel");
+    else
+        log_info("TLS: kTLS unavailable (%s): OpenSSL encrypts", why);
+    signals_on_reload(d->operator_signals, "TLS certificates",
+                      daemon_reload_tls_cb, d);
+    d->tls_watch = event_new(d->base, -1, EV_PERSIST, daemon_tls_watch_cb, d);
+    event_add(d->tls_watch, &every);
+}
+
 /* SIGUSR1: upstream, connections, and per resource its revision, objects
  * and watchers, on one line. */
 static void daemon_state_cb(struct sbuf *line, void *arg)
@@ -229,6 +293,70 @@ static struct discovery *daemon_discovery(struct daemon *d)
     return disc;
 }
 
+/* The authenticator from the authentication options: a bad token file
+ * or key file ends the process (status 2) before anything is served.
+ * Pod-bound service-account tokens are checked against the pods
+ * resource's cache when pods are served. */
+static void daemon_authn(struct daemon *d)
+{
+    const struct config_list *l = &d->cfg.api_audiences;
+    struct authn_config ac = {
+        .anonymous = d->cfg.anonymous_auth,
+        .token_file = d->cfg.token_auth_file,
+        .key_files = d->cfg.service_account_key_files.v,
+        .nkey_files = d->cfg.service_account_key_files.n,
+        .issuers = d->cfg.service_account_issuers.v,
+        .nissuers = d->cfg.service_account_issuers.n,
+    };
+    char **audiences = NULL, why[1024];
+    size_t n = 0;
+
+    for (size_t i = 0; i < l->n; i++) {
+        char *copy = xstrdup(l->v[i]), *save = NULL;
+
+        for (char *a = strtok_r(copy, ",", &save); a != NULL;
+             a = strtok_r(NULL, ",", &save)) {
+            audiences = xrealloc(audiences, (n + 1) * sizeof(char *));
+            audiences[n++] = xstrdup(a);
+        }
+        free(copy);
+    }
+    ac.audiences = (const char *const *)audiences;
+    ac.naudiences = n;
+    for (size_t i = 0; i < d->served.n; i++) {
+        const struct resource_type *t = d->served.types[i];
+
+        if (*t->group == '\0' && strcmp(t->resource, "pods") == 0) {
+            ac.pod_exists = authn_pod_in_cache;
+            ac.pod_arg = d->resources[i];
+        }
+    }
+    if (ac.nissuers > 0 && ac.pod_exists == NULL)
+        log_warnx("pods are not served (--resources): service-account "
+                  "tokens bound to a pod will be refused, since ringwatch "
+                  "cannot see whether the pod still exists");
+    d->authn = authn_new(&ac, why, sizeof(why));
+    for (size_t i = 0; i < n; i++)
+        free(audiences[i]);
+    free(audiences);
+    if (d->authn == NULL) {
+        fprintf(stderr, "ringwatch: %s\n", why);
+        exit(2);
+    }
+}
+
+/* Whether --listen is a loopback address (config_check parsed it). */
+static bool daemon_loopback(const struct daemon *d)
+{
+    struct sockaddr_storage ss;
+    socklen_t sslen = sizeof(ss);
+    char why[160];
+
+    return address_parse_listen(d->cfg.listen, &ss, &sslen, why,
+                                sizeof(why)) == RW_OK &&
+           address_is_loopback(&ss);
+}
+
 static void daemon_start(struct daemon *d)
 {
     struct resource_config rc = {
@@ -269,13 +397,15 @@ static void daemon_start(struct daemon *d)
         fcfg.seats = (unsigned)d->cfg.max_requests_inflight;
         d->fairness = fairness_new(d->base, &fcfg);
     }
+    daemon_authn(d);
     d->router =
         router_new(&(struct router_config){.resources = d->resources,
                                            .n = d->served.n,
                                            .discovery = d->discovery,
                                            .stats = daemon_stats_cb,
                                            .stats_arg = d,
-                                           .fairness = d->fairness});
+                                           .fairness = d->fairness,
+                                           .authn = d->authn});
 
     listener_config_defaults(&fc);
     fc.max_connections = (unsigned)d->max_connections;
@@ -283,13 +413,18 @@ static void daemon_start(struct daemon *d)
     fc.sndbuf = (int)d->cfg.sndbuf;
     fc.header_timeout = (unsigned)ceil(d->cfg.header_timeout);
     fc.idle_timeout = (unsigned)ceil(d->cfg.idle_timeout);
+    fc.tls = d->tls;
+    fc.tls_plaintext = d->cfg.insecure_allow_plaintext || daemon_loopback(d);
     d->listener =
         listener_new(d->base, d->cfg.listen, &fc, router_handle, d->router);
     if (d->listener == NULL)
         exit(1); /* it logged why: the address is in use, say */
-    log_info("serving %zu resource types on %s (port %d, at most %" PRIu64
+    log_info("serving %zu resource types on %s (port %d, %s, at most %" PRIu64
              " connections), upstream %s",
              d->served.n, d->cfg.listen, listener_port(d->listener),
+             d->tls == NULL        ? "plaintext"
+             : fc.tls_plaintext ? "TLS and plaintext"
+                                : "TLS",
              d->max_connections, d->cfg.upstream);
     d->upstream_ops->start(d->upstream);
 }
@@ -298,9 +433,13 @@ static void daemon_stop(struct daemon *d)
 {
     signals_free(d->operator_signals);
     listener_free(d->listener);
+    if (d->tls_watch != NULL)
+        event_free(d->tls_watch);
+    tls_server_free(d->tls);
     d->upstream_ops->free(d->upstream);
     router_free(d->router);
     fairness_free(d->fairness); /* after the listener's streams */
+    authn_free(d->authn);
     discovery_free(d->discovery);
     for (size_t i = 0; i < d->served.n; i++) {
         watch_set_free(watch_set_of(d->resources[i]));
@@ -354,6 +493,7 @@ int main(int argc, char **argv)
     if (d.cfg.log_file != NULL)
         signals_on_reload(d.operator_signals, "log file", daemon_reload_log_cb,
                           &d);
+    daemon_tls(&d, &prog);
     daemon_start(&d);
     event_base_dispatch(d.base);
     daemon_stop(&d);

@@ -22,6 +22,7 @@
 #include "cache/watchcache.h"
 #include "src/metrics_resource.h"
 #include "src/resource.h"
+#include "src/tls.h"
 #include "src/watch.h"
 
 static void family(struct sbuf *t, const char *name, const char *type,
@@ -304,6 +305,26 @@ static void render_process(struct sbuf *t)
                   ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
+/* ringwatch_authentication_attempts_total{result,method}. */
+static void render_authn(struct sbuf *t, const struct metrics_global *g)
+{
+    static const char *const results[] = {"success", "failure"};
+    static const char *const methods[] = {"anonymous", "x509", "token",
+                                          "serviceaccount"};
+
+    if (!g->authn)
+        return;
+    family(t, "ringwatch_authentication_attempts_total", "counter",
+           "Requests authenticated (success) or answered 401 Unauthorized "
+           "(failure), by the method of their credentials.");
+    for (size_t r = 0; r < RW_ARRAY_LEN(results); r++)
+        for (size_t m = 0; m < RW_ARRAY_LEN(methods); m++)
+            sbuf_addf(t,
+                      "ringwatch_authentication_attempts_total{result=\"%s\","
+                      "method=\"%s\"} %" PRIu64 "\n",
+                      results[r], methods[m], g->authn_attempts[r][m]);
+}
+
 static void render_global(struct sbuf *t, const struct metrics_global *g)
 {
     const char *store = g->upstream_store ? g->upstream_store : "";
@@ -314,6 +335,7 @@ static void render_global(struct sbuf *t, const struct metrics_global *g)
               g->connections[0]);
     sbuf_addf(t, "ringwatch_connections{protocol=\"h2\"} %" PRIu64 "\n",
               g->connections[1]);
+    render_authn(t, g);
     family(t, "ringwatch_shutdown_connections_cut_total", "counter",
            "Connections closed by a shutdown with a response unfinished "
            "(--shutdown-grace over, or a second signal).");
@@ -384,6 +406,29 @@ static void render_fairness(struct sbuf *t, const struct metrics_fairness *f)
                       cls[c], why[r], f->rejected[c][r]);
 }
 
+/* With TLS: handshakes, reloads, kTLS in use. */
+static void render_tls(struct sbuf *t, const struct tls_stats *s)
+{
+    family(t, "ringwatch_tls_handshakes_total", "counter",
+           "TLS handshakes of client connections by result.");
+    sbuf_addf(t, "ringwatch_tls_handshakes_total{result=\"ok\"} %" PRIu64
+              "\nringwatch_tls_handshakes_total{result=\"failed\"} %" PRIu64
+              "\n", s->handshakes_ok, s->handshakes_failed);
+    family(t, "ringwatch_tls_reloads_total", "counter",
+           "Reloads of the TLS certificate, key and client CA (SIGHUP, or "
+           "the files changed) by result; a failed one keeps the old pair.");
+    sbuf_addf(t, "ringwatch_tls_reloads_total{result=\"ok\"} %" PRIu64
+              "\nringwatch_tls_reloads_total{result=\"failed\"} %" PRIu64
+              "\n", s->reloads_ok, s->reloads_failed);
+    family(t, "ringwatch_tls_ktls_connections", "gauge",
+           "Open TLS connections whose records the kernel encrypts (send) "
+           "or decrypts (receive): kTLS; 0 where the kernel has no tls "
+           "module.");
+    sbuf_addf(t, "ringwatch_tls_ktls_connections{direction=\"send\"} %" PRIu64
+              "\nringwatch_tls_ktls_connections{direction=\"receive\"} %" PRIu64
+              "\n", s->ktls_send, s->ktls_recv);
+}
+
 struct rbuf *metrics_render(struct resource *const *resources, size_t n,
                             const struct metrics_global *global)
 {
@@ -393,6 +438,8 @@ struct rbuf *metrics_render(struct resource *const *resources, size_t n,
     render_resources(&t, resources, n);
     render_global(&t, global);
     render_fairness(&t, &global->fairness);
+    if (global->tls != NULL)
+        render_tls(&t, global->tls);
     render_process(&t);
     b = rbuf_from(t.data, t.len);
     sbuf_fini(&t);

@@ -17,6 +17,7 @@
 #include "cache/rbuf.h"
 
 struct resource;
+struct tls_stats;
 
 /* Request fairness (fairness.h), by flow class: exempt, workload. */
 enum metrics_flow_class {
@@ -48,6 +49,12 @@ struct metrics_global {
     uint64_t upstream_connect_failures; /* attempts that failed */
     uint64_t shutdown_connections_cut; /* closed unfinished at shutdown */
     struct metrics_fairness fairness;
+    /* Authentication attempts (src/authn.h's authn_counts): [0] succeeded,
+     * [1] failed (401), per method (enum identity_method); shown only
+     * when authentication is configured (authn). */
+    bool authn;
+    uint64_t authn_attempts[2][4];
+    const struct tls_stats *tls; /* TLS counters (tls.h); NULL: no TLS */
 };
 
 /* Renders every metric as Prometheus text into a new rbuf. */

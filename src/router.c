@@ -14,11 +14,13 @@
 #include "proto/accept.h"
 #include "proto/kjson.h"
 #include "proto/query.h"
+#include "src/authn.h"
 #include "src/discovery.h"
 #include "src/fairness.h"
 #include "src/health.h"
 #include "src/identity.h"
 #include "src/list.h"
+#include "src/log.h"
 #include "src/resource.h"
 #include "src/review.h"
 #include "src/status.h"
@@ -254,6 +256,10 @@ static bool router_special(struct router *rt, struct stream *s,
         rt->cfg.stats(&g, rt->cfg.stats_arg);
     if (metrics && rt->cfg.fairness != NULL)
         fairness_stats(rt->cfg.fairness, &g.fairness);
+    if (metrics && rt->cfg.authn != NULL) {
+        g.authn = true;
+        authn_counts(rt->cfg.authn, g.authn_attempts);
+    }
     if (metrics) {
         struct rbuf *body;
 
@@ -292,7 +298,32 @@ static void router_not_allowed(struct stream *s, const char *allow)
                    "create of the self reviews)");
 }
 
-/* Routes a request admitted (fairness.h), as id. */
+/*
+ * Who the request is (authn.h), first, as the apiserver's
+ * WithAuthentication filter runs before routing: every path, health and
+ * discovery included (anonymous reaches them when --anonymous-auth
+ * allows it).  Bad credentials are 401 with the apiserver's Status
+ * (message and reason "Unauthorized"; why only in the debug log).  No
+ * authenticator: everyone is anonymous.
+ */
+static struct identity *router_authenticate(struct router *rt,
+                                            struct stream *s,
+                                            const struct request *req)
+{
+    struct identity *id;
+    char why[512];
+
+    if (rt->cfg.authn == NULL)
+        return identity_anonymous();
+    if (authn_authenticate(rt->cfg.authn, req, &id, why, sizeof(why)) ==
+        RW_OK)
+        return id;
+    log_debug("401 %s %s: %s", req->method_name, req->path, why);
+    status_respond(s, 401, "Unauthorized", "Unauthorized");
+    return NULL;
+}
+
+/* Routes a request authenticated and admitted (fairness.h), as id. */
 static void router_route(struct router *rt, struct stream *s,
                          const struct request *req, struct identity *id)
 {
@@ -344,20 +375,23 @@ void router_handle(struct stream *s, void *arg)
 {
     struct router *rt = arg;
     const struct request *req = stream_request(s);
-    /* Who the request is: anonymous until authentication (authn.h)
-     * answers here. */
-    struct identity *id = identity_anonymous();
+    struct identity *id;
 
     if (req->method == STREAM_OPTIONS && strcmp(req->path, "*") == 0) {
         /* the server as a whole: 200 and nothing, as Go's server answers
          * every "OPTIONS *" (its globalOptionsHandler) */
         stream_respond(s, 200, NULL, NULL);
-    } else if (rt->cfg.fairness != NULL) {
-        /* its turn (fairness.h), once it is known who asks */
+        return;
+    }
+    /* id: who asks, for the authorizer (authz.h), the review endpoints
+     * and its flow; dropped when the handler returns (a watch that keeps
+     * it, or a request queued for its turn, takes its own reference). */
+    if ((id = router_authenticate(rt, s, req)) == NULL)
+        return;
+    if (rt->cfg.fairness != NULL)
         fairness_admit(rt->cfg.fairness, s, id,
                        fairness_exempt(req->path, id), router_admitted, rt);
-    } else {
+    else
         router_route(rt, s, req, id);
-    }
     identity_unref(id);
 }

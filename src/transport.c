@@ -67,6 +67,19 @@ void transport_limit_writes(struct transport *t, int sndbuf)
         t->write_max = (size_t)v;
 }
 
+ssize_t transport_peek(int fd, void *buf, size_t len)
+{
+    ssize_t n = recv(fd, buf, len, MSG_PEEK | MSG_DONTWAIT);
+
+    if (n > 0)
+        return n;
+    if (n == 0)
+        return RW_ECLOSED;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+        return 0;
+    return RW_EIO;
+}
+
 /* ---- the plain transport ---- */
 
 struct plain {

@@ -16,17 +16,20 @@
  *    queues small or rare output (HTTP/1.x responses, a client's
  *    requests) in its output buffer, with libevent's watermarks and
  *    timeouts.  A plain transport gives a socket bufferevent; a TLS one
- *    gives a filtering bufferevent (bufferevent_openssl_filter_new over
- *    the socket), so that the connection reads and writes plaintext.
+ *    (tls.h) gives libevent's OpenSSL bufferevent over the socket
+ *    (bufferevent_openssl_socket_new), so that the connection reads and
+ *    writes plaintext.
  *  - direct vectored I/O (transport_writev, transport_readv) for the fast
  *    paths: conn_h2 writes its output ring (h2_out.h) by reference, a
  *    batch of iovecs per call, without copying it into the bufferevent;
  *    h2_client reads a large backlog in big pieces past libevent's 4 KiB
- *    reads.  A TLS transport packs a writev batch into TLS records (one
- *    SSL_write per flushed batch, from a staging buffer of the record
- *    size) and decrypts into the readv buffers; bytes it has accepted but
- *    not yet put on the wire count as written (it flushes them itself and
- *    reports progress through transport_wants).  Direct writes are only
+ *    reads.  A TLS transport gathers a writev batch (up to TLS_BATCH_MAX
+ *    bytes) into a staging buffer and makes one SSL_write of it per call,
+ *    and decrypts into the readv buffers.  Its writev returns only what
+ *    went out in records; when it returns 0 the SSL may owe part of the
+ *    batch (encrypted, not yet sent), so the caller must call again with
+ *    the same bytes first in its iovecs (a queue that was not consumed
+ *    does that) before writing anything else.  Direct writes are only
  *    made while the bufferevent's output buffer is empty, and the
  *    bufferevent's output is only used while nothing is pending in a
  *    direct write, so the two never interleave on the wire.
@@ -35,20 +38,20 @@
  * transport_wants says which readiness of transport_fd lets the call
  * progress: a plain socket wants writable to write and readable to read,
  * but TLS may need the socket readable to make write progress (a
- * renegotiation, a KeyUpdate) or writable to read.  The connection
- * registers its event for what it is told, on transport_fd, and calls
- * again.  The fd is for event registration only.
+ * KeyUpdate) or writable to read.  The connection registers its event for
+ * what it is told, on transport_fd, and calls again.  The fd is for event
+ * registration only.
  *
  * Without a socket (one end of a bufferevent pair, in tests) the plain
  * transport's writev copies into the bufferevent's output and readv reads
  * its input; shutdown fails (RW_EIO: there is no write side to shut).
  *
  * Server side, the listener makes the transport of each accepted
- * connection (transport_plain_new today, in its accept callback: a TLS
- * transport's constructor takes the accepted socket's bufferevent and the
- * TLS context in its place) and hands it to listener_adopt, which sniffs
- * the protocol from the plaintext the bufferevent reads and hands it on
- * to conn_h1 or conn_h2; client side, h2_client gets one from the
+ * connection (transport_plain_new, or tls_server_transport when the first
+ * byte is a TLS handshake record: see listener.h) and hands it to
+ * listener_adopt, which sniffs the protocol from the plaintext the
+ * bufferevent reads (after TLS, from ALPN first) and hands it on to
+ * conn_h1 or conn_h2; client side, h2_client gets one from the
  * transport_client_fn its configuration names.  Neither conn_h1, conn_h2
  * nor h2_client names a transport implementation.
  *
@@ -201,6 +204,12 @@ ssize_t transport_readv(struct transport *t, const struct iovec *iov, int n);
  * its end of stream, and not a reset.  Returns RW_OK or RW_EIO (no socket,
  * or the call failed). */
 int transport_shutdown_write(struct transport *t);
+
+/* Copies up to len of the bytes waiting on socket fd (accepted, not
+ * adopted by a transport yet) into buf without taking them (MSG_PEEK),
+ * for the listener's sniffing.  Returns how many (> 0), 0 when none is
+ * there yet, RW_ECLOSED at end of stream, RW_EIO on an error. */
+ssize_t transport_peek(int fd, void *buf, size_t len);
 
 /* After transport_writev or transport_readv made no progress: which
  * readiness of transport_fd to wait for (enum transport_want bits). */

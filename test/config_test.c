@@ -81,6 +81,44 @@ static void test_values_and_units(void **state)
     assert_string_equal(c.resources, "pods");
 }
 
+/* --anonymous-auth as a pflag bool; the repeatable service-account
+ * options append, as the apiserver's StringArray flags. */
+static void test_bool_and_list_options(void **state)
+{
+    struct config c;
+    char why[256];
+
+    assert_int_equal(parse(&c, why, sizeof(why), 1), RW_OK);
+    assert_true(c.anonymous_auth);
+    assert_int_equal(c.service_account_key_files.n, 0);
+    assert_null(c.token_auth_file);
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "--anonymous-auth=false"),
+                     RW_OK);
+    assert_false(c.anonymous_auth);
+    assert_int_equal(parse(&c, why, sizeof(why), 3, "--anonymous-auth=0",
+                           "--anonymous-auth"),
+                     RW_OK);
+    assert_true(c.anonymous_auth); /* alone: true, the last wins */
+    assert_int_equal(parse(&c, why, sizeof(why), 3, "--anonymous-auth",
+                           "False"),
+                     RW_OK);
+    assert_false(c.anonymous_auth);
+    assert_int_equal(parse(&c, why, sizeof(why), 2, "--anonymous-auth=no"),
+                     RW_EINVAL);
+    assert_string_equal(why,
+                        "--anonymous-auth: \"no\": expected true or false");
+    assert_int_equal(parse(&c, why, sizeof(why), 5,
+                           "--service-account-key-file=a.pem",
+                           "--service-account-key-file", "b,c.pem",
+                           "--api-audiences=x,y"),
+                     RW_OK);
+    assert_int_equal(c.service_account_key_files.n, 2);
+    assert_string_equal(c.service_account_key_files.v[0], "a.pem");
+    assert_string_equal(c.service_account_key_files.v[1], "b,c.pem");
+    assert_int_equal(c.api_audiences.n, 1);
+    assert_string_equal(c.api_audiences.v[0], "x,y");
+}
+
 static void test_errors(void **state)
 {
     struct config c;
@@ -289,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_values_and_units),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_bool_and_list_options),
         cmocka_unit_test(test_every_option_refuses_invalid_values),
         cmocka_unit_test(test_check_refuses_bad_values),
         cmocka_unit_test(test_etcd_alias),

@@ -69,3 +69,10 @@ UNIT_TESTS += test/discovery_json_test
 test_discovery_json_test_SOURCES = test/discovery_json_test.c test/json_testlib.h
 test_discovery_json_test_CFLAGS = $(TEST_CFLAGS)
 test_discovery_json_test_LDADD = $(TEST_LIBS)
+
+# authn_test: the authenticator with real keys and signatures made with the
+# openssl command line, a fake clock, pod lookup and transport_peer.
+UNIT_TESTS += test/authn_test
+test_authn_test_SOURCES = test/authn_test.c
+test_authn_test_CFLAGS = $(TEST_CFLAGS)
+test_authn_test_LDADD = $(TEST_LIBS)

@@ -79,3 +79,8 @@ UNIT_TESTS += test/review_body_test
 test_review_body_test_SOURCES = test/review_body_test.c
 test_review_body_test_CFLAGS = $(TEST_CFLAGS)
 test_review_body_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/tls_test
+test_tls_test_SOURCES = test/tls_test.c
+test_tls_test_CFLAGS = $(TEST_CFLAGS)
+test_tls_test_LDADD = $(TEST_LIBS)

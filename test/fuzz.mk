@@ -72,3 +72,13 @@ FUZZ_TESTS += test/fuzz/table_fuzz
 test_fuzz_table_fuzz_SOURCES = test/fuzz/table_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_table_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_table_fuzz_LDADD = $(TEST_LIBS)
+
+# The authentication decoders: the --token-auth-file CSV and service-account
+# JWTs (proto/tokenfile.c, proto/jwt.c).
+FUZZ_TESTS += test/fuzz/tokenfile_fuzz test/fuzz/jwt_fuzz
+test_fuzz_tokenfile_fuzz_SOURCES = test/fuzz/tokenfile_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_tokenfile_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_tokenfile_fuzz_LDADD = proto/libproto.a cache/libcache.a
+test_fuzz_jwt_fuzz_SOURCES = test/fuzz/jwt_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_jwt_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_jwt_fuzz_LDADD = proto/libproto.a cache/libcache.a $(CJSON_LIBS)

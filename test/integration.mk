@@ -21,6 +21,7 @@ INTEGRATION_TESTS = \
 	test/integration/representations_test.py \
 	test/integration/discovery_test.py \
 	test/integration/routes_test.py \
+	test/integration/authn_test.py \
 	test/integration/metrics_test.py \
 	test/integration/resume_test.py \
 	test/integration/relist_test.py \

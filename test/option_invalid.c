@@ -122,7 +122,14 @@ void option_invalid_check(const struct option_spec *specs, size_t n, void *base)
                 parse(specs, n, base, flag, NULL, why, sizeof(why)), RW_EINVAL);
             assert_non_null(strstr(why, "takes no value"));
             continue;
+        case OPT_BOOL:
+            snprintf(flag, sizeof(flag), "--%s=yes", o->name);
+            assert_int_equal(
+                parse(specs, n, base, flag, NULL, why, sizeof(why)), RW_EINVAL);
+            assert_non_null(strstr(why, "expected true or false"));
+            continue;
         case OPT_STRING:
+        case OPT_LIST:
             break;
         }
         for (size_t j = 0; j < nforms; j++)

@@ -221,12 +221,23 @@ class Ringwatch:
     restart one where its clients expect it)."""
 
     def __init__(self, etcd, *args, resources="pods,configmaps", etcd_url=None,
-                 wait=True, port=None):
+                 wait=True, port=None, tls=None, listen="127.0.0.1", token=None):
+        """tls: a dict with "cert" and "key" (served), "ca" (the CA that
+        signed them, for clients) and optionally "client_ca"
+        (--client-ca-file); then get() and friends speak HTTPS.  listen:
+        the host --listen gives (clients always use 127.0.0.1).  token: a
+        bearer token every get() sends (authentication)."""
         self.port = port or free_port()
+        self.tls = tls
+        self.token = token
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
-        cmd = [RINGWATCH, "--listen", "127.0.0.1:%d" % self.port,
+        cmd = [RINGWATCH, "--listen", "%s:%d" % (listen, self.port),
                "--upstream", etcd_url or etcd.url,
                "--resources", resources] + list(args)
+        if tls:
+            cmd += ["--tls-cert-file", tls["cert"], "--tls-private-key-file", tls["key"]]
+            if tls.get("client_ca"):
+                cmd += ["--client-ca-file", tls["client_ca"]]
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
         _cleanups.append(self.stop)
         if wait:
@@ -274,12 +285,31 @@ class Ringwatch:
 
     @property
     def url(self):
-        return "http://127.0.0.1:%d" % self.port
+        return "%s://127.0.0.1:%d" % ("https" if self.tls else "http", self.port)
 
-    def get(self, path, headers=None, timeout=10):
+    @property
+    def https_url(self):
+        return "https://127.0.0.1:%d" % self.port
+
+    def ssl_context(self, cert=None, key=None, alpn=None):
+        """A client TLS context trusting tls["ca"], with a client
+        certificate when cert/key are given, offering alpn (a list)."""
+        return ssl_context(self.tls["ca"], cert, key, alpn)
+
+    def connection(self, timeout=10, context=None):
+        """An http.client connection: HTTPS when tls was given."""
+        if self.tls:
+            return http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout,
+                                               context=context or self.ssl_context())
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+    def get(self, path, headers=None, timeout=10, context=None):
         """GET path; returns (status, headers dict, body bytes)."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        conn.request("GET", path, headers=headers or {})
+        conn = self.connection(timeout, context)
+        headers = dict(headers or {})
+        if self.token and "Authorization" not in headers:
+            headers["Authorization"] = "Bearer " + self.token
+        conn.request("GET", path, headers=headers)
         resp = conn.getresponse()
         body = resp.read()
         hdrs = {k.lower(): v for k, v in resp.getheaders()}
@@ -307,8 +337,10 @@ class Ringwatch:
         eq(status, want_status, "GET %s status (body %r)" % (path, body[:300]))
         return json.loads(body)
 
-    def watch(self, path, timeout=10, accept="application/json"):
-        return Watch(self.port, path, timeout, accept)
+    def watch(self, path, timeout=10, accept="application/json", context=None):
+        if self.tls and context is None:
+            context = self.ssl_context()
+        return Watch(self.port, path, timeout, accept, context)
 
     def wait_rv(self, rv, path="/api/v1/configmaps", timeout=10):
         """Waits until a LIST of path from the cache (resourceVersion=0)
@@ -339,6 +371,18 @@ class Ringwatch:
             if line.startswith(want + " "):
                 return float(line.split(" ", 1)[1])
         return None
+
+
+def ssl_context(ca, cert=None, key=None, alpn=None):
+    """A client TLS context trusting the CA file ca (server name checked),
+    presenting cert/key when given, offering the ALPN protocols alpn."""
+    import ssl
+    ctx = ssl.create_default_context(cafile=ca)
+    if cert:
+        ctx.load_cert_chain(cert, key)
+    if alpn:
+        ctx.set_alpn_protocols(alpn)
+    return ctx
 
 
 class Kubectl:
@@ -390,8 +434,10 @@ class Watch:
     returns one decoded event, None when the stream ended cleanly (the
     last chunk), or raises socket.timeout."""
 
-    def __init__(self, port, path, timeout, accept="application/json"):
+    def __init__(self, port, path, timeout, accept="application/json", context=None):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        if context:  # HTTPS
+            self.sock = context.wrap_socket(self.sock, server_hostname="127.0.0.1")
         self.sock.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                            "Accept: %s\r\n\r\n" % (path, accept)).encode())
         self.buf = b""
@@ -415,7 +461,8 @@ class Watch:
     def _recv(self, deadline):
         import select
         left = deadline - time.time()
-        if left <= 0 or not select.select([self.sock], [], [], left)[0]:
+        pending = getattr(self.sock, "pending", lambda: 0)()  # TLS: decrypted already
+        if not pending and (left <= 0 or not select.select([self.sock], [], [], left)[0]):
             raise socket.timeout("watch read timed out")
         data = self.sock.recv(65536)
         if not data:

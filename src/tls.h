@@ -1,0 +1,175 @@
+/*
+ * tls.h: TLS (OpenSSL 3) as a transport (transport.h), client side (the
+ * etcd client, ringwatch-fleet) and server side (the listener).  The tls
+ * module family (src/tls*.c) is the only code that includes OpenSSL's
+ * headers; everything else sees contexts and transports.
+ *
+ * A TLS transport is libevent's OpenSSL bufferevent over the socket (the
+ * SSL's BIO is the socket itself), so that conn_h1, conn_h2 and h2_client
+ * read and write plaintext through transport_bev exactly as over a plain
+ * transport, and the handshake happens before the connection's
+ * BEV_EVENT_CONNECTED (client side) or before the listener hands the
+ * connection on (server side).  The fast paths go to the same SSL:
+ * transport_writev gathers its iovec batch (at most TLS_BATCH_MAX bytes)
+ * into one staging buffer shared by every connection and makes ONE
+ * SSL_write of it (partial writes enabled: it takes whole records while
+ * the socket has room); transport_readv decrypts straight into the
+ * caller's iovecs.  The SSL keeps no buffer while idle
+ * (SSL_MODE_RELEASE_BUFFERS), and the kernel's TLS (kTLS) is asked for
+ * (SSL_OP_ENABLE_KTLS): where the kernel offers it, records are encrypted
+ * in the kernel.
+ */
+#ifndef TLS_H
+#define TLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+struct transport;
+struct tls_client;
+
+/* Plaintext bytes per transport_writev at most: one SSL_write of up to
+ * four full records. */
+#define TLS_BATCH_MAX (4 * 16384)
+
+/* What a client side context is made of.  Paths are read at once by
+ * tls_client_new (never again). */
+struct tls_client_config {
+    const char *ca_file;     /* PEM CA bundle the server's certificate
+                                must chain to; NULL: the system's */
+    const char *cert_file;   /* PEM client certificate (chain); NULL:
+                                none (then key_file must be NULL too) */
+    const char *key_file;    /* PEM private key of cert_file */
+    const char *server_name; /* SNI (a DNS name only) and the name or IP
+                                address the server's certificate must be
+                                valid for; NULL: no name check */
+    const char *alpn;        /* one ALPN protocol offered ("h2"); NULL:
+                                none.  When set, a server that picks
+                                another one fails the handshake */
+    /* Names of the options the files came from, for error messages
+     * ("--etcd-certfile /x: no such file"); NULL: "CA file",
+     * "certificate file", "key file". */
+    const char *ca_option, *cert_option, *key_option;
+};
+
+/*
+ * Makes a client side context: TLS 1.2 or 1.3, the server's certificate
+ * verified against ca_file and server_name.  Loads and checks the files
+ * now.  Returns NULL with a message in why (why_len bytes) naming the file
+ * (by its option name) and OpenSSL's reason: "--etcd-certfile /x: No such
+ * file or directory", "--etcd-keyfile /k: key does not match
+ * certificate", "--etcd-certfile given without --etcd-keyfile".
+ */
+struct tls_client *tls_client_new(const struct tls_client_config *cfg,
+                                   char *why, size_t why_len);
+
+/* Frees c; transports made from it keep what they need (the SSL_CTX is
+ * reference counted).  NULL is a no-op. */
+void tls_client_free(struct tls_client *c);
+
+/*
+ * transport.h's transport_client_fn for TLS: arg is a struct tls_client.
+ * The caller connects transport_bev (bufferevent_socket_connect); the
+ * handshake follows, and only its success is reported as
+ * BEV_EVENT_CONNECTED; a failed one is BEV_EVENT_ERROR, with
+ * tls_client_last_error saying why.  Takes ownership of fd on every path.
+ */
+struct transport *tls_client_transport(struct event_base *base, int fd,
+                                       void *arg);
+
+/*
+ * Why the latest failed handshake of a transport made from c failed, as
+ * OpenSSL says it ("certificate verify failed: self-signed certificate in
+ * certificate chain", "tlsv13 alert certificate required", "no
+ * application protocol"); "" when none failed with a TLS reason (a
+ * socket error: errno).
+ */
+const char *tls_client_last_error(const struct tls_client *c);
+
+/* ---- the server side ---- */
+
+struct tls_server;
+
+/* The lowest TLS version a server accepts (--tls-min-version). */
+enum tls_version {
+    TLS_VERSION_12, /* VersionTLS12, the default */
+    TLS_VERSION_13, /* VersionTLS13 */
+};
+
+/* What a server side context is made of (kube-apiserver's flags). */
+struct tls_server_config {
+    const char *cert_file;      /* --tls-cert-file: PEM chain, leaf first */
+    const char *key_file;       /* --tls-private-key-file */
+    const char *client_ca_file; /* --client-ca-file: clients may present a
+                                   certificate (asked for, never
+                                   required); NULL: none asked for */
+    enum tls_version min_version;
+};
+
+/*
+ * Makes a server side context: cert_file and key_file served (they must
+ * match), ALPN "h2" then "http/1.1" (the client's h2 is picked when it
+ * offers it; a client offering only other protocols fails the handshake
+ * with no_application_protocol, as Go's crypto/tls), a client certificate
+ * asked for when client_ca_file is set and verified against it without
+ * ever failing the handshake: the result is the transport's
+ * transport_peer, for the authenticator (kube-apiserver's x509
+ * authenticator answers 401 on a bad certificate, not an alert).  The
+ * configuration's strings are copied.  NULL with why (naming the option
+ * and file) on failure.
+ */
+struct tls_server *tls_server_new(const struct tls_server_config *cfg,
+                                  char *why, size_t why_len);
+
+/* Frees s; open connections keep their context (reference counted).
+ * NULL is a no-op. */
+void tls_server_free(struct tls_server *s);
+
+/*
+ * Re-reads the files into a new context that new connections use (open
+ * ones keep theirs).  On failure the old context stays and why says why
+ * (RW_EINVAL).  Counted in tls_stats (reloads_ok, reloads_failed).
+ */
+int tls_server_reload(struct tls_server *s, char *why, size_t why_len);
+
+/* Whether a file of s changed (modification time, size or inode) since
+ * it was last read; a file that cannot be read counts as changed. */
+bool tls_server_files_changed(struct tls_server *s);
+
+/* The transport of an accepted connection on fd: the handshake runs when
+ * the bufferevent is enabled for reading; its end is BEV_EVENT_CONNECTED
+ * (BEV_EVENT_ERROR on failure).  Takes ownership of fd on every path;
+ * NULL on failure. */
+struct transport *tls_server_transport(struct tls_server *s,
+                                       struct event_base *base, int fd);
+
+/* Why t's handshake failed, as OpenSSL says it ("wrong version number",
+ * "no shared cipher"); NULL when it did not fail with a TLS reason. */
+const char *tls_transport_error(const struct transport *t);
+
+/* Whether the kernel offers TLS offload (kTLS: Linux's tls module loaded)
+ * and this OpenSSL can use it; why says which is missing otherwise. */
+bool tls_ktls_available(char *why, size_t why_len);
+
+/* The protocol ALPN settled on a TLS transport after its handshake: "h2",
+ * "http/1.1", or NULL (none). */
+const char *tls_transport_alpn(const struct transport *t);
+
+/* Process-wide counters of the TLS transports (for /metrics and tests). */
+struct tls_stats {
+    uint64_t ssl_writes;        /* SSL_write calls by transport_writev */
+    uint64_t handshakes_ok;     /* completed handshakes */
+    uint64_t handshakes_failed; /* failed ones */
+    uint64_t ktls_send;         /* open connections whose records the
+                                   kernel encrypts (kTLS send) */
+    uint64_t ktls_recv;         /* ... and decrypts (kTLS receive) */
+    uint64_t reloads_ok;        /* server certificate reloads */
+    uint64_t reloads_failed;
+};
+
+/* The counters; live, updated by the transports. */
+const struct tls_stats *tls_stats(void);
+
+#endif
