@@ -429,7 +429,8 @@ bool authn_pod_in_cache(void *arg, const char *ns, const char *name,
     int64_t when;
     bool there = false;
 
-    if (!resource_ready(pods))
+    /* A relist keeps serving the last complete list: so does this. */
+    if (!watchcache_initialized(resource_cache(pods)))
         return false;
     key = resource_type_key(resource_type(pods), ns, name);
     o = store_get(watchcache_store(resource_cache(pods)), key, strlen(key));

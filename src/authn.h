@@ -35,7 +35,9 @@
  *    is issued in the future"); namespace, name and uid present.  A token
  *    bound to a pod (claim kubernetes.io.pod) is valid only while
  *    pod_exists says that pod is there with that uid (the apiserver's
- *    GetPod check; deleted more than 60 s ago counts as gone).  Legacy
+ *    GetPod check; deleted more than 60 s ago counts as gone).
+ *    The ServiceAccount object itself is not looked up (ringwatch need
+ *    not cache service accounts).  Legacy
  *    secret-based tokens (iss "kubernetes/serviceaccount", the
  *    kubernetes.io/serviceaccount/... claims) are accepted only when that
  *    issuer is listed in --service-account-issuer; their secret and
@@ -107,7 +109,8 @@ void authn_counts(const struct authn *a,
                   uint64_t out[AUTHN_RESULTS][AUTHN_METHODS]);
 
 /* The authn_pod_fn over a pods resource (arg: its struct resource *): the
- * pod's object in its cache.  False while the cache is not ready. */
+ * pod's object in its cache (during a relist, the last complete list's).
+ * False before the first list has completed. */
 bool authn_pod_in_cache(void *arg, const char *ns, const char *name,
                         const char *uid, time_t now);
 

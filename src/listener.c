@@ -404,7 +404,6 @@ static void listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
                                struct sockaddr *sa, int salen, void *arg)
 {
     struct listener *l = arg;
-    struct bufferevent *bev;
 
     l->accepted++;
     if (l->cfg.max_connections > 0 &&
@@ -416,6 +415,13 @@ static void listener_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
         evutil_closesocket(fd);
         return;
     }
+    listener_adopt_socket(l, fd);
+}
+
+void listener_adopt_socket(struct listener *l, int fd)
+{
+    struct bufferevent *bev;
+
     socket_setup(l, fd);
     if (l->cfg.tls != NULL) {
         listener_peek(l, fd);

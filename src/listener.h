@@ -2,12 +2,26 @@
  * listener.h: one listening address of the serving front.
  *
  * A listener accepts TCP connections on one loopback or configured
- * address, sniffs each connection's first bytes (the HTTP/2 client preface
- * "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" means HTTP/2 with prior knowledge,
- * anything else HTTP/1.x, a TLS ClientHello is refused for now) and hands
- * it to conn_h1 or conn_h2, which turn requests into streams (stream.h)
- * for the one request handler.  It keeps the list of its connections so
- * that it can close them all, and counts them for /metrics.
+ * address, sniffs each connection's first bytes and hands it to conn_h1
+ * or conn_h2, which turn requests into streams (stream.h) for the one
+ * request handler.  It keeps the list of its connections so that it can
+ * close them all, and counts them for /metrics.
+ *
+ * Sniffing, in order:
+ *  - with TLS configured (front_config.tls), the first byte, peeked at on
+ *    the socket: 0x16 (a TLS handshake record: a ClientHello) starts TLS,
+ *    the handshake due within header_timeout; after it, ALPN "h2" goes to
+ *    conn_h2, "http/1.1" or none to the plaintext sniff below (over TLS).
+ *    A failed handshake (garbage, an unknown ALPN, a version below
+ *    --tls-min-version) closes the connection after OpenSSL's alert.  Any
+ *    other first byte is plaintext: sniffed below when plaintext is
+ *    served next to TLS (tls_plaintext), else answered as Go's net/http
+ *    does, "HTTP/1.0 400 Bad Request" with "Client sent an HTTP request to
+ *    an HTTPS server.", and closed.
+ *  - the plaintext: the HTTP/2 client preface
+ *    "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" means HTTP/2 with prior
+ *    knowledge, anything else HTTP/1.x; without TLS configured, a first
+ *    byte 0x16 (a ClientHello) is closed at once.
  */
 #ifndef LISTENER_H
 #define LISTENER_H
@@ -76,6 +90,10 @@ void listener_drain(struct listener *l);
  * protocol, then hands t to conn_h1 or conn_h2.  Takes ownership of t on
  * every path. */
 void listener_adopt(struct listener *l, struct transport *t);
+
+/* Starts serving fd, an accepted socket, as if accepted on l: its socket
+ * options, then the sniffing above.  Takes ownership of fd. */
+void listener_adopt_socket(struct listener *l, int fd);
 
 /* Closes every connection at once, those already closing included; each
  * open stream gets its on_close (listener_free without closing the

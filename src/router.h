@@ -20,6 +20,12 @@
  * options are validated; /metrics refuses only a header the apiserver
  * would answer in Prometheus' protobuf format and that accepts no text).
  * Every error is a Kubernetes Status.
+ *
+ * Before any of that, every request but "OPTIONS *" is authenticated
+ * (authn.h), as the apiserver's filter chain does before routing: bad or
+ * refused credentials are 401 Unauthorized, whatever the path or method.
+ * The identity lives for the request's handling in router_handle, the
+ * place the authorizer and the review endpoints read it.
  */
 #ifndef ROUTER_H
 #define ROUTER_H

@@ -73,6 +73,11 @@ test_fuzz_table_fuzz_SOURCES = test/fuzz/table_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_table_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_table_fuzz_LDADD = $(TEST_LIBS)
 
+FUZZ_TESTS += test/fuzz/sniff_fuzz
+test_fuzz_sniff_fuzz_SOURCES = test/fuzz/sniff_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_sniff_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_sniff_fuzz_LDADD = $(TEST_LIBS)
+
 # The authentication decoders: the --token-auth-file CSV and service-account
 # JWTs (proto/tokenfile.c, proto/jwt.c).
 FUZZ_TESTS += test/fuzz/tokenfile_fuzz test/fuzz/jwt_fuzz

@@ -40,7 +40,8 @@ INTEGRATION_TESTS = \
 	test/integration/kubectl_commands_test.py \
 	test/integration/cli_test.py \
 	test/integration/signals_test.py \
-	test/integration/seeded_test.py
+	test/integration/seeded_test.py \
+	test/integration/tls_front_test.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py test/integration/pki.py \
 	test/integration/h2raw.py

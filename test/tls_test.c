@@ -10,7 +10,9 @@
  * name, an unknown ALPN fail the handshake with a clear reason; the
  * server's transport_peer reports the client certificate (verified or
  * why not) without failing the handshake; bad files are clear errors;
- * a reload makes new connections use the new pair.
+ * a reload makes new connections use the new pair; h2_client and the
+ * listener's conn_h2 work unchanged over TLS, a burst of frames going out
+ * in one SSL_write per flushed batch.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,7 +32,12 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "cache/rbuf.h"
 #include "cache/rw.h"
+#include "proto/frame.h"
+#include "src/h2_client.h"
+#include "src/listener.h"
+#include "src/stream.h"
 #include "src/tls.h"
 #include "src/transport.h"
 
@@ -595,6 +602,102 @@ static void test_reload(void **state)
     tls_server_free(srv);
 }
 
+/* ---- the front over TLS: conn_h2 under the listener, h2_client ---- */
+
+#define EVENTS 2000
+#define EVENT_BYTES 100
+
+struct h2_run {
+    size_t got;
+    bool closed, bad;
+    uint32_t error;
+};
+
+static void events_handler(struct stream *s, void *arg)
+{
+    char payload[EVENT_BYTES];
+
+    stream_begin(s, 200, "application/json", -1);
+    for (int i = 0; i < EVENTS; i++) {
+        struct rbuf *f;
+
+        memset(payload, 'a' + i % 26, sizeof(payload));
+        f = frame_from(payload, sizeof(payload));
+        stream_write_frame(s, f);
+        rbuf_unref(f);
+    }
+    stream_end(s);
+}
+
+static void h2_data_cb(const uint8_t *data, size_t len, void *arg)
+{
+    struct h2_run *r = arg;
+
+    for (size_t i = 0; i < len; i++)
+        r->bad |= data[i] == 0;
+    r->got += len;
+}
+
+static void h2_stream_close_cb(uint32_t error_code, void *arg)
+{
+    struct h2_run *r = arg;
+
+    r->closed = true;
+    r->error = error_code;
+}
+
+static void h2_connect_cb(struct h2_client *c, void *arg)
+{
+    static const struct h2_client_stream_callbacks cbs = {
+        .on_data = h2_data_cb, .on_close = h2_stream_close_cb};
+
+    assert_non_null(
+        h2_client_request(c, "GET", "/events", NULL, NULL, 0, 0, &cbs, arg));
+}
+
+/* h2_client and conn_h2 unchanged over TLS: a response of EVENTS frames
+ * written at once arrives whole, in far fewer SSL_writes than frames
+ * (one per flushed batch). */
+static void test_front_h2_over_tls(void **state)
+{
+    struct tls_client *cli = client("ca.crt", NULL, "127.0.0.1", "h2");
+    struct tls_server *srv = server("server", false, TLS_VERSION_12);
+    struct event_base *base = event_base_new();
+    struct front_config fc;
+    struct listener *l;
+    struct h2_client_config hc = {.transport = tls_client_transport,
+                                  .transport_arg = cli};
+    struct h2_client_callbacks cbs = {.on_connect = h2_connect_cb};
+    struct h2_run run = {0};
+    struct h2_client *c;
+    uint64_t writes;
+    char port[16];
+
+    listener_config_defaults(&fc);
+    fc.tls = srv;
+    fc.tls_plaintext = false;
+    l = listener_new(base, "127.0.0.1:0", &fc, events_handler, NULL);
+    assert_non_null(l);
+    snprintf(port, sizeof(port), "%d", listener_port(l));
+    writes = tls_stats()->ssl_writes;
+    c = h2_client_new(base, "127.0.0.1", port, &hc, &cbs, &run);
+    for (int i = 0; i < 5000 && !run.closed; i++)
+        event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK),
+            usleep(i > 200 ? 1000 : 0);
+    assert_true(run.closed);
+    assert_int_equal(run.error, 0);
+    assert_false(run.bad);
+    assert_true(run.got >= (size_t)EVENTS * EVENT_BYTES);
+    writes = tls_stats()->ssl_writes - writes;
+    print_message("%d frames, %d bytes: %d SSL_writes\n", EVENTS, (int)run.got, (int)writes);
+    assert_true(writes < EVENTS / 20);
+    h2_client_free(c);
+    listener_free(l);
+    event_base_free(base);
+    tls_client_free(cli);
+    tls_server_free(srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -610,6 +713,7 @@ int main(void)
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_min_version_13),
         cmocka_unit_test(test_reload),
+        cmocka_unit_test(test_front_h2_over_tls),
     };
 
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

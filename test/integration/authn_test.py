@@ -5,8 +5,8 @@ cluster's key would sign them), the apiserver's 401 Status for every bad
 credential (never anonymous), --anonymous-auth on and off, kubectl with
 --token, a pod-bound token refused once its pod's key is deleted from
 etcd, a bad token file refused at startup naming its line, and the
-attempts on /metrics.  Client certificates (x509) run too once ringwatch
-has a TLS front (--tls-cert-file); they are skipped until then."""
+attempts on /metrics; over the TLS front, client certificates (x509:
+verified, expired, another CA's, without CN) and kubectl with --token."""
 import base64
 import subprocess
 import tempfile
@@ -146,7 +146,7 @@ def check_kubectl(rw, ca):
     out = kubectl.run("--certificate-authority", ca, "--token", "s3cret-alice",
                       "get", "pods", "-A")
     eq(out.returncode, 0, "kubectl --token get pods (%s)" % out.stderr)
-    check("web-1" in out.stdout, "kubectl lists the pod: %r", out.stdout)
+    check("web-2" in out.stdout, "kubectl lists the pod: %r", out.stdout)
     out = kubectl.run("--certificate-authority", ca, "--token", "wrong",
                       "get", "pods", "-A")
     check(out.returncode != 0 and ("Unauthorized" in out.stderr or
@@ -159,6 +159,18 @@ def check_pod_bound(rw, etcd, ec):
     stale = "Bearer " + mint(ec, sa_claims(pod=("web-1", "an-older-uid")), "ES256")
     ok(rw, "/api/v1/pods", tok, "a token bound to a pod that exists")
     unauthorized(rw, "/api/v1/pods", stale, "a token bound to another uid")
+    # deletion begun (deletionTimestamp): within the apiserver's 60 s of
+    # leeway the token still works, past it not
+    for ago, works in ((10, True), (120, False)):
+        p = pod("default", "web-1", "pod-uid-1")
+        p["metadata"]["deletionTimestamp"] = time.strftime(
+            "%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - ago))
+        rw.wait_rv(etcd.put("/registry/pods/default/web-1", p), "/api/v1/pods")
+        (ok if works else unauthorized)(
+            rw, "/api/v1/pods", tok, "a token whose pod is terminating for %d s" % ago)
+    rv = etcd.put("/registry/pods/default/web-1", pod("default", "web-1", "pod-uid-1"))
+    rw.wait_rv(rv, "/api/v1/pods")
+    ok(rw, "/api/v1/pods", tok, "the pod back")
     rv = etcd.delete("/registry/pods/default/web-1")
     rw.wait_rv(rv, "/api/v1/pods")
     unauthorized(rw, "/api/v1/pods", tok, "a token whose pod was deleted")
@@ -189,52 +201,43 @@ def check_metrics(rw):
     check(anon and anon >= 5, "anonymous refusals counted: %r", anon)
 
 
-def check_x509(etcd, tmp, tokens):
-    """Client certificates: needs the TLS front (--tls-cert-file)."""
-    helptext = subprocess.run([RINGWATCH, "--help"], capture_output=True,
-                              text=True).stdout
-    if "--tls-cert-file" not in helptext:
-        print("x509 cases skipped: ringwatch has no TLS front yet")
-        return
-    import ssl
-    ca = pki.CA(dir=tmp)
-    cert, key = ca.server()
-    rw = Ringwatch(etcd, "--tls-cert-file", cert, "--tls-private-key-file", key,
-                   "--client-ca-file", ca.path("ca.crt"),
-                   "--token-auth-file", tokens, "--anonymous-auth=false",
-                   "--authorization-mode=AlwaysAllow", wait=False)
+def check_tls(etcd, tmp, tokens):
+    """Over the TLS front: client certificates (x509), and kubectl with
+    --token (clientcmd sends credentials over TLS only)."""
+    for sub in ("ca", "other"):
+        os.makedirs(os.path.join(tmp, sub))
+    ca = pki.CA(dir=os.path.join(tmp, "ca"))
     other = pki.CA(name="other-ca", dir=os.path.join(tmp, "other"))
+    cert, key = ca.server()
+    rw = Ringwatch(etcd, "--token-auth-file", tokens, "--anonymous-auth=false",
+                   tls={"cert": cert, "key": key, "ca": ca.cert,
+                        "client_ca": ca.cert},
+                   token="s3cret-alice")
 
     def get(client=None, authorization=None):
-        ctx = ssl.create_default_context(cafile=ca.path("ca.crt"))
-        if client:
-            ctx.load_cert_chain(*client)
-        conn = http.client.HTTPSConnection("127.0.0.1", rw.port, context=ctx,
-                                           timeout=10)
-        conn.request("GET", "/api/v1/pods",
-                     headers={"Authorization": authorization} if authorization else {})
+        ctx = rw.ssl_context(*(client or (None, None)))
+        headers = {"Authorization": authorization} if authorization else {}
+        conn = rw.connection(context=ctx)
+        conn.request("GET", "/api/v1/pods", headers=headers)
         resp = conn.getresponse()
         body = resp.read()
         conn.close()
-        return resp.status, body
+        return resp.status, json.loads(body)
 
-    deadline = time.time() + 20
-    while True:
-        try:
-            if get(ca.client("alice", ["dev"]))[0] == 200:
-                break
-        except OSError:
-            pass
-        check(time.time() < deadline, "TLS ringwatch not ready")
-        time.sleep(0.1)
     eq(get(ca.client("alice", ["dev"]))[0], 200, "a verified client certificate")
-    status, body = get(ca.client("alice", name="expired", end="200101000000Z"))
-    eq((status, json.loads(body)), (401, UNAUTHORIZED), "an expired certificate")
-    status, body = get(other.client("mallory"), "Bearer s3cret-alice")
-    eq((status, json.loads(body)), (401, UNAUTHORIZED),
+    eq(get(ca.client("alice", name="expired", end="200101000000Z")),
+       (401, UNAUTHORIZED), "an expired certificate")
+    eq(get(other.client("mallory"), "Bearer s3cret-alice"), (401, UNAUTHORIZED),
        "a certificate of another CA, even with a good token")
-    eq(get(None)[0], 401, "no certificate, anonymous off")
+    eq(get(ca.client("", ["dev"], name="nocn"), "Bearer s3cret-bob")[0], 200,
+       "a certificate without CN names nobody: the token decides")
+    eq(get(ca.client("", ["dev"], name="nocn2"))[0], 401,
+       "a certificate without CN and no token, anonymous off")
+    eq(get()[1], UNAUTHORIZED, "no certificate, anonymous off")
     eq(get(None, "Bearer s3cret-alice")[0], 200, "a token over TLS")
+    rw.wait_rv(etcd.put("/registry/pods/default/web-2",
+                        pod("default", "web-2", "pod-uid-2")), "/api/v1/pods")
+    check_kubectl(rw, ca.cert)
     rw.stop()
 
 
@@ -264,7 +267,7 @@ def main():
     check_metrics(rw)
     rw.stop()
     check_anonymous_on(etcd, tokens, rsa_pub)
-    check_x509(etcd, tmp, tokens)
+    check_tls(etcd, tmp, tokens)
 
 
 if __name__ == "__main__":

@@ -78,7 +78,7 @@ policy = policy
 unique_subject = no
 copy_extensions = none
 [policy]
-commonName = supplied
+commonName = optional
 organizationName = optional
 """ % (self.dir, self.path(self.name + ".index"), self.path(self.name + ".serial"),
        self.dir, self.cert, self.key))
@@ -104,8 +104,9 @@ organizationName = optional
     def client(self, user, groups=(), name=None, start=None, end=None):
         """A client certificate for user (CN) in groups (O values);
         returns (cert, key) paths.  start/end make it not yet valid or
-        expired: e.g. end="200101000000Z"."""
-        subj = "".join("/O=" + g for g in groups) + "/CN=" + user
+        expired: e.g. end="200101000000Z".  user "": no CN at all (a
+        certificate that names nobody)."""
+        subj = "".join("/O=" + g for g in groups) + ("/CN=" + user if user else "")
         return self._sign(name or "client-" + user.replace(":", "_"), subj, [
             "extendedKeyUsage=clientAuth",
             "keyUsage=critical,digitalSignature"], start, end)
