@@ -15,6 +15,7 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
@@ -42,6 +43,7 @@ struct h2_stream {
     bool headers_done : 1; /* header block complete */
     bool request_done : 1; /* END_STREAM received */
     bool body_too_large : 1; /* its DATA passed STREAM_MAX_BODY: 413 */
+    bool awaiting : 1;       /* counted in the set's awaiting */
     bool dispatched : 1;
     bool closed : 1;   /* nghttp2 closed it (or the connection died) */
     bool deferred : 1; /* the data source returned DEFERRED */
@@ -95,6 +97,19 @@ static struct h2_stream *stream_new(struct h2_streams *ss, int32_t id)
     return st;
 }
 
+/* st's body is coming (true) or it is dispatched or gone (false). */
+static void h2_stream_awaiting(struct h2_streams *ss, struct h2_stream *st,
+                               bool awaiting)
+{
+    if (st->awaiting == awaiting)
+        return;
+    st->awaiting = awaiting;
+    if (awaiting && ss->awaiting++ == 0)
+        ss->awaiting_since_ms = clock_mono_ms();
+    else if (!awaiting)
+        ss->awaiting--;
+}
+
 /* on_close (once), then frees st.  nghttp2 no longer refers to st: it
  * closed the stream, or the session is being deleted. */
 static void h2_stream_free(struct h2_streams *ss, struct h2_stream *st)
@@ -102,6 +117,7 @@ static void h2_stream_free(struct h2_streams *ss, struct h2_stream *st)
     LIST_REMOVE(st, link);
     if (st->dispatched)
         ss->live--;
+    h2_stream_awaiting(ss, st, false);
     stream_finish(&st->base);
     h2_body_clear(&st->body);
     h2_req_free(st->req);
@@ -135,6 +151,7 @@ static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
 
     st->dispatched = true;
     ss->live++;
+    h2_stream_awaiting(ss, st, false);
     st->req = NULL;
     rv = h2_req_apply(r, &st->base);
     h2_req_free(r);
@@ -180,6 +197,8 @@ void h2_stream_run_work(struct h2_streams *ss)
             h2_stream_free(ss, st);
         else if (h2_stream_ready(st))
             h2_dispatch(ss, st);
+        else if (st->headers_done && !st->dispatched)
+            h2_stream_awaiting(ss, st, true);
         else
             stream_drained(&st->base);
     }

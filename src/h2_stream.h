@@ -50,6 +50,11 @@ struct h2_streams {
     LIST_HEAD(h2_stream_list, h2_stream) all; /* not yet freed */
     STAILQ_HEAD(h2_stream_fifo, h2_stream) work;
     uint32_t live;     /* dispatched streams not yet freed */
+    /* Requests whose header block is complete and whose body is still
+     * coming (not yet dispatched), and since when there has been one: the
+     * connection holds them to header_timeout from then (conn_h2.c). */
+    uint32_t awaiting;
+    uint64_t awaiting_since_ms;
     uint32_t open;     /* request streams nghttp2 has open, refused aside */
     uint32_t refusing; /* refused streams whose RST_STREAM is not sent */
     bool dirty;        /* something for nghttp2_session_send */

@@ -6,12 +6,14 @@ plaintext port); the reviews in discovery with the verb create; JSON
 bodies over HTTP/1.1 (Content-Length and chunked) and HTTP/2 (curl); the
 apiserver's refusals of bad bodies (400, 415, 422), 405 with the Allow of
 each path, and 413 beyond the 3 MiB body limit, without the body being
-read first."""
+read first; an HTTP/2 body held to --header-timeout."""
 import http.client
 import shutil
 import socket
 
 from harness import *
+from h2raw import (DATA, END_HEADERS, END_STREAM, HEADERS, H2Client, error_name,
+                   h2_frame, h2_request_headers)
 
 SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 SSR = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
@@ -177,6 +179,32 @@ def h2_cases(rw, tmp):
     eq(json.loads(p.stdout)["status"], {"allowed": True}, "HTTP/2 SSAR answer")
 
 
+def h2_body_timeout(etcd):
+    """An HTTP/2 request body is held to --header-timeout from the end of
+    its header block, as an HTTP/1.1 one is from its first byte: one that
+    trickles in time is served, one that stops is cut (GOAWAY), well
+    before --idle-timeout."""
+    rw = Ringwatch(etcd, "--header-timeout", "2", "--idle-timeout", "60",
+                   resources="configmaps")
+    head = h2_request_headers(SSAR, "POST", extra=[("content-type", "application/json")])
+    body = json.dumps({"spec": {"resourceAttributes": {"verb": "get"}}}).encode()
+    c = H2Client(rw.port, open_windows=True)
+    c.send(h2_frame(HEADERS, END_HEADERS, 1, head) + h2_frame(DATA, 0, 1, body[:5]))
+    c.settle(1)
+    check(1 not in c.status, "answered before its body ended")
+    c.send(h2_frame(DATA, END_STREAM, 1, body[5:]))
+    check(c.until(lambda: 1 in c.ended), "trickled body not answered")
+    eq(json.loads(c.data[1])["status"], {"allowed": True}, "trickled body's answer")
+    started = time.time()
+    c.send(h2_frame(HEADERS, END_HEADERS, 3, head) + h2_frame(DATA, 0, 3, body[:5]))
+    check(c.closed(10), "a body that stops: connection not closed")
+    took = time.time() - started
+    check(1.5 < took < 6, "a body that stops: closed after %.1fs", took)
+    check(c.goaway is not None and error_name(c.goaway[1]) == "NO_ERROR",
+          "a body that stops: GOAWAY %r", c.goaway)
+    c.close()
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rw-review-")
     defer(lambda: shutil.rmtree(tmp, ignore_errors=True))
@@ -191,6 +219,7 @@ def main():
     body_cases(rw)
     limit_cases(rw)
     h2_cases(rw, tmp)
+    h2_body_timeout(etcd)
 
 
 if __name__ == "__main__":
