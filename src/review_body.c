@@ -407,6 +407,15 @@ static int pb_strings(struct pb b, char **out[], size_t n, const char **why)
     return rc == RW_ENOTFOUND ? RW_OK : RW_EINVAL;
 }
 
+/* A message of kind k that does not decode: 400, Go's proto words. */
+static int pb_fail(const struct review_kind *k, const char *why,
+                   struct review_error *err)
+{
+    return fail(err, 400, "BadRequest",
+                "%s in version \"v1\" cannot be handled as a %s: proto: %s",
+                k->kind, k->kind, why);
+}
+
 /* The runtime.Unknown envelope of a protobuf body: the magic, typeMeta
  * checked against k, and *raw the object's message. */
 static int pb_envelope(const char *body, size_t len,
@@ -438,9 +447,7 @@ static int pb_envelope(const char *body, size_t len,
     if (rc == RW_ENOTFOUND)
         rc = check_names(kind ? kind : "", av ? av : "", k, err);
     else
-        rc = fail(err, 400, "BadRequest",
-                  "%s in version \"v1\" cannot be handled as a %s: proto: %s",
-                  k->kind, k->kind, why);
+        rc = pb_fail(k, why, err);
     free(av);
     free(kind);
     return rc;
@@ -477,9 +484,7 @@ static int pb_access(const char *body, size_t len, struct review_access *a,
                         : pb_strings(f.bytes, non, RW_ARRAY_LEN(non), &why);
     }
     if (rc != RW_ENOTFOUND && rc != RW_OK)
-        return fail(err, 400, "BadRequest",
-                    "%s in version \"v1\" cannot be handled as a %s: proto: %s",
-                    access_kind.kind, access_kind.kind, why);
+        return pb_fail(&access_kind, why, err);
     a->resource_request = has_res;
     return check_spec(has_res, has_non, err);
 }
