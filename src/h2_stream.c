@@ -30,6 +30,9 @@
 #include "src/stream_impl.h"
 
 #define H2_STACK_NV 16
+/* Request body bytes a connection holds at once, all its streams still
+ * receiving theirs together: one body at the limit, and as much again. */
+#define H2_BODY_BUDGET (2 * (size_t)STREAM_MAX_BODY)
 
 struct h2_stream {
     struct stream base; /* first: struct stream * converts */
@@ -44,6 +47,8 @@ struct h2_stream {
     bool request_done : 1; /* END_STREAM received */
     bool body_too_large : 1; /* its DATA passed STREAM_MAX_BODY: 413 */
     bool awaiting : 1;       /* counted in the set's awaiting */
+    bool refused : 1;        /* reset REFUSED_STREAM: over H2_BODY_BUDGET */
+    size_t kept;             /* body bytes kept, in the set's body_bytes */
     bool dispatched : 1;
     bool closed : 1;   /* nghttp2 closed it (or the connection died) */
     bool deferred : 1; /* the data source returned DEFERRED */
@@ -110,6 +115,14 @@ static void h2_stream_awaiting(struct h2_streams *ss, struct h2_stream *st,
         ss->awaiting--;
 }
 
+/* st's kept body bytes no longer count against the connection's
+ * budget (dispatched, refused or gone). */
+static void h2_stream_unkeep(struct h2_streams *ss, struct h2_stream *st)
+{
+    ss->body_bytes -= st->kept;
+    st->kept = 0;
+}
+
 /* on_close (once), then frees st.  nghttp2 no longer refers to st: it
  * closed the stream, or the session is being deleted. */
 static void h2_stream_free(struct h2_streams *ss, struct h2_stream *st)
@@ -118,6 +131,7 @@ static void h2_stream_free(struct h2_streams *ss, struct h2_stream *st)
     if (st->dispatched)
         ss->live--;
     h2_stream_awaiting(ss, st, false);
+    h2_stream_unkeep(ss, st);
     stream_finish(&st->base);
     h2_body_clear(&st->body);
     h2_req_free(st->req);
@@ -152,6 +166,7 @@ static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
     st->dispatched = true;
     ss->live++;
     h2_stream_awaiting(ss, st, false);
+    h2_stream_unkeep(ss, st);
     st->req = NULL;
     rv = h2_req_apply(r, &st->base);
     h2_req_free(r);
@@ -181,7 +196,7 @@ static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
  * (END_STREAM) when its method has one (stream_body); or refused. */
 static bool h2_stream_ready(const struct h2_stream *st)
 {
-    if (st->dispatched || !st->headers_done)
+    if (st->dispatched || !st->headers_done || st->refused)
         return false;
     return st->request_done || st->body_too_large ||
            !h2_req_has_body(st->req);
@@ -197,7 +212,7 @@ void h2_stream_run_work(struct h2_streams *ss)
             h2_stream_free(ss, st);
         else if (h2_stream_ready(st))
             h2_dispatch(ss, st);
-        else if (st->headers_done && !st->dispatched)
+        else if (st->headers_done && !st->dispatched && !st->refused)
             h2_stream_awaiting(ss, st, true);
         else
             stream_drained(&st->base);
@@ -323,7 +338,10 @@ static int h2_stream_frame_recv_cb(nghttp2_session *session,
 
 /* DATA of a request: kept (h2_req_body_add) until it is dispatched, when
  * its method has a body; dropped otherwise (flow control is nghttp2's,
- * automatic). */
+ * automatic).  A connection keeps at most H2_BODY_BUDGET bytes of bodies
+ * at once: the stream whose DATA would pass it is reset REFUSED_STREAM
+ * (RFC 9113 8.7: not processed, the client may retry it), so that many
+ * streams cannot each hold a body at the limit. */
 static int h2_stream_data_cb(nghttp2_session *session, uint8_t flags,
                              int32_t stream_id, const uint8_t *data,
                              size_t len, void *user_data)
@@ -332,13 +350,28 @@ static int h2_stream_data_cb(nghttp2_session *session, uint8_t flags,
     struct h2_stream *st = h2_stream_get(session, stream_id);
 
     (void)flags;
-    if (st == NULL || st->req == NULL || st->body_too_large ||
+    if (st == NULL || st->req == NULL || st->body_too_large || st->refused ||
         !h2_req_has_body(st->req))
         return 0;
+    if (len > H2_BODY_BUDGET - ss->body_bytes) {
+        st->refused = true;
+        h2_stream_unkeep(ss, st);
+        log_debug("h2_stream: stream %d refused: request bodies over %zu "
+                  "bytes on the connection",
+                  stream_id, H2_BODY_BUDGET);
+        nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, stream_id,
+                                  NGHTTP2_REFUSED_STREAM);
+        h2_stream_schedule(ss);
+        return 0;
+    }
     if (h2_req_body_add(st->req, data, len, STREAM_MAX_BODY) != RW_OK) {
         st->body_too_large = true;
+        h2_stream_unkeep(ss, st);
         work_push(ss, st);
+        return 0;
     }
+    st->kept += len;
+    ss->body_bytes += len;
     return 0;
 }
 

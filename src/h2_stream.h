@@ -11,7 +11,9 @@
  * dispatched at the end of its header block (END_HEADERS), not at
  * END_STREAM; a request of another method once its body is complete
  * (END_STREAM: its DATA is kept for stream_body, up to STREAM_MAX_BODY,
- * 413 RequestEntityTooLarge as soon as it passes it); once its
+ * 413 RequestEntityTooLarge as soon as it passes it; the connection's
+ * streams keep at most twice that together, a stream passing it is reset
+ * REFUSED_STREAM); once its
  * response is complete (END_STREAM sent) a stream whose request has not
  * ended is reset with NO_ERROR (RFC 9113 8.1, as Go's server), so that a
  * client cannot keep an answered stream open.
@@ -55,6 +57,7 @@ struct h2_streams {
      * connection holds them to header_timeout from then (conn_h2.c). */
     uint32_t awaiting;
     uint64_t awaiting_since_ms;
+    size_t body_bytes; /* request bodies kept, not yet dispatched */
     uint32_t open;     /* request streams nghttp2 has open, refused aside */
     uint32_t refusing; /* refused streams whose RST_STREAM is not sent */
     bool dirty;        /* something for nghttp2_session_send */
