@@ -11,9 +11,10 @@
  * be, a request smuggling risk) and only then handed to http-parser, which
  * extracts its fields; the body is read by h1_head's reader, not by
  * http-parser, and kept for the stream (stream_body: at most
- * STREAM_MAX_BODY bytes, 413 beyond) unless the method is GET or HEAD.  A request refused there (400, 413, 414,
- * 431, 501, 505; 417 for an Expect other than 100-continue, as Go's
- * server) gets a Kubernetes Status with Connection: close.
+ * STREAM_MAX_BODY bytes, 413 beyond) unless the method is GET or HEAD.
+ * A request refused there (400, 413, 414, 431, 501, 505; 417 for an
+ * Expect other than 100-continue, as Go's server) gets a Kubernetes
+ * Status with Connection: close.
  * Requests are answered one at a time in order (sequential
  * pipelining): once a request is complete the parser is paused, and bytes
  * of later requests wait in the input buffer until the current stream has
@@ -103,17 +104,17 @@ struct conn_h1 {
     struct bufferevent *bev;  /* the transport's buffered stream */
     struct h1_stream *stream; /* being answered; NULL between requests */
     http_parser parser;
-    struct h1_req *req; /* while a request is being parsed */
+    struct h1_req *req;        /* while a request is being parsed */
     struct evbuffer *req_body; /* its body being kept; NULL: none yet */
-    enum h1_body body;  /* of the response being sent */
-    enum h1_wait wait;  /* as the timeouts are set */
-    bool keep_alive;    /* the connection outlives this response */
-    bool eof;           /* the client shut down its side */
-    bool closing;       /* answering no more: flushing, then lingering */
-    bool lingering;     /* write side shut; discarding input */
-    bool dead;          /* done: the registry's reaper frees it */
-    bool tail_ref;      /* output's last piece is a reference */
-    size_t lingered;    /* bytes discarded */
+    enum h1_body body;         /* of the response being sent */
+    enum h1_wait wait;         /* as the timeouts are set */
+    bool keep_alive;           /* the connection outlives this response */
+    bool eof;                  /* the client shut down its side */
+    bool closing;              /* answering no more: flushing, then lingering */
+    bool lingering;            /* write side shut; discarding input */
+    bool dead;                 /* done: the registry's reaper frees it */
+    bool tail_ref;             /* output's last piece is a reference */
+    size_t lingered;           /* bytes discarded */
 };
 
 static const struct stream_ops h1_ops;

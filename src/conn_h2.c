@@ -46,12 +46,12 @@
  * trickled CONTINUATION, a HEADERS frame still arriving) must end within
  * header_timeout of its start, and a request body (h2_stream.h: a request
  * that is not a GET or HEAD waits for END_STREAM) within header_timeout
- * of the end of the first header block still waiting for its body, and the connection is closed idle_timeout
- * after its last stream ended and its output was flushed (PING and
- * SETTINGS do not extend it, as Go's http2 server); it must also keep
- * reading its output meanwhile.  Read deadlines are absolute: re-armed
- * with the time left after every read (an answered stream whose request
- * has not ended is reset, h2_stream.h, so it does not stay live).  Where
+ * of the end of the first header block still waiting for its body, and the
+ * connection is closed idle_timeout after its last stream ended and its output
+ * was flushed (PING and SETTINGS do not extend it, as Go's http2 server); it
+ * must also keep reading its output meanwhile.  Read deadlines are absolute:
+ * re-armed with the time left after every read (an answered stream whose
+ * request has not ended is reset, h2_stream.h, so it does not stay live). Where
  * header blocks begin and end on the wire is h2_in's to follow.
  *
  * Input reaches nghttp2 through h2_in: a frame at a time, each frame

@@ -214,7 +214,7 @@ struct rbuf *discovery_json_group(const struct resource_type *const *types,
 static const char *verbs(const struct resource_type *rt)
 {
     return rt->key_prefix == NULL ? ",\"verbs\":[\"create\"]"
-                           : ",\"verbs\":[\"get\",\"list\",\"watch\"]";
+                                  : ",\"verbs\":[\"get\",\"list\",\"watch\"]";
 }
 
 /* Short names and categories, when the type has any. */

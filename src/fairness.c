@@ -28,11 +28,11 @@
 struct fair_req {
     struct fairness *f;
     struct stream *s;
-    struct identity *id;                /* a reference while queued */
-    struct fair_flow *flow;             /* while queued */
-    TAILQ_ENTRY(fair_req) in_flow;      /* its flow's queue */
-    TAILQ_ENTRY(fair_req) in_arrival;   /* every queued request */
-    uint64_t deadline_ms;               /* refused then, if still queued */
+    struct identity *id;              /* a reference while queued */
+    struct fair_flow *flow;           /* while queued */
+    TAILQ_ENTRY(fair_req) in_flow;    /* its flow's queue */
+    TAILQ_ENTRY(fair_req) in_arrival; /* every queued request */
+    uint64_t deadline_ms;             /* refused then, if still queued */
     fairness_serve_fn serve;
     void *arg;
     bool seated;
@@ -53,9 +53,9 @@ struct fairness {
     struct event *kick;  /* dispatches queued requests to free seats */
     struct event *timer; /* the oldest queued request's deadline */
     LIST_HEAD(, fair_flow) buckets[FAIRNESS_BUCKETS];
-    TAILQ_HEAD(, fair_flow) ring;   /* flows with a queued request */
-    struct fair_req_list arrival;   /* in_arrival */
-    unsigned in_use;                /* seats taken */
+    TAILQ_HEAD(, fair_flow) ring; /* flows with a queued request */
+    struct fair_req_list arrival; /* in_arrival */
+    unsigned in_use;              /* seats taken */
     unsigned queued;
     struct metrics_fairness stats;
 };

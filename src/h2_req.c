@@ -110,8 +110,8 @@ int h2_req_body_add(struct h2_req *r, const uint8_t *data, size_t len,
         return RW_ELIMIT;
     }
     if (r->body_len + len + 1 > r->body_cap) {
-        r->body_cap = RW_MAX(RW_MAX(r->body_cap * 2, r->body_len + len + 1),
-                             (size_t)256);
+        r->body_cap =
+            RW_MAX(RW_MAX(r->body_cap * 2, r->body_len + len + 1), (size_t)256);
         r->body = xrealloc(r->body, r->body_cap);
     }
     memcpy(r->body + r->body_len, data, len);

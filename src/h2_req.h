@@ -30,8 +30,8 @@ void h2_req_add(struct h2_req *r, const uint8_t *name, size_t namelen,
                 const uint8_t *value, size_t valuelen, size_t max_bytes);
 
 /* Whether the request keeps a body: its :method is there and is neither
- * GET nor HEAD (stream_method_has_body); meaningful once the header block
- * is complete.  Requests that do not are dispatched at END_HEADERS. */
+ * GET nor HEAD (stream_body); meaningful once the header block is
+ * complete.  Requests that do not are dispatched at END_HEADERS. */
 bool h2_req_has_body(const struct h2_req *r);
 
 /* Appends len bytes of DATA to the body.  RW_OK; RW_ELIMIT when the body

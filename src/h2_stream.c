@@ -41,14 +41,14 @@ struct h2_stream {
     STAILQ_ENTRY(h2_stream) work; /* on the work FIFO (in_work) */
     struct h2_req *req;           /* until dispatch */
     struct h2_body body;          /* the response body not yet framed */
+    size_t kept; /* request body bytes kept, in the set's body_bytes */
     int32_t id;
     bool in_work : 1;
-    bool headers_done : 1; /* header block complete */
-    bool request_done : 1; /* END_STREAM received */
+    bool headers_done : 1;   /* header block complete */
+    bool request_done : 1;   /* END_STREAM received */
     bool body_too_large : 1; /* its DATA passed STREAM_MAX_BODY: 413 */
     bool awaiting : 1;       /* counted in the set's awaiting */
     bool refused : 1;        /* reset REFUSED_STREAM: over H2_BODY_BUDGET */
-    size_t kept;             /* body bytes kept, in the set's body_bytes */
     bool dispatched : 1;
     bool closed : 1;   /* nghttp2 closed it (or the connection died) */
     bool deferred : 1; /* the data source returned DEFERRED */
@@ -198,8 +198,7 @@ static bool h2_stream_ready(const struct h2_stream *st)
 {
     if (st->dispatched || !st->headers_done || st->refused)
         return false;
-    return st->request_done || st->body_too_large ||
-           !h2_req_has_body(st->req);
+    return st->request_done || st->body_too_large || !h2_req_has_body(st->req);
 }
 
 /* Does what nghttp2's callbacks recorded, now that nghttp2 has returned. */
@@ -343,8 +342,8 @@ static int h2_stream_frame_recv_cb(nghttp2_session *session,
  * (RFC 9113 8.7: not processed, the client may retry it), so that many
  * streams cannot each hold a body at the limit. */
 static int h2_stream_data_cb(nghttp2_session *session, uint8_t flags,
-                             int32_t stream_id, const uint8_t *data,
-                             size_t len, void *user_data)
+                             int32_t stream_id, const uint8_t *data, size_t len,
+                             void *user_data)
 {
     struct h2_streams *ss = user_data;
     struct h2_stream *st = h2_stream_get(session, stream_id);

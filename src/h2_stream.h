@@ -51,7 +51,7 @@ struct h2_streams {
     struct h2_out *out;      /* the connection's output queue */
     LIST_HEAD(h2_stream_list, h2_stream) all; /* not yet freed */
     STAILQ_HEAD(h2_stream_fifo, h2_stream) work;
-    uint32_t live;     /* dispatched streams not yet freed */
+    uint32_t live; /* dispatched streams not yet freed */
     /* Requests whose header block is complete and whose body is still
      * coming (not yet dispatched), and since when there has been one: the
      * connection holds them to header_timeout from then (conn_h2.c). */

@@ -386,8 +386,9 @@ static void render_fairness(struct sbuf *t, const struct metrics_fairness *f)
     family(t, "ringwatch_fairness_queued", "gauge",
            "Requests waiting for a seat, by flow class.");
     for (int c = 0; c < METRICS_FLOW_CLASSES; c++)
-        sbuf_addf(t, "ringwatch_fairness_queued{flow_class=\"%s\"} %" PRIu64
-                  "\n", cls[c], f->queued[c]);
+        sbuf_addf(t,
+                  "ringwatch_fairness_queued{flow_class=\"%s\"} %" PRIu64 "\n",
+                  cls[c], f->queued[c]);
     family(t, "ringwatch_fairness_dispatched_total", "counter",
            "Requests admitted to be answered, by flow class.");
     for (int c = 0; c < METRICS_FLOW_CLASSES; c++)

@@ -1,7 +1,8 @@
 /*
  * review.c: SelfSubjectAccessReview and SelfSubjectReview (see review.h).
- * Bodies are decoded by review_body.c; the answers are written by hand, as the apiserver encodes the objects
- * (members in its field order, empty ones omitted).
+ * Bodies are decoded by review_body.c; the answers are written by hand, as the
+ * apiserver encodes the objects (members in its field order, empty ones
+ * omitted).
  */
 #include "src/review.h"
 
@@ -95,8 +96,7 @@ static void answer_access(struct stream *s, struct authz *z,
     size_t len;
 
     body = stream_body(s, &len);
-    if (review_decode_access(body, len, req->content_type, &a, &err) !=
-        RW_OK) {
+    if (review_decode_access(body, len, req->content_type, &a, &err) != RW_OK) {
         respond_error(s, &err);
         return;
     }
@@ -112,8 +112,8 @@ static void answer_access(struct stream *s, struct authz *z,
         .path = a.resource_request ? "" : a.path,
     };
     if (z != NULL)
-        allowed = authz_authorize(z, id, &at, reason, sizeof(reason)) ==
-                  AUTHZ_ALLOW;
+        allowed =
+            authz_authorize(z, id, &at, reason, sizeof(reason)) == AUTHZ_ALLOW;
     sbuf_add(&sb, "{\"kind\":\"SelfSubjectAccessReview\",\"apiVersion\":"
                   "\"authorization.k8s.io/v1\",\"metadata\":"
                   "{\"creationTimestamp\":null},\"spec\":{");
@@ -131,8 +131,7 @@ static void answer_access(struct stream *s, struct authz *z,
         add_nonempty(&sb, &comma, "path", a.path);
         add_nonempty(&sb, &comma, "verb", a.verb);
     }
-    sbuf_addf(&sb, "}},\"status\":{\"allowed\":%s",
-              allowed ? "true" : "false");
+    sbuf_addf(&sb, "}},\"status\":{\"allowed\":%s", allowed ? "true" : "false");
     comma = true;
     add_nonempty(&sb, &comma, "reason", reason);
     sbuf_add(&sb, "}}");
@@ -173,8 +172,7 @@ static void answer_self(struct stream *s, const struct identity *id)
     respond_created(s, &sb);
 }
 
-void review_handle(struct stream *s, struct authz *z,
-                   const struct identity *id)
+void review_handle(struct stream *s, struct authz *z, const struct identity *id)
 {
     if (strcmp(stream_request(s)->path, REVIEW_ACCESS_PATH) == 0)
         answer_access(s, z, id);

@@ -25,9 +25,9 @@ struct review_kind {
     const char *api_version; /* "authorization.k8s.io/v1" */
 };
 
-static const struct review_kind access_kind = {
-    "SelfSubjectAccessReview", "authorization.k8s.io",
-    "authorization.k8s.io/v1"};
+static const struct review_kind access_kind = {"SelfSubjectAccessReview",
+                                               "authorization.k8s.io",
+                                               "authorization.k8s.io/v1"};
 static const struct review_kind self_kind = {
     "SelfSubjectReview", "authentication.k8s.io", "authentication.k8s.io/v1"};
 
@@ -80,8 +80,8 @@ static enum media media_of(const char *content_type)
     static const char pb[] = "application/vnd.kubernetes.protobuf";
     size_t len = strcspn(content_type, ";");
 
-    while (len > 0 && (content_type[len - 1] == ' ' ||
-                       content_type[len - 1] == '\t'))
+    while (len > 0 &&
+           (content_type[len - 1] == ' ' || content_type[len - 1] == '\t'))
         len--;
     if (len == 0 ||
         (len == 16 && strncasecmp(content_type, "application/json", 16) == 0))
@@ -171,8 +171,8 @@ static int json_decode(const char *body, size_t len,
 
 /* Go's "cannot be handled as" error of a field of the wrong type: field
  * is its Go path ("SelfSubjectAccessReview.spec"), type its Go type. */
-static int wrong_type(const struct jval *v, const char *field,
-                      const char *type, struct review_error *err)
+static int wrong_type(const struct jval *v, const char *field, const char *type,
+                      struct review_error *err)
 {
     return fail(err, 400, "BadRequest",
                 "%s in version \"v1\" cannot be handled as a %s: json: "
@@ -198,9 +198,9 @@ static int get_string(const struct jval *v, const char *name,
 }
 
 /* Member name of object v as an object (NULL when absent or null). */
-static int get_object(const struct jval *v, const char *name,
-                      const char *field, const char *type,
-                      const struct jval **out, struct review_error *err)
+static int get_object(const struct jval *v, const char *name, const char *field,
+                      const char *type, const struct jval **out,
+                      struct review_error *err)
 {
     const struct jval *m = jval_get(v, name);
 
@@ -246,8 +246,8 @@ static int json_access(const char *body, size_t len, struct review_access *a,
     rc = get_object(root, "spec", "SelfSubjectAccessReview.spec",
                     "v1.SelfSubjectAccessReviewSpec", &spec, err);
     if (rc == RW_OK)
-        rc = get_object(spec, "resourceAttributes", ra,
-                        "v1.ResourceAttributes", &res, err);
+        rc = get_object(spec, "resourceAttributes", ra, "v1.ResourceAttributes",
+                        &res, err);
     if (rc == RW_OK)
         rc = get_object(spec, "nonResourceAttributes", na,
                         "v1.NonResourceAttributes", &non, err);
@@ -258,8 +258,8 @@ static int json_access(const char *body, size_t len, struct review_access *a,
         struct {
             const char *name;
             char **out;
-        } f[] = {{"namespace", &a->ns},     {"verb", &a->verb},
-                 {"group", &a->group},      {"version", &a->version},
+        } f[] = {{"namespace", &a->ns},      {"verb", &a->verb},
+                 {"group", &a->group},       {"version", &a->version},
                  {"resource", &a->resource}, {"subresource", &a->subresource},
                  {"name", &a->name}};
 
@@ -510,9 +510,8 @@ static int unsupported(struct review_error *err)
                 "application/vnd.kubernetes.protobuf");
 }
 
-int review_decode_access(const char *body, size_t len,
-                         const char *content_type, struct review_access *a,
-                         struct review_error *err)
+int review_decode_access(const char *body, size_t len, const char *content_type,
+                         struct review_access *a, struct review_error *err)
 {
     enum media m = media_of(content_type);
     int rc;
@@ -542,4 +541,3 @@ int review_decode_self(const char *body, size_t len, const char *content_type,
         return json_self(body, len, err);
     return pb_envelope(body, len, &self_kind, &raw, err);
 }
-

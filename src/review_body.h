@@ -49,9 +49,8 @@ struct review_error {
  * (review_access_fini frees it).  RW_OK, or RW_EINVAL with *err filled as
  * described at the top.
  */
-int review_decode_access(const char *body, size_t len,
-                         const char *content_type, struct review_access *a,
-                         struct review_error *err);
+int review_decode_access(const char *body, size_t len, const char *content_type,
+                         struct review_access *a, struct review_error *err);
 void review_access_fini(struct review_access *a);
 
 /* Checks a SelfSubjectReview body the same way (its status is ignored, as

@@ -389,8 +389,8 @@ void router_handle(struct stream *s, void *arg)
     if ((id = router_authenticate(rt, s, req)) == NULL)
         return;
     if (rt->cfg.fairness != NULL)
-        fairness_admit(rt->cfg.fairness, s, id,
-                       fairness_exempt(req->path, id), router_admitted, rt);
+        fairness_admit(rt->cfg.fairness, s, id, fairness_exempt(req->path, id),
+                       router_admitted, rt);
     else
         router_route(rt, s, req, id);
     identity_unref(id);

@@ -119,11 +119,6 @@ void stream_set_body(struct stream *s, char *body, size_t len)
     s->body_len = body != NULL ? len : 0;
 }
 
-bool stream_method_has_body(enum stream_method m)
-{
-    return m != STREAM_GET && m != STREAM_HEAD;
-}
-
 const char *stream_body(const struct stream *s, size_t *len)
 {
     *len = s->body_len;

@@ -53,9 +53,9 @@ const struct request *stream_request(const struct stream *s);
  */
 const char *stream_body(const struct stream *s, size_t *len);
 /* Releases the request's strings (path, query, header fields: they
- * then read "") and its body, keeping its method and HTTP version: for long-lived
- * streams (watches) that no longer need them, so that ten thousand idle
- * watches do not keep ten thousand copies of their query strings. */
+ * then read "") and its body, keeping its method and HTTP version: for
+ * long-lived streams (watches) that no longer need them, so that ten thousand
+ * idle watches do not keep ten thousand copies of their query strings. */
 void stream_forget_request(struct stream *s);
 /* 1 for HTTP/1.x, 2 for HTTP/2. */
 int stream_protocol(const struct stream *s);

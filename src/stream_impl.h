@@ -127,9 +127,6 @@ void stream_set_request(struct stream *s, int http_version, const char *method,
  * by s from now on (freed with the stream).  Before dispatch. */
 void stream_set_body(struct stream *s, char *body, size_t len);
 
-/* Whether a request of this method keeps its body (not GET, HEAD). */
-bool stream_method_has_body(enum stream_method m);
-
 /* The transport will carry nothing more for s (see the top of this file).
  * Idempotent. */
 void stream_gone(struct stream *s);

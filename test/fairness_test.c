@@ -81,8 +81,8 @@ static struct fake_stream *admit(struct fx *x, struct identity *id,
         fake_stream_new("GET", "/api/v1/pods", "", NULL, 2);
 
     fairness_admit(x->f, &fs->s, id,
-                   fairness_exempt(stream_request(&fs->s)->path, id),
-                   serve_cb, (void *)tag);
+                   fairness_exempt(stream_request(&fs->s)->path, id), serve_cb,
+                   (void *)tag);
     return fs;
 }
 

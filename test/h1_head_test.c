@@ -285,8 +285,9 @@ static void test_reader(void **state)
                                    (size_t)len, &r.head, why, sizeof(why)),
                      0);
     h1_head_reader_head_done(&r, in, (size_t)len);
-    assert_int_equal(h1_head_reader_body(&r, in, NULL, 100, 10, &status, why, 128),
-                     H1_READER_DONE);
+    assert_int_equal(
+        h1_head_reader_body(&r, in, NULL, 100, 10, &status, why, 128),
+        H1_READER_DONE);
     assert_int_equal(evbuffer_get_length(in), 4);
     evbuffer_drain(in, 4);
 
@@ -332,8 +333,9 @@ static void test_reader(void **state)
     r.head_done = true;
     r.head.framing = H1_FRAMING_CHUNKED;
     evbuffer_add_printf(in, "20\r\n%032d\r\n0\r\n\r\n", 0);
-    assert_int_equal(h1_head_reader_body(&r, in, NULL, 100, 16, &status, why, 128),
-                     RW_EINVAL);
+    assert_int_equal(
+        h1_head_reader_body(&r, in, NULL, 100, 16, &status, why, 128),
+        RW_EINVAL);
     assert_int_equal(status, 413);
     evbuffer_free(in);
 }

@@ -127,8 +127,7 @@ static void test_body(void **state)
                      RW_OK);
     assert_int_equal(h2_req_body_add(r, (const uint8_t *)"x", 1, 10),
                      RW_ELIMIT);
-    assert_int_equal(h2_req_body_add(r, (const uint8_t *)"", 0, 10),
-                     RW_ELIMIT);
+    assert_int_equal(h2_req_body_add(r, (const uint8_t *)"", 0, 10), RW_ELIMIT);
     h2_req_free(r);
 }
 

@@ -73,11 +73,10 @@ static void body_kept(struct h1_reader *r, struct evbuffer *in)
     rw_assert(evbuffer_get_length(keep) <= 1024);
     if (rc == H1_READER_DONE)
         rw_assert(evbuffer_get_length(keep) ==
-                  (r->head.framing == H1_FRAMING_CHUNKED
-                       ? r->chunked.data
-                       : r->head.framing == H1_FRAMING_LENGTH
-                             ? r->head.content_length
-                             : 0));
+                  (r->head.framing == H1_FRAMING_CHUNKED ? r->chunked.data
+                   : r->head.framing == H1_FRAMING_LENGTH
+                       ? r->head.content_length
+                       : 0));
     else if (rc < 0)
         rw_assert((status == 400 || status == 413) && why[0] != '\0');
     evbuffer_free(copy);

@@ -22,8 +22,8 @@ static void check_error(const struct review_error *err)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const types[] = {
-        "application/json", "application/vnd.kubernetes.protobuf"};
+    static const char *const types[] = {"application/json",
+                                        "application/vnd.kubernetes.protobuf"};
     /* a copy of exactly size bytes, so that a read past it is caught */
     char *body = malloc(size ? size : 1);
 
