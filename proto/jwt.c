@@ -205,8 +205,8 @@ int jwt_parse(const char *token, size_t len, struct jwt *out, char *why,
 
 void jwt_fini(struct jwt *j)
 {
-    char **strings[] = {&j->alg,     &j->kid,    &j->typ,      &j->iss,
-                        &j->sub,     &j->ns,     &j->sa_name,  &j->sa_uid,
+    char **strings[] = {&j->alg,      &j->kid,    &j->typ,     &j->iss,
+                        &j->sub,      &j->ns,     &j->sa_name, &j->sa_uid,
                         &j->pod_name, &j->pod_uid};
 
     for (size_t i = 0; i < RW_ARRAY_LEN(strings); i++)

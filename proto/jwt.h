@@ -44,10 +44,10 @@ struct jwt {
     bool has_exp, has_nbf, has_iat;
     int64_t exp, nbf, iat; /* seconds since the epoch */
     /* private claims, from either format; "" when absent */
-    bool legacy;   /* the legacy claims were present */
-    char *ns;      /* the service account's namespace */
+    bool legacy; /* the legacy claims were present */
+    char *ns;    /* the service account's namespace */
     char *sa_name, *sa_uid;
-    bool has_pod;  /* kubernetes.io.pod present */
+    bool has_pod; /* kubernetes.io.pod present */
     char *pod_name, *pod_uid;
     /* What the signature covers: the token up to its second dot
      * (borrowed from the token jwt_parse read), and the signature. */

@@ -31,8 +31,8 @@ static bool csv_eol(struct csv *c)
 {
     if (c->p == c->end)
         return true;
-    if (*c->p == '\n' || (*c->p == '\r' && c->p + 1 < c->end &&
-                          c->p[1] == '\n')) {
+    if (*c->p == '\n' ||
+        (*c->p == '\r' && c->p + 1 < c->end && c->p[1] == '\n')) {
         c->p += *c->p == '\r' ? 2 : 1;
         c->line++;
         return true;
@@ -49,16 +49,16 @@ static int csv_field(struct csv *c, struct sbuf *f, bool *last)
         c->p++;
         for (;;) {
             if (c->p == c->end)
-                return csv_fail(c, start, "extraneous or missing \" in "
-                                          "quoted-field");
+                return csv_fail(c, start,
+                                "extraneous or missing \" in "
+                                "quoted-field");
             if (*c->p == '"' && c->p + 1 < c->end && c->p[1] == '"') {
                 sbuf_addn(f, "\"", 1);
                 c->p += 2;
             } else if (*c->p == '"') {
                 c->p++;
                 break;
-            } else if (*c->p == '\r' && c->p + 1 < c->end &&
-                       c->p[1] == '\n') {
+            } else if (*c->p == '\r' && c->p + 1 < c->end && c->p[1] == '\n') {
                 sbuf_addn(f, "\n", 1); /* Go: \r\n in a quoted field is \n */
                 c->p += 2;
                 c->line++;
@@ -76,8 +76,9 @@ static int csv_field(struct csv *c, struct sbuf *f, bool *last)
         } else if (csv_eol(c)) {
             *last = true;
         } else {
-            return csv_fail(c, c->line, "extraneous or missing \" in "
-                                        "quoted-field");
+            return csv_fail(c, c->line,
+                            "extraneous or missing \" in "
+                            "quoted-field");
         }
         sbuf_addn(f, "", 0);
         return RW_OK;

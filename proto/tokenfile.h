@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 struct tokenfile_row {
-    char *token;   /* "" for a record the apiserver skips */
+    char *token; /* "" for a record the apiserver skips */
     char *user;
     char *uid;     /* may be "" */
     char **groups; /* ngroups non-empty names, in file order */

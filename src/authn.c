@@ -68,6 +68,26 @@ static char **strings_copy(const char *const *v, size_t n)
     return out;
 }
 
+/* The comma-separated entries of the n lists at v, empty ones dropped,
+ * into a new array of *count strings. */
+static char **strings_split(const char *const *v, size_t n, size_t *count)
+{
+    char **out = xcalloc(1, sizeof(char *));
+
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *copy = xstrdup(v[i]), *save = NULL;
+
+        for (char *a = strtok_r(copy, ",", &save); a != NULL;
+             a = strtok_r(NULL, ",", &save)) {
+            out = xrealloc(out, (*count + 2) * sizeof(char *));
+            out[(*count)++] = xstrdup(a);
+        }
+        free(copy);
+    }
+    return out;
+}
+
 static void strings_free(char **v, size_t n)
 {
     for (size_t i = 0; v != NULL && i < n; i++)
@@ -163,9 +183,8 @@ static int load_token_file(struct authn *a, const char *path, char *why,
     char what[256];
     int rc = read_file(path, &text, why, why_len);
 
-    if (rc == RW_OK &&
-        tokenfile_parse(text.data, text.len, &tf, what, sizeof(what)) !=
-            RW_OK) {
+    if (rc == RW_OK && tokenfile_parse(text.data, text.len, &tf, what,
+                                       sizeof(what)) != RW_OK) {
         snprintf(why, why_len, "--token-auth-file: %s: %s", path, what);
         rc = RW_EINVAL;
     } else if (rc == RW_OK) {
@@ -195,8 +214,8 @@ static int load_service_accounts(struct authn *a,
     }
     a->keys = tls_sig_keys_new();
     for (size_t i = 0; i < cfg->nkey_files; i++) {
-        if (tls_sig_keys_load(a->keys, cfg->key_files[i], what,
-                              sizeof(what)) != RW_OK) {
+        if (tls_sig_keys_load(a->keys, cfg->key_files[i], what, sizeof(what)) !=
+            RW_OK) {
             snprintf(why, why_len, "--service-account-key-file: %s", what);
             return RW_EINVAL;
         }
@@ -210,10 +229,10 @@ static int load_service_accounts(struct authn *a,
     }
     a->issuers = strings_copy(cfg->issuers, cfg->nissuers);
     a->nissuers = cfg->nissuers;
-    if (cfg->naudiences > 0) {
-        a->audiences = strings_copy(cfg->audiences, cfg->naudiences);
-        a->naudiences = cfg->naudiences;
-    } else {
+    a->audiences =
+        strings_split(cfg->audiences, cfg->naudiences, &a->naudiences);
+    if (a->naudiences == 0) {
+        free(a->audiences);
         a->audiences = strings_copy(cfg->issuers, 1);
         a->naudiences = 1;
     }
@@ -307,10 +326,10 @@ static int sa_check_time(const struct jwt *j, time_t now, char *why,
         return authn_fail(why, why_len, "service account token has expired");
     if (j->has_nbf && now + AUTHN_LEEWAY < j->nbf)
         return authn_fail(why, why_len,
-                       "service account token is not valid yet");
+                          "service account token is not valid yet");
     if (j->has_iat && now + AUTHN_LEEWAY < j->iat)
         return authn_fail(why, why_len,
-                       "service account token is issued in the future");
+                          "service account token is issued in the future");
     return RW_OK;
 }
 
@@ -336,28 +355,28 @@ static int sa_check_claims(const struct authn *a, const struct jwt *j,
 
     if (!sa_audience_ok(a, j))
         return authn_fail(why, why_len,
-                       "token audiences %s is invalid for the target "
-                       "audiences",
-                       j->aud[0]);
+                          "token audiences %s is invalid for the target "
+                          "audiences",
+                          j->aud[0]);
     if ((rc = sa_check_time(j, now, why, why_len)) != RW_OK)
         return rc;
     if (*j->ns == '\0' || *j->sa_name == '\0' || *j->sa_uid == '\0')
         return authn_fail(why, why_len,
-                       "service account token lacks its namespace, name "
-                       "or uid claim");
+                          "service account token lacks its namespace, name "
+                          "or uid claim");
     if (!j->has_pod)
         return RW_OK;
     if (a->pod_exists == NULL)
         return authn_fail(why, why_len,
-                       "service account token bound to pod %s cannot be "
-                       "checked: pods are not served (--resources)",
-                       j->pod_name);
+                          "service account token bound to pod %s cannot be "
+                          "checked: pods are not served (--resources)",
+                          j->pod_name);
     if (*j->pod_name == '\0' || *j->pod_uid == '\0' ||
         !a->pod_exists(a->pod_arg, j->ns, j->pod_name, j->pod_uid, now))
         return authn_fail(why, why_len,
-                       "service account token has been invalidated: pod %s "
-                       "is gone",
-                       j->pod_name);
+                          "service account token has been invalidated: pod %s "
+                          "is gone",
+                          j->pod_name);
     return RW_OK;
 }
 
@@ -402,12 +421,12 @@ static int sa_authenticate(struct authn *a, const char *token, size_t len,
         jwt_fini(&j);
         return RW_ENOTFOUND;
     }
-    if (!tls_sig_verify(a->keys, j.alg, j.signing_input, j.signing_len,
-                        j.sig, j.sig_len))
+    if (!tls_sig_verify(a->keys, j.alg, j.signing_input, j.signing_len, j.sig,
+                        j.sig_len))
         rc = authn_fail(why, why_len,
-                     "service account token signature (alg %s) does not "
-                     "verify with any --service-account-key-file key",
-                     j.alg);
+                        "service account token signature (alg %s) does not "
+                        "verify with any --service-account-key-file key",
+                        j.alg);
     else
         rc = sa_check_claims(a, &j, why, why_len);
     if (rc == RW_OK)
@@ -470,8 +489,7 @@ static bool bearer_token(const char *header, const char **token, size_t *len)
 
 static struct identity *x509_identity(const struct transport_peer *peer)
 {
-    struct identity *id =
-        identity_new(IDENTITY_X509, peer->common_name, NULL);
+    struct identity *id = identity_new(IDENTITY_X509, peer->common_name, NULL);
 
     for (size_t i = 0; i < peer->norganizations; i++)
         identity_add_group(id, peer->organizations[i]);
@@ -506,7 +524,7 @@ static int authn_chain(struct authn *a, const struct request *req,
     *method = IDENTITY_X509;
     if (peer != NULL && peer->presented && !peer->verified)
         return authn_fail(why, why_len, "verifying certificate failed: %s",
-                       peer->error != NULL ? peer->error : "not verified");
+                          peer->error != NULL ? peer->error : "not verified");
     if (peer != NULL && peer->presented && peer->common_name != NULL &&
         *peer->common_name != '\0') {
         *out = x509_identity(peer);
@@ -515,16 +533,16 @@ static int authn_chain(struct authn *a, const struct request *req,
     if (req->authorization != NULL &&
         bearer_token(req->authorization, &token, &len)) {
         rc = authn_token(a, token, len, out, why, why_len);
-        *method = rc == RW_OK ? (*out)->method : jwt_shaped(token, len)
-                                                     ? IDENTITY_SERVICE_ACCOUNT
-                                                     : IDENTITY_TOKEN_FILE;
+        *method = rc == RW_OK              ? (*out)->method
+                  : jwt_shaped(token, len) ? IDENTITY_SERVICE_ACCOUNT
+                                           : IDENTITY_TOKEN_FILE;
         return rc;
     }
     *method = IDENTITY_NONE;
     if (!a->anonymous)
         return authn_fail(why, why_len,
-                       "no credentials, and anonymous requests are "
-                       "refused (--anonymous-auth=false)");
+                          "no credentials, and anonymous requests are "
+                          "refused (--anonymous-auth=false)");
     *out = identity_anonymous();
     return RW_OK;
 }

@@ -71,14 +71,16 @@ typedef bool (*authn_pod_fn)(void *arg, const char *ns, const char *name,
 
 /* What authn_new reads; everything borrowed for the call only. */
 struct authn_config {
-    bool anonymous;          /* --anonymous-auth */
-    const char *token_file;  /* --token-auth-file; NULL: none */
+    bool anonymous;               /* --anonymous-auth */
+    const char *token_file;       /* --token-auth-file; NULL: none */
     const char *const *key_files; /* --service-account-key-file, each */
     size_t nkey_files;
     const char *const *issuers; /* --service-account-issuer, each */
     size_t nissuers;
-    const char *const *audiences; /* --api-audiences; none: the first
-                                     issuer, as the apiserver defaults */
+    const char *const *audiences; /* --api-audiences, each a comma-
+                                     separated list (pflag's StringSlice);
+                                     none: the first issuer, as the
+                                     apiserver defaults */
     size_t naudiences;
     /* How to tell a bound token's pod is still there (authn_pod_in_cache
      * over the pods resource); NULL: pods are not served, and every

@@ -299,7 +299,6 @@ static struct discovery *daemon_discovery(struct daemon *d)
  * resource's cache when pods are served. */
 static void daemon_authn(struct daemon *d)
 {
-    const struct config_list *l = &d->cfg.api_audiences;
     struct authn_config ac = {
         .anonymous = d->cfg.anonymous_auth,
         .token_file = d->cfg.token_auth_file,
@@ -307,22 +306,11 @@ static void daemon_authn(struct daemon *d)
         .nkey_files = d->cfg.service_account_key_files.n,
         .issuers = d->cfg.service_account_issuers.v,
         .nissuers = d->cfg.service_account_issuers.n,
+        .audiences = d->cfg.api_audiences.v,
+        .naudiences = d->cfg.api_audiences.n,
     };
-    char **audiences = NULL, why[1024];
-    size_t n = 0;
+    char why[1024];
 
-    for (size_t i = 0; i < l->n; i++) {
-        char *copy = xstrdup(l->v[i]), *save = NULL;
-
-        for (char *a = strtok_r(copy, ",", &save); a != NULL;
-             a = strtok_r(NULL, ",", &save)) {
-            audiences = xrealloc(audiences, (n + 1) * sizeof(char *));
-            audiences[n++] = xstrdup(a);
-        }
-        free(copy);
-    }
-    ac.audiences = (const char *const *)audiences;
-    ac.naudiences = n;
     for (size_t i = 0; i < d->served.n; i++) {
         const struct resource_type *t = d->served.types[i];
 
@@ -336,9 +324,6 @@ static void daemon_authn(struct daemon *d)
                   "tokens bound to a pod will be refused, since ringwatch "
                   "cannot see whether the pod still exists");
     d->authn = authn_new(&ac, why, sizeof(why));
-    for (size_t i = 0; i < n; i++)
-        free(audiences[i]);
-    free(audiences);
     if (d->authn == NULL) {
         fprintf(stderr, "ringwatch: %s\n", why);
         exit(2);

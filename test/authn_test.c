@@ -293,9 +293,8 @@ static void test_tokenfile_format(void **state)
     char why[256];
 
     (void)state;
-    assert_int_equal(tokenfile_parse(text, sizeof(text) - 1, &tf, why,
-                                     sizeof(why)),
-                     RW_OK);
+    assert_int_equal(
+        tokenfile_parse(text, sizeof(text) - 1, &tf, why, sizeof(why)), RW_OK);
     assert_int_equal(tf.n, 6);
     assert_string_equal(tf.rows[0].token, "t1");
     assert_string_equal(tf.rows[0].user, "alice");
@@ -342,9 +341,9 @@ static void test_tokenfile_bad_rows(void **state)
 
         if (strstr(bad[i].says, "NUL"))
             len = 20;
-        assert_int_equal(tokenfile_parse(bad[i].text, len, &tf, why,
-                                         sizeof(why)),
-                         RW_EINVAL);
+        assert_int_equal(
+            tokenfile_parse(bad[i].text, len, &tf, why, sizeof(why)),
+            RW_EINVAL);
         if (strstr(why, bad[i].says) == NULL)
             fail_msg("case %zu: \"%s\", not \"%s\"", i, why, bad[i].says);
         assert_int_equal(tf.n, 0);
@@ -456,8 +455,8 @@ static void test_x509(void **state)
     struct transport_peer expired = {.presented = true,
                                      .error = "certificate has expired",
                                      .common_name = "alice"};
-    struct transport_peer no_cn = {.presented = true, .verified = true,
-                                   .common_name = ""};
+    struct transport_peer no_cn = {
+        .presented = true, .verified = true, .common_name = ""};
     struct transport_peer none = {0};
     struct authn *a = make(true, "t1,bob,1\n", NULL, NULL, 0, false);
     struct identity *id;
@@ -612,8 +611,8 @@ static void test_sa_refusals(void **state)
     refused(a, tok, "alg HS256");
     free(tok);
     /* the kid does not matter (every key is tried, as the apiserver) */
-    tok = mint("RS256", "rsa.key", "{\"alg\":\"RS256\",\"kid\":\"bogus\"}",
-               good);
+    tok =
+        mint("RS256", "rsa.key", "{\"alg\":\"RS256\",\"kid\":\"bogus\"}", good);
     id = ask_token(a, tok);
     identity_unref(id);
     /* a claim changed after signing */
@@ -643,6 +642,48 @@ static void test_sa_refusals(void **state)
     free(c);
     free(good);
     authn_free(a);
+}
+
+/* --api-audiences: each value a comma-separated list; given, it replaces
+ * the default (the first issuer). */
+static void test_sa_audiences(void **state)
+{
+    const char *issuers[] = {ISSUER, "https://second"};
+    const char *audiences[] = {"x,ringwatch", ",y"};
+    char *key = path("rsa.pub"), why[512];
+    const char *keys[] = {key};
+    struct authn_config cfg = {.key_files = keys,
+                               .nkey_files = 1,
+                               .issuers = issuers,
+                               .nissuers = 2,
+                               .audiences = audiences,
+                               .naudiences = 2,
+                               .pod_exists = fake_pod,
+                               .now = test_clock};
+    struct authn *a = authn_new(&cfg, why, sizeof(why));
+    const char *accepted[] = {"\"ringwatch\"", "\"y\"", "[\"z\",\"x\"]"};
+    const char *other[] = {"\"" ISSUER "\"", "\"x,ringwatch\"", "\"\""};
+
+    (void)state;
+    assert_non_null(a);
+    for (size_t i = 0; i < RW_ARRAY_LEN(accepted); i++) {
+        char *c = claims(accepted[i], NOW + 60, NULL);
+        char *tok = mint("RS256", "rsa.key", NULL, c);
+
+        identity_unref(ask_token(a, tok));
+        free(tok);
+        free(c);
+    }
+    for (size_t i = 0; i < RW_ARRAY_LEN(other); i++) {
+        char *c = claims(other[i], NOW + 60, NULL);
+        char *tok = mint("RS256", "rsa.key", NULL, c);
+
+        refused(a, tok, "audiences");
+        free(tok);
+        free(c);
+    }
+    authn_free(a);
+    free(key);
 }
 
 static void test_sa_pod_bound(void **state)
@@ -702,8 +743,8 @@ static void test_sa_legacy(void **state)
 static void test_jwt_parse(void **state)
 {
     static const char *const bad[] = {
-        "", "a", "a.b", "a.b.c.d", "!!.e30.", "e30.!!.", "e30.e30.!",
-        "W10.e30.", /* header [] */
+        "",        "a",       "a.b",       "a.b.c.d",
+        "!!.e30.", "e30.!!.", "e30.e30.!", "W10.e30.", /* header [] */
     };
     struct jwt j;
     char why[256];
@@ -713,13 +754,11 @@ static void test_jwt_parse(void **state)
 
     (void)state;
     for (size_t i = 0; i < RW_ARRAY_LEN(bad); i++) {
-        assert_int_equal(jwt_parse(bad[i], strlen(bad[i]), &j, why,
-                                   sizeof(why)),
-                         RW_EINVAL);
+        assert_int_equal(
+            jwt_parse(bad[i], strlen(bad[i]), &j, why, sizeof(why)), RW_EINVAL);
         assert_non_null(strstr(why, "malformed token"));
     }
-    assert_int_equal(jwt_parse(tok, strlen(tok), &j, why, sizeof(why)),
-                     RW_OK);
+    assert_int_equal(jwt_parse(tok, strlen(tok), &j, why, sizeof(why)), RW_OK);
     assert_string_equal(j.alg, "RS256");
     assert_string_equal(j.typ, "JWT");
     assert_int_equal(j.naud, 2);
@@ -746,6 +785,7 @@ int main(void)
         cmocka_unit_test(test_sa_rs256_es256),
         cmocka_unit_test(test_sa_key_forms),
         cmocka_unit_test(test_sa_refusals),
+        cmocka_unit_test(test_sa_audiences),
         cmocka_unit_test(test_sa_pod_bound),
         cmocka_unit_test(test_sa_legacy),
         cmocka_unit_test(test_jwt_parse),
