@@ -72,6 +72,11 @@ const struct option_spec config_options[] = {
      "client connections served at once (0: as many as the descriptor "
      "limit allows, less 64 kept for the upstream, the listener and the "
      "log)"},
+    {"max-requests-inflight", OPT_UINT, OFF(max_requests_inflight), 0,
+     1000000, "400", "N",
+     "requests answered at once, watches aside; more wait in per-user "
+     "queues, served round robin, or get 429 (0: no limit), as the "
+     "apiserver's"},
     {"h2-max-streams", OPT_UINT, OFF(h2_max_streams), 1, 100000, "1000", "N",
      "concurrent HTTP/2 streams per connection"},
     {"sndbuf", OPT_BYTES, OFF(sndbuf), 0, 1e9, "0", "BYTES",

@@ -146,6 +146,7 @@ struct config {
     const char *index_fields;   /* RESOURCE=FIELD,... */
     uint64_t max_connections;   /* 0: sized from RLIMIT_NOFILE (main.c) */
     uint64_t h2_max_streams;    /* concurrent streams per connection */
+    uint64_t max_requests_inflight; /* fairness seats (fairness.h); 0: off */
     uint64_t sndbuf;            /* SO_SNDBUF bytes, 0 = kernel default */
     double header_timeout;      /* seconds to send a request's headers */
     double idle_timeout;        /* seconds a connection may sit idle */

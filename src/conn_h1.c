@@ -9,10 +9,12 @@
  * stream: the request being answered.  Each request head is checked strictly
  * first (h1_head.h: http-parser alone is lenient where a proxy in front may not
  * be, a request smuggling risk) and only then handed to http-parser, which
- * extracts its fields; the body is read and discarded by h1_head's
- * reader, not by http-parser.  A request refused there (400, 413, 414,
- * 431, 501, 505; 417 for an Expect other than 100-continue, as Go's
- * server) gets a Kubernetes Status with Connection: close.
+ * extracts its fields; the body is read by h1_head's reader, not by
+ * http-parser, and kept for the stream (stream_body: at most
+ * STREAM_MAX_BODY bytes, 413 beyond) unless the method is GET or HEAD.
+ * A request refused there (400, 413, 414, 431, 501, 505; 417 for an
+ * Expect other than 100-continue, as Go's server) gets a Kubernetes
+ * Status with Connection: close.
  * Requests are answered one at a time in order (sequential
  * pipelining): once a request is complete the parser is paused, and bytes
  * of later requests wait in the input buffer until the current stream has
@@ -71,7 +73,6 @@
 #include "src/stream_impl.h"
 #include "src/transport.h"
 
-#define H1_MAX_BODY (1024 * 1024)   /* request body bytes; beyond: 413 */
 #define H1_LINGER_SECONDS 2         /* lingering close: how long */
 #define H1_LINGER_BYTES (64 * 1024) /* lingering close: how much */
 #define H1_TIMEOUT_FLUSH_SECONDS 2  /* flushing a 408 before close */
@@ -103,16 +104,17 @@ struct conn_h1 {
     struct bufferevent *bev;  /* the transport's buffered stream */
     struct h1_stream *stream; /* being answered; NULL between requests */
     http_parser parser;
-    struct h1_req *req; /* while a request is being parsed */
-    enum h1_body body;  /* of the response being sent */
-    enum h1_wait wait;  /* as the timeouts are set */
-    bool keep_alive;    /* the connection outlives this response */
-    bool eof;           /* the client shut down its side */
-    bool closing;       /* answering no more: flushing, then lingering */
-    bool lingering;     /* write side shut; discarding input */
-    bool dead;          /* done: the registry's reaper frees it */
-    bool tail_ref;      /* output's last piece is a reference */
-    size_t lingered;    /* bytes discarded */
+    struct h1_req *req;        /* while a request is being parsed */
+    struct evbuffer *req_body; /* its body being kept; NULL: none yet */
+    enum h1_body body;         /* of the response being sent */
+    enum h1_wait wait;         /* as the timeouts are set */
+    bool keep_alive;           /* the connection outlives this response */
+    bool eof;                  /* the client shut down its side */
+    bool closing;              /* answering no more: flushing, then lingering */
+    bool lingering;            /* write side shut; discarding input */
+    bool dead;                 /* done: the registry's reaper frees it */
+    bool tail_ref;             /* output's last piece is a reference */
+    size_t lingered;           /* bytes discarded */
 };
 
 static const struct stream_ops h1_ops;
@@ -210,6 +212,8 @@ static void h1_free(struct conn_h1 *c)
     registry_detach(&c->base);
     transport_free(c->t);
     h1_req_free(c->req);
+    if (c->req_body != NULL)
+        evbuffer_free(c->req_body);
     free(c);
 }
 
@@ -384,6 +388,14 @@ static void h1_dispatch(struct conn_h1 *c)
     st->base.req.peer = c->base.peer;
     st->conn = c;
     h1_req_apply(r, &st->base);
+    if (c->req_body != NULL && evbuffer_get_length(c->req_body) > 0) {
+        size_t len = evbuffer_get_length(c->req_body);
+        char *body = xmalloc(len + 1);
+
+        evbuffer_remove(c->req_body, body, len);
+        body[len] = '\0';
+        stream_set_body(&st->base, body, len);
+    }
     c->keep_alive = r->keep_alive;
     h1_req_free(r);
     c->req = NULL;
@@ -443,15 +455,26 @@ static int h1_head_read(struct conn_h1 *c)
     return H1_READER_DONE;
 }
 
-/* Reads and discards the request body; true once it is all in. */
+/* Reads the request body, kept unless the method is GET or HEAD (whose
+ * body is dropped); true once it is all in. */
 static bool h1_body_read(struct conn_h1 *c)
 {
+    enum http_method m = (enum http_method)c->parser.method;
+    struct evbuffer *keep = NULL;
     char why[160];
     int status = 0;
-    int rc =
-        h1_head_reader_body(&c->req->reader, bufferevent_get_input(c->bev),
-                            registry_config(c->base.registry)->max_header_bytes,
-                            H1_MAX_BODY, &status, why, sizeof(why));
+    int rc;
+
+    if (m != HTTP_GET && m != HTTP_HEAD &&
+        c->req->reader.head.framing != H1_FRAMING_NONE) {
+        if (c->req_body == NULL)
+            c->req_body = evbuffer_new();
+        keep = c->req_body;
+    }
+    rc = h1_head_reader_body(
+        &c->req->reader, bufferevent_get_input(c->bev), keep,
+        registry_config(c->base.registry)->max_header_bytes, STREAM_MAX_BODY,
+        &status, why, sizeof(why));
 
     if (rc < 0)
         h1_refuse(c, status, why);

@@ -44,12 +44,14 @@
  * none: a client that holds a complete request holds its slot fairly.
  * One without: a header block begun (HEADERS without END_HEADERS,
  * trickled CONTINUATION, a HEADERS frame still arriving) must end within
- * header_timeout of its start, and the connection is closed idle_timeout
- * after its last stream ended and its output was flushed (PING and
- * SETTINGS do not extend it, as Go's http2 server); it must also keep
- * reading its output meanwhile.  Read deadlines are absolute: re-armed
- * with the time left after every read (an answered stream whose request
- * has not ended is reset, h2_stream.h, so it does not stay live).  Where
+ * header_timeout of its start, and a request body (h2_stream.h: a request
+ * that is not a GET or HEAD waits for END_STREAM) within header_timeout
+ * of the end of the first header block still waiting for its body, and the
+ * connection is closed idle_timeout after its last stream ended and its output
+ * was flushed (PING and SETTINGS do not extend it, as Go's http2 server); it
+ * must also keep reading its output meanwhile.  Read deadlines are absolute:
+ * re-armed with the time left after every read (an answered stream whose
+ * request has not ended is reset, h2_stream.h, so it does not stay live). Where
  * header blocks begin and end on the wire is h2_in's to follow.
  *
  * Input reaches nghttp2 through h2_in: a frame at a time, each frame
@@ -323,10 +325,18 @@ static uint64_t h2_deadline(struct conn_h2 *c)
         c->idle_since_ms = 0;
         return 0;
     }
-    if (c->idle_since_ms == 0 && h2_output_len(c) == 0)
+    if (c->ss.awaiting > 0) /* a request is still arriving: not idle */
+        c->idle_since_ms = 0;
+    else if (c->idle_since_ms == 0 && h2_output_len(c) == 0)
         c->idle_since_ms = clock_mono_ms();
     if (c->in.in_block && cfg->header_timeout > 0)
         deadline = c->in.block_since_ms + cfg->header_timeout * 1000ull;
+    if (c->ss.awaiting > 0 && cfg->header_timeout > 0) {
+        uint64_t body = c->ss.awaiting_since_ms + cfg->header_timeout * 1000ull;
+
+        if (deadline == 0 || body < deadline)
+            deadline = body;
+    }
     if (c->idle_since_ms > 0 && cfg->idle_timeout > 0) {
         idle = c->idle_since_ms + cfg->idle_timeout * 1000ull;
         if (deadline == 0 || idle < deadline)

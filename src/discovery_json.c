@@ -226,7 +226,13 @@ struct rbuf *discovery_json_group(const struct resource_type *const *types,
 /* Resources                                                           */
 /* ------------------------------------------------------------------ */
 
-#define VERBS ",\"verbs\":[\"get\",\"list\",\"watch\"]"
+/* What ringwatch serves of a type: a type not stored (no key_prefix) is
+ * a review, only created (src/review.h). */
+static const char *verbs(const struct resource_type *rt)
+{
+    return rt->key_prefix == NULL ? ",\"verbs\":[\"create\"]"
+                                  : ",\"verbs\":[\"get\",\"list\",\"watch\"]";
+}
 
 /* Short names and categories, when the type has any. */
 static void add_names(struct sbuf *sb, const struct resource_type *rt)
@@ -265,7 +271,7 @@ discovery_json_resource_list(const char *group, const char *version,
         add_member(&sb, false, "singularName", rt->singular);
         sbuf_addf(&sb, ",\"namespaced\":%s", rt->namespaced ? "true" : "false");
         add_member(&sb, false, "kind", rt->kind);
-        sbuf_add(&sb, VERBS);
+        sbuf_add(&sb, verbs(rt));
         add_names(&sb, rt);
         sbuf_add(&sb, "}");
         comma = true;
@@ -291,7 +297,7 @@ static void add_resource_discovery(struct sbuf *sb,
     sbuf_add(sb, "}");
     add_member(sb, false, "scope", rt->namespaced ? "Namespaced" : "Cluster");
     add_member(sb, false, "singularResource", rt->singular);
-    sbuf_add(sb, VERBS);
+    sbuf_add(sb, verbs(rt));
     add_names(sb, rt);
     sbuf_add(sb, "}");
 }

@@ -9,7 +9,8 @@
  * serves, their name order), the versions of a group in the order types
  * list them, the resources of a group version by name (the apiserver
  * installs its paths sorted).  Every resource has verbs get, list and
- * watch (what ringwatch serves), its shortNames and categories when it has
+ * watch (what ringwatch serves; a type without key_prefix, not stored: a
+ * review, src/review.h: create), its shortNames and categories when it has
  * any (resource_type.h), and no subresources; storageVersionHash is not
  * given.
  *

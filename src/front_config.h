@@ -33,10 +33,12 @@ struct front_config {
     unsigned idle_timeout;
     /* Seconds a client has to send a complete request once it began one:
      * HTTP/1.x from the request's first byte to its end (request line,
-     * headers and the body, which is discarded), HTTP/2 from a HEADERS
-     * frame's first byte to the end of its header block (END_HEADERS; the
-     * request is dispatched then) on a connection without another request
-     * being answered, the HTTP/2 preface from its first byte.  Beyond it
+     * headers and the body, stream_body), HTTP/2 from a HEADERS frame's
+     * first byte to the end of its header block (END_HEADERS; a GET or
+     * HEAD is dispatched then) and, for a request with a body, from the
+     * end of the first header block still waiting for its body to that
+     * body's END_STREAM, on a connection without another request being
+     * answered; the HTTP/2 preface from its first byte.  Beyond it
      * the connection is closed (HTTP/1.x answers 408 first, HTTP/2 sends
      * GOAWAY).  Responses, streamed ones (a WATCH) included, are never cut
      * by it.  As kube-apiserver's ReadHeaderTimeout (Go net/http).  0: no

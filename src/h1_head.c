@@ -547,6 +547,8 @@ long h1_head_chunked_feed(struct h1_chunked *ch, const char *p, size_t len,
         int rc = 0;
 
         if (ch->state == CH_DATA) {
+            if (ch->stop_at_data)
+                break;
             size_t take = ch->left < len - i ? (size_t)ch->left : len - i;
 
             ch->left -= take;
@@ -659,29 +661,51 @@ static bool body_due(const struct h1_reader *r)
     return r->head.framing == H1_FRAMING_CHUNKED && !r->chunked.done;
 }
 
-int h1_head_reader_body(struct h1_reader *r, struct evbuffer *in,
-                        size_t max_trailer, uint64_t max_body, int *status,
-                        char *why, size_t why_len)
+/* Takes n bytes of data from the front of in, into keep (NULL: dropped). */
+static void body_take(struct evbuffer *in, struct evbuffer *keep, size_t n)
 {
+    if (keep != NULL)
+        evbuffer_remove_buffer(in, keep, n);
+    else
+        evbuffer_drain(in, n);
+}
+
+int h1_head_reader_body(struct h1_reader *r, struct evbuffer *in,
+                        struct evbuffer *keep, size_t max_trailer,
+                        uint64_t max_body, int *status, char *why,
+                        size_t why_len)
+{
+    struct h1_chunked *ch = &r->chunked;
     struct evbuffer_iovec v;
     long n;
 
     if (r->head.framing == H1_FRAMING_LENGTH && r->body_left > max_body)
         goto too_large;
+    ch->stop_at_data = true;
     while (body_due(r)) {
         if (evbuffer_peek(in, -1, NULL, &v, 1) < 1 || v.iov_len == 0)
             return 0;
         if (r->head.framing == H1_FRAMING_LENGTH) {
             n = (long)(v.iov_len < r->body_left ? v.iov_len : r->body_left);
             r->body_left -= (uint64_t)n;
-        } else if ((n = h1_head_chunked_feed(&r->chunked, v.iov_base, v.iov_len,
+            body_take(in, keep, (size_t)n);
+        } else if (ch->state == CH_DATA) {
+            n = (long)(v.iov_len < ch->left ? v.iov_len : ch->left);
+            ch->left -= (uint64_t)n;
+            ch->data += (uint64_t)n;
+            if (ch->left == 0)
+                ch->state = CH_DATA_CR;
+            body_take(in, keep, (size_t)n);
+        } else if ((n = h1_head_chunked_feed(ch, v.iov_base, v.iov_len,
                                              max_trailer, why, why_len)) < 0) {
             *status = 400;
             return RW_EINVAL;
+        } else {
+            evbuffer_drain(in, (size_t)n);
+            /* a chunk larger than the limit is refused before its data */
+            if (ch->state == CH_DATA && ch->data + ch->left > max_body)
+                goto too_large;
         }
-        evbuffer_drain(in, (size_t)n);
-        if (r->chunked.data > max_body)
-            goto too_large;
     }
     return H1_READER_DONE;
 too_large:

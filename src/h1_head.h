@@ -15,7 +15,7 @@
  * characters in chunk extensions.  conn_h1 therefore checks each request
  * head with h1_head_parse before handing it to http-parser (which then
  * only extracts its fields), and reads bodies itself (h1_head_chunked_feed
- * for chunked ones), discarding them.
+ * for chunked ones), keeping their data for the stream (stream_body).
  *
  * Accepted, as RFC 9112 allows: LF alone as a line terminator (2.2),
  * HTTP/1.2 to HTTP/1.9 as HTTP/1.1 (2.3), empty lines before the request
@@ -83,6 +83,9 @@ struct h1_chunked {
     size_t trailer_bytes;
     uint8_t state;
     bool done; /* the last chunk and the trailer section are in */
+    /* Set by h1_head_reader_body when it keeps the body: feeding stops
+     * at the first byte of chunk data, which the reader moves itself. */
+    bool stop_at_data;
 };
 
 /*
@@ -138,16 +141,21 @@ void h1_head_reader_head_done(struct h1_reader *r, struct evbuffer *in,
                               size_t len);
 
 /*
- * Reads and discards the request body from in (RFC 9112 6.3): the
- * Content-Length bytes or a chunked body (h1_head_chunked_feed, with
- * max_trailer).  Returns H1_READER_DONE once it is all in (what follows
+ * Reads the request body from in (RFC 9112 6.3): the Content-Length
+ * bytes or a chunked body (h1_head_chunked_feed, with max_trailer).  Its
+ * data (without the chunk framing) is moved to keep, or discarded when
+ * keep is NULL.  Returns H1_READER_DONE once it is all in (what follows
  * in in is the next request), 0 while more is due, RW_EINVAL with *status
  * 400 (invalid chunked framing) or 413 (more than max_body bytes of
- * data) and why.
+ * data: a Content-Length above it is refused before any byte is read, a
+ * chunked body as soon as its data would pass it, so at most max_body
+ * bytes are ever kept) and why ("Request entity too large: limit is N",
+ * as kube-apiserver's 413).
  */
 #define H1_READER_DONE 1
 int h1_head_reader_body(struct h1_reader *r, struct evbuffer *in,
-                        size_t max_trailer, uint64_t max_body, int *status,
-                        char *why, size_t why_len);
+                        struct evbuffer *keep, size_t max_trailer,
+                        uint64_t max_body, int *status, char *why,
+                        size_t why_len);
 
 #endif

@@ -28,6 +28,9 @@ struct h2_req {
     bool seen[H2_REQ_COUNT];
     size_t bytes; /* header list size as RFC 9113 6.5.2 counts it */
     bool too_large;
+    char *body; /* the DATA so far, NUL-terminated; NULL: none */
+    size_t body_len, body_cap;
+    bool body_too_large;
 };
 
 struct h2_req *h2_req_new(void)
@@ -37,8 +40,10 @@ struct h2_req *h2_req_new(void)
 
 void h2_req_free(struct h2_req *r)
 {
-    if (r != NULL)
+    if (r != NULL) {
         free(r->buf);
+        free(r->body);
+    }
     free(r);
 }
 
@@ -83,7 +88,39 @@ void h2_req_add(struct h2_req *r, const uint8_t *name, size_t namelen,
     h2_req_append(r, value, valuelen);
 }
 
-int h2_req_apply(const struct h2_req *r, struct stream *s)
+bool h2_req_has_body(const struct h2_req *r)
+{
+    const char *m = r->buf + r->off[H2_REQ_METHOD];
+    size_t len = r->vlen[H2_REQ_METHOD];
+
+    if (!r->seen[H2_REQ_METHOD] || r->too_large)
+        return false;
+    return !(len == 3 && memcmp(m, "GET", 3) == 0) &&
+           !(len == 4 && memcmp(m, "HEAD", 4) == 0);
+}
+
+int h2_req_body_add(struct h2_req *r, const uint8_t *data, size_t len,
+                    size_t max_bytes)
+{
+    if (r->body_too_large || len > max_bytes - r->body_len) {
+        free(r->body);
+        r->body = NULL;
+        r->body_len = r->body_cap = 0;
+        r->body_too_large = true;
+        return RW_ELIMIT;
+    }
+    if (r->body_len + len + 1 > r->body_cap) {
+        r->body_cap =
+            RW_MAX(RW_MAX(r->body_cap * 2, r->body_len + len + 1), (size_t)256);
+        r->body = xrealloc(r->body, r->body_cap);
+    }
+    memcpy(r->body + r->body_len, data, len);
+    r->body_len += len;
+    r->body[r->body_len] = '\0';
+    return RW_OK;
+}
+
+int h2_req_apply(struct h2_req *r, struct stream *s)
 {
     struct stream_value fields[STREAM_FIELD_COUNT];
     const char *v[H2_REQ_COUNT], *path, *q;
@@ -107,5 +144,8 @@ int h2_req_apply(const struct h2_req *r, struct stream *s)
     stream_set_request(s, 20, v[H2_REQ_METHOD], r->vlen[H2_REQ_METHOD], path,
                        path_len, q != NULL ? q + 1 : NULL,
                        q != NULL ? len - path_len - 1 : 0, fields);
+    stream_set_body(s, r->body, r->body_len);
+    r->body = NULL;
+    r->body_len = r->body_cap = 0;
     return RW_OK;
 }

@@ -15,6 +15,7 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include "cache/clock.h"
 #include "cache/rw.h"
 #include "proto/frame.h"
 #include "proto/kjson.h"
@@ -29,6 +30,9 @@
 #include "src/stream_impl.h"
 
 #define H2_STACK_NV 16
+/* Request body bytes a connection holds at once, all its streams still
+ * receiving theirs together: one body at the limit, and as much again. */
+#define H2_BODY_BUDGET (2 * (size_t)STREAM_MAX_BODY)
 
 struct h2_stream {
     struct stream base; /* first: struct stream * converts */
@@ -37,10 +41,14 @@ struct h2_stream {
     STAILQ_ENTRY(h2_stream) work; /* on the work FIFO (in_work) */
     struct h2_req *req;           /* until dispatch */
     struct h2_body body;          /* the response body not yet framed */
+    size_t kept; /* request body bytes kept, in the set's body_bytes */
     int32_t id;
     bool in_work : 1;
-    bool headers_done : 1; /* header block complete: dispatch */
-    bool request_done : 1; /* END_STREAM received */
+    bool headers_done : 1;   /* header block complete */
+    bool request_done : 1;   /* END_STREAM received */
+    bool body_too_large : 1; /* its DATA passed STREAM_MAX_BODY: 413 */
+    bool awaiting : 1;       /* counted in the set's awaiting */
+    bool refused : 1;        /* reset REFUSED_STREAM: over H2_BODY_BUDGET */
     bool dispatched : 1;
     bool closed : 1;   /* nghttp2 closed it (or the connection died) */
     bool deferred : 1; /* the data source returned DEFERRED */
@@ -94,6 +102,27 @@ static struct h2_stream *stream_new(struct h2_streams *ss, int32_t id)
     return st;
 }
 
+/* st's body is coming (true) or it is dispatched or gone (false). */
+static void h2_stream_awaiting(struct h2_streams *ss, struct h2_stream *st,
+                               bool awaiting)
+{
+    if (st->awaiting == awaiting)
+        return;
+    st->awaiting = awaiting;
+    if (awaiting && ss->awaiting++ == 0)
+        ss->awaiting_since_ms = clock_mono_ms();
+    else if (!awaiting)
+        ss->awaiting--;
+}
+
+/* st's kept body bytes no longer count against the connection's
+ * budget (dispatched, refused or gone). */
+static void h2_stream_unkeep(struct h2_streams *ss, struct h2_stream *st)
+{
+    ss->body_bytes -= st->kept;
+    st->kept = 0;
+}
+
 /* on_close (once), then frees st.  nghttp2 no longer refers to st: it
  * closed the stream, or the session is being deleted. */
 static void h2_stream_free(struct h2_streams *ss, struct h2_stream *st)
@@ -101,6 +130,8 @@ static void h2_stream_free(struct h2_streams *ss, struct h2_stream *st)
     LIST_REMOVE(st, link);
     if (st->dispatched)
         ss->live--;
+    h2_stream_awaiting(ss, st, false);
+    h2_stream_unkeep(ss, st);
     stream_finish(&st->base);
     h2_body_clear(&st->body);
     h2_req_free(st->req);
@@ -123,8 +154,9 @@ static void h2_reject(struct h2_stream *st, int status, const char *reason,
 }
 
 /* Hands a complete request to the handler, or answers it: 431 beyond
- * max_header_bytes, 400 without :method or :path, a stream reset for an
- * invalid URL escape in :path (h2_req_apply). */
+ * max_header_bytes, 413 for a body beyond STREAM_MAX_BODY, 400 without
+ * :method or :path, a stream reset for an invalid URL escape in :path
+ * (h2_req_apply). */
 static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
 {
     struct h2_req *r = st->req;
@@ -133,10 +165,17 @@ static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
 
     st->dispatched = true;
     ss->live++;
+    h2_stream_awaiting(ss, st, false);
+    h2_stream_unkeep(ss, st);
     st->req = NULL;
     rv = h2_req_apply(r, &st->base);
     h2_req_free(r);
-    if (rv == RW_ELIMIT) {
+    if (st->body_too_large) {
+        snprintf(msg, sizeof(msg),
+                 "Request entity too large: limit is %d bytes",
+                 STREAM_MAX_BODY);
+        h2_reject(st, 413, "RequestEntityTooLarge", msg);
+    } else if (rv == RW_ELIMIT) {
         snprintf(msg, sizeof(msg),
                  "Request header fields too large: limit is %zu bytes",
                  registry_config(ss->conn->registry)->max_header_bytes);
@@ -153,6 +192,15 @@ static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
     }
 }
 
+/* Whether st's request is complete: its header block, and its body
+ * (END_STREAM) when its method has one (stream_body); or refused. */
+static bool h2_stream_ready(const struct h2_stream *st)
+{
+    if (st->dispatched || !st->headers_done || st->refused)
+        return false;
+    return st->request_done || st->body_too_large || !h2_req_has_body(st->req);
+}
+
 /* Does what nghttp2's callbacks recorded, now that nghttp2 has returned. */
 void h2_stream_run_work(struct h2_streams *ss)
 {
@@ -161,8 +209,10 @@ void h2_stream_run_work(struct h2_streams *ss)
     while ((st = work_pop(ss)) != NULL) {
         if (st->closed)
             h2_stream_free(ss, st);
-        else if (st->headers_done && !st->dispatched)
+        else if (h2_stream_ready(st))
             h2_dispatch(ss, st);
+        else if (st->headers_done && !st->dispatched && !st->refused)
+            h2_stream_awaiting(ss, st, true);
         else
             stream_drained(&st->base);
     }
@@ -271,14 +321,56 @@ static int h2_stream_frame_recv_cb(nghttp2_session *session,
     st = h2_stream_get(session, frame->hd.stream_id);
     if (st == NULL)
         return 0;
-    if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)
+    if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) {
         st->request_done = true;
-    /* the request's header block is complete (END_HEADERS): dispatch */
+        work_push(ss, st); /* its body is complete: dispatch */
+    }
+    /* the request's header block is complete (END_HEADERS): dispatch
+     * when it has no body */
     if (frame->hd.type == NGHTTP2_HEADERS &&
         frame->headers.cat == NGHTTP2_HCAT_REQUEST && !st->headers_done) {
         st->headers_done = true;
         work_push(ss, st);
     }
+    return 0;
+}
+
+/* DATA of a request: kept (h2_req_body_add) until it is dispatched, when
+ * its method has a body; dropped otherwise (flow control is nghttp2's,
+ * automatic).  A connection keeps at most H2_BODY_BUDGET bytes of bodies
+ * at once: the stream whose DATA would pass it is reset REFUSED_STREAM
+ * (RFC 9113 8.7: not processed, the client may retry it), so that many
+ * streams cannot each hold a body at the limit. */
+static int h2_stream_data_cb(nghttp2_session *session, uint8_t flags,
+                             int32_t stream_id, const uint8_t *data, size_t len,
+                             void *user_data)
+{
+    struct h2_streams *ss = user_data;
+    struct h2_stream *st = h2_stream_get(session, stream_id);
+
+    (void)flags;
+    if (st == NULL || st->req == NULL || st->body_too_large || st->refused ||
+        !h2_req_has_body(st->req))
+        return 0;
+    if (len > H2_BODY_BUDGET - ss->body_bytes) {
+        st->refused = true;
+        h2_stream_unkeep(ss, st);
+        log_debug("h2_stream: stream %d refused: request bodies over %zu "
+                  "bytes on the connection",
+                  stream_id, H2_BODY_BUDGET);
+        nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, stream_id,
+                                  NGHTTP2_REFUSED_STREAM);
+        h2_stream_schedule(ss);
+        return 0;
+    }
+    if (h2_req_body_add(st->req, data, len, STREAM_MAX_BODY) != RW_OK) {
+        st->body_too_large = true;
+        h2_stream_unkeep(ss, st);
+        work_push(ss, st);
+        return 0;
+    }
+    st->kept += len;
+    ss->body_bytes += len;
     return 0;
 }
 
@@ -489,6 +581,8 @@ void h2_stream_callbacks(nghttp2_session_callbacks *cbs)
     nghttp2_session_callbacks_set_on_header_callback(cbs, h2_stream_header_cb);
     nghttp2_session_callbacks_set_on_frame_recv_callback(
         cbs, h2_stream_frame_recv_cb);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
+        cbs, h2_stream_data_cb);
     nghttp2_session_callbacks_set_on_frame_send_callback(
         cbs, h2_stream_frame_send_cb);
     nghttp2_session_callbacks_set_on_stream_close_callback(cbs,

@@ -7,8 +7,13 @@
  *
  * Streams beyond SETTINGS_MAX_CONCURRENT_STREAMS, and one that depends on
  * itself, are refused alone (h2_guard.h): a client's stream error never
- * ends the connection and its other watches.  A request is dispatched at
- * the end of its header block (END_HEADERS), not at END_STREAM; once its
+ * ends the connection and its other watches.  A GET or HEAD request is
+ * dispatched at the end of its header block (END_HEADERS), not at
+ * END_STREAM; a request of another method once its body is complete
+ * (END_STREAM: its DATA is kept for stream_body, up to STREAM_MAX_BODY,
+ * 413 RequestEntityTooLarge as soon as it passes it; the connection's
+ * streams keep at most twice that together, a stream passing it is reset
+ * REFUSED_STREAM); once its
  * response is complete (END_STREAM sent) a stream whose request has not
  * ended is reset with NO_ERROR (RFC 9113 8.1, as Go's server), so that a
  * client cannot keep an answered stream open.
@@ -46,7 +51,13 @@ struct h2_streams {
     struct h2_out *out;      /* the connection's output queue */
     LIST_HEAD(h2_stream_list, h2_stream) all; /* not yet freed */
     STAILQ_HEAD(h2_stream_fifo, h2_stream) work;
-    uint32_t live;     /* dispatched streams not yet freed */
+    uint32_t live; /* dispatched streams not yet freed */
+    /* Requests whose header block is complete and whose body is still
+     * coming (not yet dispatched), and since when there has been one: the
+     * connection holds them to header_timeout from then (conn_h2.c). */
+    uint32_t awaiting;
+    uint64_t awaiting_since_ms;
+    size_t body_bytes; /* request bodies kept, not yet dispatched */
     uint32_t open;     /* request streams nghttp2 has open, refused aside */
     uint32_t refusing; /* refused streams whose RST_STREAM is not sent */
     bool dirty;        /* something for nghttp2_session_send */

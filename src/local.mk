@@ -59,6 +59,9 @@ src_libsrc_a_SOURCES = \
 	src/router.c src/router.h \
 	src/status.c src/status.h \
 	src/identity.c src/identity.h \
+	src/fairness.c src/fairness.h \
+	src/review.c src/review.h \
+	src/review_body.c src/review_body.h \
 	src/authn.c src/authn.h \
 	src/tls_sig.c src/tls_sig.h
 

@@ -36,11 +36,13 @@
 #include "src/authz.h"
 #include "src/config.h"
 #include "src/discovery.h"
+#include "src/fairness.h"
 #include "src/fdlimit.h"
 #include "src/listener.h"
 #include "src/log.h"
 #include "src/resource.h"
 #include "src/resource_feed.h"
+#include "src/review.h"
 #include "src/router.h"
 #include "src/signals.h"
 #include "src/tls.h"
@@ -66,6 +68,7 @@ struct daemon {
     const struct upstream_ops *upstream_ops; /* chosen by --upstream */
     struct upstream *upstream;
     struct discovery *discovery;
+    struct fairness *fairness; /* NULL: --max-requests-inflight 0 */
     struct authn *authn; /* who each request is */
     struct authz *authz;
     struct router *router;
@@ -293,6 +296,21 @@ static void daemon_upstream_fatal_cb(const char *why, void *arg)
     event_base_loopbreak(d->base);
 }
 
+/* Discovery of the served types and the two reviews (review.h). */
+static struct discovery *daemon_discovery(struct daemon *d)
+{
+    size_t nreview, n = d->served.n;
+    const struct resource_type *const *review = review_types(&nreview);
+    const struct resource_type **all = xcalloc(n + nreview, sizeof(*all));
+    struct discovery *disc;
+
+    memcpy(all, d->served.types, n * sizeof(*all));
+    memcpy(all + n, review, nreview * sizeof(*all));
+    disc = discovery_new(all, n + nreview, d->cfg.listen);
+    free(all);
+    return disc;
+}
+
 /* The authenticator from the authentication options: a bad token file
  * or key file ends the process (status 2) before anything is served.
  * Pod-bound service-account tokens are checked against the pods
@@ -411,7 +429,14 @@ static void daemon_start(struct daemon *d)
                                           d->served.n, &uc);
     rw_assert(d->upstream != NULL);
     free(targets);
-    d->discovery = discovery_new(d->served.types, d->served.n, d->cfg.listen);
+    d->discovery = daemon_discovery(d);
+    if (d->cfg.max_requests_inflight > 0) {
+        struct fairness_config fcfg;
+
+        fairness_config_defaults(&fcfg);
+        fcfg.seats = (unsigned)d->cfg.max_requests_inflight;
+        d->fairness = fairness_new(d->base, &fcfg);
+    }
     daemon_authn(d);
     d->authz = daemon_authz(d);
     d->router =
@@ -421,7 +446,8 @@ static void daemon_start(struct daemon *d)
                                            .stats = daemon_stats_cb,
                                            .stats_arg = d,
                                            .authn = d->authn,
-                                           .authz = d->authz});
+                                           .authz = d->authz,
+                                           .fairness = d->fairness});
 
     listener_config_defaults(&fc);
     fc.max_connections = (unsigned)d->max_connections;
@@ -458,6 +484,7 @@ static void daemon_stop(struct daemon *d)
     tls_server_free(d->tls);
     d->upstream_ops->free(d->upstream);
     router_free(d->router);
+    fairness_free(d->fairness); /* after the listener's streams */
     authn_free(d->authn);
     authz_free(d->authz);
     discovery_free(d->discovery);

@@ -388,6 +388,45 @@ static void render_global(struct sbuf *t, const struct metrics_global *g)
               g->upstream_version ? g->upstream_version : "");
 }
 
+static void render_fairness(struct sbuf *t, const struct metrics_fairness *f)
+{
+    static const char *const cls[] = {"exempt", "workload"};
+    static const char *const why[] = {"queue-full", "time-out"};
+
+    if (f->seats_limit == 0)
+        return;
+    family(t, "ringwatch_fairness_seats_limit", "gauge",
+           "Requests answered at once at most (--max-requests-inflight).");
+    sbuf_addf(t, "ringwatch_fairness_seats_limit %" PRIu64 "\n",
+              f->seats_limit);
+    family(t, "ringwatch_fairness_seats_in_use", "gauge",
+           "Requests being answered that hold a seat.");
+    sbuf_addf(t, "ringwatch_fairness_seats_in_use %" PRIu64 "\n",
+              f->seats_in_use);
+    family(t, "ringwatch_fairness_queued", "gauge",
+           "Requests waiting for a seat, by flow class.");
+    for (int c = 0; c < METRICS_FLOW_CLASSES; c++)
+        sbuf_addf(t,
+                  "ringwatch_fairness_queued{flow_class=\"%s\"} %" PRIu64 "\n",
+                  cls[c], f->queued[c]);
+    family(t, "ringwatch_fairness_dispatched_total", "counter",
+           "Requests admitted to be answered, by flow class.");
+    for (int c = 0; c < METRICS_FLOW_CLASSES; c++)
+        sbuf_addf(t,
+                  "ringwatch_fairness_dispatched_total{flow_class=\"%s\"} "
+                  "%" PRIu64 "\n",
+                  cls[c], f->dispatched[c]);
+    family(t, "ringwatch_fairness_rejected_total", "counter",
+           "Requests refused 429 TooManyRequests, by flow class and reason "
+           "(their flow's queue was full, or they waited too long).");
+    for (int c = 0; c < METRICS_FLOW_CLASSES; c++)
+        for (int r = 0; r < METRICS_REJECT_REASONS; r++)
+            sbuf_addf(t,
+                      "ringwatch_fairness_rejected_total{flow_class=\"%s\","
+                      "reason=\"%s\"} %" PRIu64 "\n",
+                      cls[c], why[r], f->rejected[c][r]);
+}
+
 /* With TLS: handshakes, reloads, kTLS in use. */
 static void render_tls(struct sbuf *t, const struct tls_stats *s)
 {
@@ -419,6 +458,7 @@ struct rbuf *metrics_render(struct resource *const *resources, size_t n,
 
     render_resources(&t, resources, n);
     render_global(&t, global);
+    render_fairness(&t, &global->fairness);
     if (global->tls != NULL)
         render_tls(&t, global->tls);
     render_process(&t);

@@ -19,6 +19,25 @@
 struct resource;
 struct tls_stats;
 
+/* Request fairness (fairness.h), by flow class: exempt, workload. */
+enum metrics_flow_class {
+    METRICS_FLOW_EXEMPT,
+    METRICS_FLOW_WORKLOAD,
+    METRICS_FLOW_CLASSES,
+};
+enum metrics_reject_reason {
+    METRICS_REJECT_QUEUE_FULL,
+    METRICS_REJECT_TIME_OUT,
+    METRICS_REJECT_REASONS,
+};
+struct metrics_fairness {
+    uint64_t seats_limit; /* 0: no fairness, nothing rendered */
+    uint64_t seats_in_use;
+    uint64_t queued[METRICS_FLOW_CLASSES];
+    uint64_t dispatched[METRICS_FLOW_CLASSES];
+    uint64_t rejected[METRICS_FLOW_CLASSES][METRICS_REJECT_REASONS];
+};
+
 /* What /metrics shows beyond the resources. */
 struct metrics_global {
     uint64_t connections[2];     /* current client connections: h1, h2 */
@@ -31,6 +50,7 @@ struct metrics_global {
                                            handshakes included */
     const char *upstream_tls_error;     /* upstream_status's tls_error */
     uint64_t shutdown_connections_cut; /* closed unfinished at shutdown */
+    struct metrics_fairness fairness;
     /* Authentication attempts (src/authn.h's authn_counts): [0] succeeded,
      * [1] failed (401), per method (enum identity_method); shown only
      * when authentication is configured (authn). */

@@ -17,12 +17,14 @@
 #include "src/authn.h"
 #include "src/authz.h"
 #include "src/discovery.h"
+#include "src/fairness.h"
 #include "src/health.h"
 #include "src/identity.h"
 #include "src/list.h"
 #include "src/log.h"
 #include "src/request_info.h"
 #include "src/resource.h"
+#include "src/review.h"
 #include "src/status.h"
 #include "src/watch_authz.h"
 #include "src/watch_start.h"
@@ -268,6 +270,8 @@ static bool router_special(struct router *rt, struct stream *s,
      * connection, not a cost for every LIST and WATCH. */
     if ((metrics || strcmp(req->path, "/readyz") == 0) && rt->cfg.stats != NULL)
         rt->cfg.stats(&g, rt->cfg.stats_arg);
+    if (metrics && rt->cfg.fairness != NULL)
+        fairness_stats(rt->cfg.fairness, &g.fairness);
     if (metrics && rt->cfg.authn != NULL) {
         g.authn = true;
         authn_counts(rt->cfg.authn, g.authn_attempts);
@@ -298,6 +302,16 @@ static void router_not_found(struct stream *s)
 {
     status_respond(s, 404, "NotFound",
                    "the server could not find the requested resource");
+}
+
+/* 405 MethodNotAllowed with what the target supports (RFC 9110 15.5.6). */
+static void router_not_allowed(struct stream *s, const char *allow)
+{
+    stream_add_header(s, "allow", allow);
+    status_respond(s, 405, "MethodNotAllowed",
+                   "the server does not allow this method on the requested "
+                   "resource (ringwatch serves get, list and watch, and "
+                   "create of the self reviews)");
 }
 
 /*
@@ -345,8 +359,9 @@ static bool router_authorize(struct router *rt, struct stream *s,
     return false;
 }
 
-/* Serves req by id once authorized (the apiserver authorizes every
- * method: a POST is a "create" it may forbid before ringwatch's 405). */
+/* Routes a request authenticated and admitted (fairness.h), as id,
+ * once authorized (the apiserver authorizes every method: a POST is a
+ * "create" it may forbid before ringwatch's 405). */
 static void router_route(struct router *rt, struct stream *s,
                          const struct request *req, struct identity *id)
 {
@@ -362,14 +377,16 @@ static void router_route(struct router *rt, struct stream *s,
         if (!router_authorize(rt, s, id, &ri.a))
             goto out;
     }
+    if (review_path(req->path)) {
+        if (req->method == STREAM_POST)
+            review_handle(s, rt->cfg.authz, id);
+        else
+            router_not_allowed(s, "POST");
+        goto out;
+    }
     if (req->method != STREAM_GET && req->method != STREAM_HEAD) {
-        /* RFC 9110 15.5.6: what the target supports; every path here
-         * serves the same two */
-        stream_add_header(s, "allow", ROUTER_ALLOW);
-        status_respond(s, 405, "MethodNotAllowed",
-                       "the server does not allow this method on the "
-                       "requested resource (ringwatch serves get, list and "
-                       "watch only)");
+        /* every other path serves the same two */
+        router_not_allowed(s, ROUTER_ALLOW);
         goto out;
     }
     if (router_special(rt, s, req))
@@ -396,6 +413,12 @@ out:
     request_info_fini(&ri);
 }
 
+/* fairness_serve_fn: a seat is free (or none is needed). */
+static void router_admitted(struct stream *s, struct identity *id, void *arg)
+{
+    router_route(arg, s, stream_request(s), id);
+}
+
 void router_handle(struct stream *s, void *arg)
 {
     struct router *rt = arg;
@@ -408,11 +431,15 @@ void router_handle(struct stream *s, void *arg)
         stream_respond(s, 200, NULL, NULL);
         return;
     }
-    /* id: who asks, for the authorizer (authz.h) and the review
-     * endpoints; dropped when the handler returns (a watch that keeps it
-     * takes its own reference). */
+    /* id: who asks, for the authorizer (authz.h), the review endpoints
+     * and its flow; dropped when the handler returns (a watch that keeps
+     * it, or a request queued for its turn, takes its own reference). */
     if ((id = router_authenticate(rt, s, req)) == NULL)
         return;
-    router_route(rt, s, req, id);
+    if (rt->cfg.fairness != NULL)
+        fairness_admit(rt->cfg.fairness, s, id, fairness_exempt(req->path, id),
+                       router_admitted, rt);
+    else
+        router_route(rt, s, req, id);
     identity_unref(id);
 }

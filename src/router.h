@@ -6,14 +6,18 @@
  *   /api/v1/[namespaces/NS/]RESOURCE[/NAME]          LIST, WATCH, GET
  *   /apis/G/V/[namespaces/NS/]RESOURCE[/NAME]
  *   the same under .../watch/... (deprecated watch paths)
+ *   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews and
+ *        /apis/authentication.k8s.io/v1/selfsubjectreviews (review.h)
  *
- * Every request but "OPTIONS *" is first authorized (authz.h) on the
- * attributes src/request_info.h reads from it, as the apiserver's filter
- * chain does before routing: a denial is 403 Forbidden, whatever the path
- * names.  A WATCH keeps its identity and attributes, and ends if a change
- * of RBAC takes its access away (src/watch_authz.h).
- * Only GET and HEAD are served (405 MethodNotAllowed otherwise, with
- * "Allow: GET, HEAD" as RFC 9110 15.5.6 wants, on every path); a path
+ * Every request but "OPTIONS *" is authenticated (authn.h), waits for its
+ * turn (fairness.h), then is authorized (authz.h) on the attributes
+ * src/request_info.h reads from it, as the apiserver's filter chain does
+ * before routing: a denial is 403 Forbidden, whatever the path names.  A
+ * WATCH keeps its identity and attributes, and ends if a change of RBAC
+ * takes its access away (src/watch_authz.h).
+ * Only GET and HEAD are served, and POST on the two reviews (405
+ * MethodNotAllowed otherwise, with "Allow: GET, HEAD", or "Allow: POST" on
+ * the reviews, as RFC 9110 15.5.6 wants); a path
  * that names nothing is 404 NotFound; a bad query or selector is 400
  * BadRequest; an Accept header that allows nothing ringwatch writes is 406
  * NotAcceptable (proto/accept.h, in the apiserver's order: go-restful's

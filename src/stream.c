@@ -112,10 +112,24 @@ void stream_set_request(struct stream *s, int http_version, const char *method,
     s->head = s->req.method == STREAM_HEAD;
 }
 
+void stream_set_body(struct stream *s, char *body, size_t len)
+{
+    free(s->body);
+    s->body = body;
+    s->body_len = body != NULL ? len : 0;
+}
+
+const char *stream_body(const struct stream *s, size_t *len)
+{
+    *len = s->body_len;
+    return s->body;
+}
+
 void stream_forget_request(struct stream *s)
 {
     free(s->req_block);
     s->req_block = NULL;
+    stream_set_body(s, NULL, 0);
     s->req.method_name = s->req.path = s->req.query = "";
     s->req.accept = s->req.user_agent = s->req.if_none_match = "";
     s->req.authorization = s->req.content_type = "";
@@ -137,6 +151,21 @@ void stream_set_callbacks(struct stream *s, stream_cb on_drain,
     s->on_drain = on_drain;
     s->on_close = on_close;
     s->cb_arg = arg;
+}
+
+void stream_set_release(struct stream *s, stream_cb fn, void *arg)
+{
+    s->on_release = fn;
+    s->release_arg = arg;
+}
+
+void stream_release(struct stream *s)
+{
+    stream_cb fn = s->on_release;
+
+    s->on_release = NULL;
+    if (fn != NULL)
+        fn(s, s->release_arg);
 }
 
 /* ---- response ---- */
@@ -274,10 +303,12 @@ void stream_finish(struct stream *s)
         s->gone = true;
         if (s->on_close != NULL)
             s->on_close(s, s->cb_arg);
+        stream_release(s);
     }
     headers_free(s);
     free(s->req_block);
     s->req_block = NULL;
+    stream_set_body(s, NULL, 0);
 }
 
 const char *stream_reason(int status)

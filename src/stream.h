@@ -33,17 +33,47 @@
  * after having been above it. */
 #define STREAM_LOW_WATER (16 * 1024)
 
+/* Request body bytes kept at most, as kube-apiserver's limit for a JSON
+ * request body (3 MiB: its maxRequestBodyBytes); beyond it the front
+ * answers 413 RequestEntityTooLarge "Request entity too large: limit is
+ * 3145728" without reading more of it into memory. */
+#define STREAM_MAX_BODY (3 * 1024 * 1024)
+
 const struct request *stream_request(const struct stream *s);
+
+/*
+ * The request's body: *len bytes, NUL-terminated for convenience (the
+ * NUL not counted), owned by the stream; NULL with *len 0 when it had
+ * none.  A request is dispatched once its body is complete (HTTP/1.1:
+ * Content-Length or chunked, its data without the framing; HTTP/2:
+ * END_STREAM).  GET and HEAD requests never have one here: their body
+ * has no meaning (RFC 9110 9.3.1), HTTP/1.1 reads and drops it, HTTP/2
+ * dispatches them at the end of their header block.  Valid until
+ * stream_forget_request or on_close.
+ */
+const char *stream_body(const struct stream *s, size_t *len);
 /* Releases the request's strings (path, query, header fields: they
- * then read ""), keeping its method and HTTP version: for long-lived
- * streams (watches) that no longer need them, so that ten thousand idle
- * watches do not keep ten thousand copies of their query strings. */
+ * then read "") and its body, keeping its method and HTTP version: for
+ * long-lived streams (watches) that no longer need them, so that ten thousand
+ * idle watches do not keep ten thousand copies of their query strings. */
 void stream_forget_request(struct stream *s);
 /* 1 for HTTP/1.x, 2 for HTTP/2. */
 int stream_protocol(const struct stream *s);
 
 void stream_set_callbacks(struct stream *s, stream_cb on_drain,
                           stream_cb on_close, void *arg);
+
+/*
+ * The release hook, for admission (src/fairness.h): fn(s, arg) is called
+ * once, when s finishes (after on_close) or at stream_release, whichever
+ * comes first.  Independent of stream_set_callbacks; replaces an earlier
+ * hook, fn NULL clears it.
+ */
+void stream_set_release(struct stream *s, stream_cb fn, void *arg);
+
+/* Calls the release hook now, once (a WATCH whose initial events are
+ * sent gives back its seat); a no-op without one. */
+void stream_release(struct stream *s);
 
 /* Adds a response header (copied) before stream_begin, e.g. Retry-After.
  * name in lower case. */

@@ -62,9 +62,13 @@ struct stream {
     const struct stream_ops *ops;
     struct request req;
     char *req_block; /* the request's strings, one allocation */
+    char *body;      /* the request's body (stream_body); NULL: none */
+    size_t body_len;
     stream_cb on_drain;
     stream_cb on_close;
     void *cb_arg;
+    stream_cb on_release; /* stream_set_release */
+    void *release_arg;
     STAILQ_HEAD(stream_headers, stream_header) headers; /* until begin */
     int64_t content_length; /* as declared to stream_begin */
     int64_t written;        /* body bytes accepted so far */
@@ -118,6 +122,10 @@ void stream_set_request(struct stream *s, int http_version, const char *method,
                         size_t method_len, const char *path, size_t path_len,
                         const char *query, size_t query_len,
                         const struct stream_value fields[STREAM_FIELD_COUNT]);
+
+/* Gives s the request's body: len bytes at body, NUL-terminated, owned
+ * by s from now on (freed with the stream).  Before dispatch. */
+void stream_set_body(struct stream *s, char *body, size_t len);
 
 /* The transport will carry nothing more for s (see the top of this file).
  * Idempotent. */

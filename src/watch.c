@@ -276,8 +276,11 @@ void watch_pump(struct watcher *w)
 
     if (w->ending || w->doomed || watch_is_live(w))
         return;
-    if (w->initial != NULL && !watch_initial_pump(w, high_water))
-        return;
+    if (w->initial != NULL) {
+        if (!watch_initial_pump(w, high_water))
+            return;
+        stream_release(w->stream); /* its seat was for these (fairness.h) */
+    }
     while (stream_pending(w->stream) < high_water) {
         struct ring_event *ev;
         struct object *obj;

@@ -117,6 +117,9 @@ static void watch_begin(struct watch_req *wr, struct store_snap *snap,
     }
     stream_begin(wr->s, 200, "application/json", -1);
     stream_forget_request(wr->s);
+    /* A seat (fairness.h) is held only while initial events are sent. */
+    if (snap == NULL || wr->lost || err != RW_OK)
+        stream_release(wr->s);
     w = watch_add(watch_set_of(wr->r), wr->s, wr->ns, wr->sel, wr->bookmarks,
                   wr->format, wr->grant);
     wr->sel = NULL;

@@ -69,6 +69,17 @@ AM_TESTS_ENVIRONMENT += \
 	FRONT_SERVER='$(abs_top_builddir)/test/front_server'; \
 	export FRONT_SERVER;
 
+UNIT_TESTS += test/fairness_test
+test_fairness_test_SOURCES = test/fairness_test.c test/fake_stream.c \
+	test/fake_stream.h
+test_fairness_test_CFLAGS = $(TEST_CFLAGS)
+test_fairness_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/review_body_test
+test_review_body_test_SOURCES = test/review_body_test.c
+test_review_body_test_CFLAGS = $(TEST_CFLAGS)
+test_review_body_test_LDADD = $(TEST_LIBS)
+
 UNIT_TESTS += test/tls_test
 test_tls_test_SOURCES = test/tls_test.c
 test_tls_test_CFLAGS = $(TEST_CFLAGS)

@@ -15,7 +15,8 @@
  *
  * Handlers:
  *   /small             a fixed JSON body with Content-Length
- *   /echo              the request as the handler sees it, as JSON
+ *   /echo              the request as the handler sees it, as JSON (its
+ *                      body: length and byte sum)
  *   /big?size=S        S bytes ('x'...) in one buffer, with Content-Length
  *   /stream?n=N&size=S N frames of S bytes each (frame i, byte k:
  *                      'a' + (i + k) % 26, the last byte '\n'), written
@@ -341,12 +342,20 @@ static void handle_echo(struct stream *s, const struct request *r)
     char *q = kjson_escape(r->query), *a = kjson_escape(r->accept);
     char *u = kjson_escape(r->user_agent);
 
+    size_t body_len;
+    const char *body = stream_body(s, &body_len);
+    /* the body's bytes summed, so that a test sees they are the ones sent */
+    unsigned long sum = 0;
+
+    for (size_t i = 0; i < body_len; i++)
+        sum += (unsigned char)body[i];
     respond_json(s, xasprintf("{\"method\":\"%s\",\"method_enum\":%d,"
                               "\"path\":\"%s\",\"query\":\"%s\","
                               "\"accept\":\"%s\",\"user_agent\":\"%s\","
-                              "\"http_version\":%d,\"protocol\":%d}\n",
+                              "\"http_version\":%d,\"protocol\":%d,"
+                              "\"body_bytes\":%zu,\"body_sum\":%lu}\n",
                               m, (int)r->method, p, q, a, u, r->http_version,
-                              stream_protocol(s)));
+                              stream_protocol(s), body_len, sum));
     free(m);
     free(p);
     free(q);

@@ -285,8 +285,9 @@ static void test_reader(void **state)
                                    (size_t)len, &r.head, why, sizeof(why)),
                      0);
     h1_head_reader_head_done(&r, in, (size_t)len);
-    assert_int_equal(h1_head_reader_body(&r, in, 100, 10, &status, why, 128),
-                     H1_READER_DONE);
+    assert_int_equal(
+        h1_head_reader_body(&r, in, NULL, 100, 10, &status, why, 128),
+        H1_READER_DONE);
     assert_int_equal(evbuffer_get_length(in), 4);
     evbuffer_drain(in, 4);
 
@@ -332,9 +333,65 @@ static void test_reader(void **state)
     r.head_done = true;
     r.head.framing = H1_FRAMING_CHUNKED;
     evbuffer_add_printf(in, "20\r\n%032d\r\n0\r\n\r\n", 0);
-    assert_int_equal(h1_head_reader_body(&r, in, 100, 16, &status, why, 128),
-                     RW_EINVAL);
+    assert_int_equal(
+        h1_head_reader_body(&r, in, NULL, 100, 16, &status, why, 128),
+        RW_EINVAL);
     assert_int_equal(status, 413);
+    evbuffer_free(in);
+}
+
+/* A kept body: its data without the chunk framing, in any pieces, the
+ * next request left in the input; Content-Length bodies alike; at most
+ * the limit is ever kept. */
+static void test_reader_keep(void **state)
+{
+    static const char chunked[] = "3;x=y\r\nabc\r\n4\r\ndefg\r\n0\r\n"
+                                  "T: v\r\n\r\n";
+    struct evbuffer *in = evbuffer_new(), *keep = evbuffer_new();
+    struct h1_reader r;
+    char why[128], out[16];
+    int status = 0, rc = 0;
+
+    memset(&r, 0, sizeof(r));
+    r.head_done = true;
+    r.head.framing = H1_FRAMING_CHUNKED;
+    for (size_t i = 0; i < sizeof(chunked) - 1; i++) {
+        assert_int_equal(rc, 0);
+        evbuffer_add(in, chunked + i, 1); /* a byte at a time */
+        if (i == sizeof(chunked) - 2)
+            evbuffer_add(in, "GET", 3); /* the next request, with the last */
+        rc = h1_head_reader_body(&r, in, keep, 100, 16, &status, why, 128);
+    }
+    assert_int_equal(rc, H1_READER_DONE);
+    assert_int_equal(evbuffer_get_length(keep), 7);
+    evbuffer_remove(keep, out, 7);
+    assert_memory_equal(out, "abcdefg", 7);
+    assert_int_equal(evbuffer_get_length(in), 3); /* the next request */
+    evbuffer_drain(in, 3);
+
+    memset(&r, 0, sizeof(r));
+    r.head_done = true;
+    r.head.framing = H1_FRAMING_LENGTH;
+    r.body_left = r.head.content_length = 5;
+    evbuffer_add(in, "hello", 5);
+    assert_int_equal(
+        h1_head_reader_body(&r, in, keep, 100, 16, &status, why, 128),
+        H1_READER_DONE);
+    assert_int_equal(evbuffer_get_length(keep), 5);
+    evbuffer_drain(keep, 5);
+
+    /* a chunk passing the limit is refused before its data is kept */
+    memset(&r, 0, sizeof(r));
+    r.head_done = true;
+    r.head.framing = H1_FRAMING_CHUNKED;
+    evbuffer_add_printf(in, "8\r\n%08d\r\n10\r\n", 0);
+    assert_int_equal(
+        h1_head_reader_body(&r, in, keep, 100, 16, &status, why, 128),
+        RW_EINVAL);
+    assert_int_equal(status, 413);
+    assert_int_equal(evbuffer_get_length(keep), 8);
+    assert_non_null(strstr(why, "Request entity too large: limit is 16"));
+    evbuffer_free(keep);
     evbuffer_free(in);
 }
 
@@ -343,7 +400,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_heads),  cmocka_unit_test(test_versions),
         cmocka_unit_test(test_nul),    cmocka_unit_test(test_chunked),
-        cmocka_unit_test(test_reader),
+        cmocka_unit_test(test_reader), cmocka_unit_test(test_reader_keep),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,7 @@
  * :path split into path and query, and the three refusals, each leaving
  * the stream untouched: a header list beyond the limit (RFC 9113 6.5.2
  * counting, 431), no :method or :path (400), an invalid URL escape in the
- * path (a stream reset).
+ * path (a stream reset); a request body kept up to its limit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,11 +82,61 @@ static void test_refusals(void **state)
     stream_finish(&s);
 }
 
+/* A POST keeps its DATA, in pieces, as the stream's body; GET has none;
+ * a body beyond the limit keeps nothing. */
+static void test_body(void **state)
+{
+    struct h2_req *r = h2_req_new();
+    struct stream s;
+    const char *body;
+    size_t len;
+
+    add(r, ":method", "POST", 65536);
+    add(r, ":path", "/apis/x", 65536);
+    assert_true(h2_req_has_body(r));
+    assert_int_equal(h2_req_body_add(r, (const uint8_t *)"{\"a\":", 5, 10),
+                     RW_OK);
+    assert_int_equal(h2_req_body_add(r, (const uint8_t *)"1}", 2, 10), RW_OK);
+    stream_init(&s, &no_ops, 2);
+    assert_int_equal(h2_req_apply(r, &s), RW_OK);
+    h2_req_free(r);
+    body = stream_body(&s, &len);
+    assert_int_equal(len, 7);
+    assert_string_equal(body, "{\"a\":1}");
+    stream_finish(&s);
+    assert_null(stream_body(&s, &len));
+    assert_int_equal(len, 0);
+
+    r = h2_req_new();
+    add(r, ":method", "HEAD", 65536);
+    assert_false(h2_req_has_body(r));
+    h2_req_free(r);
+    r = h2_req_new();
+    add(r, ":method", "GET", 65536);
+    add(r, ":path", "/", 65536);
+    assert_false(h2_req_has_body(r));
+    stream_init(&s, &no_ops, 2);
+    assert_int_equal(h2_req_apply(r, &s), RW_OK);
+    assert_null(stream_body(&s, &len));
+    stream_finish(&s);
+    h2_req_free(r);
+
+    r = h2_req_new();
+    add(r, ":method", "PUT", 65536);
+    assert_int_equal(h2_req_body_add(r, (const uint8_t *)"0123456789", 10, 10),
+                     RW_OK);
+    assert_int_equal(h2_req_body_add(r, (const uint8_t *)"x", 1, 10),
+                     RW_ELIMIT);
+    assert_int_equal(h2_req_body_add(r, (const uint8_t *)"", 0, 10), RW_ELIMIT);
+    h2_req_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields_and_path),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_body),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

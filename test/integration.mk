@@ -22,6 +22,8 @@ INTEGRATION_TESTS = \
 	test/integration/discovery_test.py \
 	test/integration/routes_test.py \
 	test/integration/authn_test.py \
+	test/integration/review_test.py \
+	test/integration/fairness_test.py \
 	test/integration/metrics_test.py \
 	test/integration/resume_test.py \
 	test/integration/relist_test.py \

@@ -5,7 +5,8 @@
  * head is fed as a chunked body whole and a byte at a time, which must
  * agree.  Refusals must say why; an accepted head has a version of 10 or
  * 11; a request line the reader refuses as soon as it ends is refused
- * alike by h1_head_parse.
+ * alike by h1_head_parse.  An accepted head's body read by the reader and
+ * kept holds exactly the body's data bytes, at most the limit.
  */
 #include <stdint.h>
 #include <string.h>
@@ -57,6 +58,31 @@ static void request_line_agrees(struct evbuffer *in, size_t line1, int status)
     evbuffer_free(head);
 }
 
+/* Reads the body of the accepted head r->head from in, keeping it. */
+static void body_kept(struct h1_reader *r, struct evbuffer *in)
+{
+    struct evbuffer *copy = evbuffer_new(), *keep = evbuffer_new();
+    char why[160];
+    int status = 0, rc;
+
+    evbuffer_add(copy, evbuffer_pullup(in, -1), evbuffer_get_length(in));
+    r->head_done = true;
+    r->body_left = r->head.content_length;
+    rc = h1_head_reader_body(r, copy, keep, 256, 1024, &status, why,
+                             sizeof(why));
+    rw_assert(evbuffer_get_length(keep) <= 1024);
+    if (rc == H1_READER_DONE)
+        rw_assert(evbuffer_get_length(keep) ==
+                  (r->head.framing == H1_FRAMING_CHUNKED ? r->chunked.data
+                   : r->head.framing == H1_FRAMING_LENGTH
+                       ? r->head.content_length
+                       : 0));
+    else if (rc < 0)
+        rw_assert((status == 400 || status == 413) && why[0] != '\0');
+    evbuffer_free(copy);
+    evbuffer_free(keep);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct evbuffer *in = evbuffer_new();
@@ -80,6 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rw_assert(status == 0 ? r.head.version == 10 || r.head.version == 11
                               : why[0] != '\0');
         evbuffer_drain(in, (size_t)len);
+        if (status == 0)
+            body_kept(&r, in);
     }
     size = evbuffer_get_length(in);
     data = evbuffer_pullup(in, -1);

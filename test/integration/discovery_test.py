@@ -7,7 +7,7 @@
 - Short names: kubectl get po, cm, svc, deploy, rs, sts, ds, cj.
 - kubectl api-resources -o wide: names, short names, API versions,
   namespaced, kinds, verbs get,list,watch (what ringwatch serves), the
-  "all" category.
+  "all" category; the two reviews with the verb create.
 - With a fresh cache directory, kubectl discovers in two requests, /api and
   /apis (aggregated discovery), as against a real apiserver.
 - GET /apis/GROUP: the APIGroup; /apis/nope: 404.
@@ -87,7 +87,12 @@ def check_kubectl(rw):
         cols = line.split()
         rows[cols[0]] = cols
     eq(sorted(rows), sorted(["pods", "configmaps", "services", "deployments", "replicasets",
-                             "statefulsets", "daemonsets", "jobs", "cronjobs"]), "api-resources")
+                             "statefulsets", "daemonsets", "jobs", "cronjobs",
+                             "selfsubjectaccessreviews", "selfsubjectreviews"]),
+       "api-resources")
+    eq(rows["selfsubjectreviews"],
+       ["selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview",
+        "create"], "selfsubjectreviews row")
     eq(rows["pods"], ["pods", "po", "v1", "true", "Pod", "get,list,watch", "all"], "pods row")
     eq(rows["configmaps"], ["configmaps", "cm", "v1", "true", "ConfigMap", "get,list,watch"],
        "configmaps row")
@@ -101,7 +106,9 @@ def check_group_docs(rw):
         "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
         "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}}, "/apis/apps")
     eq(rw.get_json("/apis/batch/")["name"], "batch", "/apis/batch/")
-    eq([g["name"] for g in rw.get_json("/apis")["groups"]], ["apps", "batch"], "/apis groups")
+    # the reviews' groups too (review_test.py), in the apiserver's order
+    eq([g["name"] for g in rw.get_json("/apis")["groups"]],
+       ["apps", "authentication.k8s.io", "authorization.k8s.io", "batch"], "/apis groups")
     eq(rw.get("/apis/nope")[0], 404, "/apis/nope")
     eq(rw.get("/apis/coordination.k8s.io")[0], 404, "a group not served")
 
@@ -115,7 +122,9 @@ def check_members(obj, required, optional, what):
 
 def check_aggregated(rw):
     for version in ("v2", "v2beta1"):
-        for path, groups in (("/api", [None]), ("/apis", ["apps", "batch"])):
+        for path, groups in (("/api", [None]),
+                             ("/apis", ["apps", "authentication.k8s.io",
+                                        "authorization.k8s.io", "batch"])):
             status, hdrs, body = rw.get(path, headers={"Accept": AGG % version + ",application/json"})
             eq(status, 200, path)
             eq(hdrs["content-type"], AGG % version, "%s content type" % path)
@@ -143,6 +152,10 @@ def check_aggregated(rw):
                                       "responseKind")
                         eq(r["responseKind"]["group"], item["metadata"].get("name", ""),
                            "responseKind.group")
+                        if r["resource"].startswith("self"):  # the reviews
+                            eq((r["verbs"], r["scope"]), (["create"], "Cluster"),
+                               "%s verbs, scope" % r["resource"])
+                            continue
                         eq(r["verbs"], ["get", "list", "watch"], "verbs")
                         eq(r["scope"], "Namespaced", "scope")
                         eq(r.get("categories"),

@@ -36,7 +36,8 @@ def main():
     eq((ver["major"], ver["minor"]), ("1", "32"), "/version")
     eq(rw.get_json("/api")["versions"], ["v1"], "/api versions")
     groups = rw.get_json("/apis")["groups"]
-    eq([g["name"] for g in groups], ["apps"], "/apis groups")
+    eq([g["name"] for g in groups],
+       ["apps", "authentication.k8s.io", "authorization.k8s.io"], "/apis groups")
     v1 = rw.get_json("/api/v1")
     eq(sorted(x["name"] for x in v1["resources"]), ["configmaps", "nodes", "pods"], "/api/v1")
     pods = [x for x in v1["resources"] if x["name"] == "pods"][0]
