@@ -52,14 +52,20 @@ static struct rbuf *done(struct sbuf *sb)
     return b;
 }
 
-/* A group's place in the apiserver's /apis order (its aggregator's group
- * priorities: apps first, rbac before coordination); groups it does not
- * list come after, by name. */
+/* A group's place in the apiserver's /apis order (kube-aggregator's group
+ * priorities, highest first: apps 17800, authentication 17700,
+ * authorization 17600, autoscaling 17500, batch 17400, ... rbac 17000,
+ * ... coordination 16500); groups it does not list come after, by name. */
 static size_t group_rank(const char *group)
 {
     static const char *const order[] = {
-        "", "apps", "autoscaling", "batch", "rbac.authorization.k8s.io",
-        "coordination.k8s.io"};
+        "", "apiregistration.k8s.io", "apps", "events.k8s.io",
+        "authentication.k8s.io", "authorization.k8s.io", "autoscaling",
+        "batch", "certificates.k8s.io", "networking.k8s.io", "policy",
+        "rbac.authorization.k8s.io", "storage.k8s.io",
+        "admissionregistration.k8s.io", "scheduling.k8s.io",
+        "coordination.k8s.io", "apiextensions.k8s.io", "node.k8s.io",
+        "discovery.k8s.io", "flowcontrol.apiserver.k8s.io"};
 
     for (size_t i = 0; i < RW_ARRAY_LEN(order); i++)
         if (strcmp(group, order[i]) == 0)
