@@ -44,7 +44,9 @@ INTEGRATION_TESTS = \
 	test/integration/signals_test.py \
 	test/integration/seeded_test.py \
 	test/integration/tls_front_test.py \
-	test/integration/rbac_test.py
+	test/integration/rbac_test.py \
+	test/integration/secure_front_test.py \
+	test/integration/cert_rotation_test.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py test/integration/pki.py \
 	test/integration/h2raw.py

@@ -71,9 +71,13 @@ def ensure_modules():
 class Informer:
     """node informer.mjs; a thread collects its JSON lines."""
 
-    def __init__(self, url):
+    def __init__(self, url, ns=NS, kubeconfig=None):
+        """kubeconfig: a kubeconfig file (server, CA, credentials) instead
+        of url (secure_front_test)."""
         self.err = tempfile.NamedTemporaryFile(prefix="rw-node-", suffix=".log", delete=False)
-        self.proc = subprocess.Popen([NODE, os.path.join(JSDIR, "informer.mjs"), url, NS],
+        argv = [NODE, os.path.join(JSDIR, "informer.mjs"), url, ns] + (
+            [kubeconfig] if kubeconfig else [])
+        self.proc = subprocess.Popen(argv,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.err, text=True, bufsize=1)
         self.lines = []
@@ -294,4 +298,5 @@ def main():
        % inf.since(m))
 
 
-run(main)
+if __name__ == "__main__":
+    run(main)

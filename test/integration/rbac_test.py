@@ -306,4 +306,5 @@ def main():
           wide.logtext())
 
 
-run(main)
+if __name__ == "__main__":
+    run(main)

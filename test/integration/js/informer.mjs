@@ -1,7 +1,11 @@
 // informer.mjs: one @kubernetes/client-node 1.4 informer on a namespace's
 // ConfigMaps, driven by test/integration/js_informer_test.py.
 //
-// Usage: node informer.mjs SERVER NAMESPACE   (SERVER: http://127.0.0.1:PORT)
+// Usage: node informer.mjs SERVER NAMESPACE [KUBECONFIG]
+//   (SERVER: http://127.0.0.1:PORT; with KUBECONFIG, a kubeconfig file
+//   whose current context gives the server, its CA and the user's
+//   client certificate or token, as a controller's would, and SERVER is
+//   ignored)
 //
 // It prints one JSON object per line on stdout:
 //   {"ev":"list","rv":"N","n":K}          the informer listed (K items at N)
@@ -26,7 +30,7 @@
 import { createInterface } from 'node:readline';
 import * as k8s from '@kubernetes/client-node';
 
-const [server, namespace] = process.argv.slice(2);
+const [server, namespace, kubeconfig] = process.argv.slice(2);
 if (!server || !namespace) {
     console.error('usage: node informer.mjs SERVER NAMESPACE');
     process.exit(2);
@@ -39,12 +43,16 @@ function emit(obj) {
 // client-node 1.x refuses an http:// server unless skipTLSVerify is set
 // ("HTTP protocol is not allowed when skipTLSVerify is not set or false").
 const kc = new k8s.KubeConfig();
-kc.loadFromOptions({
-    clusters: [{ name: 'ringwatch', server, skipTLSVerify: true }],
-    users: [{ name: 'anonymous' }],
-    contexts: [{ name: 'ringwatch', cluster: 'ringwatch', user: 'anonymous' }],
-    currentContext: 'ringwatch',
-});
+if (kubeconfig) {
+    kc.loadFromFile(kubeconfig);
+} else {
+    kc.loadFromOptions({
+        clusters: [{ name: 'ringwatch', server, skipTLSVerify: true }],
+        users: [{ name: 'anonymous' }],
+        contexts: [{ name: 'ringwatch', cluster: 'ringwatch', user: 'anonymous' }],
+        currentContext: 'ringwatch',
+    });
+}
 const api = kc.makeApiClient(k8s.CoreV1Api);
 
 let delay = 200; // ms before the next start() after an error
