@@ -70,6 +70,7 @@ class Deployment:
         sa_key, sa_pub = pki.signing_key(self.tmp, "rsa")
         self.sa_token = mint(sa_key, sa_claims(ns="dev", name="watcher"))
         self.seed()
+        self.connections = 0
         self.rw = Ringwatch(self.etcd, "--token-auth-file", tokens,
                             "--service-account-key-file", sa_pub,
                             "--service-account-issuer", ISSUER, *args,
@@ -110,7 +111,9 @@ class Deployment:
 
     def get(self, path, user=None, token=None):
         """GET over TLS as user (a certificate) or with a bearer token, or
-        anonymously; returns (status, body)."""
+        anonymously, on a new connection (counted in self.connections);
+        returns (status, body)."""
+        self.connections += 1
         conn = self.rw.connection(context=self.context(user))
         conn.request("GET", path, headers={"Authorization": "Bearer " + token} if token else {})
         resp = conn.getresponse()
