@@ -383,6 +383,8 @@ def check_curl(d):
     eq(curl(d, *bearer, "--http1.1", d.rw.https_url + "/api/v1/pods"), ["403", "1.1"],
        "curl with bob's token on pods")
     eq(curl(d, d.rw.https_url + "/api/v1/configmaps"), ["403", "2"], "curl anonymous")
+    eq(curl(d, "-m", "10", d.rw.https_url + "/api/v1/namespaces/dev/pods?watch=1"),
+       ["403", "2"], "curl anonymous h2 watch")
     print("curl: certificate (h2, http/1.1) and bearer token")
 
 
