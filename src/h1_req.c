@@ -20,8 +20,10 @@ struct h1_req *h1_req_new(uint64_t deadline_ms)
 
 void h1_req_free(struct h1_req *r)
 {
-    if (r != NULL)
+    if (r != NULL) {
         free(r->buf);
+        stream_gather_free(&r->gather);
+    }
     free(r);
 }
 
@@ -122,6 +124,11 @@ void h1_req_value(struct h1_req *r, const char *at, size_t len)
     if (!r->in_value) {
         r->in_value = true;
         r->field_kind = h1_req_field_kind(r);
+        r->gathering = stream_field_gathered(
+            r->field, RW_MIN(r->field_len, (size_t)H1_FIELD_MAX));
+        if (r->gathering)
+            stream_gather_begin(&r->gather, r->field,
+                                RW_MIN(r->field_len, (size_t)H1_FIELD_MAX));
         /* a repeated field: the first one counts (stream_field_index) */
         if (r->field_kind != H1_FIELD_OTHER && r->values[r->field_kind].seen)
             r->field_kind = H1_FIELD_OTHER;
@@ -135,6 +142,8 @@ void h1_req_value(struct h1_req *r, const char *at, size_t len)
         h1_req_append(r, at, len);
         r->values[r->field_kind].len += len;
     }
+    if (r->gathering)
+        stream_gather_add(&r->gather, at, len);
 }
 
 void h1_req_apply(const struct h1_req *r, struct stream *s)
@@ -148,6 +157,7 @@ void h1_req_apply(const struct h1_req *r, struct stream *s)
         fields[i] = (struct stream_value){
             r->values[i].seen ? r->buf + r->values[i].off : NULL,
             r->values[i].len};
+    fields[STREAM_FIELD_IMPERSONATE] = stream_gathered(&r->gather);
     stream_set_request(s, r->reader.head.version, r->method, strlen(r->method),
                        path, path_len, query, query_len, fields);
 }

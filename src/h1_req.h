@@ -16,7 +16,7 @@
 #include "src/h1_head.h"
 #include "src/stream_impl.h"
 
-#define H1_FIELD_MAX 16 /* longest header name looked at */
+#define H1_FIELD_MAX 64 /* longest header name looked at */
 
 /* The header fields a request keeps: those handlers see (enum
  * stream_field), and Expect. */
@@ -41,6 +41,8 @@ struct h1_req {
     size_t field_len;
     int field_kind; /* of the current field: H1_FIELD_*, or < 0 */
     bool in_value;
+    bool gathering;              /* the current field is gathered */
+    struct stream_gather gather; /* STREAM_FIELD_IMPERSONATE */
     bool complete; /* http-parser has the whole head; paused */
     bool keep_alive;
     const char *method;

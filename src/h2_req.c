@@ -31,6 +31,7 @@ struct h2_req {
     char *body; /* the DATA so far, NUL-terminated; NULL: none */
     size_t body_len, body_cap;
     bool body_too_large;
+    struct stream_gather gather; /* STREAM_FIELD_IMPERSONATE */
 };
 
 struct h2_req *h2_req_new(void)
@@ -43,6 +44,7 @@ void h2_req_free(struct h2_req *r)
     if (r != NULL) {
         free(r->buf);
         free(r->body);
+        stream_gather_free(&r->gather);
     }
     free(r);
 }
@@ -79,6 +81,10 @@ void h2_req_add(struct h2_req *r, const uint8_t *name, size_t namelen,
     r->bytes += namelen + valuelen + 32;
     if (r->bytes > max_bytes)
         r->too_large = true;
+    if (!r->too_large && stream_field_gathered((const char *)name, namelen)) {
+        stream_gather_begin(&r->gather, (const char *)name, namelen);
+        stream_gather_add(&r->gather, (const char *)value, valuelen);
+    }
     /* a repeated field: the first one counts (stream_field_index) */
     if (r->too_large || (i = h2_req_index(name, namelen)) < 0 || r->seen[i])
         return;
@@ -141,6 +147,7 @@ int h2_req_apply(struct h2_req *r, struct stream *s)
     for (int i = 0; i < STREAM_FIELD_COUNT; i++)
         fields[i] = (struct stream_value){v[H2_REQ_FIELDS + i],
                                           r->vlen[H2_REQ_FIELDS + i]};
+    fields[STREAM_FIELD_IMPERSONATE] = stream_gathered(&r->gather);
     stream_set_request(s, 20, v[H2_REQ_METHOD], r->vlen[H2_REQ_METHOD], path,
                        path_len, q != NULL ? q + 1 : NULL,
                        q != NULL ? len - path_len - 1 : 0, fields);

@@ -63,6 +63,7 @@ src_libsrc_a_SOURCES = \
 	src/review.c src/review.h \
 	src/review_body.c src/review_body.h \
 	src/authn.c src/authn.h \
+	src/impersonate.c src/impersonate.h \
 	src/tls_sig.c src/tls_sig.h
 
 RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a

@@ -20,6 +20,7 @@
 #include "src/fairness.h"
 #include "src/health.h"
 #include "src/identity.h"
+#include "src/impersonate.h"
 #include "src/list.h"
 #include "src/log.h"
 #include "src/request_info.h"
@@ -339,6 +340,37 @@ static struct identity *router_authenticate(struct router *rt,
     return NULL;
 }
 
+/* Who the authenticated id acts as (impersonate.h), as the apiserver's
+ * WithImpersonation after WithAuthentication; NULL once a 403 or 500 is
+ * answered.  Takes over id's reference. */
+static struct identity *router_impersonate(struct router *rt,
+                                           struct stream *s,
+                                           const struct request *req,
+                                           struct identity *id)
+{
+    struct identity *as;
+    struct rbuf *body;
+    char message[256];
+
+    if (req->impersonate[0] == '\0')
+        return id;
+    switch (impersonate(rt->cfg.authz, id, req->impersonate, &as, &body,
+                        message, sizeof(message))) {
+    case IMPERSONATE_OK:
+        break;
+    case IMPERSONATE_FORBIDDEN:
+        stream_add_header(s, "x-content-type-options", "nosniff");
+        stream_respond(s, 403, "application/json", body);
+        rbuf_unref(body);
+        break;
+    case IMPERSONATE_INVALID:
+        status_respond(s, 500, "InternalError", message);
+        break;
+    }
+    identity_unref(id);
+    return as;
+}
+
 /* Whether id may do what req asks (request_info.h); if not, answers 403
  * Forbidden as the apiserver's WithAuthorization filter, before any
  * routing. */
@@ -434,7 +466,8 @@ void router_handle(struct stream *s, void *arg)
     /* id: who asks, for the authorizer (authz.h), the review endpoints
      * and its flow; dropped when the handler returns (a watch that keeps
      * it, or a request queued for its turn, takes its own reference). */
-    if ((id = router_authenticate(rt, s, req)) == NULL)
+    if ((id = router_authenticate(rt, s, req)) == NULL ||
+        (id = router_impersonate(rt, s, req, id)) == NULL)
         return;
     if (rt->cfg.fairness != NULL)
         fairness_admit(rt->cfg.fairness, s, id, fairness_exempt(req->path, id),

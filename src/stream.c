@@ -10,6 +10,7 @@
  */
 #include "src/stream.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -60,7 +61,7 @@ void stream_init(struct stream *s, const struct stream_ops *ops, int protocol)
     STAILQ_INIT(&s->headers);
     s->req.method_name = s->req.path = s->req.query = "";
     s->req.accept = s->req.user_agent = s->req.if_none_match = "";
-    s->req.authorization = s->req.content_type = "";
+    s->req.authorization = s->req.content_type = s->req.impersonate = "";
 }
 
 int stream_field_index(const char *name, size_t len)
@@ -74,9 +75,59 @@ int stream_field_index(const char *name, size_t len)
     };
 
     for (int i = 0; i < STREAM_FIELD_COUNT; i++)
-        if (strlen(names[i]) == len && strncasecmp(names[i], name, len) == 0)
+        if (names[i] != NULL && strlen(names[i]) == len &&
+            strncasecmp(names[i], name, len) == 0)
             return i;
     return -1;
+}
+
+#define GATHERED_PREFIX "impersonate-"
+
+bool stream_field_gathered(const char *name, size_t len)
+{
+    return len >= strlen(GATHERED_PREFIX) &&
+           strncasecmp(name, GATHERED_PREFIX, strlen(GATHERED_PREFIX)) == 0;
+}
+
+static void gather_append(struct stream_gather *g, const char *v, size_t len)
+{
+    if (g->len + len + 1 > g->cap) {
+        g->cap = RW_MAX(RW_MAX(g->cap * 2, g->len + len + 1), (size_t)64);
+        g->p = xrealloc(g->p, g->cap);
+    }
+    memcpy(g->p + g->len, v, len);
+    g->len += len;
+    g->p[g->len] = '\0';
+}
+
+void stream_gather_begin(struct stream_gather *g, const char *name,
+                         size_t len)
+{
+    size_t at;
+
+    if (g->len > 0)
+        gather_append(g, "\n", 1);
+    at = g->len;
+    gather_append(g, name, len);
+    for (size_t i = at; i < g->len; i++)
+        g->p[i] = (char)tolower((unsigned char)g->p[i]);
+    gather_append(g, ": ", 2);
+}
+
+void stream_gather_add(struct stream_gather *g, const char *v, size_t len)
+{
+    gather_append(g, v, len);
+}
+
+struct stream_value stream_gathered(const struct stream_gather *g)
+{
+    return (struct stream_value){g->p, g->len};
+}
+
+void stream_gather_free(struct stream_gather *g)
+{
+    free(g->p);
+    memset(g, 0, sizeof(*g));
 }
 
 void stream_set_request(struct stream *s, int http_version, const char *method,
@@ -108,6 +159,7 @@ void stream_set_request(struct stream *s, int http_version, const char *method,
     s->req.if_none_match = f[STREAM_FIELD_IF_NONE_MATCH];
     s->req.authorization = f[STREAM_FIELD_AUTHORIZATION];
     s->req.content_type = f[STREAM_FIELD_CONTENT_TYPE];
+    s->req.impersonate = f[STREAM_FIELD_IMPERSONATE];
     s->req.http_version = http_version;
     s->head = s->req.method == STREAM_HEAD;
 }
@@ -132,7 +184,7 @@ void stream_forget_request(struct stream *s)
     stream_set_body(s, NULL, 0);
     s->req.method_name = s->req.path = s->req.query = "";
     s->req.accept = s->req.user_agent = s->req.if_none_match = "";
-    s->req.authorization = s->req.content_type = "";
+    s->req.authorization = s->req.content_type = s->req.impersonate = "";
 }
 
 const struct request *stream_request(const struct stream *s)

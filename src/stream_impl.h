@@ -94,6 +94,9 @@ enum stream_field {
     STREAM_FIELD_IF_NONE_MATCH,
     STREAM_FIELD_AUTHORIZATION,
     STREAM_FIELD_CONTENT_TYPE,
+    /* every Impersonate-* field, gathered (struct stream_gather): not
+     * one name, so never stream_field_index's */
+    STREAM_FIELD_IMPERSONATE,
     STREAM_FIELD_COUNT,
 };
 
@@ -110,6 +113,35 @@ struct stream_value {
  * field handlers see is one that Go's servers join).
  */
 int stream_field_index(const char *name, size_t len);
+
+/*
+ * Header fields handlers see together, repeated ones included, as Go's
+ * Header map holds them: those whose name (any case) starts with
+ * "impersonate-" (kube-apiserver's Impersonate-User, -Uid, -Group and
+ * -Extra-KEY).  The connection modules gather them in arrival order as
+ * "name: value" entries, the name in lower case, separated by '\n' (a
+ * value never holds one), into STREAM_FIELD_IMPERSONATE.
+ */
+struct stream_gather {
+    char *p; /* NUL-terminated; NULL: nothing gathered */
+    size_t len, cap;
+};
+
+/* Whether a field named name (len bytes, any case) is gathered. */
+bool stream_field_gathered(const char *name, size_t len);
+
+/* Starts an entry for the field named name (len bytes, lower-cased). */
+void stream_gather_begin(struct stream_gather *g, const char *name,
+                         size_t len);
+
+/* Appends len bytes of the entry's value (in as many pieces as come). */
+void stream_gather_add(struct stream_gather *g, const char *v, size_t len);
+
+/* The gathered text as a stream_value (absent when nothing was). */
+struct stream_value stream_gathered(const struct stream_gather *g);
+
+/* Frees what g holds; g is empty after. */
+void stream_gather_free(struct stream_gather *g);
 
 /*
  * Copies the request into s (one allocation owned by s).  method is the

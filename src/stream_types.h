@@ -32,6 +32,10 @@ struct request {
     const char *if_none_match;
     const char *authorization; /* "Bearer TOKEN" (authn.h) */
     const char *content_type;  /* of a request body */
+    /* Every Impersonate-* field, repeated ones included: "name: value"
+     * entries (name in lower case) separated by '\n' (stream_impl.h,
+     * struct stream_gather; impersonate.h reads them). */
+    const char *impersonate;
     int http_version; /* 10, 11 or 20 */
     /* The connection's client certificate (transport.h); NULL on a
      * plaintext connection.  Lives as long as the connection. */

@@ -77,6 +77,12 @@ test_discovery_json_test_LDADD = $(TEST_LIBS)
 
 # authn_test: the authenticator with real keys and signatures made with the
 # openssl command line, a fake clock, pod lookup and transport_peer.
+# impersonate_test: the identity Impersonate-* fields make (no authorizer).
+UNIT_TESTS += test/impersonate_test
+test_impersonate_test_SOURCES = test/impersonate_test.c
+test_impersonate_test_CFLAGS = $(TEST_CFLAGS)
+test_impersonate_test_LDADD = $(TEST_LIBS)
+
 UNIT_TESTS += test/authn_test
 test_authn_test_SOURCES = test/authn_test.c
 test_authn_test_CFLAGS = $(TEST_CFLAGS)

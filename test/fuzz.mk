@@ -88,6 +88,12 @@ test_fuzz_jwt_fuzz_SOURCES = test/fuzz/jwt_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_jwt_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_jwt_fuzz_LDADD = proto/libproto.a cache/libcache.a $(CJSON_LIBS)
 
+# The Impersonate-* fields (src/impersonate.c).
+FUZZ_TESTS += test/fuzz/impersonate_fuzz
+test_fuzz_impersonate_fuzz_SOURCES = test/fuzz/impersonate_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_impersonate_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_impersonate_fuzz_LDADD = $(TEST_LIBS)
+
 FUZZ_TESTS += test/fuzz/rbac_fuzz
 test_fuzz_rbac_fuzz_SOURCES = test/fuzz/rbac_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_rbac_fuzz_CFLAGS = $(TEST_CFLAGS)

@@ -62,6 +62,37 @@ static void test_fields(void **state)
     stream_finish(&s);
 }
 
+/* Impersonate-* fields are gathered, repeated ones included, names in
+ * lower case, values split across calls (stream_field_gathered). */
+static void test_gathered(void **state)
+{
+    struct h1_req *r = h1_req_new(0);
+    struct stream s;
+    const struct request *q;
+
+    h1_req_url(r, "/api", 4);
+    field(r, "Impersonate-User", "alice");
+    field(r, "Accept", "application/json");
+    field(r, "IMPERSONATE-GROUP", "dev");
+    field(r, "impersonate-group", "qa");
+    field(r, "Impersonate-Extra-Scopes-With-A-Long-Key", "view");
+    q = apply(r, &s);
+    assert_string_equal(q->impersonate,
+                        "impersonate-user: alice\nimpersonate-group: dev\n"
+                        "impersonate-group: qa\n"
+                        "impersonate-extra-scopes-with-a-long-key: view");
+    assert_string_equal(q->accept, "application/json");
+    h1_req_free(r);
+    stream_finish(&s);
+    r = h1_req_new(0);
+    h1_req_url(r, "/api", 4);
+    field(r, "Impersonator", "x"); /* not the prefix */
+    q = apply(r, &s);
+    assert_string_equal(q->impersonate, "");
+    h1_req_free(r);
+    stream_finish(&s);
+}
+
 static void test_expect(void **state)
 {
     struct h1_req *r = h1_req_new(0);
@@ -107,6 +138,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_gathered),
         cmocka_unit_test(test_expect),
         cmocka_unit_test(test_targets),
     };

@@ -50,7 +50,28 @@ static void test_fields_and_path(void **state)
     assert_string_equal(q->accept, "application/json");
     assert_string_equal(q->user_agent, "kubectl/v1.32");
     assert_string_equal(q->if_none_match, "");
+    assert_string_equal(q->impersonate, "");
     assert_int_equal(q->http_version, 20);
+    stream_finish(&s);
+}
+
+/* Impersonate-* fields are gathered, repeated ones included. */
+static void test_gathered(void **state)
+{
+    struct h2_req *r = h2_req_new();
+    struct stream s;
+
+    add(r, ":method", "GET", 65536);
+    add(r, ":path", "/api", 65536);
+    add(r, "impersonate-user", "alice", 65536);
+    add(r, "impersonate-group", "dev", 65536);
+    add(r, "impersonate-group", "qa", 65536);
+    stream_init(&s, &no_ops, 2);
+    assert_int_equal(h2_req_apply(r, &s), RW_OK);
+    h2_req_free(r);
+    assert_string_equal(stream_request(&s)->impersonate,
+                        "impersonate-user: alice\nimpersonate-group: dev\n"
+                        "impersonate-group: qa");
     stream_finish(&s);
 }
 
@@ -135,6 +156,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields_and_path),
+        cmocka_unit_test(test_gathered),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_body),
     };

@@ -9,6 +9,7 @@ default with TLS) from objects written to etcd:
   configmaps in namespace dev (a Role and RoleBinding);
 - bob (static token): get/list/watch of configmaps everywhere (a
   ClusterRole and ClusterRoleBinding);
+- bob may also impersonate alice (verb impersonate on users "alice");
 - service account dev/watcher (a JWT signed here): watch of pods;
 - an operator (O=system:masters) that reads /metrics;
 - nobody else.
@@ -19,7 +20,9 @@ kubectl through a generated kubeconfig (Go's HTTP/2 over TLS, checked on
 /metrics) get, get -A (the apiserver's Forbidden text), get -w, auth
 can-i, auth whoami, and kubectl --token; the Python client and the
 JavaScript informer with a token and with a certificate; curl over h2 and
-http/1.1 with a certificate and with a bearer token; and last, alice's
+http/1.1 with a certificate and with a bearer token; impersonation
+(kubectl --as/--as-group, Impersonate-* over http/1.1) as RBAC allows it
+(bob may act as alice only); and last, alice's
 RoleBinding removed while her kubectl get -w and Python watch run: both
 end with 403 and so does the re-watch.  Certificate rotation under 1,000
 watches is cert_rotation_test.py, on the same deployment."""
@@ -92,6 +95,13 @@ class Deployment:
             (key("clusterrolebindings", "bob-configmaps"), binding(
                 "ClusterRoleBinding", "bob-configmaps", None, "ClusterRole",
                 "configmap-reader", [subject("User", "bob")])),
+            # bob may act as alice (kubectl --as alice), nobody else
+            (key("clusterroles", "impersonate-alice"), obj("ClusterRole", "impersonate-alice",
+                                                           rules=[rule(["impersonate"], ["users"],
+                                                                       names=["alice"])])),
+            (key("clusterrolebindings", "bob-as-alice"), binding(
+                "ClusterRoleBinding", "bob-as-alice", None, "ClusterRole", "impersonate-alice",
+                [subject("User", "bob")])),
             (key("clusterroles", "pod-watcher"), obj("ClusterRole", "pod-watcher",
                                                      rules=[rule(["watch"], ["pods"])])),
             (key("clusterrolebindings", "watcher-pods"), binding(
@@ -388,6 +398,69 @@ def check_curl(d):
     print("curl: certificate (h2, http/1.1) and bearer token")
 
 
+def check_impersonation(d):
+    """kubectl --as / --as-group (Impersonate-* header fields, over h2)
+    and curl over http/1.1: the request is the impersonated user's once
+    RBAC lets the requester impersonate each part, as kube-apiserver's
+    WithImpersonation; anything else is the apiserver's 403 (or 500 for
+    groups without a user)."""
+    k = Kubectl(d.rw.https_url)
+    op = ["--kubeconfig", d.kubeconfig("operator", user=d.admin)]
+    bob = ["--certificate-authority", d.ca.cert, "--token", d.bob_token]
+    p = k.run(*op, "auth", "can-i", "list", "configmaps", "-A", "--as", "alice")
+    eq((p.stdout.strip(), p.returncode), ("no", 1), "operator: can-i --as alice")
+    p = k.run(*op, "get", "configmaps", "-A", "--as", "alice")
+    check(p.returncode != 0 and 'configmaps is forbidden: User "alice" cannot list' in p.stderr,
+          "operator: get configmaps -A --as alice: %r", p.stderr)
+    for args, want in (
+            (["--as", "alice", "--as-group", "dev", "--as-group", "qa"],
+             ("alice", ["dev", "qa", "system:authenticated"])),
+            (["--as", "system:serviceaccount:dev:watcher"],
+             ("system:serviceaccount:dev:watcher", ["system:serviceaccounts",
+                                                    "system:serviceaccounts:dev",
+                                                    "system:authenticated"]))):
+        p = k.run(*op, "auth", "whoami", "-o", "json", *args)
+        eq(p.returncode, 0, "operator: whoami %s (%s)" % (args, p.stderr))
+        info = json.loads(p.stdout)["status"]["userInfo"]
+        eq((info["username"], info["groups"]), want, "operator: whoami %s" % args)
+    # as system:anonymous (in system:unauthenticated): not even a review
+    p = k.run(*op, "get", "pods", "-n", "dev", "--as", "system:anonymous")
+    check('pods is forbidden: User "system:anonymous" cannot list' in p.stderr,
+          "operator --as system:anonymous: %r", p.stderr)
+    # bob may impersonate alice, and nothing more
+    p = k.run(*bob, "get", "pods", "-n", "dev", "--as", "alice")
+    eq(p.returncode, 0, "bob --as alice: get pods -n dev (%s)" % p.stderr)
+    for args, what in ((["--as", "carol"], 'users "carol"'),
+                       (["--as", "alice", "--as-group", "system:masters"],
+                        'groups "system:masters"'),
+                       (["--as", "system:serviceaccount:dev:watcher"],
+                        'serviceaccounts "watcher"')):
+        p = k.run(*bob, "get", "pods", "-n", "dev", *args)
+        resource = what.split()[0]
+        check(p.returncode != 0 and 'Error from server (Forbidden): %s is forbidden: User "bob" '
+              'cannot impersonate resource "%s" in API group ""' % (what, resource) in p.stderr,
+              "bob %s: %r", args, p.stderr)
+    # HTTP/1.1, repeated Impersonate-Group lines; groups without a user
+    review = json.dumps({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+    url = d.rw.https_url + "/apis/authentication.k8s.io/v1/selfsubjectreviews"
+    p = subprocess.run(["curl", "-sS", "--http1.1", "--cacert", d.ca.cert, "-H",
+                        "Authorization: Bearer " + d.bob_token, "-H", "Impersonate-User: alice",
+                        "-H", "Content-Type: application/json", "-d", review, url],
+                       capture_output=True, text=True, timeout=30)
+    eq(json.loads(p.stdout)["status"]["userInfo"]["username"], "alice",
+       "bob as alice over http/1.1 (%s)" % p.stdout)
+    p = subprocess.run(["curl", "-sS", "--http1.1", "--cacert", d.ca.cert, "--cert", d.admin[0],
+                        "--key", d.admin[1], "-H", "impersonate-user: alice", "-H",
+                        "Impersonate-Group: a", "-H", "Impersonate-Group: b",
+                        "-H", "Content-Type: application/json", "-d", review, url],
+                       capture_output=True, text=True, timeout=30)
+    eq(json.loads(p.stdout)["status"]["userInfo"]["groups"], ["a", "b", "system:authenticated"],
+       "repeated Impersonate-Group over http/1.1 (%s)" % p.stdout)
+    eq(curl(d, "--cert", d.admin[0], "--key", d.admin[1], "-H", "Impersonate-Group: a",
+            d.rw.https_url + "/api/v1/pods"), ["500", "2"], "groups without a user")
+    print("impersonation: kubectl --as/--as-group (h2), curl (http/1.1), 403s and 500")
+
+
 def check_binding_removed(d):
     """alice's RoleBinding deleted while her kubectl get -w and Python
     watch run: both end with 403; the re-watch gets 403."""
@@ -436,6 +509,7 @@ def main():
     check_python(d)
     check_js(d)
     check_curl(d)
+    check_impersonation(d)
     check_binding_removed(d)
 
 
