@@ -26,7 +26,6 @@ http/1.1 with a certificate and with a bearer token; impersonation
 RoleBinding removed while her kubectl get -w and Python watch run: both
 end with 403 and so does the re-watch.  Certificate rotation under 1,000
 watches is cert_rotation_test.py, on the same deployment."""
-import ssl
 import threading
 
 import pki
@@ -307,6 +306,26 @@ def py_api(d, user=None, token=None):
     return client.CoreV1Api(client.ApiClient(conf))
 
 
+def py_watch_sees(fn, args, rv, write, name, what):
+    """A python watch of fn(*args) from rv sees the object `name` that
+    write() adds."""
+    w = PyWatch(fn, *args, resource_version=rv)
+    time.sleep(0.3)
+    write()
+    w.wait(lambda w: ("ADDED", name) in w.events, what)
+    w.w.stop()
+
+
+def py_forbidden(fn, who, message=None):
+    try:
+        fn()
+    except ApiException as e:
+        eq(e.status, 403, "%s: status" % who)
+        check(message is None or message in e.body, "%s: 403 %s", who, e.body)
+        return
+    raise Failure("%s was allowed" % who)
+
+
 def check_python(d):
     if kubernetes is None:
         raise Failure("python3-kubernetes not installed (scripts/install-deps installs it)")
@@ -314,41 +333,25 @@ def check_python(d):
     api = py_api(d, token=d.bob_token)
     lst = api.list_config_map_for_all_namespaces()
     eq(sorted(c.metadata.namespace for c in lst.items), ["dev", "prod"], "bob's python list")
-    w = PyWatch(api.list_config_map_for_all_namespaces,
-                resource_version=lst.metadata.resource_version)
-    time.sleep(0.3)
-    d.etcd.put(cm_key("prod", "py-bob"), configmap("prod", "py-bob"))
-    w.wait(lambda w: ("ADDED", "py-bob") in w.events, "bob's watch gets py-bob")
-    w.w.stop()
-    try:
-        api.list_pod_for_all_namespaces()
-        raise Failure("bob listed pods")
-    except ApiException as e:
-        eq(e.status, 403, "bob's python pod list")
+    py_watch_sees(api.list_config_map_for_all_namespaces, (), lst.metadata.resource_version,
+                  lambda: d.etcd.put(cm_key("prod", "py-bob"), configmap("prod", "py-bob")),
+                  "py-bob", "bob's watch")
+    py_forbidden(api.list_pod_for_all_namespaces, "bob's python pod list")
     # alice's certificate: pods in dev
     api = py_api(d, user=d.alice)
     lst = api.list_namespaced_pod("dev")
     eq(sorted(p.metadata.name for p in lst.items), ["web-1", "web-2", "web-3"],
        "alice's python list")
-    w = PyWatch(api.list_namespaced_pod, "dev", resource_version=lst.metadata.resource_version)
-    time.sleep(0.3)
-    d.etcd.put("/registry/pods/dev/py-alice", pod("dev", "py-alice"))
-    w.wait(lambda w: ("ADDED", "py-alice") in w.events, "alice's watch gets py-alice")
-    w.w.stop()
+    py_watch_sees(api.list_namespaced_pod, ("dev",), lst.metadata.resource_version,
+                  lambda: d.etcd.put("/registry/pods/dev/py-alice", pod("dev", "py-alice")),
+                  "py-alice", "alice's watch")
     # the service account: watch pods, list nothing
     api = py_api(d, token=d.sa_token)
-    w = PyWatch(api.list_pod_for_all_namespaces, resource_version=str(d.etcd.revision()))
-    time.sleep(0.3)
-    d.etcd.put("/registry/pods/prod/py-sa", pod("prod", "py-sa"))
-    w.wait(lambda w: ("ADDED", "py-sa") in w.events, "the service account's watch")
-    w.w.stop()
-    try:
-        api.list_pod_for_all_namespaces()
-        raise Failure("the service account listed pods")
-    except ApiException as e:
-        eq(e.status, 403, "the service account's list")
-        check('User \\"system:serviceaccount:dev:watcher\\" cannot list' in e.body,
-              "service account 403: %s", e.body)
+    py_watch_sees(api.list_pod_for_all_namespaces, (), str(d.etcd.revision()),
+                  lambda: d.etcd.put("/registry/pods/prod/py-sa", pod("prod", "py-sa")),
+                  "py-sa", "the service account's watch")
+    py_forbidden(api.list_pod_for_all_namespaces, "the service account's list",
+                 'User \\"system:serviceaccount:dev:watcher\\" cannot list')
     print("python client: token, certificate and service account (list, watch)")
 
 
