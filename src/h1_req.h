@@ -16,7 +16,9 @@
 #include "src/h1_head.h"
 #include "src/stream_impl.h"
 
-#define H1_FIELD_MAX 64 /* longest header name looked at */
+/* longest header name looked at (an Impersonate-Extra-KEY's longer
+ * name is gathered cut to it) */
+#define H1_FIELD_MAX 64
 
 /* The header fields a request keeps: those handlers see (enum
  * stream_field), and Expect. */

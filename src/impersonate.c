@@ -20,12 +20,17 @@ struct entry {
     const char *name, *value;
 };
 
-/* Splits the copy text into its entries; returns how many (at most max). */
-static size_t entries_split(char *text, struct entry *e, size_t max)
+/* Splits the copy text into its entries, *e (the caller frees it);
+ * returns how many. */
+static size_t entries_split(char *text, struct entry **e)
 {
-    size_t n = 0;
+    size_t n = 1;
 
-    for (char *line = text, *next; line != NULL && n < max; line = next) {
+    for (const char *p = text; (p = strchr(p, '\n')) != NULL; p++)
+        n++;
+    *e = xcalloc(n, sizeof(**e));
+    n = 0;
+    for (char *line = text, *next; line != NULL; line = next) {
         char *colon;
 
         if ((next = strchr(line, '\n')) != NULL)
@@ -33,7 +38,7 @@ static size_t entries_split(char *text, struct entry *e, size_t max)
         if ((colon = strstr(line, ": ")) == NULL)
             continue;
         *colon = '\0';
-        e[n++] = (struct entry){line, colon + 2};
+        (*e)[n++] = (struct entry){line, colon + 2};
     }
     return n;
 }
@@ -55,10 +60,15 @@ static struct authz_attributes attributes(const char *group,
                                           const char *subresource,
                                           const char *ns, const char *name)
 {
-    return (struct authz_attributes){
-        .verb = "impersonate", .resource_request = true,
-        .api_group = group, .api_version = "v1", .resource = resource,
-        .subresource = subresource, .ns = ns, .name = name, .path = ""};
+    return (struct authz_attributes){.verb = "impersonate",
+                                     .resource_request = true,
+                                     .api_group = group,
+                                     .api_version = "v1",
+                                     .resource = resource,
+                                     .subresource = subresource,
+                                     .ns = ns,
+                                     .name = name,
+                                     .path = ""};
 }
 
 /* The user's authorization: "users" NAME, or a service account's. */
@@ -86,9 +96,9 @@ static bool user_allowed(struct authz *z, const struct identity *id,
 }
 
 /* A new identity for user with uid and groups (impersonate.h). */
-static struct identity *acting_as(const struct identity *id,
-                                  const char *user, const char *uid,
-                                  const struct entry *e, size_t n)
+static struct identity *acting_as(const struct identity *id, const char *user,
+                                  const char *uid, const struct entry *e,
+                                  size_t n)
 {
     struct identity *out = identity_new(id->method, user, uid);
     bool groups = false, authn = false, unauthn = false;
@@ -125,7 +135,7 @@ enum impersonate_result impersonate(struct authz *z, struct identity *id,
                                     struct rbuf **forbidden, char *message,
                                     size_t message_len)
 {
-    struct entry e[64];
+    struct entry *e;
     const char *user = NULL, *uid = NULL;
     bool others = false;
     char *text;
@@ -139,7 +149,7 @@ enum impersonate_result impersonate(struct authz *z, struct identity *id,
         return IMPERSONATE_OK;
     }
     text = xstrdup(fields);
-    n = entries_split(text, e, RW_ARRAY_LEN(e));
+    n = entries_split(text, &e);
     for (size_t i = 0; i < n; i++) {
         /* Go's Header.Get: the first one; an empty value is none */
         if (strcmp(e[i].name, "impersonate-user") == 0 && user == NULL)
@@ -159,6 +169,7 @@ enum impersonate_result impersonate(struct authz *z, struct identity *id,
         } else {
             *out = identity_ref(id); /* nothing the apiserver reads */
         }
+        free(e);
         free(text);
         return r;
     }
@@ -178,13 +189,15 @@ enum impersonate_result impersonate(struct authz *z, struct identity *id,
             r = IMPERSONATE_FORBIDDEN;
     }
     if (r == IMPERSONATE_OK && uid != NULL) {
-        struct authz_attributes a = attributes(AUTHN_GROUP, "uids", "", "", uid);
+        struct authz_attributes a =
+            attributes(AUTHN_GROUP, "uids", "", "", uid);
 
         if (!allowed(z, id, &a, forbidden))
             r = IMPERSONATE_FORBIDDEN;
     }
     if (r == IMPERSONATE_OK)
         *out = acting_as(id, user, uid, e, n);
+    free(e);
     free(text);
     return r;
 }

@@ -340,11 +340,19 @@ static struct identity *router_authenticate(struct router *rt,
     return NULL;
 }
 
+/* Answers a 403 Forbidden Status (authz_forbidden_status), as the
+ * apiserver's responsewriters.Forbidden; body is released. */
+static void router_forbidden(struct stream *s, struct rbuf *body)
+{
+    stream_add_header(s, "x-content-type-options", "nosniff");
+    stream_respond(s, 403, "application/json", body);
+    rbuf_unref(body);
+}
+
 /* Who the authenticated id acts as (impersonate.h), as the apiserver's
  * WithImpersonation after WithAuthentication; NULL once a 403 or 500 is
  * answered.  Takes over id's reference. */
-static struct identity *router_impersonate(struct router *rt,
-                                           struct stream *s,
+static struct identity *router_impersonate(struct router *rt, struct stream *s,
                                            const struct request *req,
                                            struct identity *id)
 {
@@ -359,9 +367,7 @@ static struct identity *router_impersonate(struct router *rt,
     case IMPERSONATE_OK:
         break;
     case IMPERSONATE_FORBIDDEN:
-        stream_add_header(s, "x-content-type-options", "nosniff");
-        stream_respond(s, 403, "application/json", body);
-        rbuf_unref(body);
+        router_forbidden(s, body);
         break;
     case IMPERSONATE_INVALID:
         status_respond(s, 500, "InternalError", message);
@@ -379,15 +385,11 @@ static bool router_authorize(struct router *rt, struct stream *s,
                              const struct authz_attributes *a)
 {
     char reason[1024];
-    struct rbuf *body;
 
     if (authz_authorize(rt->cfg.authz, id, a, reason, sizeof(reason)) ==
         AUTHZ_ALLOW)
         return true;
-    body = authz_forbidden_status(id, a, reason, false);
-    stream_add_header(s, "x-content-type-options", "nosniff");
-    stream_respond(s, 403, "application/json", body);
-    rbuf_unref(body);
+    router_forbidden(s, authz_forbidden_status(id, a, reason, false));
     return false;
 }
 

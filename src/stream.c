@@ -100,8 +100,7 @@ static void gather_append(struct stream_gather *g, const char *v, size_t len)
     g->p[g->len] = '\0';
 }
 
-void stream_gather_begin(struct stream_gather *g, const char *name,
-                         size_t len)
+void stream_gather_begin(struct stream_gather *g, const char *name, size_t len)
 {
     size_t at;
 

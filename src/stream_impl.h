@@ -131,8 +131,7 @@ struct stream_gather {
 bool stream_field_gathered(const char *name, size_t len);
 
 /* Starts an entry for the field named name (len bytes, lower-cased). */
-void stream_gather_begin(struct stream_gather *g, const char *name,
-                         size_t len);
+void stream_gather_begin(struct stream_gather *g, const char *name, size_t len);
 
 /* Appends len bytes of the entry's value (in as many pieces as come). */
 void stream_gather_add(struct stream_gather *g, const char *v, size_t len);

@@ -47,15 +47,15 @@ static void test_identity(void **state)
     assert_string_equal(acting("", b, sizeof(b)), "alice  system:masters");
     assert_string_equal(acting("impersonate-user: bob", b, sizeof(b)),
                         "bob  system:authenticated");
+    assert_string_equal(acting("impersonate-user: bob\nimpersonate-group: dev\n"
+                               "impersonate-group: qa\nimpersonate-uid: 42\n"
+                               "impersonate-extra-scopes: view",
+                               b, sizeof(b)),
+                        "bob 42 dev,qa,system:authenticated");
     assert_string_equal(
-        acting("impersonate-user: bob\nimpersonate-group: dev\n"
-               "impersonate-group: qa\nimpersonate-uid: 42\n"
-               "impersonate-extra-scopes: view",
-               b, sizeof(b)),
-        "bob 42 dev,qa,system:authenticated");
-    assert_string_equal(
-        acting("impersonate-user: bob\nimpersonate-group: system:unauthenticated",
-               b, sizeof(b)),
+        acting(
+            "impersonate-user: bob\nimpersonate-group: system:unauthenticated",
+            b, sizeof(b)),
         "bob  system:unauthenticated");
     assert_string_equal(
         acting("impersonate-user: system:serviceaccount:kube-system:ctl", b,
@@ -77,8 +77,7 @@ static void test_invalid(void **state)
     char message[256];
 
     for (int i = 0; i < 3; i++) {
-        const char *fields[] = {"impersonate-group: dev",
-                                "impersonate-uid: 1",
+        const char *fields[] = {"impersonate-group: dev", "impersonate-uid: 1",
                                 "impersonate-extra-k: v"};
 
         assert_int_equal(impersonate(NULL, id, fields[i], &as, &forbidden,

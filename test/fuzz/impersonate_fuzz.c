@@ -24,8 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         sizeof(message))) {
     case IMPERSONATE_OK:
         rw_assert(as != NULL && as->name[0] != '\0' && forbidden == NULL);
-        rw_assert(as == id ||
-                  identity_in_group(as, IDENTITY_AUTHENTICATED) ||
+        rw_assert(as == id || identity_in_group(as, IDENTITY_AUTHENTICATED) ||
                   identity_in_group(as, IDENTITY_UNAUTHENTICATED));
         identity_unref(as);
         break;
