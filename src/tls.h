@@ -178,6 +178,9 @@ struct tls_stats {
     uint64_t ssl_writes;        /* SSL_write calls by transport_writev */
     uint64_t bytes_staged;      /* bytes it copied into its staging buffer
                                    (the rest went from the iovecs) */
+    uint64_t buffer_releases;   /* SSL buffers it freed after a batch
+                                   (SSL_MODE_RELEASE_BUFFERS: kept from
+                                   record to record, freed when idle) */
     uint64_t records_sent;      /* TLS records written, every path */
     /* server side (the listener's clients): completed handshakes, and
      * failed ones, those cut short (a timeout, the peer gone) included */

@@ -37,6 +37,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <event2/buffer.h>
@@ -150,13 +152,29 @@ static ssize_t tls_io_error(struct tls_transport *x, int r, bool reading)
     return RW_EIO;
 }
 
+/* Corks (on 1) or uncorks (0) the TCP socket fd: the records of a batch
+ * (a write(2) each) go out in full segments, as a plain transport's one
+ * writev of the batch does, not a segment per record.  False when fd is
+ * not a TCP socket. */
+static bool tls_cork(int fd, int on)
+{
+    return fd >= 0 &&
+           setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on)) == 0;
+}
+
 static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
 {
     struct tls_transport *x = (struct tls_transport *)t;
     struct tls_cursor cur = {.iov = iov, .n = RW_MIN(n, TRANSPORT_IOV_MAX)};
     size_t cap = t->write_max > 0 ? t->write_max : SIZE_MAX, total = 0;
-    ssize_t ret;
+    bool release = SSL_get_mode(x->ssl) & SSL_MODE_RELEASE_BUFFERS;
+    ssize_t ret = 0;
+    bool corked = false;
 
+    /* the SSL keeps its write buffer from record to record of the batch
+     * (released, it would be freed and allocated again for each) */
+    if (release)
+        SSL_clear_mode(x->ssl, SSL_MODE_RELEASE_BUFFERS);
     for (;;) {
         size_t len = x->retry > 0 ? x->retry
                                   : RW_MIN((size_t)TLS_RECORD_MAX, cap - total);
@@ -165,6 +183,8 @@ static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
 
         if (len == 0 || (len = tls_next(&cur, len, &p)) == 0)
             break;
+        if (total > 0 && !corked)
+            corked = tls_cork(t->fd, 1);
         ERR_clear_error();
         r = SSL_write(x->ssl, p, (int)len);
         tls_counters.ssl_writes++;
@@ -173,13 +193,24 @@ static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
              * starts with the same len bytes, the caller's queue */
             x->retry = len;
             ret = tls_io_error(x, r, false);
-            return total > 0 ? (ssize_t)total : ret;
+            break;
         }
         x->retry = 0;
         total += (size_t)r;
         if ((size_t)r < len)
             break;
     }
+    if (corked)
+        tls_cork(t->fd, 0);
+    if (release) {
+        SSL_set_mode(x->ssl, SSL_MODE_RELEASE_BUFFERS);
+        /* the batch is out (no record owed): released now, as the SSL
+         * would have after a single SSL_write */
+        if (x->retry == 0 && SSL_free_buffers(x->ssl))
+            tls_counters.buffer_releases++;
+    }
+    if (total == 0)
+        return ret;
     x->wants = 0;
     return (ssize_t)total;
 }
