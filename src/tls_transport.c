@@ -175,6 +175,7 @@ static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
      * (released, it would be freed and allocated again for each) */
     if (release)
         SSL_clear_mode(x->ssl, SSL_MODE_RELEASE_BUFFERS);
+    ERR_clear_error(); /* and clear after each SSL_write that succeeds */
     for (;;) {
         size_t len = x->retry > 0 ? x->retry
                                   : RW_MIN((size_t)TLS_RECORD_MAX, cap - total);
@@ -185,7 +186,6 @@ static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
             break;
         if (total > 0 && !corked)
             corked = tls_cork(t->fd, 1);
-        ERR_clear_error();
         r = SSL_write(x->ssl, p, (int)len);
         tls_counters.ssl_writes++;
         if (r <= 0) {
