@@ -175,7 +175,7 @@ static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
      * (released, it would be freed and allocated again for each) */
     if (release)
         SSL_clear_mode(x->ssl, SSL_MODE_RELEASE_BUFFERS);
-    ERR_clear_error(); /* and clear after each SSL_write that succeeds */
+    ERR_clear_error(); /* an SSL_write that succeeds leaves it empty */
     for (;;) {
         size_t len = x->retry > 0 ? x->retry
                                   : RW_MIN((size_t)TLS_RECORD_MAX, cap - total);
