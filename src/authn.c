@@ -55,6 +55,10 @@ struct authn {
     void *pod_arg;
     time_t (*now)(void);
     uint64_t counts[AUTHN_RESULTS][AUTHN_METHODS];
+    /* The latest client certificate's identity, shared by the requests
+     * that present the same subject (an HTTP/2 connection's streams: one
+     * identity per watcher would be idle memory). */
+    struct identity *x509_last;
 };
 
 /* ---- configuration ---- */
@@ -272,6 +276,7 @@ void authn_free(struct authn *a)
     tls_sig_keys_free(a->keys);
     strings_free(a->issuers, a->nissuers);
     strings_free(a->audiences, a->naudiences);
+    identity_unref(a->x509_last);
     free(a);
 }
 
@@ -487,13 +492,32 @@ static bool bearer_token(const char *header, const char **token, size_t *len)
     return *len > 0;
 }
 
-static struct identity *x509_identity(const struct transport_peer *peer)
+/* Whether id is what x509_identity makes of peer's subject. */
+static bool x509_same(const struct identity *id,
+                      const struct transport_peer *peer)
 {
-    struct identity *id = identity_new(IDENTITY_X509, peer->common_name, NULL);
+    if (id == NULL || strcmp(id->name, peer->common_name) != 0 ||
+        id->ngroups != peer->norganizations + 1)
+        return false;
+    for (size_t i = 0; i < peer->norganizations; i++)
+        if (strcmp(id->groups[i], peer->organizations[i]) != 0)
+            return false;
+    return true;
+}
 
+static struct identity *x509_identity(struct authn *a,
+                                      const struct transport_peer *peer)
+{
+    struct identity *id;
+
+    if (x509_same(a->x509_last, peer))
+        return identity_ref(a->x509_last);
+    id = identity_new(IDENTITY_X509, peer->common_name, NULL);
     for (size_t i = 0; i < peer->norganizations; i++)
         identity_add_group(id, peer->organizations[i]);
     identity_add_group(id, IDENTITY_AUTHENTICATED);
+    identity_unref(a->x509_last);
+    a->x509_last = identity_ref(id);
     return id;
 }
 
@@ -527,7 +551,7 @@ static int authn_chain(struct authn *a, const struct request *req,
                           peer->error != NULL ? peer->error : "not verified");
     if (peer != NULL && peer->presented && peer->common_name != NULL &&
         *peer->common_name != '\0') {
-        *out = x509_identity(peer);
+        *out = x509_identity(a, peer);
         return RW_OK;
     }
     if (req->authorization != NULL &&

@@ -10,10 +10,11 @@
  * transport, and the handshake happens before the connection's
  * BEV_EVENT_CONNECTED (client side) or before the listener hands the
  * connection on (server side).  The fast paths go to the same SSL:
- * transport_writev gathers its iovec batch (at most TLS_BATCH_MAX bytes)
- * into one staging buffer shared by every connection and makes ONE
- * SSL_write of it (partial writes enabled: it takes whole records while
- * the socket has room); transport_readv decrypts straight into the
+ * transport_writev writes its iovec batch a record at a time (one
+ * SSL_write of TLS_RECORD_MAX bytes per record, straight from an iovec
+ * that holds them, else gathered into one staging buffer shared by every
+ * connection) while the socket has room, all of the batch in one call
+ * (up to write_max); transport_readv decrypts straight into the
  * caller's iovecs.  The buffered stream's output, which libevent writes
  * with one SSL_write per chain, is packed into one chain per pass of the
  * loop first, so that it too goes out as one SSL_write per flushed
@@ -37,9 +38,9 @@ struct event_base;
 struct transport;
 struct tls_client;
 
-/* Plaintext bytes per transport_writev at most: one SSL_write of up to
- * four full records. */
-#define TLS_BATCH_MAX (4 * 16384)
+/* Plaintext bytes per SSL_write of transport_writev at most: one full
+ * record (TLS's maximum fragment). */
+#define TLS_RECORD_MAX 16384
 
 /* What a client side context is made of.  Paths are read at once by
  * tls_client_new (never again). */
@@ -175,6 +176,11 @@ const char *tls_transport_alpn(const struct transport *t);
 /* Process-wide counters of the TLS transports (for /metrics and tests). */
 struct tls_stats {
     uint64_t ssl_writes;        /* SSL_write calls by transport_writev */
+    uint64_t bytes_staged;      /* bytes it copied into its staging buffer
+                                   (the rest went from the iovecs) */
+    uint64_t buffer_releases;   /* SSL buffers it freed after a batch
+                                   (SSL_MODE_RELEASE_BUFFERS: kept from
+                                   record to record, freed when idle) */
     uint64_t records_sent;      /* TLS records written, every path */
     /* server side (the listener's clients): completed handshakes, and
      * failed ones, those cut short (a timeout, the peer gone) included */

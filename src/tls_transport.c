@@ -3,14 +3,21 @@
  * OpenSSL bufferevent over the socket for the buffered stream and the
  * handshake, and the same SSL for the direct paths.
  *
- * writev gathers the caller's iovecs into one staging buffer (static,
+ * writev writes the caller's iovecs a record at a time (TLS_RECORD_MAX
+ * plaintext bytes per SSL_write; with SSL_MODE_ENABLE_PARTIAL_WRITE an
+ * SSL_write of more takes one record all the same), until the batch is
+ * written or the socket is full: a flushed batch is written in one call,
+ * as over a plain transport, never a record per pass of the loop.  A
+ * record's bytes go to SSL_write straight from the iovec when it holds
+ * them all, else they are gathered into one staging buffer (static,
  * shared by every connection: the loop is single threaded and the bytes
- * are encrypted before SSL_write returns) and makes one SSL_write of the
- * batch.  When SSL_write cannot finish (WANT_WRITE, or WANT_READ), the
- * SSL holds part of the batch already encrypted and must be called again
- * with at least the same length; writev returns 0 then, the caller's
- * queue still holds the bytes, and the next call gathers the same
- * `retry` bytes again (SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER: the staging
+ * are encrypted before SSL_write returns), a record-sized one that stays
+ * in the cache.  When SSL_write cannot finish (WANT_WRITE, or
+ * WANT_READ), the SSL holds part of that record already encrypted and
+ * must be called again with at least the same length; writev returns
+ * what the records before took (or 0, then see wants), the caller's
+ * queue still holds the rest, and the next call takes the same `retry`
+ * bytes first again (SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER: the staging
  * buffer may have served other connections in between).  The
  * bufferevent's own writes (its output buffer) are only used while no
  * batch is owed, as transport.h requires of callers.
@@ -30,6 +37,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <event2/buffer.h>
@@ -65,19 +74,47 @@ struct tls_transport {
  * empty between calls; the loop is single threaded). */
 static struct evbuffer *tls_pack_head;
 
-static unsigned char tls_stage[TLS_BATCH_MAX];
+static unsigned char tls_stage[TLS_RECORD_MAX];
 
-/* Copies up to len bytes of the iovecs into tls_stage; returns how many. */
-static size_t tls_gather(const struct iovec *iov, int n, size_t len)
+/* Where writev is in its caller's iovecs. */
+struct tls_cursor {
+    const struct iovec *iov;
+    int n, i;   /* iovecs; the current one */
+    size_t off; /* bytes of iov[i] already taken */
+};
+
+/* Takes the next len bytes at most from the cursor and points *p at
+ * them: into the caller's iovec itself when it holds them all (no copy),
+ * else gathered into tls_stage.  Returns how many (0: none left). */
+static size_t tls_next(struct tls_cursor *c, size_t len, const void **p)
 {
     size_t sum = 0;
 
-    for (int i = 0; i < n && sum < len; i++) {
-        size_t k = RW_MIN(iov[i].iov_len, len - sum);
-
-        memcpy(tls_stage + sum, iov[i].iov_base, k);
-        sum += k;
+    while (c->i < c->n && c->off == c->iov[c->i].iov_len) {
+        c->i++;
+        c->off = 0;
     }
+    if (c->i == c->n)
+        return 0;
+    if (c->iov[c->i].iov_len - c->off >= len) {
+        *p = (const char *)c->iov[c->i].iov_base + c->off;
+        c->off += len;
+        return len;
+    }
+    while (c->i < c->n && sum < len) {
+        size_t k = RW_MIN(c->iov[c->i].iov_len - c->off, len - sum);
+
+        memcpy(tls_stage + sum, (const char *)c->iov[c->i].iov_base + c->off,
+               k);
+        sum += k;
+        c->off += k;
+        if (c->off == c->iov[c->i].iov_len) {
+            c->i++;
+            c->off = 0;
+        }
+    }
+    tls_counters.bytes_staged += sum;
+    *p = tls_stage;
     return sum;
 }
 
@@ -115,28 +152,67 @@ static ssize_t tls_io_error(struct tls_transport *x, int r, bool reading)
     return RW_EIO;
 }
 
+/* Corks (on 1) or uncorks (0) the TCP socket fd: the records of a batch
+ * (a write(2) each) go out in full segments, as a plain transport's one
+ * writev of the batch does, not a segment per record.  False when fd is
+ * not a TCP socket. */
+static bool tls_cork(int fd, int on)
+{
+    return fd >= 0 &&
+           setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on)) == 0;
+}
+
 static ssize_t tls_writev(struct transport *t, struct iovec *iov, int n)
 {
     struct tls_transport *x = (struct tls_transport *)t;
-    size_t cap = TLS_BATCH_MAX, len;
-    int r;
+    struct tls_cursor cur = {.iov = iov, .n = RW_MIN(n, TRANSPORT_IOV_MAX)};
+    size_t cap = t->write_max > 0 ? t->write_max : SIZE_MAX, total = 0;
+    bool release = SSL_get_mode(x->ssl) & SSL_MODE_RELEASE_BUFFERS;
+    ssize_t ret = 0;
+    bool corked = false;
 
-    if (t->write_max > 0 && t->write_max < cap)
-        cap = t->write_max;
-    len = tls_gather(iov, RW_MIN(n, TRANSPORT_IOV_MAX),
-                     x->retry > 0 ? x->retry : cap);
-    if (len == 0)
-        return 0;
-    ERR_clear_error();
-    r = SSL_write(x->ssl, tls_stage, (int)len);
-    tls_counters.ssl_writes++;
-    if (r > 0) {
+    /* the SSL keeps its write buffer from record to record of the batch
+     * (released, it would be freed and allocated again for each) */
+    if (release)
+        SSL_clear_mode(x->ssl, SSL_MODE_RELEASE_BUFFERS);
+    ERR_clear_error(); /* an SSL_write that succeeds leaves it empty */
+    for (;;) {
+        size_t len = x->retry > 0 ? x->retry
+                                  : RW_MIN((size_t)TLS_RECORD_MAX, cap - total);
+        const void *p = NULL;
+        int r;
+
+        if (len == 0 || (len = tls_next(&cur, len, &p)) == 0)
+            break;
+        if (total > 0 && !corked)
+            corked = tls_cork(t->fd, 1);
+        r = SSL_write(x->ssl, p, (int)len);
+        tls_counters.ssl_writes++;
+        if (r <= 0) {
+            /* the SSL may hold part of it in a record: the next call
+             * starts with the same len bytes, the caller's queue */
+            x->retry = len;
+            ret = tls_io_error(x, r, false);
+            break;
+        }
         x->retry = 0;
-        x->wants = 0;
-        return r;
+        total += (size_t)r;
+        if ((size_t)r < len)
+            break;
     }
-    x->retry = len;
-    return tls_io_error(x, r, false);
+    if (corked)
+        tls_cork(t->fd, 0);
+    if (release) {
+        SSL_set_mode(x->ssl, SSL_MODE_RELEASE_BUFFERS);
+        /* the batch is out (no record owed): released now, as the SSL
+         * would have after a single SSL_write */
+        if (x->retry == 0 && SSL_free_buffers(x->ssl))
+            tls_counters.buffer_releases++;
+    }
+    if (total == 0)
+        return ret;
+    x->wants = 0;
+    return (ssize_t)total;
 }
 
 /* Decrypted bytes left in the SSL after readv filled its iovecs go to the

@@ -23,13 +23,14 @@
  *    paths: conn_h2 writes its output ring (h2_out.h) by reference, a
  *    batch of iovecs per call, without copying it into the bufferevent;
  *    h2_client reads a large backlog in big pieces past libevent's 4 KiB
- *    reads.  A TLS transport gathers a writev batch (up to TLS_BATCH_MAX
- *    bytes) into a staging buffer and makes one SSL_write of it per call,
- *    and decrypts into the readv buffers.  Its writev returns only what
- *    went out in records; when it returns 0 the SSL may owe part of the
- *    batch (encrypted, not yet sent), so the caller must call again with
- *    the same bytes first in its iovecs (a queue that was not consumed
- *    does that) before writing anything else.  Direct writes are only
+ *    reads.  A TLS transport writes a writev batch a record at a time
+ *    (gathering a record's bytes into a staging buffer unless one iovec
+ *    holds them), and decrypts into the readv buffers.  Its writev
+ *    returns only what went out in records; when it took less than the
+ *    batch the SSL may owe part of the rest (encrypted, not yet sent), so
+ *    the caller must call again with the bytes not taken first in its
+ *    iovecs (a queue consumed by what was taken, and no more, does that)
+ *    before writing anything else.  Direct writes are only
  *    made while the bufferevent's output buffer is empty, and the
  *    bufferevent's output is only used while nothing is pending in a
  *    direct write, so the two never interleave on the wire.

@@ -4,6 +4,7 @@
 #include "src/watch_authz.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "cache/rw.h"
 #include "src/log.h"
@@ -12,8 +13,9 @@ struct watch_grant_authz {
     struct watch_grant base; /* first */
     struct authz *z;
     struct identity *id;
-    struct authz_attributes a; /* its strings point into strings[] */
-    char *strings[8];
+    struct authz_attributes a; /* its strings point into text[] */
+    char text[]; /* copies of them, one after the other (one allocation
+                    per watch: this is idle memory, per watcher) */
 };
 
 static bool grant_allowed(const struct watch_grant *g, struct rbuf **frame)
@@ -35,8 +37,6 @@ static void grant_free(struct watch_grant *g)
     struct watch_grant_authz *ga = (struct watch_grant_authz *)g;
 
     identity_unref(ga->id);
-    for (size_t i = 0; i < RW_ARRAY_LEN(ga->strings); i++)
-        free(ga->strings[i]);
     free(ga);
 }
 
@@ -45,30 +45,41 @@ static const struct watch_grant_ops grant_ops = {
     .free = grant_free,
 };
 
-/* A copy of s ("" for NULL) kept in slot i. */
-static const char *keep(struct watch_grant_authz *ga, size_t i, const char *s)
-{
-    return ga->strings[i] = xstrdup(s ? s : "");
-}
-
 struct watch_grant *watch_authz_grant(struct authz *z, struct identity *id,
                                       const struct authz_attributes *a)
 {
-    struct watch_grant_authz *ga = xcalloc(1, sizeof(*ga));
+    const char *from[] = {a->verb, a->api_group,   a->api_version,
+                          a->resource, a->subresource, a->ns,
+                          a->name, a->path};
+    const char *to[RW_ARRAY_LEN(from)];
+    struct watch_grant_authz *ga;
+    size_t len = 0;
+    char *p;
 
+    for (size_t i = 0; i < RW_ARRAY_LEN(from); i++)
+        len += strlen(from[i] != NULL ? from[i] : "") + 1;
+    ga = xcalloc(1, sizeof(*ga) + len);
+    p = ga->text;
+    for (size_t i = 0; i < RW_ARRAY_LEN(from); i++) {
+        size_t k = strlen(from[i] != NULL ? from[i] : "") + 1;
+
+        memcpy(p, from[i] != NULL ? from[i] : "", k);
+        to[i] = p;
+        p += k;
+    }
     ga->base.ops = &grant_ops;
     ga->z = z;
     ga->id = identity_ref(id);
     ga->a = (struct authz_attributes){
-        .verb = keep(ga, 0, a->verb),
+        .verb = to[0],
         .resource_request = a->resource_request,
-        .api_group = keep(ga, 1, a->api_group),
-        .api_version = keep(ga, 2, a->api_version),
-        .resource = keep(ga, 3, a->resource),
-        .subresource = keep(ga, 4, a->subresource),
-        .ns = keep(ga, 5, a->ns),
-        .name = keep(ga, 6, a->name),
-        .path = keep(ga, 7, a->path),
+        .api_group = to[1],
+        .api_version = to[2],
+        .resource = to[3],
+        .subresource = to[4],
+        .ns = to[5],
+        .name = to[6],
+        .path = to[7],
     };
     return &ga->base;
 }

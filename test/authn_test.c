@@ -486,6 +486,42 @@ static void test_x509(void **state)
     authn_free(a);
 }
 
+/* The streams of one connection (the same certificate) share one
+ * identity; another subject, even one group apart, gets its own. */
+static void test_x509_identity_shared(void **state)
+{
+    const char *orgs[] = {"dev", "ops"}, *fewer[] = {"dev"};
+    struct transport_peer p1 = {.presented = true, .verified = true,
+                                .common_name = "alice",
+                                .organizations = orgs, .norganizations = 2};
+    struct transport_peer p2 = p1, p3 = p1, p4 = p1;
+    struct authn *a = make(true, NULL, NULL, NULL, 0, false);
+    struct identity *id1, *id2, *id3, *id4;
+    char why[512];
+
+    (void)state;
+    p3.organizations = fewer;
+    p3.norganizations = 1;
+    p4.common_name = "bob";
+    id1 = ask(a, NULL, &p1, why);
+    id2 = ask(a, NULL, &p2, why);
+    assert_ptr_equal(id1, id2);
+    id3 = ask(a, NULL, &p3, why);
+    assert_ptr_not_equal(id3, id1);
+    assert_int_equal(id3->ngroups, 2);
+    assert_false(identity_in_group(id3, "ops"));
+    id4 = ask(a, NULL, &p4, why);
+    assert_string_equal(id4->name, "bob");
+    assert_int_equal(id4->ngroups, 3);
+    assert_string_equal(id1->name, "alice");
+    assert_true(identity_in_group(id1, "ops"));
+    identity_unref(id1);
+    identity_unref(id2);
+    identity_unref(id3);
+    identity_unref(id4);
+    authn_free(a);
+}
+
 /* ---- service-account tokens ---- */
 
 static void check_sa(struct identity *id)
@@ -782,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_static_tokens),
         cmocka_unit_test(test_anonymous_off),
         cmocka_unit_test(test_x509),
+        cmocka_unit_test(test_x509_identity_shared),
         cmocka_unit_test(test_sa_rs256_es256),
         cmocka_unit_test(test_sa_key_forms),
         cmocka_unit_test(test_sa_refusals),
