@@ -341,6 +341,26 @@ enum authz_decision authz_authorize(struct authz *z, const struct identity *id,
                                                             : AUTHZ_DENY;
 }
 
+void authz_rules(struct authz *z, const struct identity *id, const char *ns,
+                 rbac_rule_fn fn, void *arg, char *error, size_t error_len)
+{
+    static char *all[] = {"*"};
+    static const struct rbac_strings star = {all, 1};
+    static const struct rbac_rule everything = {
+        .verbs = star,
+        .api_groups = star,
+        .resources = star,
+        .non_resource_urls = star,
+    };
+
+    if (error_len > 0)
+        *error = '\0';
+    if (z != NULL && (z->modes & AUTHZ_RBAC))
+        rbac_rules(z->index, id, ns, fn, arg, error, error_len);
+    if (z == NULL || (z->modes & AUTHZ_ALWAYS_ALLOW))
+        fn(&everything, arg);
+}
+
 /* Go's %q of s into b: quoted, with \" \\ and control bytes escaped. */
 static void add_quoted(struct sbuf *b, const char *s)
 {
