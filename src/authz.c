@@ -52,7 +52,7 @@ struct authz {
     unsigned modes;
     struct authz_source src[RBAC_KINDS];
     struct rbac_object *defaults[6]; /* the bootstrap policy, parsed */
-    struct rbac *index; /* with AUTHZ_RBAC */
+    struct rbac *index;              /* with AUTHZ_RBAC */
     void (*changed)(void *arg);
     void *changed_arg;
 };
@@ -277,10 +277,10 @@ struct authz *authz_new(unsigned modes, struct resource *const *rbac)
     for (size_t i = 0; i < RW_ARRAY_LEN(authz_bootstrap); i++) {
         char why[256];
 
-        rw_assert(rbac_object_parse(authz_bootstrap[i].kind,
-                                    authz_bootstrap[i].json,
-                                    strlen(authz_bootstrap[i].json),
-                                    &z->defaults[i], why, sizeof(why)) == RW_OK);
+        rw_assert(
+            rbac_object_parse(authz_bootstrap[i].kind, authz_bootstrap[i].json,
+                              strlen(authz_bootstrap[i].json), &z->defaults[i],
+                              why, sizeof(why)) == RW_OK);
     }
     for (int k = 0; k < RBAC_KINDS; k++) {
         struct authz_source *src = &z->src[k];

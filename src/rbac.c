@@ -426,26 +426,44 @@ static void missing_reason(const struct missing *m, const char *prefix,
     sbuf_fini(&b);
 }
 
-/* Whether the role binding b refers to allows a; a missing role is noted. */
-static bool binding_allows(const struct rbac *x, const struct rbac_object *b,
-                           const struct authz_attributes *a,
-                           const char *combined, struct missing *m)
+/*
+ * The roles whose rules the binding b grants: the role it refers to, or
+ * an aggregated ClusterRole's sources; *n of them at *roles (borrowed).
+ * False, the missing role noted, when it refers to none.
+ */
+static bool bound_roles(const struct rbac *x, const struct rbac_object *b,
+                        const struct rbac_object *const **roles, size_t *n,
+                        struct missing *m)
 {
-    size_t i = b->ref_cluster ? find(x, RBAC_CLUSTERROLE, "", b->ref_name)
-                              : find(x, RBAC_ROLE, b->ns, b->ref_name);
-    const struct rbac_sources *src;
+    enum rbac_kind k = b->ref_cluster ? RBAC_CLUSTERROLE : RBAC_ROLE;
+    size_t i = find(x, k, b->ref_cluster ? "" : b->ns, b->ref_name);
 
     if (i == SIZE_MAX) {
         missing_add(m, b->ref_cluster, b->ref_name);
         return false;
     }
-    if (!b->ref_cluster)
-        return rules_allow(x->objs[RBAC_ROLE][i], a, combined);
-    if (!x->objs[RBAC_CLUSTERROLE][i]->aggregated)
-        return rules_allow(x->objs[RBAC_CLUSTERROLE][i], a, combined);
-    src = &x->sources[i];
-    for (size_t s = 0; s < src->n; s++)
-        if (rules_allow(src->v[s], a, combined))
+    if (k == RBAC_CLUSTERROLE && x->objs[k][i]->aggregated) {
+        *roles = x->sources[i].v;
+        *n = x->sources[i].n;
+    } else {
+        *roles = &x->objs[k][i];
+        *n = 1;
+    }
+    return true;
+}
+
+/* Whether the role binding b refers to allows a; a missing role is noted. */
+static bool binding_allows(const struct rbac *x, const struct rbac_object *b,
+                           const struct authz_attributes *a,
+                           const char *combined, struct missing *m)
+{
+    const struct rbac_object *const *roles;
+    size_t n;
+
+    if (!bound_roles(x, b, &roles, &n, m))
+        return false;
+    for (size_t r = 0; r < n; r++)
+        if (rules_allow(roles[r], a, combined))
             return true;
     return false;
 }
@@ -487,30 +505,18 @@ bool rbac_allows(const struct rbac *x, const struct identity *id,
 static void binding_rules(const struct rbac *x, const struct rbac_object *b,
                           rbac_rule_fn fn, void *arg, struct missing *m)
 {
-    size_t i = b->ref_cluster ? find(x, RBAC_CLUSTERROLE, "", b->ref_name)
-                              : find(x, RBAC_ROLE, b->ns, b->ref_name);
-    const struct rbac_object *role;
-    const struct rbac_sources *src;
+    const struct rbac_object *const *roles;
+    size_t n;
 
-    if (i == SIZE_MAX) {
-        missing_add(m, b->ref_cluster, b->ref_name);
+    if (!bound_roles(x, b, &roles, &n, m))
         return;
-    }
-    role = x->objs[b->ref_cluster ? RBAC_CLUSTERROLE : RBAC_ROLE][i];
-    if (!b->ref_cluster || !role->aggregated) {
-        for (size_t r = 0; r < role->nrules; r++)
-            fn(&role->rules[r], arg);
-        return;
-    }
-    src = &x->sources[i];
-    for (size_t s = 0; s < src->n; s++)
-        for (size_t r = 0; r < src->v[s]->nrules; r++)
-            fn(&src->v[s]->rules[r], arg);
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < roles[r]->nrules; i++)
+            fn(&roles[r]->rules[i], arg);
 }
 
-void rbac_rules(const struct rbac *x, const struct identity *id,
-                const char *ns, rbac_rule_fn fn, void *arg, char *error,
-                size_t error_len)
+void rbac_rules(const struct rbac *x, const struct identity *id, const char *ns,
+                rbac_rule_fn fn, void *arg, char *error, size_t error_len)
 {
     struct missing m = {.n = 0};
     struct applying in = {0};

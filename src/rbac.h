@@ -77,8 +77,7 @@ typedef void (*rbac_rule_fn)(const struct rbac_rule *rule, void *arg);
  * ("clusterrole.rbac.authorization.k8s.io \"x\" not found", several in
  * "[..., ...]"), "" when none.
  */
-void rbac_rules(const struct rbac *x, const struct identity *id,
-                const char *ns, rbac_rule_fn fn, void *arg, char *error,
-                size_t error_len);
+void rbac_rules(const struct rbac *x, const struct identity *id, const char *ns,
+                rbac_rule_fn fn, void *arg, char *error, size_t error_len);
 
 #endif

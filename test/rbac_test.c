@@ -441,9 +441,8 @@ static void test_masters(void **state)
 static void collect_cb(const struct rbac_rule *r, void *arg)
 {
     struct sbuf *b = arg;
-    const struct rbac_strings *lists[] = {&r->verbs, &r->resources,
-                                          &r->non_resource_urls,
-                                          &r->resource_names};
+    const struct rbac_strings *lists[] = {
+        &r->verbs, &r->resources, &r->non_resource_urls, &r->resource_names};
 
     for (size_t l = 0; l < RW_ARRAY_LEN(lists); l++)
         for (size_t i = 0; i < lists[l]->n; i++)
@@ -454,8 +453,7 @@ static void collect_cb(const struct rbac_rule *r, void *arg)
 /* rbac_rules of id in ns, as collect_cb writes them, equal to want, with
  * the error want_error. */
 static void rules_are(const struct fixture *f, const struct identity *id,
-                      const char *ns, const char *want,
-                      const char *want_error)
+                      const char *ns, const char *want, const char *want_error)
 {
     struct sbuf b = {0};
     char error[512] = "x";

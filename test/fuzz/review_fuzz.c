@@ -2,8 +2,9 @@
  * review_fuzz.c: the review endpoints' body decoders (src/review_body.c)
  * on arbitrary bytes, as JSON and as Kubernetes protobuf, for the three
  * reviews: each answer is either a decoded spec whose strings are all set
- * (one kind of attributes; a rules review's namespace) or a refusal with a code the apiserver would
- * give (400, 422) and words; nothing is read past the input.
+ * (one kind of attributes; a rules review's namespace) or a refusal with a code
+ * the apiserver would give (400, 422) and words; nothing is read past the
+ * input.
  */
 #include <stdint.h>
 #include <stdlib.h>
