@@ -52,7 +52,7 @@ struct authz {
     unsigned modes;
     struct authz_source src[RBAC_KINDS];
     struct rbac_object *defaults[6]; /* the bootstrap policy, parsed */
-    struct rbac *index; /* with AUTHZ_RBAC */
+    struct rbac *index;              /* with AUTHZ_RBAC */
     void (*changed)(void *arg);
     void *changed_arg;
 };
@@ -277,10 +277,10 @@ struct authz *authz_new(unsigned modes, struct resource *const *rbac)
     for (size_t i = 0; i < RW_ARRAY_LEN(authz_bootstrap); i++) {
         char why[256];
 
-        rw_assert(rbac_object_parse(authz_bootstrap[i].kind,
-                                    authz_bootstrap[i].json,
-                                    strlen(authz_bootstrap[i].json),
-                                    &z->defaults[i], why, sizeof(why)) == RW_OK);
+        rw_assert(
+            rbac_object_parse(authz_bootstrap[i].kind, authz_bootstrap[i].json,
+                              strlen(authz_bootstrap[i].json), &z->defaults[i],
+                              why, sizeof(why)) == RW_OK);
     }
     for (int k = 0; k < RBAC_KINDS; k++) {
         struct authz_source *src = &z->src[k];
@@ -339,6 +339,26 @@ enum authz_decision authz_authorize(struct authz *z, const struct identity *id,
         return AUTHZ_ALLOW;
     return rbac_allows(z->index, id, a, reason, reason_len) ? AUTHZ_ALLOW
                                                             : AUTHZ_DENY;
+}
+
+void authz_rules(struct authz *z, const struct identity *id, const char *ns,
+                 rbac_rule_fn fn, void *arg, char *error, size_t error_len)
+{
+    static char *all[] = {"*"};
+    static const struct rbac_strings star = {all, 1};
+    static const struct rbac_rule everything = {
+        .verbs = star,
+        .api_groups = star,
+        .resources = star,
+        .non_resource_urls = star,
+    };
+
+    if (error_len > 0)
+        *error = '\0';
+    if (z != NULL && (z->modes & AUTHZ_RBAC))
+        rbac_rules(z->index, id, ns, fn, arg, error, error_len);
+    if (z == NULL || (z->modes & AUTHZ_ALWAYS_ALLOW))
+        fn(&everything, arg);
 }
 
 /* Go's %q of s into b: quoted, with \" \\ and control bytes escaped. */

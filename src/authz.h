@@ -32,6 +32,7 @@
 
 #include "src/authz_attributes.h"
 #include "src/identity.h"
+#include "src/rbac.h"
 
 struct authz;
 struct rbuf;
@@ -85,6 +86,20 @@ enum authz_decision {
 enum authz_decision authz_authorize(struct authz *z, const struct identity *id,
                                     const struct authz_attributes *a,
                                     char *reason, size_t reason_len);
+
+/*
+ * The rules that apply to id in namespace ns, as the apiserver's rule
+ * resolver (the union of its authorizers' RulesFor) answers a
+ * SelfSubjectRulesReview: with RBAC, src/rbac.h's rbac_rules (the
+ * bootstrap policy included; nothing special for system:masters, whose
+ * privileged group authorizer resolves no rules); with AlwaysAllow (or z
+ * NULL), alwaysAllowAuthorizer's one rule of "*" verbs, apiGroups,
+ * resources and nonResourceURLs (after RBAC's when both are on).  Each
+ * rule goes to fn(rule, arg); error gets the missing roles' aggregate
+ * error text ("" when none), the review's status.evaluationError.
+ */
+void authz_rules(struct authz *z, const struct identity *id, const char *ns,
+                 rbac_rule_fn fn, void *arg, char *error, size_t error_len);
 
 /*
  * Writes the 403 Forbidden Status message of a denial, in the apiserver's

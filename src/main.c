@@ -296,7 +296,7 @@ static void daemon_upstream_fatal_cb(const char *why, void *arg)
     event_base_loopbreak(d->base);
 }
 
-/* Discovery of the served types and the two reviews (review.h). */
+/* Discovery of the served types and the reviews (review.h). */
 static struct discovery *daemon_discovery(struct daemon *d)
 {
     size_t nreview, n = d->served.n;

@@ -405,8 +405,9 @@ static void missing_add(struct missing *m, bool cluster, const char *name)
 }
 
 /* utilerrors.NewAggregate(...).Error() of the not-found errors, after
- * "RBAC: ". */
-static void missing_reason(const struct missing *m, char *out, size_t len)
+ * prefix. */
+static void missing_reason(const struct missing *m, const char *prefix,
+                           char *out, size_t len)
 {
     struct sbuf b = {0};
 
@@ -414,7 +415,7 @@ static void missing_reason(const struct missing *m, char *out, size_t len)
         snprintf(out, len, "%s", "");
         return;
     }
-    sbuf_add(&b, m->n > 1 ? "RBAC: [" : "RBAC: ");
+    sbuf_addf(&b, "%s%s", prefix, m->n > 1 ? "[" : "");
     for (size_t i = 0; i < m->n; i++)
         sbuf_addf(&b, "%s%s.rbac.authorization.k8s.io \"%s\" not found",
                   i ? ", " : "", m->v[i].cluster ? "clusterrole" : "role",
@@ -425,26 +426,44 @@ static void missing_reason(const struct missing *m, char *out, size_t len)
     sbuf_fini(&b);
 }
 
-/* Whether the role binding b refers to allows a; a missing role is noted. */
-static bool binding_allows(const struct rbac *x, const struct rbac_object *b,
-                           const struct authz_attributes *a,
-                           const char *combined, struct missing *m)
+/*
+ * The roles whose rules the binding b grants: the role it refers to, or
+ * an aggregated ClusterRole's sources; *n of them at *roles (borrowed).
+ * False, the missing role noted, when it refers to none.
+ */
+static bool bound_roles(const struct rbac *x, const struct rbac_object *b,
+                        const struct rbac_object *const **roles, size_t *n,
+                        struct missing *m)
 {
-    size_t i = b->ref_cluster ? find(x, RBAC_CLUSTERROLE, "", b->ref_name)
-                              : find(x, RBAC_ROLE, b->ns, b->ref_name);
-    const struct rbac_sources *src;
+    enum rbac_kind k = b->ref_cluster ? RBAC_CLUSTERROLE : RBAC_ROLE;
+    size_t i = find(x, k, b->ref_cluster ? "" : b->ns, b->ref_name);
 
     if (i == SIZE_MAX) {
         missing_add(m, b->ref_cluster, b->ref_name);
         return false;
     }
-    if (!b->ref_cluster)
-        return rules_allow(x->objs[RBAC_ROLE][i], a, combined);
-    if (!x->objs[RBAC_CLUSTERROLE][i]->aggregated)
-        return rules_allow(x->objs[RBAC_CLUSTERROLE][i], a, combined);
-    src = &x->sources[i];
-    for (size_t s = 0; s < src->n; s++)
-        if (rules_allow(src->v[s], a, combined))
+    if (k == RBAC_CLUSTERROLE && x->objs[k][i]->aggregated) {
+        *roles = x->sources[i].v;
+        *n = x->sources[i].n;
+    } else {
+        *roles = &x->objs[k][i];
+        *n = 1;
+    }
+    return true;
+}
+
+/* Whether the role binding b refers to allows a; a missing role is noted. */
+static bool binding_allows(const struct rbac *x, const struct rbac_object *b,
+                           const struct authz_attributes *a,
+                           const char *combined, struct missing *m)
+{
+    const struct rbac_object *const *roles;
+    size_t n;
+
+    if (!bound_roles(x, b, &roles, &n, m))
+        return false;
+    for (size_t r = 0; r < n; r++)
+        if (rules_allow(roles[r], a, combined))
             return true;
     return false;
 }
@@ -477,6 +496,41 @@ bool rbac_allows(const struct rbac *x, const struct identity *id,
     free(in.v);
     free(combined);
     if (!ok)
-        missing_reason(&m, reason, reason_len);
+        missing_reason(&m, "RBAC: ", reason, reason_len);
     return ok;
+}
+
+/* Visits the rules of the role binding b refers to; a missing role is
+ * noted. */
+static void binding_rules(const struct rbac *x, const struct rbac_object *b,
+                          rbac_rule_fn fn, void *arg, struct missing *m)
+{
+    const struct rbac_object *const *roles;
+    size_t n;
+
+    if (!bound_roles(x, b, &roles, &n, m))
+        return;
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < roles[r]->nrules; i++)
+            fn(&roles[r]->rules[i], arg);
+}
+
+void rbac_rules(const struct rbac *x, const struct identity *id, const char *ns,
+                rbac_rule_fn fn, void *arg, char *error, size_t error_len)
+{
+    struct missing m = {.n = 0};
+    struct applying in = {0};
+
+    rw_assert(x->built);
+    applying(&x->cluster, "", id, &in);
+    for (size_t i = 0; i < in.n; i++)
+        binding_rules(x, x->objs[RBAC_CLUSTERROLEBINDING][in.v[i]], fn, arg,
+                      &m);
+    if (*ns) {
+        applying(&x->local, ns, id, &in);
+        for (size_t i = 0; i < in.n; i++)
+            binding_rules(x, x->objs[RBAC_ROLEBINDING][in.v[i]], fn, arg, &m);
+    }
+    free(in.v);
+    missing_reason(&m, "", error, error_len);
 }

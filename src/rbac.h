@@ -61,4 +61,23 @@ bool rbac_allows(const struct rbac *x, const struct identity *id,
                  const struct authz_attributes *a, char *reason,
                  size_t reason_len);
 
+/* Called with each rule rbac_rules finds (borrowed from the index). */
+typedef void (*rbac_rule_fn)(const struct rbac_rule *rule, void *arg);
+
+/*
+ * The rules that apply to id in namespace ns ("" for the cluster's only),
+ * as the apiserver's DefaultRuleResolver.RulesFor (pkg/registry/rbac/
+ * validation/rule.go) visits them: the rules of the role of every
+ * ClusterRoleBinding that applies to id, in binding order, then those of
+ * ns's RoleBindings; an aggregated ClusterRole's are its sources'.  Each
+ * is passed to fn(rule, arg), duplicates included (as the apiserver; kubectl
+ * compacts them).  Group system:masters gets nothing special (the
+ * privileged group authorizer has no rule resolver).  The missing roles
+ * are written to error as utilerrors.NewAggregate words them
+ * ("clusterrole.rbac.authorization.k8s.io \"x\" not found", several in
+ * "[..., ...]"), "" when none.
+ */
+void rbac_rules(const struct rbac *x, const struct identity *id, const char *ns,
+                rbac_rule_fn fn, void *arg, char *error, size_t error_len);
+
 #endif

@@ -1,5 +1,6 @@
 /*
- * review.c: SelfSubjectAccessReview and SelfSubjectReview (see review.h).
+ * review.c: SelfSubjectAccessReview, SelfSubjectRulesReview and
+ * SelfSubjectReview (see review.h).
  * Bodies are decoded by review_body.c; the answers are written by hand, as the
  * apiserver encodes the objects (members in its field order, empty ones
  * omitted).
@@ -25,6 +26,15 @@ static const struct resource_type access_type = {
     .api_version = "authorization.k8s.io/v1",
     .indexed_field = -1, /* no key_prefix: not stored, only created */
 };
+static const struct resource_type rules_type = {
+    .resource = "selfsubjectrulesreviews",
+    .singular = "selfsubjectrulesreview",
+    .kind = "SelfSubjectRulesReview",
+    .group = "authorization.k8s.io",
+    .version = "v1",
+    .api_version = "authorization.k8s.io/v1",
+    .indexed_field = -1, /* no key_prefix: not stored, only created */
+};
 static const struct resource_type self_type = {
     .resource = "selfsubjectreviews",
     .singular = "selfsubjectreview",
@@ -37,8 +47,8 @@ static const struct resource_type self_type = {
 
 const struct resource_type *const *review_types(size_t *n)
 {
-    static const struct resource_type *const types[] = {&access_type,
-                                                        &self_type};
+    static const struct resource_type *const types[] = {
+        &access_type, &rules_type, &self_type};
 
     *n = RW_ARRAY_LEN(types);
     return types;
@@ -47,6 +57,7 @@ const struct resource_type *const *review_types(size_t *n)
 bool review_path(const char *path)
 {
     return strcmp(path, REVIEW_ACCESS_PATH) == 0 ||
+           strcmp(path, REVIEW_RULES_PATH) == 0 ||
            strcmp(path, REVIEW_SELF_PATH) == 0;
 }
 
@@ -134,6 +145,94 @@ static void answer_access(struct stream *s, struct authz *z,
     respond_created(s, &sb);
 }
 
+/* The rules' two lists being written (SubjectRulesReviewStatus). */
+struct rules_out {
+    struct sbuf res, non; /* the members of each array */
+};
+
+/* "key":[...] of s, after a comma unless first; omitted when empty and
+ * omitempty. */
+static void add_strings(struct sbuf *sb, const char *key,
+                        const struct rbac_strings *s, bool first,
+                        bool omitempty)
+{
+    if (s->n == 0 && omitempty)
+        return;
+    sbuf_addf(sb, "%s\"%s\":[", first ? "" : ",", key);
+    for (size_t i = 0; i < s->n; i++) {
+        if (i > 0)
+            sbuf_add(sb, ",");
+        kjson_add_string(sb, s->v[i]);
+    }
+    sbuf_add(sb, "]");
+}
+
+/* A PolicyRule as RBAC's RulesFor splits it: a ResourceRule when it names
+ * resources, a NonResourceRule when it names nonResourceURLs (both, or
+ * neither, may be). */
+static void rules_add_cb(const struct rbac_rule *r, void *arg)
+{
+    struct rules_out *o = arg;
+
+    if (r->resources.n > 0) {
+        sbuf_add(&o->res, o->res.len > 0 ? ",{" : "{");
+        add_strings(&o->res, "verbs", &r->verbs, true, false);
+        add_strings(&o->res, "apiGroups", &r->api_groups, false, true);
+        add_strings(&o->res, "resources", &r->resources, false, true);
+        add_strings(&o->res, "resourceNames", &r->resource_names, false, true);
+        sbuf_add(&o->res, "}");
+    }
+    if (r->non_resource_urls.n > 0) {
+        sbuf_add(&o->non, o->non.len > 0 ? ",{" : "{");
+        add_strings(&o->non, "verbs", &r->verbs, true, false);
+        add_strings(&o->non, "nonResourceURLs", &r->non_resource_urls, false,
+                    true);
+        sbuf_add(&o->non, "}");
+    }
+}
+
+/* As the apiserver's selfsubjectrulesreview REST Create: 400 without a
+ * namespace, else the rules (authz_rules) and the evaluation error; the
+ * spec is not echoed. */
+static void answer_rules(struct stream *s, struct authz *z,
+                         const struct identity *id)
+{
+    const struct request *req = stream_request(s);
+    struct rules_out o = {{0}, {0}};
+    struct review_error err;
+    struct sbuf sb = {0};
+    char error[1024];
+    const char *body;
+    bool comma = true;
+    char *ns;
+    size_t len;
+
+    body = stream_body(s, &len);
+    if (review_decode_rules(body, len, req->content_type, &ns, &err) != RW_OK) {
+        respond_error(s, &err);
+        return;
+    }
+    if (*ns == '\0') {
+        free(ns);
+        status_respond(s, 400, "BadRequest", "no namespace on request");
+        return;
+    }
+    authz_rules(z, id, ns, rules_add_cb, &o, error, sizeof(error));
+    free(ns);
+    sbuf_addf(&sb,
+              "{\"kind\":\"SelfSubjectRulesReview\",\"apiVersion\":"
+              "\"authorization.k8s.io/v1\",\"metadata\":"
+              "{\"creationTimestamp\":null},\"spec\":{},\"status\":{"
+              "\"resourceRules\":[%s],\"nonResourceRules\":[%s],"
+              "\"incomplete\":false",
+              o.res.len > 0 ? o.res.data : "", o.non.len > 0 ? o.non.data : "");
+    add_nonempty(&sb, &comma, "evaluationError", error);
+    sbuf_add(&sb, "}}");
+    sbuf_fini(&o.res);
+    sbuf_fini(&o.non);
+    respond_created(s, &sb);
+}
+
 static void answer_self(struct stream *s, const struct identity *id)
 {
     const struct request *req = stream_request(s);
@@ -169,8 +268,12 @@ static void answer_self(struct stream *s, const struct identity *id)
 
 void review_handle(struct stream *s, struct authz *z, const struct identity *id)
 {
-    if (strcmp(stream_request(s)->path, REVIEW_ACCESS_PATH) == 0)
+    const char *path = stream_request(s)->path;
+
+    if (strcmp(path, REVIEW_ACCESS_PATH) == 0)
         answer_access(s, z, id);
+    else if (strcmp(path, REVIEW_RULES_PATH) == 0)
+        answer_rules(s, z, id);
     else
         answer_self(s, id);
 }

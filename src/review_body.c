@@ -28,6 +28,9 @@ struct review_kind {
 static const struct review_kind access_kind = {"SelfSubjectAccessReview",
                                                "authorization.k8s.io",
                                                "authorization.k8s.io/v1"};
+static const struct review_kind rules_kind = {"SelfSubjectRulesReview",
+                                              "authorization.k8s.io",
+                                              "authorization.k8s.io/v1"};
 static const struct review_kind self_kind = {
     "SelfSubjectReview", "authentication.k8s.io", "authentication.k8s.io/v1"};
 
@@ -170,14 +173,17 @@ static int json_decode(const char *body, size_t len,
 }
 
 /* Go's "cannot be handled as" error of a field of the wrong type: field
- * is its Go path ("SelfSubjectAccessReview.spec"), type its Go type. */
+ * is its Go path ("SelfSubjectAccessReview.spec"), type its Go type, the
+ * object's kind the first word of field. */
 static int wrong_type(const struct jval *v, const char *field, const char *type,
                       struct review_error *err)
 {
+    int kind_len = (int)strcspn(field, ".");
+
     return fail(err, 400, "BadRequest",
-                "%s in version \"v1\" cannot be handled as a %s: json: "
+                "%.*s in version \"v1\" cannot be handled as a %.*s: json: "
                 "cannot unmarshal %s into Go struct field %s of type %s",
-                access_kind.kind, access_kind.kind, go_type(v), field, type);
+                kind_len, field, kind_len, field, go_type(v), field, type);
 }
 
 /* Member name of object v as a string ("" when absent or null); a
@@ -237,7 +243,7 @@ static int json_access(const char *body, size_t len, struct review_access *a,
     static const char ra[] = "SelfSubjectAccessReview.spec.resourceAttributes";
     static const char na[] =
         "SelfSubjectAccessReview.spec.nonResourceAttributes";
-    const struct jval *spec, *res, *non;
+    const struct jval *spec, *res = NULL, *non = NULL;
     struct jval *root;
     int rc;
 
@@ -283,6 +289,24 @@ void review_access_fini(struct review_access *a)
         free(*f[i]);
         *f[i] = NULL;
     }
+}
+
+static int json_rules(const char *body, size_t len, char **ns,
+                      struct review_error *err)
+{
+    const struct jval *spec;
+    struct jval *root;
+    int rc;
+
+    if (json_decode(body, len, &rules_kind, &root, err) != RW_OK)
+        return RW_EINVAL;
+    rc = get_object(root, "spec", "SelfSubjectRulesReview.spec",
+                    "v1.SelfSubjectRulesReviewSpec", &spec, err);
+    if (rc == RW_OK)
+        rc = get_string(spec, "namespace", "SelfSubjectRulesReview.spec", ns,
+                        err);
+    jval_free(root);
+    return rc;
 }
 
 static int json_self(const char *body, size_t len, struct review_error *err)
@@ -489,6 +513,28 @@ static int pb_access(const char *body, size_t len, struct review_access *a,
     return check_spec(has_res, has_non, err);
 }
 
+/* SelfSubjectRulesReview {metadata 1, spec 2, status 3}, its spec
+ * {namespace 1} (authorization/v1 generated.proto). */
+static int pb_rules(const char *body, size_t len, char **ns,
+                    struct review_error *err)
+{
+    char **fields[] = {ns};
+    const char *why = NULL;
+    struct pb raw, spec = {NULL, NULL};
+    struct pb_field f;
+    int rc;
+
+    if (pb_envelope(body, len, &rules_kind, &raw, err) != RW_OK)
+        return RW_EINVAL;
+    while ((rc = pb_next(&raw, &f, &why)) == RW_OK)
+        if (f.num == 2 && f.wire == 2)
+            spec = f.bytes;
+    if (rc == RW_ENOTFOUND && spec.p != NULL)
+        rc = pb_strings(spec, fields, 1, &why) == RW_OK ? RW_ENOTFOUND
+                                                        : RW_EINVAL;
+    return rc == RW_ENOTFOUND ? RW_OK : pb_fail(&rules_kind, why, err);
+}
+
 /* ---- the interface ---- */
 
 /* Every string of a "" when it was not given. */
@@ -526,6 +572,27 @@ int review_decode_access(const char *body, size_t len, const char *content_type,
         return rc;
     }
     access_fill(a);
+    return RW_OK;
+}
+
+int review_decode_rules(const char *body, size_t len, const char *content_type,
+                        char **ns, struct review_error *err)
+{
+    enum media m = media_of(content_type);
+    int rc;
+
+    *ns = NULL;
+    if (m == MEDIA_OTHER)
+        return unsupported(err);
+    rc = m == MEDIA_JSON ? json_rules(body, len, ns, err)
+                         : pb_rules(body, len, ns, err);
+    if (rc != RW_OK) {
+        free(*ns);
+        *ns = NULL;
+        return rc;
+    }
+    if (*ns == NULL)
+        *ns = xstrdup("");
     return RW_OK;
 }
 

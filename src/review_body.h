@@ -53,6 +53,14 @@ int review_decode_access(const char *body, size_t len, const char *content_type,
                          struct review_access *a, struct review_error *err);
 void review_access_fini(struct review_access *a);
 
+/*
+ * Decodes a SelfSubjectRulesReview body the same way: *ns a new string,
+ * spec.namespace ("" when absent; its status is ignored, as the apiserver
+ * fills it).  RW_OK, or RW_EINVAL with *err and *ns NULL.
+ */
+int review_decode_rules(const char *body, size_t len, const char *content_type,
+                        char **ns, struct review_error *err);
+
 /* Checks a SelfSubjectReview body the same way (its status is ignored, as
  * the apiserver fills it).  RW_OK or RW_EINVAL with *err. */
 int review_decode_self(const char *body, size_t len, const char *content_type,

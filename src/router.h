@@ -15,7 +15,7 @@
  * before routing: a denial is 403 Forbidden, whatever the path names.  A
  * WATCH keeps its identity and attributes, and ends if a change of RBAC
  * takes its access away (src/watch_authz.h).
- * Only GET and HEAD are served, and POST on the two reviews (405
+ * Only GET and HEAD are served, and POST on the reviews (405
  * MethodNotAllowed otherwise, with "Allow: GET, HEAD", or "Allow: POST" on
  * the reviews, as RFC 9110 15.5.6 wants); a path
  * that names nothing is 404 NotFound; a bad query or selector is 400

@@ -5,7 +5,8 @@
  * "*", "*" then "/sub" and subresources, resourceNames, nonResourceURLs
  * with the trailing "*", the three subject kinds, RoleBindings to Roles
  * and ClusterRoles, aggregation, system:masters, the not-found reason,
- * and malformed objects refused.
+ * and malformed objects refused; the rules that apply to a user in a
+ * namespace (rbac_rules, RulesFor), with the missing roles' error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cache/rw.h"
+#include "cache/sbuf.h"
 #include "src/identity.h"
 #include "src/rbac.h"
 #include "src/rbac_object.h"
@@ -434,6 +436,88 @@ static void test_masters(void **state)
     fini(&f);
 }
 
+/* Appends a rule to the sbuf arg as "verbs resources urls names;" (each
+ * list joined by ","). */
+static void collect_cb(const struct rbac_rule *r, void *arg)
+{
+    struct sbuf *b = arg;
+    const struct rbac_strings *lists[] = {
+        &r->verbs, &r->resources, &r->non_resource_urls, &r->resource_names};
+
+    for (size_t l = 0; l < RW_ARRAY_LEN(lists); l++)
+        for (size_t i = 0; i < lists[l]->n; i++)
+            sbuf_addf(b, "%s%s", i ? "," : (l ? " " : ""), lists[l]->v[i]);
+    sbuf_add(b, ";");
+}
+
+/* rbac_rules of id in ns, as collect_cb writes them, equal to want, with
+ * the error want_error. */
+static void rules_are(const struct fixture *f, const struct identity *id,
+                      const char *ns, const char *want, const char *want_error)
+{
+    struct sbuf b = {0};
+    char error[512] = "x";
+
+    rbac_rules(f->x, id, ns, collect_cb, &b, error, sizeof(error));
+    assert_string_equal(b.data != NULL ? b.data : "", want);
+    assert_string_equal(error, want_error);
+    sbuf_fini(&b);
+}
+
+static void test_rules(void **state)
+{
+    struct fixture f = {0};
+    struct identity *alice = user("alice", "team");
+    struct identity *root = user("root", IDENTITY_MASTERS);
+
+    (void)state;
+    cluster_role(&f, "viewer",
+                 "[{\"verbs\":[\"get\",\"list\"],\"apiGroups\":[\"\"],"
+                 "\"resources\":[\"pods\"],\"resourceNames\":[\"x\"]},"
+                 "{\"verbs\":[\"get\"],\"nonResourceURLs\":[\"/healthz\"]}]");
+    cluster_binding(&f, "viewer", "[{\"kind\":\"Group\",\"name\":\"team\"}]");
+    /* an aggregated ClusterRole: its source's rules */
+    add(&f, RBAC_CLUSTERROLE,
+        "{\"metadata\":{\"name\":\"agg\"},\"aggregationRule\":{"
+        "\"clusterRoleSelectors\":[{\"matchLabels\":{\"a\":\"1\"}}]}}");
+    add(&f, RBAC_CLUSTERROLE,
+        "{\"metadata\":{\"name\":\"src\",\"labels\":{\"a\":\"1\"}},"
+        "\"rules\":[{\"verbs\":[\"watch\"],\"apiGroups\":[\"apps\"],"
+        "\"resources\":[\"deployments\"]}]}");
+    cluster_binding(&f, "agg", ALICE);
+    cluster_binding(&f, "gone", ALICE);
+    /* a role in dev, another in prod; a binding for someone else */
+    add(&f, RBAC_ROLE,
+        "{\"metadata\":{\"name\":\"cm\",\"namespace\":\"dev\"},\"rules\":"
+        "[{\"verbs\":[\"*\"],\"apiGroups\":[\"\"],\"resources\":"
+        "[\"configmaps\"]}]}");
+    role_binding(&f, "dev", "Role", "cm", ALICE);
+    role_binding(&f, "dev", "Role", "lost", ALICE);
+    role_binding(&f, "prod", "ClusterRole", "viewer", ALICE);
+    role_binding(&f, "dev", "ClusterRole", "viewer",
+                 "[{\"kind\":\"User\",\"name\":\"bob\"}]");
+    build(&f);
+    /* the ClusterRoleBindings' in name order (b-agg, b-gone, b-viewer),
+     * then dev's RoleBindings' */
+    rules_are(&f, alice, "dev",
+              "watch deployments;get,list pods x;get /healthz;*"
+              " configmaps;",
+              "[clusterrole.rbac.authorization.k8s.io \"gone\" not found, "
+              "role.rbac.authorization.k8s.io \"lost\" not found]");
+    rules_are(&f, alice, "prod",
+              "watch deployments;get,list pods x;get /healthz;get,list pods "
+              "x;get /healthz;",
+              "clusterrole.rbac.authorization.k8s.io \"gone\" not found");
+    /* no namespace: the cluster's only */
+    rules_are(&f, alice, "", "watch deployments;get,list pods x;get /healthz;",
+              "clusterrole.rbac.authorization.k8s.io \"gone\" not found");
+    /* system:masters resolves no rules of its own */
+    rules_are(&f, root, "dev", "", "");
+    identity_unref(alice);
+    identity_unref(root);
+    fini(&f);
+}
+
 /* kind's parse of json fails, saying want. */
 static void refused(enum rbac_kind kind, const char *json, const char *want)
 {
@@ -528,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_missing_reason),
         cmocka_unit_test(test_aggregation),
         cmocka_unit_test(test_masters),
+        cmocka_unit_test(test_rules),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_lenient),
     };

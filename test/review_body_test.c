@@ -2,7 +2,9 @@
  * review_body_test.c: the review endpoints' bodies (src/review_body.c):
  * SelfSubjectAccessReviews in JSON and in the protobuf kubectl 1.32 sends
  * (bytes captured from `kubectl auth can-i`), resource and non-resource
- * attributes, kind and apiVersion defaulted when empty; and each refusal
+ * attributes, kind and apiVersion defaulted when empty; the
+ * SelfSubjectRulesReview of `kubectl auth can-i --list` (its namespace),
+ * in both encodings; and each refusal
  * with the apiserver's code and words: not JSON, truncated protobuf, a
  * wrong magic, another apiVersion or kind, a field of the wrong type (400),
  * both or neither attributes (422), another media type (415).
@@ -11,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -47,6 +50,17 @@ static const char can_i_get_metrics[] = {
     0x11, 0x12, 0x0f, 0x0a, 0x08, 0x2f, 0x6d, 0x65, 0x74, 0x72, 0x69,
     0x63, 0x73, 0x12, 0x03, 0x67, 0x65, 0x74, 0x1a, 0x08, 0x08, 0x00,
     0x12, 0x00, 0x1a, 0x00, 0x20, 0x00, 0x1a, 0x00, 0x22, 0x00,
+};
+/* kubectl auth can-i --list -n dev */
+static const char can_i_list_dev[] = {
+    0x6b, 0x38, 0x73, 0x00, 0x0a, 0x31, 0x0a, 0x17, 0x61, 0x75, 0x74, 0x68,
+    0x6f, 0x72, 0x69, 0x7a, 0x61, 0x74, 0x69, 0x6f, 0x6e, 0x2e, 0x6b, 0x38,
+    0x73, 0x2e, 0x69, 0x6f, 0x2f, 0x76, 0x31, 0x12, 0x16, 0x53, 0x65, 0x6c,
+    0x66, 0x53, 0x75, 0x62, 0x6a, 0x65, 0x63, 0x74, 0x52, 0x75, 0x6c, 0x65,
+    0x73, 0x52, 0x65, 0x76, 0x69, 0x65, 0x77, 0x12, 0x1f, 0x0a, 0x10, 0x0a,
+    0x00, 0x12, 0x00, 0x1a, 0x00, 0x22, 0x00, 0x2a, 0x00, 0x32, 0x00, 0x38,
+    0x00, 0x42, 0x00, 0x12, 0x05, 0x0a, 0x03, 0x64, 0x65, 0x76, 0x1a, 0x04,
+    0x18, 0x00, 0x22, 0x00, 0x1a, 0x00, 0x22, 0x00,
 };
 /* kubectl auth whoami */
 static const char whoami[] = {
@@ -209,12 +223,91 @@ static void test_refusals(void **state)
     assert_string_equal(err.reason, "BadRequest");
 }
 
+/* review_decode_rules of body is RW_OK with namespace want. */
+static void rules_ns(const char *body, size_t len, const char *type,
+                     const char *want)
+{
+    struct review_error err = {0};
+    char *ns = (char *)1;
+
+    if (review_decode_rules(body, len, type, &ns, &err) != RW_OK)
+        fail_msg("refused: %d %s", err.code, err.message);
+    assert_string_equal(ns, want);
+    free(ns);
+}
+
+/* review_decode_rules of body refused with code and words. */
+static void rules_refused(const char *body, size_t len, const char *type,
+                          int code, const char *words)
+{
+    struct review_error err = {0};
+    char *ns = (char *)1;
+
+    assert_int_equal(review_decode_rules(body, len, type, &ns, &err),
+                     RW_EINVAL);
+    assert_null(ns);
+    assert_int_equal(err.code, code);
+    if (strstr(err.message, words) == NULL)
+        fail_msg("\"%s\" not in \"%s\"", words, err.message);
+}
+
+#define RULES_JSON(text, want) rules_ns(text, strlen(text), JSON, want)
+#define RULES_REFUSED(text, code, words)                                       \
+    rules_refused(text, strlen(text), JSON, code, words)
+
+static void test_rules(void **state)
+{
+    (void)state;
+    rules_ns(can_i_list_dev, sizeof(can_i_list_dev), PB, "dev");
+    /* every truncation is refused or a prefix, never read past its end */
+    for (size_t n = 0; n < sizeof(can_i_list_dev); n++) {
+        struct review_error err = {0};
+        char *ns = NULL;
+
+        if (review_decode_rules(can_i_list_dev, n, PB, &ns, &err) == RW_OK)
+            free(ns);
+        else
+            assert_int_equal(err.code, 400);
+    }
+    rules_refused(can_i_list_pods, sizeof(can_i_list_pods), PB, 400,
+                  "SelfSubjectAccessReview in version \"v1\" cannot be "
+                  "handled as a SelfSubjectRulesReview");
+    rules_refused(whoami, sizeof(whoami), PB, 400,
+                  "the API version in the data (authentication.k8s.io/v1) "
+                  "does not match the expected API version "
+                  "(authorization.k8s.io/v1)");
+    RULES_JSON("{\"kind\":\"SelfSubjectRulesReview\",\"apiVersion\":"
+               "\"authorization.k8s.io/v1\",\"spec\":{\"namespace\":\"dev\"},"
+               "\"status\":{\"incomplete\":true}}",
+               "dev");
+    /* absent or null: "" (the endpoint answers 400 "no namespace") */
+    RULES_JSON("{}", "");
+    RULES_JSON("{\"spec\":null}", "");
+    RULES_JSON("{\"spec\":{\"namespace\":null}}", "");
+    RULES_REFUSED("{\"spec\":{\"namespace\":7}}", 400,
+                  "SelfSubjectRulesReview in version \"v1\" cannot be handled "
+                  "as a SelfSubjectRulesReview: json: cannot unmarshal number "
+                  "into Go struct field SelfSubjectRulesReview.spec.namespace "
+                  "of type string");
+    RULES_REFUSED("{\"spec\":[]}", 400,
+                  "cannot unmarshal array into Go struct field "
+                  "SelfSubjectRulesReview.spec of type "
+                  "v1.SelfSubjectRulesReviewSpec");
+    RULES_REFUSED("{\"kind\":\"SelfSubjectAccessReview\"}", 400,
+                  "SelfSubjectAccessReview in version \"v1\" cannot be "
+                  "handled as a SelfSubjectRulesReview");
+    RULES_REFUSED("{", 400, "couldn't get version/kind; json parse error");
+    rules_refused("{}", 2, "text/yaml", 415,
+                  "the body of the request was in an unknown format");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_protobuf),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_rules),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

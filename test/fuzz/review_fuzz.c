@@ -1,9 +1,10 @@
 /*
  * review_fuzz.c: the review endpoints' body decoders (src/review_body.c)
- * on arbitrary bytes, as JSON and as Kubernetes protobuf, for both
+ * on arbitrary bytes, as JSON and as Kubernetes protobuf, for the three
  * reviews: each answer is either a decoded spec whose strings are all set
- * (one kind of attributes) or a refusal with a code the apiserver would
- * give (400, 422) and words; nothing is read past the input.
+ * (one kind of attributes; a rules review's namespace) or a refusal with a code
+ * the apiserver would give (400, 422) and words; nothing is read past the
+ * input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < RW_ARRAY_LEN(types); i++) {
         struct review_access a;
         struct review_error err;
+        char *ns;
 
         if (review_decode_access(body, size, types[i], &a, &err) == RW_OK) {
             rw_assert(a.ns && a.verb && a.group && a.version && a.resource &&
@@ -41,6 +43,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (review_decode_self(body, size, types[i], &err) != RW_OK)
             check_error(&err);
+        if (review_decode_rules(body, size, types[i], &ns, &err) == RW_OK) {
+            rw_assert(ns != NULL);
+            free(ns);
+        } else {
+            rw_assert(ns == NULL);
+            check_error(&err);
+        }
     }
     free(body);
     return 0;

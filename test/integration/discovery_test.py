@@ -7,7 +7,7 @@
 - Short names: kubectl get po, cm, svc, deploy, rs, sts, ds, cj.
 - kubectl api-resources -o wide: names, short names, API versions,
   namespaced, kinds, verbs get,list,watch (what ringwatch serves), the
-  "all" category; the two reviews with the verb create.
+  "all" category; the three reviews with the verb create.
 - With a fresh cache directory, kubectl discovers in two requests, /api and
   /apis (aggregated discovery), as against a real apiserver.
 - GET /apis/GROUP: the APIGroup; /apis/nope: 404.
@@ -88,7 +88,8 @@ def check_kubectl(rw):
         rows[cols[0]] = cols
     eq(sorted(rows), sorted(["pods", "configmaps", "services", "deployments", "replicasets",
                              "statefulsets", "daemonsets", "jobs", "cronjobs",
-                             "selfsubjectaccessreviews", "selfsubjectreviews"]),
+                             "selfsubjectaccessreviews", "selfsubjectrulesreviews",
+                             "selfsubjectreviews"]),
        "api-resources")
     eq(rows["selfsubjectreviews"],
        ["selfsubjectreviews", "authentication.k8s.io/v1", "false", "SelfSubjectReview",

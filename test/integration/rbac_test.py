@@ -5,7 +5,11 @@ pinned by fieldSelector metadata.name, nonResourceURLs with the trailing
 "*"), the apiserver's 403 messages and details, malformed RBAC objects
 counted and granting nothing, a binding removed while a watch runs (the
 watch ends with ERROR 403, its re-watch gets 403, counted), a binding added
-taking effect at once, and kubectl get clusterroles / rolebindings."""
+taking effect at once, kubectl get clusterroles / rolebindings, and
+kubectl auth can-i --list (a SelfSubjectRulesReview: a Role's rules in its
+namespace only, the bootstrap policy's, a missing role's evaluationError)."""
+import re
+
 from harness import *
 
 RBAC = "rbac.authorization.k8s.io"
@@ -138,6 +142,69 @@ def wait_status(rw, path, want, timeout=10):
             return
         check(time.time() < deadline, "GET %s stayed %d, not %d", path, status, want)
         time.sleep(0.05)
+
+
+def can_i_list(kc, ns):
+    """kubectl auth can-i --list -n ns: its rows, split on runs of 2+
+    spaces (a row of non-resource URLs starts with an empty column)."""
+    out = kc.run("auth", "can-i", "--list", "-n", ns)
+    eq(out.returncode, 0, "kubectl auth can-i --list -n %s (%s)" % (ns, out.stderr))
+    lines = out.stdout.rstrip("\n").splitlines()
+    eq(re.split(r"\s{2,}", lines[0].strip()),
+       ["Resources", "Non-Resource URLs", "Resource Names", "Verbs"], "can-i --list header")
+    return [re.split(r"\s{2,}", l.rstrip()) for l in lines[1:]]
+
+
+def rules_review(rw, etcd, kc):
+    """kubectl auth can-i --list: the rules RBAC's RulesFor gives the
+    anonymous user in a namespace, the bootstrap policy's included; a
+    missing role's error in status.evaluationError."""
+    etcd.put(key("clusterroles", "rules-reviewer"), obj("ClusterRole", "rules-reviewer", rules=[
+        rule(["create"], ["selfsubjectrulesreviews"], groups=["authorization.k8s.io"])]))
+    etcd.put(key("clusterrolebindings", "rules-reviewer"), binding(
+        "ClusterRoleBinding", "rules-reviewer", None, "ClusterRole", "rules-reviewer",
+        [subject("Group", UNAUTH)]))
+    etcd.put(key("roles", "dev-secrets", "dev"), obj("Role", "dev-secrets", "dev", rules=[
+        rule(["get", "list"], ["secrets"], names=["token"])]))
+    etcd.put(key("rolebindings", "anon-secrets", "dev"), binding(
+        "RoleBinding", "anon-secrets", "dev", "Role", "dev-secrets", [subject("User", ANON)]))
+    want = ["secrets", "[]", "[token]", "[get list]"]
+    deadline = time.time() + 10
+    while True:
+        rows = can_i_list(kc, "dev")
+        if want in rows or time.time() > deadline:
+            break
+        time.sleep(0.1)
+    check(want in rows, "the Role's rule is not listed: %r", rows)
+    for row in (["pods", "[]", "[x]", "[get list watch]"],           # anon-pod-x
+                ["nodes", "[]", "[]", "[list]"],                     # through agg
+                ["selfsubjectrulesreviews.authorization.k8s.io", "[]", "[]", "[create]"],
+                ["", "[/healthz]", "[]", "[get]"],                   # public-info-viewer
+                ["", "[/version/]", "[]", "[get]"],                  # its alone
+                ["", "[/apis/*]", "[]", "[get]"]):                   # kubectl
+        check(row in rows, "row %r not listed:\n%r", row, rows)
+    check(not any(r[0] == "configmaps" for r in rows),
+          "other namespaces' rules listed in dev: %r", rows)
+    check(["secrets", "[]", "[token]", "[get list]"] not in can_i_list(kc, "other"),
+          "dev's Role listed in other")
+    # the raw answer: the dangling RoleBinding in other names its missing
+    # role, incomplete stays false (as RBAC's RulesFor)
+    conn = http.client.HTTPConnection("127.0.0.1", rw.port, timeout=10)
+    conn.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+                 body=json.dumps({"spec": {"namespace": "other"}}),
+                 headers={"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    body = json.loads(resp.read())
+    conn.close()
+    eq(resp.status, 201, "SSRR in other (%r)" % body)
+    eq((body["status"]["incomplete"], body["status"].get("evaluationError")),
+       (False, 'clusterrole.rbac.authorization.k8s.io "missing" not found'),
+       "SSRR in other: incomplete, evaluationError")
+    check({"verbs": ["list", "watch"], "apiGroups": [""], "resources": ["configmaps"]}
+          in body["status"]["resourceRules"], "cm-all in other: %r", body["status"])
+    check({"verbs": ["get"], "nonResourceURLs": ["/healthz", "/livez", "/readyz", "/version",
+                                                 "/version/"]}
+          in body["status"]["nonResourceRules"], "public-info-viewer: %r", body["status"])
 
 
 def main():
@@ -286,6 +353,8 @@ def main():
     out = kc.run("get", "pods", "-A")
     check(out.returncode != 0 and "pods is forbidden" in out.stderr,
           "kubectl get pods -A: %s %s", out.stdout, out.stderr)
+
+    rules_review(rw, etcd, kc)
 
     # off loopback, RBAC is the default: an anonymous request reads only
     # what RBAC grants it (reached through 127.0.0.1)

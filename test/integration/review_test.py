@@ -1,6 +1,8 @@
 """The review endpoints and request bodies, with the real kubectl:
 `kubectl auth can-i` (a SelfSubjectAccessReview in protobuf) and
-`kubectl auth whoami` (a SelfSubjectReview), anonymous, and a JSON
+`kubectl auth whoami` (a SelfSubjectReview), anonymous, `kubectl auth
+can-i --list` (a SelfSubjectRulesReview: AlwaysAllow's "*" rules; its JSON
+answer and refusals), and a JSON
 SelfSubjectReview with a bearer token (--token-auth-file), with AlwaysAllow (the default on a loopback
 plaintext port); the reviews in discovery with the verb create; JSON
 bodies over HTTP/1.1 (Content-Length and chunked) and HTTP/2 (curl); the
@@ -9,6 +11,7 @@ each path, and 413 beyond the 3 MiB body limit, without the body being
 read first; an HTTP/2 connection's bodies bounded together; an HTTP/2
 body held to --header-timeout."""
 import http.client
+import re
 import shutil
 import socket
 
@@ -17,6 +20,7 @@ from h2raw import (DATA, END_HEADERS, END_STREAM, HEADERS, WINDOW_UPDATE, H2Clie
                    error_name, h2_frame, h2_request_headers)
 
 SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+SSRR = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
 SSR = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
 LIMIT = 3 * 1024 * 1024
 
@@ -62,10 +66,51 @@ def kubectl_cases(rw, tokens):
     check("system:anonymous" in p.stdout, "whoami table: %r", p.stdout)
 
 
+def can_i_list(k, *args):
+    """kubectl auth can-i --list args: its table as rows of columns (the
+    header checked), split on runs of 2+ spaces."""
+    p = k.run("auth", "can-i", "--list", *args)
+    eq(p.returncode, 0, "kubectl auth can-i --list %s (%s)" % (" ".join(args), p.stderr[-500:]))
+    lines = p.stdout.rstrip("\n").splitlines()
+    eq(re.split(r"\s{2,}", lines[0].strip()),
+       ["Resources", "Non-Resource URLs", "Resource Names", "Verbs"], "can-i --list header")
+    return [re.split(r"\s{2,}", l.rstrip()) for l in lines[1:]], p.stderr
+
+
+def rules_cases(rw):
+    """SelfSubjectRulesReview with AlwaysAllow: alwaysAllowAuthorizer's
+    "*" rules, incomplete false; JSON bodies; 400 without a namespace."""
+    rows, err = can_i_list(Kubectl(rw.url), "-n", "dev")
+    eq(rows, [["*.*", "[]", "[]", "[*]"], ["", "[*]", "[]", "[*]"]],
+       "can-i --list with AlwaysAllow")
+    eq(err, "", "no warning (complete)")
+    status, _, body = post(rw, SSRR, json.dumps({
+        "kind": "SelfSubjectRulesReview", "apiVersion": "authorization.k8s.io/v1",
+        "spec": {"namespace": "dev"}}))
+    eq(status, 201, "SSRR JSON (%r)" % body)
+    eq(json.loads(body), {
+        "kind": "SelfSubjectRulesReview", "apiVersion": "authorization.k8s.io/v1",
+        "metadata": {"creationTimestamp": None}, "spec": {},
+        "status": {"resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+                   "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+                   "incomplete": False}}, "SSRR answer")
+    for body, want in (('{"spec":{}}', (400, "BadRequest", "no namespace on request")),
+                       ('{"spec":{"namespace":1}}', (400, "BadRequest", "cannot unmarshal number")),
+                       ('{"kind":"SelfSubjectAccessReview"}',
+                        (400, "BadRequest", "cannot be handled as a SelfSubjectRulesReview"))):
+        status, _, out = post(rw, SSRR, body)
+        code, reason, message = status_of(out)
+        eq((status, code, reason), (want[0], want[0], want[1]), "SSRR %r" % body)
+        check(want[2] in message, "SSRR %r message: %r", body, message)
+    status, hdrs, _ = rw.get(SSRR)
+    eq((status, hdrs.get("allow")), (405, "POST"), "GET of selfsubjectrulesreviews")
+
+
 def discovery_cases(rw):
     doc = rw.get_json("/apis/authorization.k8s.io/v1")
     eq([(r["name"], r["namespaced"], r["kind"], r["verbs"]) for r in doc["resources"]],
-       [("selfsubjectaccessreviews", False, "SelfSubjectAccessReview", ["create"])],
+       [("selfsubjectaccessreviews", False, "SelfSubjectAccessReview", ["create"]),
+        ("selfsubjectrulesreviews", False, "SelfSubjectRulesReview", ["create"])],
        "authorization.k8s.io/v1 resources")
     doc = rw.get_json("/apis/authentication.k8s.io/v1")
     eq([(r["name"], r["verbs"]) for r in doc["resources"]],
@@ -267,6 +312,7 @@ def main():
     rw = Ringwatch(etcd, "--token-auth-file", token_file)
     discovery_cases(rw)
     kubectl_cases(rw, tokens)
+    rules_cases(rw)
     body_cases(rw)
     limit_cases(rw)
     h2_cases(rw, tmp)
