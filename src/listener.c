@@ -68,6 +68,7 @@ struct sniff {
     struct transport *t; /* NULL while peeking */
     int fd;              /* while peeking (no transport yet); else -1 */
     struct event *peek;  /* while peeking: the socket readable */
+    struct event *handshake; /* TLS: its end due (header_timeout); NULL */
     uint64_t deadline_ms; /* a partial preface: header_timeout; 0 */
     bool answered;        /* plaintext on a TLS-only port: 400 sent */
 };
@@ -92,6 +93,8 @@ static void sniff_free(struct sniff *sn)
     LIST_REMOVE(sn, link);
     if (sn->peek != NULL)
         event_free(sn->peek);
+    if (sn->handshake != NULL)
+        event_free(sn->handshake);
     if (sn->fd >= 0)
         evutil_closesocket(sn->fd);
     transport_free(sn->t);
@@ -103,6 +106,8 @@ static void sniff_kill(struct sniff *sn)
 {
     if (sn->peek != NULL)
         event_del(sn->peek);
+    if (sn->handshake != NULL)
+        event_del(sn->handshake);
     if (sn->t != NULL) {
         struct bufferevent *bev = transport_bev(sn->t);
 
@@ -247,12 +252,11 @@ static void listener_handshake_cb(struct bufferevent *bev, short what,
     if (!(what & BEV_EVENT_CONNECTED)) {
         why = tls_transport_error(sn->t);
         log_debug("listener: TLS handshake failed: %s",
-                  why != NULL ? why
-                  : (what & BEV_EVENT_TIMEOUT) ? "timeout"
-                                               : "connection closed");
+                  why != NULL ? why : "connection closed");
         sniff_kill(sn);
         return;
     }
+    event_del(sn->handshake);
     alpn = tls_transport_alpn(sn->t);
     if (alpn != NULL && strcmp(alpn, "h2") == 0)
         sniff_decide(sn, FRONT_H2);
@@ -260,8 +264,17 @@ static void listener_handshake_cb(struct bufferevent *bev, short what,
         sniff_plaintext(sn);
 }
 
+static void listener_handshake_timeout_cb(evutil_socket_t fd, short what,
+                                          void *arg)
+{
+    log_debug("listener: TLS handshake not done in time: closing");
+    sniff_kill(arg);
+}
+
 /* Starts TLS on the connection sn peeked at: the handshake is due within
- * header_timeout (idle_timeout when that is 0). */
+ * header_timeout (idle_timeout when that is 0) of its start, however its
+ * bytes trickle in (a timer, not a bufferevent timeout, which each read
+ * would restart). */
 static void sniff_tls(struct sniff *sn)
 {
     const struct front_config *cfg = &sn->l->cfg;
@@ -277,9 +290,12 @@ static void sniff_tls(struct sniff *sn)
         sniff_kill(sn);
         return;
     }
+    sn->handshake =
+        evtimer_new(sn->l->base, listener_handshake_timeout_cb, sn);
+    if (limit > 0)
+        evtimer_add(sn->handshake, &tv);
     bev = transport_bev(sn->t);
     bufferevent_setcb(bev, NULL, NULL, listener_handshake_cb, sn);
-    bufferevent_set_timeouts(bev, limit > 0 ? &tv : NULL, NULL);
     bufferevent_enable(bev, EV_READ);
 }
 
