@@ -106,17 +106,22 @@ char *query_unescape(const char *s, size_t len, bool plus_is_space)
     return out;
 }
 
-/* Go's strconv.ParseBool. */
+/* Go's strconv.ParseBool, but for "f" and "F", which it reads false and
+ * the apiserver's conversion true (anything but "0"/"false"): those are
+ * refused, so that what is served is what the authorizer, reading as the
+ * apiserver (src/request_info.h), allowed. */
 static bool parse_bool(const char *s, bool *out)
 {
     static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
-    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
+    static const char *const no[] = {"0", "FALSE", "false", "False"};
 
     for (size_t i = 0; i < RW_ARRAY_LEN(yes); i++) {
         if (strcmp(s, yes[i]) == 0) {
             *out = true;
             return true;
         }
+    }
+    for (size_t i = 0; i < RW_ARRAY_LEN(no); i++) {
         if (strcmp(s, no[i]) == 0) {
             *out = false;
             return true;

@@ -4,13 +4,16 @@
  *
  * Parameters: watch, resourceVersion, resourceVersionMatch, labelSelector,
  * fieldSelector, limit, continue, timeoutSeconds, allowWatchBookmarks,
- * sendInitialEvents, includeObject (of Table output).  Booleans take Go's strconv.ParseBool spellings (1, t,
- * T, TRUE, true, True and 0, f, F, FALSE, false, False).  Values are
+ * sendInitialEvents, includeObject (of Table output).  Booleans take Go's
+ * strconv.ParseBool spellings (1, t, T, TRUE, true, True and 0, FALSE,
+ * false, False) on which the apiserver's conversion agrees: not "f" or
+ * "F", which it reads as true.  Values are
  * percent-decoded ('+' is a space).  Unknown parameters are ignored, as
  * the apiserver does; a repeated parameter takes its first value.
  *
  * Stricter than the apiserver, deliberately: its conversion reads any
- * boolean other than "0"/"false" (any case) as true, even "" and "maybe",
+ * boolean other than "0"/"false" (any case) as true, even "", "f" and
+ * "maybe",
  * and Go's url.Query() silently drops a pair with a malformed %-escape;
  * here those are 400s (a malformed key is still just ignored).
  */

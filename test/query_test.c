@@ -88,8 +88,8 @@ static void test_booleans(void **state)
         bool value;
     } cases[] = {
         {"1", true},    {"t", true},      {"T", true},      {"TRUE", true},
-        {"true", true}, {"True", true},   {"0", false},     {"f", false},
-        {"F", false},   {"FALSE", false}, {"false", false}, {"False", false},
+        {"true", true}, {"True", true},   {"0", false},     {"FALSE", false},
+        {"false", false}, {"False", false},
     };
 
     for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
@@ -213,6 +213,11 @@ static void test_invalid(void **state)
         {"watch=maybe", "invalid value for watch: \"maybe\""},
         {"watch", "invalid value for watch: \"\""},
         {"watch=yes", "invalid value for watch: \"yes\""},
+        /* ParseBool's false, the apiserver's true: the authorizer reads
+         * the apiserver's way (a watch), so a LIST must not be served */
+        {"watch=f", "invalid value for watch: \"f\""},
+        {"watch=F", "invalid value for watch: \"F\""},
+        {"allowWatchBookmarks=f", "invalid value for allowWatchBookmarks: \"f\""},
         {"allowWatchBookmarks=2",
          "invalid value for allowWatchBookmarks: \"2\""},
         {"sendInitialEvents=tRuE",
