@@ -87,13 +87,15 @@ int query_validate(const struct query *q, bool watch, const char **field,
  * query_parse accepted or refused; idempotent. */
 void query_fini(struct query *q);
 
-/* Whether parameter name (compared undecoded) appears in the NUL-terminated
+/* Whether parameter name (compared decoded, as query_parse and Go's
+ * url.Values read keys) appears in the NUL-terminated
  * query at all, with or without a value: for switches such as /readyz's
  * ?verbose, which the apiserver reads the same way. */
 bool query_has(const char *query, const char *name);
 
-/* The first value of parameter name (compared undecoded), decoded ('+' a
- * space), as url.Values.Get reads it: a new string (free()), "" for a
+/* The first value of parameter name (compared decoded: "%77atch" is
+ * watch, as query_parse reads it), decoded ('+' a space), as
+ * url.Values.Get reads it: a new string (free()), "" for a
  * parameter without a value; NULL when absent or its value is malformed. */
 char *query_first(const char *query, const char *name);
 

@@ -347,6 +347,37 @@ static void test_has(void **state)
     assert_false(query_has("verbosity=1", "verbose"));
     assert_false(query_has("a=verbose", "verbose"));
     assert_false(query_has("xverbose", "verbose"));
+    /* keys are compared decoded, as query_parse reads them */
+    assert_true(query_has("%76erbose", "verbose"));
+}
+
+/* query_first reads the pair query_parse reads: keys decoded, the first
+ * one wins (an escaped key is the same parameter, not another). */
+static void test_first(void **state)
+{
+    static const char *const queries[] = {
+        "%66ieldSelector=metadata.name%3Dy&fieldSelector=metadata.name%3Dx",
+        "fieldSelector=metadata.name%3Dy&fieldSelector=metadata.name%3Dx",
+        "field%53elector=metadata.name%3Dy",
+        "a=1&fieldSelector=metadata.name%3Dy",
+    };
+    char *v;
+    struct query q;
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(queries); i++) {
+        parse_ok(queries[i], &q);
+        v = query_first(queries[i], "fieldSelector");
+        assert_non_null(v);
+        assert_string_equal(v, q.field_selector);
+        assert_string_equal(v, "metadata.name=y");
+        free(v);
+        query_fini(&q);
+    }
+    v = query_first("%77atch", "watch");
+    assert_string_equal(v, "");
+    free(v);
+    assert_null(query_first("watch%=1&x=2", "watch"));
+    assert_null(query_first("", "watch"));
 }
 
 /* Option combinations, as the apiserver's ValidateListOptions judges
@@ -422,6 +453,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_has),
+        cmocka_unit_test(test_first),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_full_watch),
         cmocka_unit_test(test_booleans),
