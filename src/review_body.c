@@ -237,7 +237,7 @@ static int json_access(const char *body, size_t len, struct review_access *a,
     static const char ra[] = "SelfSubjectAccessReview.spec.resourceAttributes";
     static const char na[] =
         "SelfSubjectAccessReview.spec.nonResourceAttributes";
-    const struct jval *spec, *res, *non;
+    const struct jval *spec = NULL, *res = NULL, *non = NULL;
     struct jval *root;
     int rc;
 
