@@ -258,6 +258,18 @@ def check_startup(etcd, tls):
         except ConnectionResetError:
             reply = b""
         eq(reply, b"", "answer to %r on a TLS-only port" % data)
+    # a refused client trickling bytes after its answer is closed all the same
+    started = time.time()
+    with socket.create_connection(("127.0.0.1", rw.port), timeout=10) as sock:
+        sock.sendall(b"GET /readyz HTTP/1.1\r\n")
+        try:
+            while time.time() - started < 8:
+                sock.sendall(b"x")
+                time.sleep(0.5)
+        except (ConnectionResetError, BrokenPipeError):
+            pass
+    check(time.time() - started < 6, "a trickling refused client closed after %.1fs",
+          time.time() - started)
     rw.stop()
 
 
