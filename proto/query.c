@@ -106,17 +106,22 @@ char *query_unescape(const char *s, size_t len, bool plus_is_space)
     return out;
 }
 
-/* Go's strconv.ParseBool. */
+/* Go's strconv.ParseBool, but for "f" and "F", which it reads false and
+ * the apiserver's conversion true (anything but "0"/"false"): those are
+ * refused, so that what is served is what the authorizer, reading as the
+ * apiserver (src/request_info.h), allowed. */
 static bool parse_bool(const char *s, bool *out)
 {
     static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
-    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
+    static const char *const no[] = {"0", "FALSE", "false", "False"};
 
     for (size_t i = 0; i < RW_ARRAY_LEN(yes); i++) {
         if (strcmp(s, yes[i]) == 0) {
             *out = true;
             return true;
         }
+    }
+    for (size_t i = 0; i < RW_ARRAY_LEN(no); i++) {
         if (strcmp(s, no[i]) == 0) {
             *out = false;
             return true;
@@ -379,36 +384,49 @@ void query_fini(struct query *q)
         q->include_object = q->rv_match_value = "";
 }
 
-char *query_first(const char *query, const char *name)
+/* The first pair of query whose key decodes to name, as url.Values reads
+ * keys (query_parse's find_key too): *value and *vlen its raw value
+ * (NULL: no '='); false when there is none. */
+static bool query_find(const char *query, const char *name, const char **value,
+                       size_t *vlen)
 {
     size_t n = strlen(name);
 
     for (const char *p = query; *p != '\0';) {
         size_t len = strcspn(p, "&");
+        const char *eq = memchr(p, '=', len);
+        size_t klen = eq != NULL ? (size_t)(eq - p) : len;
+        char key[KEY_MAX + 1];
+        size_t got;
 
-        if (len == n && strncmp(p, name, n) == 0)
-            return xstrdup("");
-        if (len > n && p[n] == '=' && strncmp(p, name, n) == 0)
-            return query_unescape(p + n + 1, len - n - 1, true);
-        p += len;
-        if (*p == '&')
-            p++;
-    }
-    return NULL;
-}
-
-bool query_has(const char *query, const char *name)
-{
-    size_t n = strlen(name);
-
-    for (const char *p = query; *p != '\0';) {
-        size_t len = strcspn(p, "&");
-
-        if ((len == n || (len > n && p[n] == '=')) && strncmp(p, name, n) == 0)
+        if (klen > 0 && klen <= KEY_MAX &&
+            unescape_into(key, p, klen, true, &got) == RW_OK && got == n &&
+            memcmp(key, name, n) == 0) {
+            *value = eq != NULL ? eq + 1 : NULL;
+            *vlen = eq != NULL ? len - klen - 1 : 0;
             return true;
+        }
         p += len;
         if (*p == '&')
             p++;
     }
     return false;
+}
+
+char *query_first(const char *query, const char *name)
+{
+    const char *v;
+    size_t len;
+
+    if (!query_find(query, name, &v, &len))
+        return NULL;
+    return v != NULL ? query_unescape(v, len, true) : xstrdup("");
+}
+
+bool query_has(const char *query, const char *name)
+{
+    const char *v;
+    size_t len;
+
+    return query_find(query, name, &v, &len);
 }

@@ -4,13 +4,16 @@
  *
  * Parameters: watch, resourceVersion, resourceVersionMatch, labelSelector,
  * fieldSelector, limit, continue, timeoutSeconds, allowWatchBookmarks,
- * sendInitialEvents, includeObject (of Table output).  Booleans take Go's strconv.ParseBool spellings (1, t,
- * T, TRUE, true, True and 0, f, F, FALSE, false, False).  Values are
+ * sendInitialEvents, includeObject (of Table output).  Booleans take Go's
+ * strconv.ParseBool spellings (1, t, T, TRUE, true, True and 0, FALSE,
+ * false, False) on which the apiserver's conversion agrees: not "f" or
+ * "F", which it reads as true.  Values are
  * percent-decoded ('+' is a space).  Unknown parameters are ignored, as
  * the apiserver does; a repeated parameter takes its first value.
  *
  * Stricter than the apiserver, deliberately: its conversion reads any
- * boolean other than "0"/"false" (any case) as true, even "" and "maybe",
+ * boolean other than "0"/"false" (any case) as true, even "", "f" and
+ * "maybe",
  * and Go's url.Query() silently drops a pair with a malformed %-escape;
  * here those are 400s (a malformed key is still just ignored).
  */
@@ -84,13 +87,15 @@ int query_validate(const struct query *q, bool watch, const char **field,
  * query_parse accepted or refused; idempotent. */
 void query_fini(struct query *q);
 
-/* Whether parameter name (compared undecoded) appears in the NUL-terminated
+/* Whether parameter name (compared decoded, as query_parse and Go's
+ * url.Values read keys) appears in the NUL-terminated
  * query at all, with or without a value: for switches such as /readyz's
  * ?verbose, which the apiserver reads the same way. */
 bool query_has(const char *query, const char *name);
 
-/* The first value of parameter name (compared undecoded), decoded ('+' a
- * space), as url.Values.Get reads it: a new string (free()), "" for a
+/* The first value of parameter name (compared decoded: "%77atch" is
+ * watch, as query_parse reads it), decoded ('+' a space), as
+ * url.Values.Get reads it: a new string (free()), "" for a
  * parameter without a value; NULL when absent or its value is malformed. */
 char *query_first(const char *query, const char *name);
 

@@ -4,9 +4,11 @@
  * discovery, /metrics, the reviews ...) take a seat of a bounded number
  * (--max-requests-inflight, default 400 as the apiserver's) while they are
  * answered: from admission until their response is complete or their
- * stream closes.  A WATCH takes one only while its initial events are sent
- * (stream_release then gives it back, src/watch.c), none once it follows
- * the cache.
+ * stream closes.  A WATCH takes one only while its initial events are
+ * written, up to when they are all written or its output first waits for
+ * its client (stream_release then gives it back, src/watch.c: as a LIST's
+ * response handed over whole, a client that does not read holds no
+ * seat), none once it follows the cache.
  *
  * When no seat is free a request waits in its flow's queue.  A flow is the
  * request's user name (identity.h): every anonymous request is one flow,

@@ -68,6 +68,7 @@ struct sniff {
     struct transport *t; /* NULL while peeking */
     int fd;              /* while peeking (no transport yet); else -1 */
     struct event *peek;  /* while peeking: the socket readable */
+    struct event *timer; /* TLS handshake or refusal: its end due; NULL */
     uint64_t deadline_ms; /* a partial preface: header_timeout; 0 */
     bool answered;        /* plaintext on a TLS-only port: 400 sent */
 };
@@ -92,6 +93,8 @@ static void sniff_free(struct sniff *sn)
     LIST_REMOVE(sn, link);
     if (sn->peek != NULL)
         event_free(sn->peek);
+    if (sn->timer != NULL)
+        event_free(sn->timer);
     if (sn->fd >= 0)
         evutil_closesocket(sn->fd);
     transport_free(sn->t);
@@ -103,6 +106,8 @@ static void sniff_kill(struct sniff *sn)
 {
     if (sn->peek != NULL)
         event_del(sn->peek);
+    if (sn->timer != NULL)
+        event_del(sn->timer);
     if (sn->t != NULL) {
         struct bufferevent *bev = transport_bev(sn->t);
 
@@ -247,12 +252,11 @@ static void listener_handshake_cb(struct bufferevent *bev, short what,
     if (!(what & BEV_EVENT_CONNECTED)) {
         why = tls_transport_error(sn->t);
         log_debug("listener: TLS handshake failed: %s",
-                  why != NULL ? why
-                  : (what & BEV_EVENT_TIMEOUT) ? "timeout"
-                                               : "connection closed");
+                  why != NULL ? why : "connection closed");
         sniff_kill(sn);
         return;
     }
+    event_del(sn->timer);
     alpn = tls_transport_alpn(sn->t);
     if (alpn != NULL && strcmp(alpn, "h2") == 0)
         sniff_decide(sn, FRONT_H2);
@@ -260,14 +264,29 @@ static void listener_handshake_cb(struct bufferevent *bev, short what,
         sniff_plaintext(sn);
 }
 
+static void listener_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    log_debug("listener: TLS handshake or plaintext refusal not done in "
+              "time: closing");
+    sniff_kill(arg);
+}
+
+/* Closes sn seconds from now, however its bytes trickle in (a timer, not
+ * a bufferevent timeout, which each read would restart); 0: never. */
+static void sniff_due(struct sniff *sn, unsigned seconds)
+{
+    struct timeval tv = {.tv_sec = seconds, .tv_usec = 0};
+
+    sn->timer = evtimer_new(sn->l->base, listener_timer_cb, sn);
+    if (seconds > 0)
+        evtimer_add(sn->timer, &tv);
+}
+
 /* Starts TLS on the connection sn peeked at: the handshake is due within
- * header_timeout (idle_timeout when that is 0). */
+ * header_timeout (idle_timeout when that is 0) of its start. */
 static void sniff_tls(struct sniff *sn)
 {
     const struct front_config *cfg = &sn->l->cfg;
-    unsigned limit = cfg->header_timeout ? cfg->header_timeout
-                                         : cfg->idle_timeout;
-    struct timeval tv = {.tv_sec = limit, .tv_usec = 0};
     struct bufferevent *bev;
 
     sn->t = tls_server_transport(cfg->tls, sn->l->base, sn->fd);
@@ -277,9 +296,10 @@ static void sniff_tls(struct sniff *sn)
         sniff_kill(sn);
         return;
     }
+    sniff_due(sn, cfg->header_timeout ? cfg->header_timeout
+                                      : cfg->idle_timeout);
     bev = transport_bev(sn->t);
     bufferevent_setcb(bev, NULL, NULL, listener_handshake_cb, sn);
-    bufferevent_set_timeouts(bev, limit > 0 ? &tv : NULL, NULL);
     bufferevent_enable(bev, EV_READ);
 }
 
@@ -337,9 +357,12 @@ static void listener_refused_event_cb(struct bufferevent *bev, short what,
     sniff_kill(arg);
 }
 
+/* The refusal is over (answered and flushed, or not HTTP) this long after
+ * the first byte: a client trickling bytes does not hold it open. */
+#define REFUSE_SECONDS 2
+
 static void sniff_refuse_plaintext(struct sniff *sn)
 {
-    struct timeval tv = {.tv_sec = 2, .tv_usec = 0};
     struct bufferevent *bev =
         bufferevent_socket_new(sn->l->base, sn->fd, BEV_OPT_CLOSE_ON_FREE);
 
@@ -349,9 +372,9 @@ static void sniff_refuse_plaintext(struct sniff *sn)
     }
     sn->fd = -1;
     sn->t = transport_plain_new(bev);
+    sniff_due(sn, REFUSE_SECONDS);
     bufferevent_setcb(bev, listener_refused_read_cb, listener_refused_write_cb,
                       listener_refused_event_cb, sn);
-    bufferevent_set_timeouts(bev, &tv, &tv);
     bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 

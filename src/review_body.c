@@ -243,7 +243,7 @@ static int json_access(const char *body, size_t len, struct review_access *a,
     static const char ra[] = "SelfSubjectAccessReview.spec.resourceAttributes";
     static const char na[] =
         "SelfSubjectAccessReview.spec.nonResourceAttributes";
-    const struct jval *spec, *res = NULL, *non = NULL;
+    const struct jval *spec = NULL, *res = NULL, *non = NULL;
     struct jval *root;
     int rc;
 

@@ -222,7 +222,10 @@ static void router_serve(const struct router *rt, struct stream *s,
         status_respond(s, 400, "BadRequest", "%s", why);
         goto out;
     }
-    watch = q.watch || t->watch_path;
+    /* As the apiserver's GetResource: ?watch on one object's path is
+     * ignored (it is authorized as a get, src/request_info.h); its watch
+     * is under /watch/. */
+    watch = t->watch_path || (q.watch && t->name == NULL);
     /* As the apiserver: a GET of one object ignores list options. */
     if ((watch || t->name == NULL) &&
         query_validate(&q, watch, &field, why, sizeof(why)) != RW_OK) {

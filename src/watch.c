@@ -277,9 +277,14 @@ void watch_pump(struct watcher *w)
     if (w->ending || w->doomed || watch_is_live(w))
         return;
     if (w->initial != NULL) {
-        if (!watch_initial_pump(w, high_water))
+        bool done = watch_initial_pump(w, high_water);
+
+        /* its seat (fairness.h) was for writing these: given back once
+         * they are all written, or once its output waits for the client
+         * (no work meanwhile; a client that never reads keeps none) */
+        stream_release(w->stream);
+        if (!done)
             return;
-        stream_release(w->stream); /* its seat was for these (fairness.h) */
     }
     while (stream_pending(w->stream) < high_water) {
         struct ring_event *ev;

@@ -88,8 +88,8 @@ static void test_booleans(void **state)
         bool value;
     } cases[] = {
         {"1", true},    {"t", true},      {"T", true},      {"TRUE", true},
-        {"true", true}, {"True", true},   {"0", false},     {"f", false},
-        {"F", false},   {"FALSE", false}, {"false", false}, {"False", false},
+        {"true", true}, {"True", true},   {"0", false},     {"FALSE", false},
+        {"false", false}, {"False", false},
     };
 
     for (size_t i = 0; i < RW_ARRAY_LEN(cases); i++) {
@@ -213,6 +213,11 @@ static void test_invalid(void **state)
         {"watch=maybe", "invalid value for watch: \"maybe\""},
         {"watch", "invalid value for watch: \"\""},
         {"watch=yes", "invalid value for watch: \"yes\""},
+        /* ParseBool's false, the apiserver's true: the authorizer reads
+         * the apiserver's way (a watch), so a LIST must not be served */
+        {"watch=f", "invalid value for watch: \"f\""},
+        {"watch=F", "invalid value for watch: \"F\""},
+        {"allowWatchBookmarks=f", "invalid value for allowWatchBookmarks: \"f\""},
         {"allowWatchBookmarks=2",
          "invalid value for allowWatchBookmarks: \"2\""},
         {"sendInitialEvents=tRuE",
@@ -342,6 +347,37 @@ static void test_has(void **state)
     assert_false(query_has("verbosity=1", "verbose"));
     assert_false(query_has("a=verbose", "verbose"));
     assert_false(query_has("xverbose", "verbose"));
+    /* keys are compared decoded, as query_parse reads them */
+    assert_true(query_has("%76erbose", "verbose"));
+}
+
+/* query_first reads the pair query_parse reads: keys decoded, the first
+ * one wins (an escaped key is the same parameter, not another). */
+static void test_first(void **state)
+{
+    static const char *const queries[] = {
+        "%66ieldSelector=metadata.name%3Dy&fieldSelector=metadata.name%3Dx",
+        "fieldSelector=metadata.name%3Dy&fieldSelector=metadata.name%3Dx",
+        "field%53elector=metadata.name%3Dy",
+        "a=1&fieldSelector=metadata.name%3Dy",
+    };
+    char *v;
+    struct query q;
+
+    for (size_t i = 0; i < RW_ARRAY_LEN(queries); i++) {
+        parse_ok(queries[i], &q);
+        v = query_first(queries[i], "fieldSelector");
+        assert_non_null(v);
+        assert_string_equal(v, q.field_selector);
+        assert_string_equal(v, "metadata.name=y");
+        free(v);
+        query_fini(&q);
+    }
+    v = query_first("%77atch", "watch");
+    assert_string_equal(v, "");
+    free(v);
+    assert_null(query_first("watch%=1&x=2", "watch"));
+    assert_null(query_first("", "watch"));
 }
 
 /* Option combinations, as the apiserver's ValidateListOptions judges
@@ -417,6 +453,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_has),
+        cmocka_unit_test(test_first),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_full_watch),
         cmocka_unit_test(test_booleans),

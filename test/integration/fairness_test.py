@@ -4,10 +4,12 @@ many connections at once fills her queue and gets 429 TooManyRequests
 with Retry-After: 1, while another user (bob) relisting meanwhile is
 served every time (seats go to the flows round robin); /healthz is exempt;
 a WATCH holds its seat only while its initial events are sent, so an open
-watch does not keep the one seat; /metrics counts it all."""
+watch does not keep the one seat, nor do watches whose client does not read
+them (HTTP/2 with a window of 0); /metrics counts it all."""
 import http.client
 import threading
 
+from h2raw import H2Client
 from harness import *
 
 HAMMER_CONNECTIONS = 80  # more than alice's queue (50) holds
@@ -101,7 +103,25 @@ def main():
           >= len(served) + len(bob), "dispatched_total")
     check(rw.metric("ringwatch_fairness_dispatched_total", flow_class="exempt") >= 1,
           "exempt dispatched")
+
+    # watches whose client does not read their initial events hold no seat:
+    # one HTTP/2 connection offering a window of 0, watching more than a
+    # watch's output holds (--watch-high-water), keeps nobody waiting
+    for i in range(60):
+        rev = etcd.put(cm_key("big", "b%02d" % i), configmap("big", "b%02d" % i,
+                                                             {"k": "v" * 8000}))
+    rw.wait_rv(rev)
+    stalled = H2Client(rw.port, window=0)
+    for i in range(3):
+        stalled.get(1 + 2 * i, "/api/v1/namespaces/big/configmaps?watch=true")
+    stalled.settle()
+    started = time.time()
+    status, _, _ = rw.get(LIST + "?limit=1", timeout=10,
+                          headers={"Authorization": "Bearer bob-token-0123456789"})
+    eq(status, 200, "bob's LIST while watches wait for a client that does not read")
+    check(time.time() - started < 2, "bob's LIST waited %.1fs", time.time() - started)
     eq(rw.metric("ringwatch_fairness_seats_in_use"), 1.0, "seats in use (this /metrics)")
+    stalled.close()
 
 
 if __name__ == "__main__":

@@ -247,6 +247,12 @@ def main():
     forbidden(rw, "/api/v1/namespaces/default/pods",
               'pods is forbidden: %s cannot list resource "pods" in API group "" '
               'in the namespace "default"' % who, {"kind": "pods"})
+    # an escaped key is the same parameter, and the first one is read: the
+    # name authorized is the name served
+    forbidden(rw, "/api/v1/pods?%66ieldSelector=metadata.name%3Dy&"
+                  "fieldSelector=metadata.name%3Dx",
+              'pods "y" is forbidden: %s cannot list resource "pods" in API group "" '
+              'at the cluster scope' % who, {"name": "y", "kind": "pods"})
     forbidden(rw, "/api/v1/pods?watch=true&fieldSelector=metadata.name%3Dy",
               'pods "y" is forbidden: %s cannot watch resource "pods" in API group "" '
               'at the cluster scope' % who, {"name": "y", "kind": "pods"})

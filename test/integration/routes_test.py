@@ -54,6 +54,10 @@ def main():
     # Objects.
     obj = rw.get_json("/api/v1/namespaces/ns/configmaps/a")
     eq((obj["data"], rv_of(obj)), ({"k": "v"}, r), "GET configmap")
+    # ?watch on one object's path is a GET, as the apiserver's (and as it
+    # is authorized: a watch of one object is under /watch/)
+    obj = rw.get_json("/api/v1/namespaces/ns/configmaps/a?watch=1&timeoutSeconds=1")
+    eq((obj["kind"], obj["data"]), ("ConfigMap", {"k": "v"}), "GET configmap?watch=1")
     dep = rw.get_json("/apis/apps/v1/namespaces/ns/deployments/web")
     eq(dep["spec"]["replicas"], 1, "GET deployment")
     eq(len(rw.get_json("/apis/apps/v1/deployments")["items"]), 1, "LIST deployments")
@@ -78,7 +82,8 @@ def main():
         status_of(rw, path, 404, "NotFound")
     for method in ("POST", "PUT", "PATCH", "DELETE"):
         status_of(rw, "/api/v1/namespaces/ns/configmaps", 405, "MethodNotAllowed", method)
-    for q in ("watch=maybe", "resourceVersion=abc", "timeoutSeconds=-1", "limit=x",
+    # watch=f: Go's ParseBool false, the apiserver's true (what authorization reads)
+    for q in ("watch=maybe", "watch=f", "resourceVersion=abc", "timeoutSeconds=-1", "limit=x",
               "labelSelector=a%3D%3D%3Db", "fieldSelector=nofield", "labelSelector=a+in+("):
         status_of(rw, "/api/v1/configmaps?" + q, 400, "BadRequest")
     # Options that do not go together, or an unknown match: 422 Invalid.

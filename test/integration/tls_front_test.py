@@ -5,7 +5,8 @@ nghttp, Python's http.client with ssl, a watch over HTTPS, a LIST of
 several MiB over both protocols.  Bad input:
 TLS garbage, an unknown ALPN (no_application_protocol, as Go), TLS 1.1,
 TLS 1.2 under --tls-min-version VersionTLS13, plaintext on a TLS-only
-port (Go's 400 for what looks like HTTP/1.x, else closed), a stalled handshake (closed after --header-timeout).
+port (Go's 400 for what looks like HTTP/1.x, else closed), a stalled or a
+trickled handshake (closed --header-timeout after its start).
 Client certificates (--client-ca-file) are asked for and never fail the
 handshake, good, foreign, expired or absent.  Certificate rotation: SIGHUP, then a change of the
 files alone, serve the new certificate to new connections while an open
@@ -114,6 +115,23 @@ def check_bad_input(rw, ca):
         eq(sock.recv(100), b"", "a stalled handshake is closed")
     check(time.time() - started < 6, "stalled handshake closed after %.1fs",
           time.time() - started)
+    # and one that trickles in (a byte every 0.5 s) too: the limit counts
+    # from the handshake's start, not from its last byte
+    started = time.time()
+    with socket.create_connection(("127.0.0.1", rw.port), timeout=10) as sock:
+        hello = b"\x16\x03\x01\x01\x00" + b"\x01" + b"\x00" * 255
+        try:
+            for i in range(len(hello)):
+                sock.sendall(hello[i:i + 1])
+                time.sleep(0.5)
+                if time.time() - started > 8:
+                    break
+            closed = sock.recv(100) == b""
+        except (ConnectionResetError, BrokenPipeError):
+            closed = True
+    check(closed and time.time() - started < 6,
+          "a trickled handshake closed after --header-timeout (closed %s, %.1fs)",
+          closed, time.time() - started)
     now = rw.metric("ringwatch_tls_handshakes_total", result="failed")
     check(now >= failed + 4, "failed handshakes counted: %s then %s", failed, now)
     # loopback --listen: plaintext is served next to TLS
@@ -240,6 +258,18 @@ def check_startup(etcd, tls):
         except ConnectionResetError:
             reply = b""
         eq(reply, b"", "answer to %r on a TLS-only port" % data)
+    # a refused client trickling bytes after its answer is closed all the same
+    started = time.time()
+    with socket.create_connection(("127.0.0.1", rw.port), timeout=10) as sock:
+        sock.sendall(b"GET /readyz HTTP/1.1\r\n")
+        try:
+            while time.time() - started < 8:
+                sock.sendall(b"x")
+                time.sleep(0.5)
+        except (ConnectionResetError, BrokenPipeError):
+            pass
+    check(time.time() - started < 6, "a trickling refused client closed after %.1fs",
+          time.time() - started)
     rw.stop()
 
 
