@@ -13,15 +13,6 @@
 #include "cache/rw.h"
 #include "proto/jval.h"
 
-const char *rbac_kind_name(enum rbac_kind kind)
-{
-    static const char *const names[RBAC_KINDS] = {
-        "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"};
-
-    rw_assert(kind < RBAC_KINDS);
-    return names[kind];
-}
-
 const char *rbac_kind_resource(enum rbac_kind kind)
 {
     static const char *const names[RBAC_KINDS] = {

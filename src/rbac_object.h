@@ -94,9 +94,8 @@ struct rbac_object {
     size_t nsubjects;
 };
 
-/* The kind of each enum rbac_kind as the objects' "kind" and the
- * resource's name: "Role", "roles", ... */
-const char *rbac_kind_name(enum rbac_kind kind);
+/* The resource of each enum rbac_kind: "roles", "rolebindings",
+ * "clusterroles", "clusterrolebindings". */
 const char *rbac_kind_resource(enum rbac_kind kind);
 
 /*

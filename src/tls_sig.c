@@ -40,11 +40,6 @@ void tls_sig_keys_free(struct tls_sig_keys *ks)
     free(ks);
 }
 
-size_t tls_sig_keys_count(const struct tls_sig_keys *ks)
-{
-    return ks->n;
-}
-
 /* The key a PEM block holds; NULL for a block of another kind (*known
  * false) or one that does not decode (*known true). */
 static EVP_PKEY *pem_block_key(const char *name, const unsigned char *data,

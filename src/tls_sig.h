@@ -34,9 +34,6 @@ void tls_sig_keys_free(struct tls_sig_keys *ks);
 int tls_sig_keys_load(struct tls_sig_keys *ks, const char *path, char *why,
                       size_t why_len);
 
-/* Keys in ks. */
-size_t tls_sig_keys_count(const struct tls_sig_keys *ks);
-
 /*
  * Whether sig is a valid JWS signature of the n bytes at msg by one of
  * the keys of ks, for alg: RS256, RS384, RS512 (RSASSA-PKCS1-v1_5, an RSA
