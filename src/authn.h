@@ -3,8 +3,7 @@
  * order: an x509 client certificate verified against --client-ca-file
  * (CN = user, O = groups), a bearer token from --token-auth-file, a
  * service-account JWT (--service-account-key-file, -issuer,
- * --api-audiences), else anonymous (--anonymous-auth).  Every
- * authenticated user also gets group system:authenticated.
+ * --api-audiences), else anonymous (--anonymous-auth).
  *
  * Bad credentials are never anonymous: a presented certificate that does
  * not verify, or a bearer token nobody recognises, is 401 Unauthorized.

@@ -4,9 +4,6 @@
  * (evaluated from the store's rbac.authorization.k8s.io/v1 objects,
  * cached and watched like any other resource).
  *
- * (This header is the interface the router, the watch re-check and the
- * access-review endpoint use.)
- *
  * Configuration: --authorization-mode, a comma-separated list as the
  * apiserver's, of AlwaysAllow and RBAC (its other modes, Node, ABAC,
  * Webhook, AlwaysDeny, are refused at startup).  Unset, it is RBAC when
@@ -109,7 +106,7 @@ void authz_rules(struct authz *z, const struct identity *id, const char *ns,
  * object's `pods "x" is forbidden: ...`, a group's resource qualified
  * `deployments.apps is forbidden: ...` (responsewriters.forbiddenMessage
  * inside errors.NewForbidden).  The apiserver appends a non-empty reason
- * after ": "; the caller does (authz_respond_forbidden).
+ * after ": "; authz_forbidden_status does.
  */
 void authz_forbidden_message(const struct identity *id,
                              const struct authz_attributes *a, char *out,
