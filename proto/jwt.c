@@ -174,8 +174,11 @@ int jwt_parse(const char *token, size_t len, struct jwt *out, char *why,
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if (len > JWT_MAX_BYTES)
-        return jwt_fail(why, why_len, "longer than 65536 bytes");
+    if (len > JWT_MAX_BYTES) {
+        snprintf(why, why_len, "malformed token: longer than %d bytes",
+                 JWT_MAX_BYTES);
+        return RW_EINVAL;
+    }
     if (!jwt_shaped(token, len))
         return jwt_fail(why, why_len, "not three dot-separated parts");
     dot1 = memchr(token, '.', len);

@@ -37,7 +37,8 @@
 #define AUTHN_LEGACY_ISSUER "kubernetes/serviceaccount"
 
 /* Token files bigger than this are refused (a token is ~100 bytes). */
-#define AUTHN_TOKEN_FILE_MAX (64 << 20)
+#define AUTHN_TOKEN_FILE_MAX_MIB 64
+#define AUTHN_TOKEN_FILE_MAX ((size_t)AUTHN_TOKEN_FILE_MAX_MIB << 20)
 
 struct static_token {
     unsigned char digest[32]; /* SHA-256 of the token */
@@ -54,7 +55,7 @@ struct authn {
     authn_pod_fn pod_exists;
     void *pod_arg;
     time_t (*now)(void);
-    uint64_t counts[AUTHN_RESULTS][AUTHN_METHODS];
+    uint64_t counts[AUTHN_RESULTS][IDENTITY_METHODS];
     /* The latest client certificate's identity, shared by the requests
      * that present the same subject (an HTTP/2 connection's streams: one
      * identity per watcher would be idle memory). */
@@ -125,8 +126,13 @@ static int read_file(const char *path, struct sbuf *b, char *why,
         sbuf_addn(b, chunk, n);
     sbuf_addn(b, "", 0);
     if (ferror(f) || b->len > AUTHN_TOKEN_FILE_MAX) {
-        snprintf(why, why_len, "--token-auth-file: cannot read %s: %s", path,
-                 ferror(f) ? strerror(errno) : "larger than 64 MiB");
+        if (ferror(f))
+            snprintf(why, why_len, "--token-auth-file: cannot read %s: %s",
+                     path, strerror(errno));
+        else
+            snprintf(why, why_len,
+                     "--token-auth-file: cannot read %s: larger than %d MiB",
+                     path, AUTHN_TOKEN_FILE_MAX_MIB);
         fclose(f);
         return RW_EINVAL;
     }
@@ -281,7 +287,7 @@ void authn_free(struct authn *a)
 }
 
 void authn_counts(const struct authn *a,
-                  uint64_t out[AUTHN_RESULTS][AUTHN_METHODS])
+                  uint64_t out[AUTHN_RESULTS][IDENTITY_METHODS])
 {
     memcpy(out, a->counts, sizeof(a->counts));
 }

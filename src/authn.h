@@ -105,9 +105,8 @@ void authn_free(struct authn *a);
 
 /* Results and methods of authentication attempts, for /metrics. */
 enum authn_result { AUTHN_SUCCESS, AUTHN_FAILURE, AUTHN_RESULTS };
-#define AUTHN_METHODS 4 /* enum identity_method's values */
 void authn_counts(const struct authn *a,
-                  uint64_t out[AUTHN_RESULTS][AUTHN_METHODS]);
+                  uint64_t out[AUTHN_RESULTS][IDENTITY_METHODS]);
 
 /* The authn_pod_fn over a pods resource (arg: its struct resource *): the
  * pod's object in its cache (during a relist, the last complete list's).

@@ -27,6 +27,7 @@ enum identity_method {
     IDENTITY_X509,            /* a client certificate */
     IDENTITY_TOKEN_FILE,      /* a static token, --token-auth-file */
     IDENTITY_SERVICE_ACCOUNT, /* a service-account JWT */
+    IDENTITY_METHODS          /* how many there are */
 };
 
 struct identity {

@@ -5,6 +5,7 @@
  */
 #include "src/metrics.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -331,6 +332,8 @@ static void render_authn(struct sbuf *t, const struct metrics_global *g)
     static const char *const results[] = {"success", "failure"};
     static const char *const methods[] = {"anonymous", "x509", "token",
                                           "serviceaccount"};
+    static_assert(RW_ARRAY_LEN(methods) == IDENTITY_METHODS,
+                  "a label per enum identity_method");
 
     if (!g->authn)
         return;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "cache/rbuf.h"
+#include "src/identity.h"
 
 struct resource;
 struct tls_stats;
@@ -55,7 +56,7 @@ struct metrics_global {
      * [1] failed (401), per method (enum identity_method); shown only
      * when authentication is configured (authn). */
     bool authn;
-    uint64_t authn_attempts[2][4];
+    uint64_t authn_attempts[2][IDENTITY_METHODS];
     const struct tls_stats *tls; /* TLS counters (tls.h); NULL: no TLS */
 };
 

@@ -5,6 +5,7 @@
  */
 #include "src/request_info.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@
 #define REQUEST_INFO_MAX_PARTS 10
 
 /* Slot of ri->strings for each owned value. */
-enum { S_GROUP, S_VERSION, S_RESOURCE, S_SUB, S_NS, S_NAME, S_VERB };
+enum { S_GROUP, S_VERSION, S_RESOURCE, S_SUB, S_NS, S_NAME, S_VERB, S_N };
+static_assert(S_N == REQUEST_INFO_STRINGS, "a slot per owned attribute");
 
 static const char *keep(struct request_info *ri, int slot, char *s)
 {

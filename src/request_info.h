@@ -29,6 +29,8 @@
 #include "src/authz_attributes.h"
 #include "src/stream_types.h"
 
+/* The attributes request_info_init may decode or build, each owned:
+ * group, version, resource, subresource, namespace, name, verb. */
 #define REQUEST_INFO_STRINGS 7
 
 struct request_info {

@@ -426,7 +426,7 @@ static void test_static_tokens(void **state)
 static void test_anonymous_off(void **state)
 {
     struct authn *a = make(false, "t1,alice,1\n", NULL, NULL, 0, false);
-    uint64_t counts[AUTHN_RESULTS][AUTHN_METHODS];
+    uint64_t counts[AUTHN_RESULTS][IDENTITY_METHODS];
     struct identity *id;
     char why[512];
 
