@@ -70,6 +70,15 @@ bool authz_may_deny(const struct authz *z);
  * (src/watch_authz.h re-checks the running watches then); NULL: none. */
 void authz_on_change(struct authz *z, void (*changed)(void *arg), void *arg);
 
+/*
+ * Room for the reason authz_authorize writes and the evaluation error
+ * authz_rules writes: RBAC names at most 16 missing roles
+ * (RBAC_MAX_MISSING), each in about 55 bytes plus its name; 16 names of
+ * 253 bytes (a DNS subdomain, the longest name kubectl and the apiserver's
+ * generators make) fit, a longer text is truncated.
+ */
+#define AUTHZ_REASON_MAX 8192
+
 enum authz_decision {
     AUTHZ_DENY = 0,
     AUTHZ_ALLOW = 1,

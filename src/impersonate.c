@@ -47,7 +47,7 @@ static size_t entries_split(char *text, struct entry **e)
 static bool allowed(struct authz *z, const struct identity *id,
                     const struct authz_attributes *a, struct rbuf **forbidden)
 {
-    char reason[1024];
+    char reason[AUTHZ_REASON_MAX];
 
     if (authz_authorize(z, id, a, reason, sizeof(reason)) == AUTHZ_ALLOW)
         return true;

@@ -97,7 +97,7 @@ static void answer_access(struct stream *s, struct authz *z,
     struct review_error err;
     struct sbuf sb = {0};
     const char *body;
-    char reason[512] = "";
+    char reason[AUTHZ_REASON_MAX] = "";
     bool allowed = true, comma = false;
     size_t len;
 
@@ -201,7 +201,7 @@ static void answer_rules(struct stream *s, struct authz *z,
     struct rules_out o = {{0}, {0}};
     struct review_error err;
     struct sbuf sb = {0};
-    char error[1024];
+    char error[AUTHZ_REASON_MAX];
     const char *body;
     bool comma = true;
     char *ns;

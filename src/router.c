@@ -387,7 +387,7 @@ static bool router_authorize(struct router *rt, struct stream *s,
                              const struct identity *id,
                              const struct authz_attributes *a)
 {
-    char reason[1024];
+    char reason[AUTHZ_REASON_MAX];
 
     if (authz_authorize(rt->cfg.authz, id, a, reason, sizeof(reason)) ==
         AUTHZ_ALLOW)

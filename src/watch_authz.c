@@ -21,7 +21,7 @@ struct watch_grant_authz {
 static bool grant_allowed(const struct watch_grant *g, struct rbuf **frame)
 {
     const struct watch_grant_authz *ga = (const struct watch_grant_authz *)g;
-    char reason[1024];
+    char reason[AUTHZ_REASON_MAX];
 
     if (authz_authorize(ga->z, ga->id, &ga->a, reason, sizeof(reason)) ==
         AUTHZ_ALLOW)

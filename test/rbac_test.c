@@ -20,6 +20,7 @@
 
 #include "cache/rw.h"
 #include "cache/sbuf.h"
+#include "src/authz.h"
 #include "src/identity.h"
 #include "src/rbac.h"
 #include "src/rbac_object.h"
@@ -349,6 +350,34 @@ static void test_missing_reason(void **state)
     fini(&f);
 }
 
+/* The longest reason RBAC writes, 16 missing roles of 253-byte names,
+ * fits in AUTHZ_REASON_MAX, the buffer its callers give it. */
+static void test_missing_reason_fits(void **state)
+{
+    struct fixture f = {0};
+    struct identity *alice = user("alice", NULL);
+    struct authz_attributes a = res("list", "", "pods", "", "ns", "");
+    char name[254], reason[AUTHZ_REASON_MAX];
+
+    (void)state;
+    memset(name, 'r', 253);
+    name[253] = '\0';
+    for (int i = 0; i < 16; i++) {
+        name[0] = (char)('a' + i);
+        role_binding(&f, "ns", "ClusterRole", name, ALICE);
+    }
+    build(&f);
+    assert_false(rbac_allows(f.x, alice, &a, reason, sizeof(reason)));
+    assert_int_equal(strlen(reason),
+                     strlen("RBAC: []") +
+                         16 * strlen("clusterrole.rbac.authorization.k8s.io "
+                                     "\"\" not found") +
+                         16 * 253 + 15 * strlen(", "));
+    assert_string_equal(reason + strlen(reason) - 12, "\" not found]");
+    identity_unref(alice);
+    fini(&f);
+}
+
 static void test_aggregation(void **state)
 {
     struct fixture f = {0};
@@ -610,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_subjects),
         cmocka_unit_test(test_role_bindings),
         cmocka_unit_test(test_missing_reason),
+        cmocka_unit_test(test_missing_reason_fits),
         cmocka_unit_test(test_aggregation),
         cmocka_unit_test(test_masters),
         cmocka_unit_test(test_rules),
