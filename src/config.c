@@ -17,7 +17,7 @@
 #include "src/address.h"
 #include "src/authz.h"
 #include "src/log.h"
-#include "src/tls.h"
+#include "src/tls_server.h"
 #include "src/upstream_etcd_tls.h"
 #include "src/upstream_members.h"
 #include "src/upstream_registry.h"

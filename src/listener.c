@@ -40,7 +40,8 @@
 #include "src/conn_h2.h"
 #include "src/log.h"
 #include "src/registry.h"
-#include "src/tls.h"
+#include "src/tls_server.h"
+#include "src/tls_transport.h"
 #include "src/transport.h"
 
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"

@@ -19,7 +19,8 @@ src_libsrc_a_SOURCES = \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \
 	src/transport.c src/transport.h \
-	src/tls.c src/tls.h src/tls_impl.h src/tls_transport.c src/tls_server.c \
+	src/tls.c src/tls.h src/tls_impl.h src/tls_transport.c src/tls_transport.h \
+	src/tls_server.c src/tls_server.h \
 	src/stream.c src/stream.h src/stream_impl.h src/stream_types.h \
 	src/front_config.h \
 	src/registry.c src/registry.h \

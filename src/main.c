@@ -46,6 +46,7 @@
 #include "src/router.h"
 #include "src/signals.h"
 #include "src/tls.h"
+#include "src/tls_server.h"
 #include "src/upstream.h"
 #include "src/upstream_registry.h"
 #include "src/watch.h"

@@ -1,5 +1,5 @@
 /*
- * tls_server.c: the server side TLS context (tls.h): the certificate and
+ * tls_server.c: the server side TLS context (tls_server.h): the certificate and
  * key served, ALPN, the optional client CA, and their reload.
  *
  * The current SSL_CTX is replaced as a whole on reload; each SSL holds a
@@ -8,7 +8,7 @@
  * identity (inode, size, modification time) at the last read tells
  * tls_server_files_changed whether to reload.
  */
-#include "src/tls_impl.h"
+#include "src/tls_server.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,7 @@
 #include "cache/rw.h"
 #include "src/log.h"
 #include "src/tls.h"
+#include "src/tls_impl.h"
 
 enum { TLS_FILE_CERT, TLS_FILE_KEY, TLS_FILE_CA, TLS_FILES };
 

@@ -1,7 +1,7 @@
 /*
- * tls_transport.c: the TLS transport (tls.h, transport.h): libevent's
- * OpenSSL bufferevent over the socket for the buffered stream and the
- * handshake, and the same SSL for the direct paths.
+ * tls_transport.c: the TLS transport (tls.h, tls_transport.h, transport.h):
+ * libevent's OpenSSL bufferevent over the socket for the buffered stream and
+ * the handshake, and the same SSL for the direct paths.
  *
  * writev writes the caller's iovecs a record at a time (TLS_RECORD_MAX
  * plaintext bytes per SSL_write; with SSL_MODE_ENABLE_PARTIAL_WRITE an
@@ -32,7 +32,7 @@
  * is triggered, so nothing waits inside the SSL for a readable socket
  * that never comes.
  */
-#include "src/tls_impl.h"
+#include "src/tls_transport.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -52,6 +52,7 @@
 #include "cache/rw.h"
 #include "src/log.h"
 #include "src/tls.h"
+#include "src/tls_impl.h"
 #include "src/transport.h"
 
 struct tls_transport {

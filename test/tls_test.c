@@ -41,6 +41,8 @@
 #include "src/listener.h"
 #include "src/stream.h"
 #include "src/tls.h"
+#include "src/tls_server.h"
+#include "src/tls_transport.h"
 #include "src/transport.h"
 
 static char dir[] = "/tmp/rw-tls-test-XXXXXX";

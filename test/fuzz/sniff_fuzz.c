@@ -28,7 +28,7 @@
 #include "src/listener.h"
 #include "src/log.h"
 #include "src/stream.h"
-#include "src/tls.h"
+#include "src/tls_server.h"
 
 #define ROUNDS 12
 
