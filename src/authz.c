@@ -117,8 +117,8 @@ static struct rbac_object *parse(struct authz_source *src,
         resource_metrics(src->r)->rbac_skipped++;
         log_warnx("%s %s%s%s at revision %" PRId64
                   ": malformed, skipped (it grants nothing): %s",
-                  rbac_kind_resource(src->kind), o->ns, *o->ns ? "/" : "",
-                  o->name, o->rv, why);
+                  rbac_object_kind_resource(src->kind), o->ns,
+                  *o->ns ? "/" : "", o->name, o->rv, why);
         return NULL;
     }
     free(ro->ns);
@@ -289,7 +289,7 @@ struct authz *authz_new(unsigned modes, struct resource *const *rbac)
         src->kind = (enum rbac_kind)k;
         src->r = rbac[k];
         rw_assert(strcmp(resource_type(src->r)->resource,
-                         rbac_kind_resource(src->kind)) == 0);
+                         rbac_object_kind_resource(src->kind)) == 0);
         resource_observe(src->r, authz_source_changed_cb, src);
         source_refresh(src);
     }

@@ -132,7 +132,8 @@ static size_t find(const struct rbac *x, enum rbac_kind k, const char *ns,
 static bool selected(const struct rbac_object *agg, const struct rbac_object *o)
 {
     for (size_t s = 0; s < agg->nselectors; s++)
-        if (rbac_selector_matches(&agg->selectors[s], o->labels, o->nlabels))
+        if (rbac_object_selector_matches(&agg->selectors[s], o->labels,
+                                         o->nlabels))
             return true;
     return false;
 }

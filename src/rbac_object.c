@@ -13,7 +13,7 @@
 #include "cache/rw.h"
 #include "proto/jval.h"
 
-const char *rbac_kind_resource(enum rbac_kind kind)
+const char *rbac_object_kind_resource(enum rbac_kind kind)
 {
     static const char *const names[RBAC_KINDS] = {
         "roles", "rolebindings", "clusterroles", "clusterrolebindings"};
@@ -392,8 +392,9 @@ static bool strings_has(const struct rbac_strings *s, const char *v)
     return false;
 }
 
-bool rbac_selector_matches(const struct rbac_selector *sel,
-                           const struct rbac_label *labels, size_t nlabels)
+bool rbac_object_selector_matches(const struct rbac_selector *sel,
+                                  const struct rbac_label *labels,
+                                  size_t nlabels)
 {
     for (size_t i = 0; i < sel->n; i++) {
         const struct rbac_requirement *r = &sel->req[i];

@@ -96,7 +96,7 @@ struct rbac_object {
 
 /* The resource of each enum rbac_kind: "roles", "rolebindings",
  * "clusterroles", "clusterrolebindings". */
-const char *rbac_kind_resource(enum rbac_kind kind);
+const char *rbac_object_kind_resource(enum rbac_kind kind);
 
 /*
  * Parses len bytes of JSON at json as an object of kind.  RW_OK with a new
@@ -112,7 +112,8 @@ void rbac_object_free(struct rbac_object *o);
 
 /* Whether selector sel selects an object with these labels, as
  * labels.Selector.Matches. */
-bool rbac_selector_matches(const struct rbac_selector *sel,
-                           const struct rbac_label *labels, size_t nlabels);
+bool rbac_object_selector_matches(const struct rbac_selector *sel,
+                                  const struct rbac_label *labels,
+                                  size_t nlabels);
 
 #endif

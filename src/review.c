@@ -102,7 +102,8 @@ static void answer_access(struct stream *s, struct authz *z,
     size_t len;
 
     body = stream_body(s, &len);
-    if (review_decode_access(body, len, req->content_type, &a, &err) != RW_OK) {
+    if (review_body_decode_access(body, len, req->content_type, &a, &err) !=
+        RW_OK) {
         respond_error(s, &err);
         return;
     }
@@ -141,7 +142,7 @@ static void answer_access(struct stream *s, struct authz *z,
     comma = true;
     add_nonempty(&sb, &comma, "reason", reason);
     sbuf_add(&sb, "}}");
-    review_access_fini(&a);
+    review_body_access_fini(&a);
     respond_created(s, &sb);
 }
 
@@ -208,7 +209,8 @@ static void answer_rules(struct stream *s, struct authz *z,
     size_t len;
 
     body = stream_body(s, &len);
-    if (review_decode_rules(body, len, req->content_type, &ns, &err) != RW_OK) {
+    if (review_body_decode_rules(body, len, req->content_type, &ns, &err) !=
+        RW_OK) {
         respond_error(s, &err);
         return;
     }
@@ -243,7 +245,7 @@ static void answer_self(struct stream *s, const struct identity *id)
     size_t len;
 
     body = stream_body(s, &len);
-    if (review_decode_self(body, len, req->content_type, &err) != RW_OK) {
+    if (review_body_decode_self(body, len, req->content_type, &err) != RW_OK) {
         respond_error(s, &err);
         return;
     }

@@ -280,7 +280,7 @@ static int json_access(const char *body, size_t len, struct review_access *a,
     return rc;
 }
 
-void review_access_fini(struct review_access *a)
+void review_body_access_fini(struct review_access *a)
 {
     char **f[] = {&a->ns,       &a->verb,        &a->group, &a->version,
                   &a->resource, &a->subresource, &a->name,  &a->path};
@@ -556,8 +556,9 @@ static int unsupported(struct review_error *err)
                 "application/vnd.kubernetes.protobuf");
 }
 
-int review_decode_access(const char *body, size_t len, const char *content_type,
-                         struct review_access *a, struct review_error *err)
+int review_body_decode_access(const char *body, size_t len,
+                              const char *content_type, struct review_access *a,
+                              struct review_error *err)
 {
     enum media m = media_of(content_type);
     int rc;
@@ -568,15 +569,16 @@ int review_decode_access(const char *body, size_t len, const char *content_type,
     rc = m == MEDIA_JSON ? json_access(body, len, a, err)
                          : pb_access(body, len, a, err);
     if (rc != RW_OK) {
-        review_access_fini(a);
+        review_body_access_fini(a);
         return rc;
     }
     access_fill(a);
     return RW_OK;
 }
 
-int review_decode_rules(const char *body, size_t len, const char *content_type,
-                        char **ns, struct review_error *err)
+int review_body_decode_rules(const char *body, size_t len,
+                             const char *content_type, char **ns,
+                             struct review_error *err)
 {
     enum media m = media_of(content_type);
     int rc;
@@ -596,8 +598,8 @@ int review_decode_rules(const char *body, size_t len, const char *content_type,
     return RW_OK;
 }
 
-int review_decode_self(const char *body, size_t len, const char *content_type,
-                       struct review_error *err)
+int review_body_decode_self(const char *body, size_t len,
+                            const char *content_type, struct review_error *err)
 {
     enum media m = media_of(content_type);
     struct pb raw;

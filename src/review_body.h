@@ -46,24 +46,26 @@ struct review_error {
 /*
  * Decodes a SelfSubjectAccessReview body (len bytes at body, as
  * stream_body gives it; content_type the request's Content-Type) into *a
- * (review_access_fini frees it).  RW_OK, or RW_EINVAL with *err filled as
+ * (review_body_access_fini frees it).  RW_OK, or RW_EINVAL with *err filled as
  * described at the top.
  */
-int review_decode_access(const char *body, size_t len, const char *content_type,
-                         struct review_access *a, struct review_error *err);
-void review_access_fini(struct review_access *a);
+int review_body_decode_access(const char *body, size_t len,
+                              const char *content_type, struct review_access *a,
+                              struct review_error *err);
+void review_body_access_fini(struct review_access *a);
 
 /*
  * Decodes a SelfSubjectRulesReview body the same way: *ns a new string,
  * spec.namespace ("" when absent; its status is ignored, as the apiserver
  * fills it).  RW_OK, or RW_EINVAL with *err and *ns NULL.
  */
-int review_decode_rules(const char *body, size_t len, const char *content_type,
-                        char **ns, struct review_error *err);
+int review_body_decode_rules(const char *body, size_t len,
+                             const char *content_type, char **ns,
+                             struct review_error *err);
 
 /* Checks a SelfSubjectReview body the same way (its status is ignored, as
  * the apiserver fills it).  RW_OK or RW_EINVAL with *err. */
-int review_decode_self(const char *body, size_t len, const char *content_type,
-                       struct review_error *err);
+int review_body_decode_self(const char *body, size_t len,
+                            const char *content_type, struct review_error *err);
 
 #endif

@@ -77,7 +77,7 @@ static int access(const char *body, size_t len, const char *type,
                   struct review_access *a, struct review_error *err)
 {
     memset(err, 0, sizeof(*err));
-    return review_decode_access(body, len, type, a, err);
+    return review_body_decode_access(body, len, type, a, err);
 }
 
 static void refused(const char *body, size_t len, const char *type, int code,
@@ -109,7 +109,7 @@ static void test_protobuf(void **state)
     assert_string_equal(a.resource, "pods");
     assert_string_equal(a.name, "");
     assert_string_equal(a.path, "");
-    review_access_fini(&a);
+    review_body_access_fini(&a);
 
     assert_int_equal(access(can_i_get_metrics, sizeof(can_i_get_metrics),
                             PB "; charset=x", &a, &err),
@@ -117,9 +117,9 @@ static void test_protobuf(void **state)
     assert_false(a.resource_request);
     assert_string_equal(a.path, "/metrics");
     assert_string_equal(a.verb, "get");
-    review_access_fini(&a);
+    review_body_access_fini(&a);
 
-    assert_int_equal(review_decode_self(whoami, sizeof(whoami), PB, &err),
+    assert_int_equal(review_body_decode_self(whoami, sizeof(whoami), PB, &err),
                      RW_OK);
     /* a SelfSubjectReview is not an access review */
     refused(whoami, sizeof(whoami), PB, 400,
@@ -129,7 +129,7 @@ static void test_protobuf(void **state)
     for (size_t n = 0; n < sizeof(can_i_list_pods); n++) {
         memset(&err, 0, sizeof(err));
         if (access(can_i_list_pods, n, PB, &a, &err) == RW_OK) {
-            review_access_fini(&a);
+            review_body_access_fini(&a);
             continue; /* a prefix may end between fields */
         }
         assert_true(err.code == 400 || err.code == 422);
@@ -161,16 +161,16 @@ static void test_json(void **state)
     assert_string_equal(a.resource, "deployments");
     assert_string_equal(a.subresource, "scale");
     assert_string_equal(a.name, "web");
-    review_access_fini(&a);
+    review_body_access_fini(&a);
     /* kind and apiVersion empty: defaulted; null is absent */
     assert_int_equal(access(non, strlen(non), JSON, &a, &err), RW_OK);
     assert_false(a.resource_request);
     assert_string_equal(a.path, "/healthz");
     assert_string_equal(a.verb, "get");
-    review_access_fini(&a);
-    assert_int_equal(
-        review_decode_self("{\"kind\":\"SelfSubjectReview\"}", 28, JSON, &err),
-        RW_OK);
+    review_body_access_fini(&a);
+    assert_int_equal(review_body_decode_self("{\"kind\":\"SelfSubjectReview\"}",
+                                             28, JSON, &err),
+                     RW_OK);
 }
 
 static void test_refusals(void **state)
@@ -212,38 +212,38 @@ static void test_refusals(void **state)
                  "be specified in combination with resourceAttributes");
     refused("{}", 2, "application/yaml", 415,
             "the body of the request was in an unknown format");
-    assert_int_equal(review_decode_self("{}", 2, "text/plain", &err),
+    assert_int_equal(review_body_decode_self("{}", 2, "text/plain", &err),
                      RW_EINVAL);
     assert_int_equal(err.code, 415);
     assert_int_equal(
-        review_decode_self("{\"kind\":\"SelfSubjectAccessReview\"}", 34, JSON,
-                           &err),
+        review_body_decode_self("{\"kind\":\"SelfSubjectAccessReview\"}", 34,
+                                JSON, &err),
         RW_EINVAL);
     assert_int_equal(err.code, 400);
     assert_string_equal(err.reason, "BadRequest");
 }
 
-/* review_decode_rules of body is RW_OK with namespace want. */
+/* review_body_decode_rules of body is RW_OK with namespace want. */
 static void rules_ns(const char *body, size_t len, const char *type,
                      const char *want)
 {
     struct review_error err = {0};
     char *ns = (char *)1;
 
-    if (review_decode_rules(body, len, type, &ns, &err) != RW_OK)
+    if (review_body_decode_rules(body, len, type, &ns, &err) != RW_OK)
         fail_msg("refused: %d %s", err.code, err.message);
     assert_string_equal(ns, want);
     free(ns);
 }
 
-/* review_decode_rules of body refused with code and words. */
+/* review_body_decode_rules of body refused with code and words. */
 static void rules_refused(const char *body, size_t len, const char *type,
                           int code, const char *words)
 {
     struct review_error err = {0};
     char *ns = (char *)1;
 
-    assert_int_equal(review_decode_rules(body, len, type, &ns, &err),
+    assert_int_equal(review_body_decode_rules(body, len, type, &ns, &err),
                      RW_EINVAL);
     assert_null(ns);
     assert_int_equal(err.code, code);
@@ -264,7 +264,7 @@ static void test_rules(void **state)
         struct review_error err = {0};
         char *ns = NULL;
 
-        if (review_decode_rules(can_i_list_dev, n, PB, &ns, &err) == RW_OK)
+        if (review_body_decode_rules(can_i_list_dev, n, PB, &ns, &err) == RW_OK)
             free(ns);
         else
             assert_int_equal(err.code, 400);

@@ -34,16 +34,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct review_error err;
         char *ns;
 
-        if (review_decode_access(body, size, types[i], &a, &err) == RW_OK) {
+        if (review_body_decode_access(body, size, types[i], &a, &err) ==
+            RW_OK) {
             rw_assert(a.ns && a.verb && a.group && a.version && a.resource &&
                       a.subresource && a.name && a.path);
-            review_access_fini(&a);
+            review_body_access_fini(&a);
         } else {
             check_error(&err);
         }
-        if (review_decode_self(body, size, types[i], &err) != RW_OK)
+        if (review_body_decode_self(body, size, types[i], &err) != RW_OK)
             check_error(&err);
-        if (review_decode_rules(body, size, types[i], &ns, &err) == RW_OK) {
+        if (review_body_decode_rules(body, size, types[i], &ns, &err) ==
+            RW_OK) {
             rw_assert(ns != NULL);
             free(ns);
         } else {
