@@ -41,8 +41,8 @@
 #define AUTHN_TOKEN_FILE_MAX ((size_t)AUTHN_TOKEN_FILE_MAX_MIB << 20)
 
 struct static_token {
-    unsigned char digest[32]; /* SHA-256 of the token */
-    struct identity *id;      /* groups include system:authenticated */
+    unsigned char digest[TLS_SIG_SHA256_BYTES]; /* SHA-256 of the token */
+    struct identity *id; /* groups include system:authenticated */
 };
 
 struct authn {
@@ -299,7 +299,7 @@ void authn_counts(const struct authn *a,
 static struct identity *token_lookup(const struct authn *a, const char *token,
                                      size_t len)
 {
-    unsigned char digest[32];
+    unsigned char digest[TLS_SIG_SHA256_BYTES];
     struct identity *found = NULL;
 
     tls_sig_sha256(token, len, digest);

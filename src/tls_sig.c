@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
+#include "src/log.h"
 
 struct tls_sig_keys {
     EVP_PKEY **keys;
@@ -231,9 +232,14 @@ bool tls_sig_verify(const struct tls_sig_keys *ks, const char *alg,
     return ok;
 }
 
-void tls_sig_sha256(const void *p, size_t n, unsigned char out[32])
+void tls_sig_sha256(const void *p, size_t n,
+                    unsigned char out[TLS_SIG_SHA256_BYTES])
 {
-    unsigned int len = 32;
+    unsigned int len = TLS_SIG_SHA256_BYTES;
 
-    EVP_Digest(p, n, out, &len, EVP_sha256(), NULL);
+    /* fails only without memory or a SHA-256 provider: a token compared
+     * against an unset digest must never happen */
+    if (EVP_Digest(p, n, out, &len, EVP_sha256(), NULL) != 1 ||
+        len != TLS_SIG_SHA256_BYTES)
+        log_fatalx("SHA-256 is not available from OpenSSL");
 }

@@ -47,7 +47,11 @@ bool tls_sig_verify(const struct tls_sig_keys *ks, const char *alg,
                     const void *msg, size_t n, const unsigned char *sig,
                     size_t sig_len);
 
+/* Bytes of a SHA-256 digest. */
+#define TLS_SIG_SHA256_BYTES 32
+
 /* SHA-256 of the n bytes at p into out. */
-void tls_sig_sha256(const void *p, size_t n, unsigned char out[32]);
+void tls_sig_sha256(const void *p, size_t n,
+                    unsigned char out[TLS_SIG_SHA256_BYTES]);
 
 #endif
