@@ -54,8 +54,8 @@ bool tls_ktls_available(char *why, size_t why_len)
 
 static int tls_info_index = -1;
 
-static void tls_info_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx,
-                          long argl, void *argp)
+static void tls_info_free_cb(void *parent, void *ptr, CRYPTO_EX_DATA *ad,
+                             int idx, long argl, void *argp)
 {
     free(ptr);
 }
@@ -126,7 +126,7 @@ static void tls_msg_cb(int write_p, int version, int content_type,
 }
 
 /* Never asks for a passphrase on the terminal: an encrypted key fails. */
-static int tls_no_passphrase(char *buf, int size, int rwflag, void *u)
+static int tls_passphrase_cb(char *buf, int size, int rwflag, void *u)
 {
     return -1;
 }
@@ -144,7 +144,7 @@ SSL_CTX *tls_ctx_new(bool server, char *why, size_t why_len)
     }
     if (tls_info_index < 0)
         tls_info_index =
-            SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, tls_info_free);
+            SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, tls_info_free_cb);
     info = xcalloc(1, sizeof(*info));
     info->server = server;
     SSL_CTX_set_ex_data(ctx, tls_info_index, info);
@@ -155,7 +155,7 @@ SSL_CTX *tls_ctx_new(bool server, char *why, size_t why_len)
     SSL_CTX_set_options(ctx, SSL_OP_ENABLE_KTLS | SSL_OP_NO_RENEGOTIATION);
     SSL_CTX_set_info_callback(ctx, tls_info_cb);
     SSL_CTX_set_msg_callback(ctx, tls_msg_cb);
-    SSL_CTX_set_default_passwd_cb(ctx, tls_no_passphrase);
+    SSL_CTX_set_default_passwd_cb(ctx, tls_passphrase_cb);
     return ctx;
 }
 
