@@ -22,6 +22,8 @@
 #include "cache/rw.h"
 #include "src/status.h"
 
+/* Buckets of the flow table, hashed by user name: a flow exists only
+ * while it has a queued request, a handful even under load. */
 #define FAIRNESS_BUCKETS 64
 
 /* A request admitted or waiting. */
@@ -69,6 +71,7 @@ void fairness_config_defaults(struct fairness_config *cfg)
 
 /* ---- flows ---- */
 
+/* FNV-1a (32 bits) of name, as a bucket. */
 static unsigned flow_hash(const char *name)
 {
     uint32_t h = 2166136261u;
