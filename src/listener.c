@@ -312,13 +312,16 @@ static void sniff_tls(struct sniff *sn)
     "HTTP/1.0 400 Bad Request\r\n\r\n"                                       \
     "Client sent an HTTP request to an HTTPS server.\n"
 
+/* The bytes Go looks at: a TLS record header's length (recordHeaderLen). */
+#define HTTP_SNIFF_BYTES 5
+
 static bool looks_like_http(const unsigned char *p)
 {
-    static const char *const starts[] = {"GET /", "HEAD ", "POST ", "PUT /",
-                                         "OPTIO"};
+    static const char starts[][HTTP_SNIFF_BYTES + 1] = {
+        "GET /", "HEAD ", "POST ", "PUT /", "OPTIO"};
 
     for (size_t i = 0; i < RW_ARRAY_LEN(starts); i++)
-        if (memcmp(p, starts[i], 5) == 0)
+        if (memcmp(p, starts[i], HTTP_SNIFF_BYTES) == 0)
             return true;
     return false;
 }
@@ -337,9 +340,9 @@ static void listener_refused_read_cb(struct bufferevent *bev, void *arg)
     struct evbuffer *in = bufferevent_get_input(bev);
 
     if (!sn->answered) {
-        if (evbuffer_get_length(in) < 5)
+        if (evbuffer_get_length(in) < HTTP_SNIFF_BYTES)
             return;
-        if (!looks_like_http(evbuffer_pullup(in, 5))) {
+        if (!looks_like_http(evbuffer_pullup(in, HTTP_SNIFF_BYTES))) {
             log_debug("listener: plaintext, not HTTP, on a TLS port: closing");
             sniff_kill(sn);
             return;

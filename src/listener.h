@@ -19,7 +19,8 @@
  *    does: when its first 5 bytes look like an HTTP/1.x request ("GET /",
  *    "HEAD ", "POST ", "PUT /", "OPTIO") it gets "HTTP/1.0 400 Bad
  *    Request" with "Client sent an HTTP request to an HTTPS server.", and
- *    is closed; anything else is closed at once.
+ *    is closed (2 s after its first byte at the latest, however slowly
+ *    the client sends or reads); anything else is closed at once.
  *  - the plaintext: the HTTP/2 client preface
  *    "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" means HTTP/2 with prior
  *    knowledge, anything else HTTP/1.x; without TLS configured, a first
