@@ -29,6 +29,7 @@
     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 
 #define QNAME_MAX 63
+#define DNS1123_LABEL_MAX 63
 #define DNS1123_SUBDOMAIN_MAX 253
 #define LABEL_VALUE_MAX 63
 
@@ -122,4 +123,15 @@ void validation_label_value(const char *s, size_t n, struct sbuf *errs)
         add_error(errs, "must be no more than 63 characters");
     if (n > 0 && !is_qname_part(s, n))
         add_error(errs, LABEL_VALUE_ERR);
+}
+
+bool validation_dns1123_label(const char *s, size_t n)
+{
+    return n <= DNS1123_LABEL_MAX && memchr(s, '.', n) == NULL &&
+           is_dns1123_subdomain(s, n);
+}
+
+bool validation_dns1123_subdomain(const char *s, size_t n)
+{
+    return n <= DNS1123_SUBDOMAIN_MAX && is_dns1123_subdomain(s, n);
 }

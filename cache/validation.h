@@ -1,12 +1,14 @@
 /*
  * validation.h: Kubernetes name and label-value validation, as
  * k8s.io/apimachinery util/validation: IsQualifiedName and
- * IsValidLabelValue.  Each check appends its messages, "; "-joined, to an
- * sbuf (empty when the input is valid), worded as apimachinery words them.
+ * IsValidLabelValue append their messages, "; "-joined, to an sbuf (empty
+ * when the input is valid), worded as apimachinery words them;
+ * IsDNS1123Label and IsDNS1123Subdomain only say whether a name is one.
  */
 #ifndef VALIDATION_H
 #define VALIDATION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cache/sbuf.h"
@@ -25,5 +27,14 @@ void validation_qualified_name(const char *s, size_t n, struct sbuf *errs);
  * validation_qualified_name does.
  */
 void validation_label_value(const char *s, size_t n, struct sbuf *errs);
+
+/* validation.IsDNS1123Label on the n bytes at s: 1 to 63 characters
+ * [a-z0-9] with '-' inside (a namespace's name: ValidateNamespaceName). */
+bool validation_dns1123_label(const char *s, size_t n);
+
+/* validation.IsDNS1123Subdomain on the n bytes at s: 1 to 253 characters,
+ * labels of [a-z0-9] with '-' inside separated by dots (most objects'
+ * names, a service account's: ValidateServiceAccountName). */
+bool validation_dns1123_subdomain(const char *s, size_t n);
 
 #endif

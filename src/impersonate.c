@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
+#include "cache/validation.h"
 #include "src/authz.h"
 
 #define SA_PREFIX "system:serviceaccount:"
@@ -71,27 +72,40 @@ static struct authz_attributes attributes(const char *group,
                                      .path = ""};
 }
 
-/* The user's authorization: "users" NAME, or a service account's. */
+/* A namespace's name at most (a DNS-1123 label). */
+#define NS_MAX 63
+
+/* Whether user names a service account, as serviceaccount.SplitUsername
+ * reads it: system:serviceaccount:NS:NAME, NS a DNS-1123 label, NAME a
+ * DNS-1123 subdomain.  Then NS goes to ns and *name points into user. */
+static bool sa_split(const char *user, char ns[NS_MAX + 1], const char **name)
+{
+    const char *at, *colon;
+
+    if (strncmp(user, SA_PREFIX, strlen(SA_PREFIX)) != 0)
+        return false;
+    at = user + strlen(SA_PREFIX);
+    if ((colon = strchr(at, ':')) == NULL ||
+        !validation_dns1123_label(at, (size_t)(colon - at)) ||
+        !validation_dns1123_subdomain(colon + 1, strlen(colon + 1)))
+        return false;
+    memcpy(ns, at, (size_t)(colon - at));
+    ns[colon - at] = '\0';
+    *name = colon + 1;
+    return true;
+}
+
+/* The user's authorization: a service account's, else "users" NAME. */
 static bool user_allowed(struct authz *z, const struct identity *id,
                          const char *user, struct rbuf **forbidden)
 {
-    char ns[256], *colon;
+    char ns[NS_MAX + 1];
+    const char *name;
+    struct authz_attributes a =
+        sa_split(user, ns, &name)
+            ? attributes("", "serviceaccounts", "", ns, name)
+            : attributes("", "users", "", "", user);
 
-    if (strncmp(user, SA_PREFIX, strlen(SA_PREFIX)) == 0 &&
-        strlen(user + strlen(SA_PREFIX)) < sizeof(ns)) {
-        /* serviceaccount.SplitUsername: NS:NAME, both non-empty */
-        snprintf(ns, sizeof(ns), "%s", user + strlen(SA_PREFIX));
-        colon = strchr(ns, ':');
-        if (colon != NULL && colon > ns && colon[1] != '\0' &&
-            strchr(colon + 1, ':') == NULL) {
-            struct authz_attributes a;
-
-            *colon = '\0';
-            a = attributes("", "serviceaccounts", "", ns, colon + 1);
-            return allowed(z, id, &a, forbidden);
-        }
-    }
-    struct authz_attributes a = attributes("", "users", "", "", user);
     return allowed(z, id, &a, forbidden);
 }
 
@@ -102,21 +116,20 @@ static struct identity *acting_as(const struct identity *id, const char *user,
 {
     struct identity *out = identity_new(id->method, user, uid);
     bool groups = false, authn = false, unauthn = false;
+    char ns[NS_MAX + 1];
+    const char *name;
 
     for (size_t i = 0; i < n; i++)
         if (strcmp(e[i].name, "impersonate-group") == 0) {
             identity_add_group(out, e[i].value);
             groups = true;
         }
-    if (!groups && strncmp(user, SA_PREFIX, strlen(SA_PREFIX)) == 0 &&
-        strchr(user + strlen(SA_PREFIX), ':') != NULL) {
+    if (!groups && sa_split(user, ns, &name)) {
         /* serviceaccount.MakeGroupNames(namespace) */
-        char group[512];
-        const char *ns = user + strlen(SA_PREFIX);
+        char group[sizeof("system:serviceaccounts:") + NS_MAX];
 
         identity_add_group(out, "system:serviceaccounts");
-        snprintf(group, sizeof(group), "system:serviceaccounts:%.*s",
-                 (int)(strchr(ns, ':') - ns), ns);
+        snprintf(group, sizeof(group), "system:serviceaccounts:%s", ns);
         identity_add_group(out, group);
     }
     authn = identity_in_group(out, IDENTITY_AUTHENTICATED);

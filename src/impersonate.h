@@ -30,11 +30,13 @@ enum impersonate_result {
  * allows everything):
  * - no entries: *out is a new reference to id;
  * - each thing requested is authorized for id with verb "impersonate", in
- *   the apiserver's order: the user (resource "users" named USER, or
- *   "serviceaccounts" named NAME in namespace NS for
- *   system:serviceaccount:NS:NAME), each group ("groups"), each extra
- *   value ("userextras", subresource KEY, group authentication.k8s.io),
- *   the uid ("uids", group authentication.k8s.io); the first denial is
+ *   the apiserver's order: the user (resource "serviceaccounts" named
+ *   NAME in namespace NS for system:serviceaccount:NS:NAME with NS a
+ *   DNS-1123 label and NAME a DNS-1123 subdomain, as
+ *   serviceaccount.SplitUsername, else "users" named USER), each group
+ *   ("groups"), each extra value ("userextras", subresource KEY, group
+ *   authentication.k8s.io), the uid ("uids", group
+ *   authentication.k8s.io); the first denial is
  *   IMPERSONATE_FORBIDDEN with *forbidden the apiserver's 403 Status
  *   (authz_forbidden_status: `users "alice" is forbidden: User "bob"
  *   cannot impersonate resource "users" in API group "" at the cluster
@@ -44,7 +46,7 @@ enum impersonate_result {
  *   user"), message written to message;
  * - otherwise *out is a new identity (one reference, the caller's): the
  *   user's name and uid, the groups requested, else a service account's
- *   system:serviceaccounts and system:serviceaccounts:NS, then
+ *   (as above) system:serviceaccounts and system:serviceaccounts:NS, then
  *   system:authenticated unless it or system:unauthenticated is among
  *   them (system:unauthenticated for system:anonymous), as the apiserver.
  * Extras are authorized but not kept (ringwatch's RBAC never reads them).

@@ -16,7 +16,8 @@
 
 #include <cmocka.h>
 
-#include "src/impersonate.h"
+/* the .c, to reach sa_split */
+#include "src/impersonate.c"
 
 /* The identity fields make of alice's request, as "name uid g1,g2". */
 static const char *acting(const char *fields, char *out, size_t len)
@@ -70,6 +71,38 @@ static void test_identity(void **state)
                         "alice  system:masters");
 }
 
+/* A user is a service account only as serviceaccount.SplitUsername reads
+ * it (NS a DNS-1123 label, NAME a DNS-1123 subdomain, nothing after):
+ * only then is it authorized as "serviceaccounts" and given their groups;
+ * any other system:serviceaccount:... name is a plain user's. */
+static void test_service_account_names(void **state)
+{
+    static const char *const users[] = {
+        "system:serviceaccount:kube-system:a:b", /* three parts */
+        "system:serviceaccount:Kube_System:ctl", /* not a label */
+        "system:serviceaccount::ctl",            /* empty namespace */
+        "system:serviceaccount:ns:",             /* empty name */
+        "system:serviceaccount:ns:Ctl",          /* not a subdomain */
+        "system:serviceaccount:"
+        "a123456789b123456789c123456789d123456789e123456789f123456789g123:x",
+        "system:serviceaccount:ns",
+    };
+    char ns[NS_MAX + 1], fields[256], want[256], b[512];
+    const char *name;
+
+    (void)state;
+    assert_true(
+        sa_split("system:serviceaccount:kube-system:my.ctl-1", ns, &name));
+    assert_string_equal(ns, "kube-system");
+    assert_string_equal(name, "my.ctl-1");
+    for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+        assert_false(sa_split(users[i], ns, &name));
+        snprintf(fields, sizeof(fields), "impersonate-user: %s", users[i]);
+        snprintf(want, sizeof(want), "%s  system:authenticated", users[i]);
+        assert_string_equal(acting(fields, b, sizeof(b)), want);
+    }
+}
+
 static void test_invalid(void **state)
 {
     struct identity *id = identity_anonymous(), *as;
@@ -93,6 +126,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_service_account_names),
         cmocka_unit_test(test_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
