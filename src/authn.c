@@ -393,13 +393,11 @@ static int sa_check_claims(const struct authn *a, const struct jwt *j,
 
 static struct identity *sa_identity(const struct jwt *j)
 {
-    char *name = xasprintf("system:serviceaccount:%s:%s", j->ns, j->sa_name);
-    char *group = xasprintf("system:serviceaccounts:%s", j->ns);
+    char *name = xasprintf(IDENTITY_SA_PREFIX "%s:%s", j->ns, j->sa_name);
     struct identity *id =
         identity_new(IDENTITY_SERVICE_ACCOUNT, name, j->sa_uid);
 
-    identity_add_group(id, "system:serviceaccounts");
-    identity_add_group(id, group);
+    identity_add_sa_groups(id, j->ns);
     identity_add_group(id, IDENTITY_AUTHENTICATED);
     if (j->has_pod) {
         id->pod_namespace = xstrdup(j->ns);
@@ -407,7 +405,6 @@ static struct identity *sa_identity(const struct jwt *j)
         id->pod_uid = xstrdup(j->pod_uid);
     }
     free(name);
-    free(group);
     return id;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cache/rw.h"
+#include "cache/validation.h"
 
 struct identity *identity_new(enum identity_method method, const char *name,
                               const char *uid)
@@ -38,8 +39,7 @@ void identity_add_group(struct identity *id, const char *group)
 
 struct identity *identity_anonymous(void)
 {
-    struct identity *id =
-        identity_new(IDENTITY_NONE, IDENTITY_ANONYMOUS, NULL);
+    struct identity *id = identity_new(IDENTITY_NONE, IDENTITY_ANONYMOUS, NULL);
 
     identity_add_group(id, IDENTITY_UNAUTHENTICATED);
     return id;
@@ -64,4 +64,32 @@ void identity_unref(struct identity *id)
     free(id->pod_name);
     free(id->pod_uid);
     free(id);
+}
+
+void identity_add_sa_groups(struct identity *id, const char *ns)
+{
+    char *group = xasprintf(IDENTITY_SA_GROUP ":%s", ns);
+
+    identity_add_group(id, IDENTITY_SA_GROUP);
+    identity_add_group(id, group);
+    free(group);
+}
+
+bool identity_sa_split(const char *user, char ns[IDENTITY_NS_MAX + 1],
+                       const char **name)
+{
+    const char *at, *colon;
+
+    if (strncmp(user, IDENTITY_SA_PREFIX, strlen(IDENTITY_SA_PREFIX)) != 0)
+        return false;
+    at = user + strlen(IDENTITY_SA_PREFIX);
+    if ((colon = strchr(at, ':')) == NULL ||
+        (size_t)(colon - at) > IDENTITY_NS_MAX ||
+        !validation_dns1123_label(at, (size_t)(colon - at)) ||
+        !validation_dns1123_subdomain(colon + 1, strlen(colon + 1)))
+        return false;
+    memcpy(ns, at, (size_t)(colon - at));
+    ns[colon - at] = '\0';
+    *name = colon + 1;
+    return true;
 }

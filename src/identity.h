@@ -21,6 +21,14 @@
 #define IDENTITY_AUTHENTICATED "system:authenticated"
 #define IDENTITY_MASTERS "system:masters"
 
+/* Service accounts' user names, system:serviceaccount:NS:NAME, and the
+ * group of them all (serviceaccount.ServiceAccountUsernamePrefix,
+ * AllServiceAccountsGroup); NS, a namespace's name, is a DNS-1123 label
+ * of at most IDENTITY_NS_MAX bytes. */
+#define IDENTITY_SA_PREFIX "system:serviceaccount:"
+#define IDENTITY_SA_GROUP "system:serviceaccounts"
+#define IDENTITY_NS_MAX 63
+
 /* How the request proved who it is (for /metrics and the log). */
 enum identity_method {
     IDENTITY_NONE,            /* anonymous */
@@ -53,6 +61,17 @@ void identity_add_group(struct identity *id, const char *group);
 
 /* Whether id is in group. */
 bool identity_in_group(const struct identity *id, const char *group);
+
+/* Adds a service account's groups in namespace ns, system:serviceaccounts
+ * and system:serviceaccounts:NS (serviceaccount.MakeGroupNames). */
+void identity_add_sa_groups(struct identity *id, const char *ns);
+
+/* Whether user is a service account's name as serviceaccount.SplitUsername
+ * reads it: system:serviceaccount:NS:NAME with NS a DNS-1123 label and
+ * NAME a DNS-1123 subdomain.  Then ns gets NS and *name points to NAME
+ * inside user. */
+bool identity_sa_split(const char *user, char ns[IDENTITY_NS_MAX + 1],
+                       const char **name);
 
 /* The anonymous user: system:anonymous in group system:unauthenticated,
  * as the apiserver's anonymous authenticator. */

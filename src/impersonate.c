@@ -9,10 +9,8 @@
 #include <string.h>
 
 #include "cache/rw.h"
-#include "cache/validation.h"
 #include "src/authz.h"
 
-#define SA_PREFIX "system:serviceaccount:"
 #define EXTRA_PREFIX "impersonate-extra-"
 #define AUTHN_GROUP "authentication.k8s.io"
 
@@ -72,37 +70,14 @@ static struct authz_attributes attributes(const char *group,
                                      .path = ""};
 }
 
-/* A namespace's name at most (a DNS-1123 label). */
-#define NS_MAX 63
-
-/* Whether user names a service account, as serviceaccount.SplitUsername
- * reads it: system:serviceaccount:NS:NAME, NS a DNS-1123 label, NAME a
- * DNS-1123 subdomain.  Then NS goes to ns and *name points into user. */
-static bool sa_split(const char *user, char ns[NS_MAX + 1], const char **name)
-{
-    const char *at, *colon;
-
-    if (strncmp(user, SA_PREFIX, strlen(SA_PREFIX)) != 0)
-        return false;
-    at = user + strlen(SA_PREFIX);
-    if ((colon = strchr(at, ':')) == NULL ||
-        !validation_dns1123_label(at, (size_t)(colon - at)) ||
-        !validation_dns1123_subdomain(colon + 1, strlen(colon + 1)))
-        return false;
-    memcpy(ns, at, (size_t)(colon - at));
-    ns[colon - at] = '\0';
-    *name = colon + 1;
-    return true;
-}
-
 /* The user's authorization: a service account's, else "users" NAME. */
 static bool user_allowed(struct authz *z, const struct identity *id,
                          const char *user, struct rbuf **forbidden)
 {
-    char ns[NS_MAX + 1];
+    char ns[IDENTITY_NS_MAX + 1];
     const char *name;
     struct authz_attributes a =
-        sa_split(user, ns, &name)
+        identity_sa_split(user, ns, &name)
             ? attributes("", "serviceaccounts", "", ns, name)
             : attributes("", "users", "", "", user);
 
@@ -116,7 +91,7 @@ static struct identity *acting_as(const struct identity *id, const char *user,
 {
     struct identity *out = identity_new(id->method, user, uid);
     bool groups = false, authn = false, unauthn = false;
-    char ns[NS_MAX + 1];
+    char ns[IDENTITY_NS_MAX + 1];
     const char *name;
 
     for (size_t i = 0; i < n; i++)
@@ -124,14 +99,8 @@ static struct identity *acting_as(const struct identity *id, const char *user,
             identity_add_group(out, e[i].value);
             groups = true;
         }
-    if (!groups && sa_split(user, ns, &name)) {
-        /* serviceaccount.MakeGroupNames(namespace) */
-        char group[sizeof("system:serviceaccounts:") + NS_MAX];
-
-        identity_add_group(out, "system:serviceaccounts");
-        snprintf(group, sizeof(group), "system:serviceaccounts:%s", ns);
-        identity_add_group(out, group);
-    }
+    if (!groups && identity_sa_split(user, ns, &name))
+        identity_add_sa_groups(out, ns);
     authn = identity_in_group(out, IDENTITY_AUTHENTICATED);
     unauthn = identity_in_group(out, IDENTITY_UNAUTHENTICATED);
     if (strcmp(user, IDENTITY_ANONYMOUS) != 0) {

@@ -291,7 +291,7 @@ static void file_subjects(struct rbac *x, enum rbac_kind kind,
                 if (*sa_ns == '\0')
                     continue;
                 e.key = x->sa_names[x->nsa_names++] =
-                    xasprintf("system:serviceaccount:%s:%s", sa_ns, sub->name);
+                    xasprintf(IDENTITY_SA_PREFIX "%s:%s", sa_ns, sub->name);
             }
             g->v[g->n++] = e;
         }

@@ -16,8 +16,7 @@
 
 #include <cmocka.h>
 
-/* the .c, to reach sa_split */
-#include "src/impersonate.c"
+#include "src/impersonate.h"
 
 /* The identity fields make of alice's request, as "name uid g1,g2". */
 static const char *acting(const char *fields, char *out, size_t len)
@@ -87,16 +86,16 @@ static void test_service_account_names(void **state)
         "a123456789b123456789c123456789d123456789e123456789f123456789g123:x",
         "system:serviceaccount:ns",
     };
-    char ns[NS_MAX + 1], fields[256], want[256], b[512];
+    char ns[IDENTITY_NS_MAX + 1], fields[256], want[256], b[512];
     const char *name;
 
     (void)state;
-    assert_true(
-        sa_split("system:serviceaccount:kube-system:my.ctl-1", ns, &name));
+    assert_true(identity_sa_split("system:serviceaccount:kube-system:my.ctl-1",
+                                  ns, &name));
     assert_string_equal(ns, "kube-system");
     assert_string_equal(name, "my.ctl-1");
     for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
-        assert_false(sa_split(users[i], ns, &name));
+        assert_false(identity_sa_split(users[i], ns, &name));
         snprintf(fields, sizeof(fields), "impersonate-user: %s", users[i]);
         snprintf(want, sizeof(want), "%s  system:authenticated", users[i]);
         assert_string_equal(acting(fields, b, sizeof(b)), want);
