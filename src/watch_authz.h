@@ -1,8 +1,9 @@
 /*
- * watch_authz.h: better than the apiserver, a running WATCH whose user
- * loses access ends.  A watch keeps a grant (src/watch.h) holding a
- * reference to its identity and a copy of its authorization attributes;
- * after every change of the RBAC objects (authz_on_change) every watch is
+ * watch_authz.h: a running WATCH whose user loses access ends (the
+ * apiserver authorizes a watch only when it starts).  A watch keeps a
+ * grant (src/watch.h) holding a reference to its identity and a copy of
+ * its authorization attributes; after every change of the RBAC objects
+ * (authz_on_change) every watch is
  * asked again, and one the authorizer now denies gets an ERROR event with
  * the 403 Forbidden Status it would get if it started now, then its
  * stream ends: its informer's re-list or re-watch gets 403.  Counted per
