@@ -35,8 +35,6 @@
 
 struct router {
     struct router_config cfg;
-    struct resource *const *resources; /* cfg's, for short */
-    size_t n;
     bool shutting_down;
 };
 
@@ -45,8 +43,6 @@ struct router *router_new(const struct router_config *cfg)
     struct router *rt = xcalloc(1, sizeof(*rt));
 
     rt->cfg = *cfg;
-    rt->resources = cfg->resources;
-    rt->n = cfg->n;
     return rt;
 }
 
@@ -110,12 +106,12 @@ static int segments_split(const char *path, struct segments *p)
 static struct resource *router_find(const struct router *rt, const char *group,
                                     const char *version, const char *name)
 {
-    for (size_t i = 0; i < rt->n; i++) {
-        const struct resource_type *t = resource_type(rt->resources[i]);
+    for (size_t i = 0; i < rt->cfg.n; i++) {
+        const struct resource_type *t = resource_type(rt->cfg.resources[i]);
 
         if (strcmp(t->group, group) == 0 && strcmp(t->version, version) == 0 &&
             strcmp(t->resource, name) == 0)
-            return rt->resources[i];
+            return rt->cfg.resources[i];
     }
     return NULL;
 }
@@ -289,14 +285,14 @@ static bool router_special(struct router *rt, struct stream *s,
                            "text/plain; version=0.0.4");
             return true;
         }
-        body = metrics_render(rt->resources, rt->n, &g);
+        body = metrics_render(rt->cfg.resources, rt->cfg.n, &g);
 
         stream_respond(s, 200, "text/plain; version=0.0.4; charset=utf-8",
                        body);
         rbuf_unref(body);
         return true;
     }
-    if (health_handle(s, req->path, verbose, rt->resources, rt->n,
+    if (health_handle(s, req->path, verbose, rt->cfg.resources, rt->cfg.n,
                       g.upstream_connected, g.upstream_tls_error))
         return true;
     return discovery_handle(rt->cfg.discovery, s, req->path);
@@ -326,8 +322,7 @@ static void router_not_allowed(struct stream *s, const char *allow)
  * (message and reason "Unauthorized"; why only in the debug log).  No
  * authenticator: everyone is anonymous.
  */
-static struct identity *router_authenticate(struct router *rt,
-                                            struct stream *s,
+static struct identity *router_authenticate(struct router *rt, struct stream *s,
                                             const struct request *req)
 {
     struct identity *id;
@@ -335,8 +330,7 @@ static struct identity *router_authenticate(struct router *rt,
 
     if (rt->cfg.authn == NULL)
         return identity_anonymous();
-    if (authn_authenticate(rt->cfg.authn, req, &id, why, sizeof(why)) ==
-        RW_OK)
+    if (authn_authenticate(rt->cfg.authn, req, &id, why, sizeof(why)) == RW_OK)
         return id;
     log_debug("401 %s %s: %s", req->method_name, req->path, why);
     status_respond(s, 401, "Unauthorized", "Unauthorized");
