@@ -6,15 +6,18 @@
  *   /api/v1/[namespaces/NS/]RESOURCE[/NAME]          LIST, WATCH, GET
  *   /apis/G/V/[namespaces/NS/]RESOURCE[/NAME]
  *   the same under .../watch/... (deprecated watch paths)
- *   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews and
+ *   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews,
+ *        /apis/authorization.k8s.io/v1/selfsubjectrulesreviews and
  *        /apis/authentication.k8s.io/v1/selfsubjectreviews (review.h)
  *
- * Every request but "OPTIONS *" is authenticated (authn.h), waits for its
- * turn (fairness.h), then is authorized (authz.h) on the attributes
- * src/request_info.h reads from it, as the apiserver's filter chain does
- * before routing: a denial is 403 Forbidden, whatever the path names.  A
- * WATCH keeps its identity and attributes, and ends if a change of RBAC
- * takes its access away (src/watch_authz.h).
+ * Every request but "OPTIONS *" goes through the apiserver's filter chain
+ * before routing, in its order: it is authenticated (authn.h: bad or
+ * refused credentials are 401 Unauthorized, whatever the path or method),
+ * becomes the user it impersonates (impersonate.h), waits for its turn
+ * (fairness.h), then is authorized (authz.h) on the attributes
+ * src/request_info.h reads from it: a denial is 403 Forbidden, whatever
+ * the path names.  A WATCH keeps its identity and attributes, and ends if
+ * a change of RBAC takes its access away (src/watch_authz.h).
  * Only GET and HEAD are served, and POST on the reviews (405
  * MethodNotAllowed otherwise, with "Allow: GET, HEAD", or "Allow: POST" on
  * the reviews, as RFC 9110 15.5.6 wants); a path
@@ -25,12 +28,6 @@
  * options are validated; /metrics refuses only a header the apiserver
  * would answer in Prometheus' protobuf format and that accepts no text).
  * Every error is a Kubernetes Status.
- *
- * Before any of that, every request but "OPTIONS *" is authenticated
- * (authn.h), as the apiserver's filter chain does before routing: bad or
- * refused credentials are 401 Unauthorized, whatever the path or method.
- * The identity lives for the request's handling in router_handle, the
- * place the authorizer and the review endpoints read it.
  */
 #ifndef ROUTER_H
 #define ROUTER_H
