@@ -163,7 +163,7 @@ SSL_CTX *tls_ctx_new(bool server, char *why, size_t why_len)
 static int tls_file_error(const char *option, const char *file, char *why,
                           size_t why_len)
 {
-    char reason[256];
+    char reason[TLS_REASON_MAX];
 
     tls_reason(NULL, reason, sizeof(reason));
     ERR_clear_error();
@@ -338,7 +338,7 @@ struct transport *tls_client_transport(struct event_base *base, int fd,
 
     if (ssl == NULL || (c->sni != NULL &&
                         SSL_set_tlsext_host_name(ssl, c->sni) != 1)) {
-        char why[256];
+        char why[TLS_REASON_MAX];
 
         tls_reason(NULL, why, sizeof(why));
         ERR_clear_error();

@@ -39,6 +39,11 @@ struct event_base;
 struct transport;
 struct tls_client;
 
+/* Bytes of a TLS failure's reason at most, NUL included: OpenSSL's reason
+ * and verify error strings take under 100, a file name or an alert's
+ * description fits with them; a longer one is truncated. */
+#define TLS_REASON_MAX 256
+
 /* Plaintext bytes per SSL_write of transport_writev at most: one full
  * record (TLS's maximum fragment). */
 #define TLS_RECORD_MAX 16384

@@ -12,6 +12,8 @@
 
 #include <openssl/ssl.h>
 
+#include "src/tls.h"
+
 struct event_base;
 struct tls_stats;
 struct transport;
@@ -19,9 +21,11 @@ struct transport;
 /* What each SSL_CTX of ringwatch carries (its ex_data; freed with it). */
 struct tls_ctx_info {
     bool server;
-    char last_error[256]; /* the latest failed handshake's reason */
-    uint64_t failures;    /* handshakes failed, client side (a fatal
-                             alert right after the handshake included) */
+    /* the latest failed handshake's reason */
+    char last_error[TLS_REASON_MAX];
+    /* handshakes failed, client side (a fatal alert right after the
+     * handshake included) */
+    uint64_t failures;
 };
 
 /* The counters behind tls_stats(). */

@@ -125,7 +125,7 @@ static size_t tls_next(struct tls_cursor *c, size_t len, const void **p)
 static ssize_t tls_io_error(struct tls_transport *x, int r, bool reading)
 {
     int err = SSL_get_error(x->ssl, r);
-    char why[256];
+    char why[TLS_REASON_MAX];
 
     if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ||
         (err == SSL_ERROR_SYSCALL && (errno == EAGAIN || errno == EINTR))) {

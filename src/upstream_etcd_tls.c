@@ -17,19 +17,19 @@
 
 struct upstream_etcd_tls {
     size_t n;
-    struct tls_client **client; /* per member */
-    bool *refused;              /* per member: its first connection failed
-                                   TLS */
-    uint64_t *failures;         /* per member: tls_client_failures when
-                                   its connection was made */
-    char error[192];            /* the last failure's reason, until a
-                                   connection ends otherwise */
-    char logged[192];           /* the last reason logged */
+    struct tls_client **client;  /* per member */
+    bool *refused;               /* per member: its first connection failed
+                                    TLS */
+    uint64_t *failures;          /* per member: tls_client_failures when
+                                    its connection was made */
+    char error[TLS_REASON_MAX];  /* the last failure's reason, until a
+                                    connection ends otherwise */
+    char logged[TLS_REASON_MAX]; /* the last reason logged */
 };
 
 /* The options the files come from, for tls_client_new's messages. */
 #define ETCD_TLS_OPTIONS                                                       \
-    .ca_option = "--etcd-cafile", .cert_option = "--etcd-certfile",           \
+    .ca_option = "--etcd-cafile", .cert_option = "--etcd-certfile",            \
     .key_option = "--etcd-keyfile"
 
 int upstream_etcd_tls_check(const char *ca_file, const char *cert_file,
