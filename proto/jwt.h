@@ -65,9 +65,11 @@ bool jwt_shaped(const char *token, size_t len);
 /*
  * Decodes the len bytes of token into *out (free with jwt_fini); the
  * token must outlive *out (signing_input points into it).  Returns RW_OK;
- * RW_EINVAL with why ("malformed token: claims are not a JSON object",
- * "malformed token: exp is not a number", ...) when it is not a compact
- * JWS of JSON objects or a claim has the wrong type; *out is then empty.
+ * RW_EINVAL with why ("malformed token: the claims are not a JSON
+ * object", "malformed token: exp, nbf or iat is not a number", "malformed
+ * token: longer than 65536 bytes", ...) when it is longer than
+ * JWT_MAX_BYTES, not a compact JWS of JSON objects, or a claim has the
+ * wrong type; *out is then empty.
  */
 int jwt_parse(const char *token, size_t len, struct jwt *out, char *why,
               size_t why_len);
