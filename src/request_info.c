@@ -17,6 +17,9 @@
 #include "cache/sbuf.h"
 #include "proto/query.h"
 
+/* Path parts read at most: the longest the apiserver's request info
+ * reads, /apis/G/V/watch/namespaces/NS/RESOURCE/NAME/SUBRESOURCE, is 9;
+ * what follows them names nothing it authorizes. */
 #define REQUEST_INFO_MAX_PARTS 10
 
 /* Slot of ri->strings for each owned value. */
@@ -30,8 +33,8 @@ static const char *keep(struct request_info *ri, int slot, char *s)
     return s;
 }
 
-/* Splits path into its first REQUEST_INFO_MAX_PARTS decoded parts (the
- * apiserver reads no further); false when one does not decode. */
+/* Splits path into its first REQUEST_INFO_MAX_PARTS decoded parts; false
+ * when one does not decode. */
 static bool split(const char *path, char **parts, size_t *n)
 {
     const char *at = path, *end = path + strlen(path);
