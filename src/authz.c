@@ -384,48 +384,55 @@ static void add_quoted(struct sbuf *b, const char *s)
 
 #define S(s) ((s) ? (s) : "")
 
+/* Appends authz_forbidden_message's text to b. */
+static void forbidden_message(struct sbuf *b, const struct identity *id,
+                              const struct authz_attributes *a)
+{
+    /* errors.NewForbidden's qualified resource and name */
+    if (!a->resource_request || *S(a->resource) == '\0') {
+        sbuf_add(b, "forbidden: ");
+    } else {
+        sbuf_addf(b, "%s%s%s", a->resource, *S(a->api_group) ? "." : "",
+                  S(a->api_group));
+        if (*S(a->name)) {
+            sbuf_add(b, " ");
+            add_quoted(b, a->name);
+        }
+        sbuf_add(b, " is forbidden: ");
+    }
+    /* responsewriters.forbiddenMessage */
+    sbuf_add(b, "User ");
+    add_quoted(b, id->name);
+    sbuf_addf(b, " cannot %s ", S(a->verb));
+    if (!a->resource_request) {
+        sbuf_add(b, "path ");
+        add_quoted(b, S(a->path));
+    } else {
+        struct sbuf res = {0};
+
+        sbuf_addf(&res, "%s%s%s", S(a->resource), *S(a->subresource) ? "/" : "",
+                  S(a->subresource));
+        sbuf_add(b, "resource ");
+        add_quoted(b, res.data ? res.data : "");
+        sbuf_add(b, " in API group ");
+        add_quoted(b, S(a->api_group));
+        if (*S(a->ns)) {
+            sbuf_add(b, " in the namespace ");
+            add_quoted(b, a->ns);
+        } else {
+            sbuf_add(b, " at the cluster scope");
+        }
+        sbuf_fini(&res);
+    }
+}
+
 void authz_forbidden_message(const struct identity *id,
                              const struct authz_attributes *a, char *out,
                              size_t out_len)
 {
     struct sbuf b = {0};
 
-    /* errors.NewForbidden's qualified resource and name */
-    if (!a->resource_request || *S(a->resource) == '\0') {
-        sbuf_add(&b, "forbidden: ");
-    } else {
-        sbuf_addf(&b, "%s%s%s", a->resource, *S(a->api_group) ? "." : "",
-                  S(a->api_group));
-        if (*S(a->name)) {
-            sbuf_add(&b, " ");
-            add_quoted(&b, a->name);
-        }
-        sbuf_add(&b, " is forbidden: ");
-    }
-    /* responsewriters.forbiddenMessage */
-    sbuf_add(&b, "User ");
-    add_quoted(&b, id->name);
-    sbuf_addf(&b, " cannot %s ", S(a->verb));
-    if (!a->resource_request) {
-        sbuf_add(&b, "path ");
-        add_quoted(&b, S(a->path));
-    } else {
-        struct sbuf res = {0};
-
-        sbuf_addf(&res, "%s%s%s", S(a->resource), *S(a->subresource) ? "/" : "",
-                  S(a->subresource));
-        sbuf_add(&b, "resource ");
-        add_quoted(&b, res.data ? res.data : "");
-        sbuf_add(&b, " in API group ");
-        add_quoted(&b, S(a->api_group));
-        if (*S(a->ns)) {
-            sbuf_add(&b, " in the namespace ");
-            add_quoted(&b, a->ns);
-        } else {
-            sbuf_add(&b, " at the cluster scope");
-        }
-        sbuf_fini(&res);
-    }
+    forbidden_message(&b, id, a);
     snprintf(out, out_len, "%s", b.data);
     sbuf_fini(&b);
 }
@@ -434,16 +441,16 @@ struct rbuf *authz_forbidden_status(const struct identity *id,
                                     const struct authz_attributes *a,
                                     const char *reason, bool event)
 {
-    char msg[2048];
-    char *full;
+    struct sbuf msg = {0};
     struct rbuf *body;
     bool named = a->resource_request && *S(a->resource);
 
-    authz_forbidden_message(id, a, msg, sizeof(msg));
-    full = *S(reason) ? xasprintf("%s: %s", msg, reason) : xstrdup(msg);
-    body = kjson_status_forbidden(full, named ? S(a->name) : "",
+    forbidden_message(&msg, id, a);
+    if (*S(reason))
+        sbuf_addf(&msg, ": %s", reason);
+    body = kjson_status_forbidden(msg.data, named ? S(a->name) : "",
                                   named ? S(a->api_group) : "",
                                   named ? S(a->resource) : "", event);
-    free(full);
+    sbuf_fini(&msg);
     return body;
 }

@@ -191,6 +191,28 @@ static void test_messages(void **state)
     identity_unref(id);
 }
 
+/* A 403 for a long path keeps its whole message and reason. */
+static void test_long_message(void **state)
+{
+    struct identity *id = identity_new(IDENTITY_X509, "alice", NULL);
+    char path[4001], want[4200];
+    struct authz_attributes a = {.verb = "get", .path = path};
+    struct rbuf *b;
+
+    (void)state;
+    memset(path, 'p', sizeof(path) - 1);
+    path[0] = '/';
+    path[sizeof(path) - 1] = '\0';
+    snprintf(want, sizeof(want),
+             "\"message\":\"forbidden: User \\\"alice\\\" cannot get path "
+             "\\\"%s\\\": RBAC: why\",",
+             path);
+    b = authz_forbidden_status(id, &a, "RBAC: why", false);
+    assert_non_null(strstr(b->data, want));
+    rbuf_unref(b);
+    identity_unref(id);
+}
+
 static void test_modes(void **state)
 {
     unsigned m;
@@ -222,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_field_selector_name),
         cmocka_unit_test(test_non_resource_requests),
         cmocka_unit_test(test_messages),
+        cmocka_unit_test(test_long_message),
         cmocka_unit_test(test_modes),
     };
 
