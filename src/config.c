@@ -693,7 +693,6 @@ static int check_tls(const struct config *c,
  * else AlwaysAllow.  With RBAC, the RBAC types are served (appended to
  * --resources when it does not list them): the authorizer reads them. */
 static int check_authorization(const struct config *c,
-                               const struct sockaddr_storage *ss,
                                struct config_resources *out, char *why,
                                size_t why_len)
 {
@@ -703,7 +702,7 @@ static int check_authorization(const struct config *c,
         "rbac.authorization.k8s.io/v1/clusterroles",
         "rbac.authorization.k8s.io/v1/clusterrolebindings"};
     bool reachable = c->tls_cert_file != NULL || c->client_ca_file != NULL ||
-                     !address_is_loopback(ss);
+                     !out->listen_loopback;
     char what[160];
 
     if (c->authorization_mode == NULL)
@@ -750,12 +749,14 @@ int config_check(const struct config *c, struct config_resources *out,
     if (rc == RW_OK && c->log_file != NULL && c->log_file[0] == '\0')
         rc = config_fail(why, why_len, "log-file", c->log_file,
                          "expected a file name");
-    if (rc == RW_OK)
+    if (rc == RW_OK) {
+        out->listen_loopback = address_is_loopback(&ss);
         rc = check_tls(c, &ss, why, why_len);
+    }
     if (rc == RW_OK)
         rc = check_resources(c->resources, out, why, why_len);
     if (rc == RW_OK)
-        rc = check_authorization(c, &ss, out, why, why_len);
+        rc = check_authorization(c, out, why, why_len);
     if (rc == RW_OK)
         rc = check_index_fields(c->index_fields, out, why, why_len);
     if (rc != RW_OK)

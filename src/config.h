@@ -189,6 +189,7 @@ struct config_resources {
     size_t n;
     unsigned authz_modes; /* --authorization-mode resolved (src/authz.h
                              enum authz_mode bits) */
+    bool listen_loopback; /* --listen is a loopback address */
 };
 
 /*

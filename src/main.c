@@ -349,18 +349,6 @@ static void daemon_authn(struct daemon *d)
     }
 }
 
-/* Whether --listen is a loopback address (config_check parsed it). */
-static bool daemon_loopback(const struct daemon *d)
-{
-    struct sockaddr_storage ss;
-    socklen_t sslen = sizeof(ss);
-    char why[160];
-
-    return address_parse_listen(d->cfg.listen, &ss, &sslen, why,
-                                sizeof(why)) == RW_OK &&
-           address_is_loopback(&ss);
-}
-
 /* RBAC changed: the watches whose users lost access end. */
 static void daemon_rbac_changed_cb(void *arg)
 {
@@ -457,7 +445,8 @@ static void daemon_start(struct daemon *d)
     fc.header_timeout = (unsigned)ceil(d->cfg.header_timeout);
     fc.idle_timeout = (unsigned)ceil(d->cfg.idle_timeout);
     fc.tls = d->tls;
-    fc.tls_plaintext = d->cfg.insecure_allow_plaintext || daemon_loopback(d);
+    fc.tls_plaintext =
+        d->cfg.insecure_allow_plaintext || d->served.listen_loopback;
     d->listener =
         listener_new(d->base, d->cfg.listen, &fc, router_handle, d->router);
     if (d->listener == NULL)

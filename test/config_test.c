@@ -415,6 +415,9 @@ static void test_authorization_mode(void **state)
                          RW_OK);
         assert_int_equal(config_check(&c, &res, why, sizeof(why)), RW_OK);
         assert_int_equal(res.authz_modes, cases[i].want);
+        assert_int_equal(res.listen_loopback,
+                         strstr(cases[i].listen, "127.") != NULL ||
+                             strcmp(cases[i].listen, "[::1]:0") == 0);
         assert_int_equal(res.n, cases[i].n);
         if (res.n == 5)
             assert_string_equal(res.types[4]->resource, "clusterrolebindings");
