@@ -31,7 +31,7 @@ static int members_add(struct upstream_members *ms, const char *url,
 {
     struct upstream_member *m;
     char what[160], *host, *port;
-    bool tls;
+    bool tls, bad = false;
 
     if (address_parse_server_url(url, &host, &port, &tls, what, sizeof(what)) !=
         RW_OK) {
@@ -42,18 +42,22 @@ static int members_add(struct upstream_members *ms, const char *url,
                      what);
         return RW_EINVAL;
     }
-    for (size_t i = 0; i < ms->n; i++)
-        if (strcasecmp(ms->m[i].host, host) == 0 &&
-            strcmp(ms->m[i].port, port) == 0)
-            snprintf(why, why_len, "member %zu \"%s\" given twice", ms->n + 1,
-                     url);
-    if (ms->n > 0 && tls != ms->tls)
+    if (ms->n > 0 && tls != ms->tls) {
         snprintf(why, why_len,
                  "member %zu \"%s\" is %s but member 1 is %s: expected one "
                  "scheme for every member",
                  ms->n + 1, url, tls ? "https" : "http",
                  ms->tls ? "https" : "http");
-    if (why[0] != '\0') {
+        bad = true;
+    }
+    for (size_t i = 0; i < ms->n && !bad; i++)
+        if (strcasecmp(ms->m[i].host, host) == 0 &&
+            strcmp(ms->m[i].port, port) == 0) {
+            snprintf(why, why_len, "member %zu \"%s\" given twice", ms->n + 1,
+                     url);
+            bad = true;
+        }
+    if (bad) {
         free(host);
         free(port);
         return RW_EINVAL;
@@ -74,7 +78,6 @@ int upstream_members_parse(const char *list, struct upstream_members *out,
     int rc = RW_OK;
 
     memset(out, 0, sizeof(*out));
-    why[0] = '\0';
     while (rc == RW_OK) {
         char *comma = strchr(p, ','), *url;
 
