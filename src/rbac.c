@@ -19,9 +19,6 @@
 #include "cache/rw.h"
 #include "cache/sbuf.h"
 
-/* How many distinct missing roles a denial's reason names at most. */
-#define RBAC_MAX_MISSING 16
-
 struct rbac_sources {
     const struct rbac_object **v; /* plain ClusterRoles */
     size_t n;

@@ -52,10 +52,15 @@ void rbac_add(struct rbac *x, const struct rbac_object *o);
 /* Makes the index ready to read: sorts, resolves aggregation. */
 void rbac_build(struct rbac *x);
 
+/* How many distinct missing roles a denial's reason (or rbac_rules'
+ * error) names at most; the apiserver names them all, but a reason is
+ * for a person to read. */
+#define RBAC_MAX_MISSING 16
+
 /*
  * Whether id may do a.  False with the apiserver's reason in reason
- * ("RBAC: ..." naming the missing roles of bindings that apply to id, or
- * "" when there are none).
+ * ("RBAC: ..." naming the missing roles of bindings that apply to id, the
+ * first RBAC_MAX_MISSING of them, or "" when there are none).
  */
 bool rbac_allows(const struct rbac *x, const struct identity *id,
                  const struct authz_attributes *a, char *reason,
