@@ -29,6 +29,9 @@ enum { TLS_FILE_CERT, TLS_FILE_KEY, TLS_FILE_CA, TLS_FILES };
 static const char *const tls_file_option[TLS_FILES] = {
     "--tls-cert-file", "--tls-private-key-file", "--client-ca-file"};
 
+/* The session id context of ringwatch's server contexts. */
+#define SESSION_ID "ringwatch"
+
 struct tls_file {
     char *path; /* NULL: not configured */
     struct stat seen;
@@ -79,8 +82,10 @@ static SSL_CTX *tls_server_ctx(struct tls_server *s, char *why, size_t why_len)
     if (s->min_version == TLS_VERSION_13)
         SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION);
     SSL_CTX_set_alpn_select_cb(ctx, tls_server_alpn_cb, NULL);
-    SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"ringwatch",
-                                   9);
+    /* sessions resumed only by this server (a client certificate may
+     * have been verified for them) */
+    SSL_CTX_set_session_id_context(ctx, (const unsigned char *)SESSION_ID,
+                                   sizeof(SESSION_ID) - 1);
     if (tls_ctx_load_pair(ctx, tls_file_option[TLS_FILE_CERT],
                           s->files[TLS_FILE_CERT].path,
                           tls_file_option[TLS_FILE_KEY],
