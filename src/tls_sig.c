@@ -11,6 +11,7 @@
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -122,6 +123,7 @@ int tls_sig_keys_load(struct tls_sig_keys *ks, const char *path, char *why,
     }
     rc = pem_keys(bio, path, &found, &nfound, why, why_len);
     BIO_free(bio);
+    ERR_clear_error(); /* the end of the file is an error to PEM_read_bio */
     if (rc == RW_OK && nfound == 0) {
         snprintf(why, why_len,
                  "%s: data does not contain any valid RSA or ECDSA public "
@@ -229,6 +231,9 @@ bool tls_sig_verify(const struct tls_sig_keys *ks, const char *alg,
         ok = key_fits(ks->keys[i], a) &&
              verify_one(ks->keys[i], a, msg, n, sig, sig_len);
     OPENSSL_free(der);
+    /* a key that does not verify leaves its reason on the queue, which
+     * the TLS transports read as their own */
+    ERR_clear_error();
     return ok;
 }
 
