@@ -144,18 +144,6 @@ static int parse_url_rest(const char *rest, const char *form, char **host,
     return RW_OK;
 }
 
-int address_parse_url(const char *text, char **host, char **port, char *why,
-                      size_t why_len)
-{
-    static const char scheme[] = "http://";
-
-    if (strncasecmp(text, scheme, sizeof(scheme) - 1) != 0)
-        return fail(why, why_len, ADDRESS_URL_FORM,
-                    " (only cleartext http is supported)");
-    return parse_url_rest(text + sizeof(scheme) - 1, ADDRESS_URL_FORM, host,
-                          port, why, why_len);
-}
-
 int address_parse_server_url(const char *text, char **host, char **port,
                              bool *tls, char *why, size_t why_len)
 {

@@ -22,8 +22,6 @@
 
 /* What every error of address_parse_listen says is wanted. */
 #define ADDRESS_LISTEN_FORM "expected HOST:PORT or [IPV6]:PORT"
-/* What every error of address_parse_url says is wanted. */
-#define ADDRESS_URL_FORM "expected http://HOST:PORT"
 /* What every error of address_parse_server_url says is wanted. */
 #define ADDRESS_SERVER_URL_FORM "expected http://HOST:PORT or https://HOST:PORT"
 
@@ -41,17 +39,12 @@ int address_parse_listen(const char *text, struct sockaddr_storage *ss,
 bool address_is_loopback(const struct sockaddr_storage *ss);
 
 /*
- * Parses a server URL.  On RW_OK *host (without brackets) and *port are
- * new strings (free()).  RW_EINVAL with why set otherwise (https, a path,
- * a missing or out-of-range port...); *host and *port are then untouched.
- */
-int address_parse_url(const char *text, char **host, char **port, char *why,
-                      size_t why_len);
-
-/*
- * As address_parse_url, but https://HOST:PORT is taken too (*tls true;
- * false for http://), for the clients that speak TLS (the etcd upstream,
- * ringwatch-fleet).  Errors say ADDRESS_SERVER_URL_FORM.
+ * Parses a server URL, http://HOST:PORT or https://HOST:PORT (*tls true;
+ * false for http://) with an optional trailing "/", for the clients (the
+ * etcd upstream, ringwatch-fleet).  On RW_OK *host (without brackets) and
+ * *port are new strings (free()).  RW_EINVAL with why set otherwise
+ * (another scheme, a path, a missing or out-of-range port...: each says
+ * ADDRESS_SERVER_URL_FORM); *host and *port are then untouched.
  */
 int address_parse_server_url(const char *text, char **host, char **port,
                              bool *tls, char *why, size_t why_len);

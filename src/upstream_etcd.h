@@ -22,10 +22,10 @@
 struct upstream_ops;
 
 /* The adapter (src/upstream.h), as the registry (src/upstream_registry.h)
- * knows it: store "etcd", schemes http:// and https:// (https:// refused
- * by its check for now: TLS to etcd is not supported yet; other URLs as
- * address_parse_url reads http://HOST:PORT).  Its status's version is
- * etcd's, from Maintenance/Status on this or the last connection. */
+ * knows it: store "etcd", a list of member URLs, all http:// or all
+ * https:// (src/upstream_members.h; TLS: src/upstream_etcd_tls.h).  Its
+ * status's version is etcd's, from Maintenance/Status on this or the last
+ * connection. */
 extern const struct upstream_ops upstream_etcd_ops;
 
 #endif

@@ -4,7 +4,7 @@
  * config_check either accept it, with every number within its option's
  * bounds and every address parsable again, or refuse it with one line.
  * The whole input is also given to address_parse_listen,
- * address_parse_url, address_parse_server_url and upstream_members_parse
+ * address_parse_server_url and upstream_members_parse
  * (--upstream's member lists), whose results must be well formed.
  */
 #include <stdint.h>
@@ -32,16 +32,11 @@ static void check_addresses(const char *text)
     else
         rw_assert(strncmp(why, "expected ", 9) == 0 ||
                   strncmp(why, "port out of range", 17) == 0);
-    if (address_parse_url(text, &host, &port, why, sizeof(why)) == RW_OK) {
+    if (address_parse_server_url(text, &host, &port, &tls, why,
+                                 sizeof(why)) == RW_OK) {
         long p = strtol(port, NULL, 10);
 
         rw_assert(host[0] != '\0' && p >= 1 && p <= 65535);
-        free(host);
-        free(port);
-    }
-    if (address_parse_server_url(text, &host, &port, &tls, why,
-                                 sizeof(why)) == RW_OK) {
-        rw_assert(host[0] != '\0' && strtol(port, NULL, 10) >= 1);
         rw_assert(tls == (strncasecmp(text, "https://", 8) == 0));
         free(host);
         free(port);
