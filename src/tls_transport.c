@@ -437,7 +437,10 @@ static void tls_peer_fill(struct tls_transport *x)
     if (!p->verified)
         p->error = xstrdup(X509_verify_cert_error_string(v));
     name = X509_get_subject_name(cert);
-    pos = X509_NAME_get_index_by_NID(name, NID_commonName, -1);
+    /* the last CN, as Go's pkix.Name.CommonName keeps it */
+    for (int at = -1;
+         (at = X509_NAME_get_index_by_NID(name, NID_commonName, at)) >= 0;)
+        pos = at;
     if (pos >= 0)
         p->common_name = tls_name_entry(name, pos);
     for (pos = -1;

@@ -95,7 +95,9 @@ struct transport_peer {
     const char *error;  /* why not verified ("certificate has expired"),
                          * as OpenSSL's X509_verify_cert_error_string;
                          * NULL when verified or not presented */
-    const char *common_name;         /* subject CN: the user name; NULL */
+    /* subject CN, the last one as Go's pkix.Name keeps it: the user
+     * name; NULL */
+    const char *common_name;
     const char *const *organizations; /* subject O values: the groups */
     size_t norganizations;
 };

@@ -104,6 +104,7 @@ static int group_setup(void **state)
     make_cert("ca", "alice", "/O=dev/O=ops/CN=alice",
               "extendedKeyUsage=clientAuth");
     make_cert("other", "mallory", "/CN=mallory", "extendedKeyUsage=clientAuth");
+    make_cert("ca", "twocn", "/CN=first/CN=bob", "extendedKeyUsage=clientAuth");
     return 0;
 }
 
@@ -583,6 +584,7 @@ static void test_client_certificates(void **state)
     struct tls_client *alice = client("ca.crt", "alice", "127.0.0.1", "h2");
     struct tls_client *mallory = client("ca.crt", "mallory", "127.0.0.1", "h2");
     struct tls_client *anon = client("ca.crt", NULL, "127.0.0.1", "h2");
+    struct tls_client *twocn = client("ca.crt", "twocn", "127.0.0.1", "h2");
     struct tls_server *srv = server("server", true, TLS_VERSION_12);
     const struct transport_peer *p;
     struct conn c;
@@ -611,10 +613,19 @@ static void test_client_certificates(void **state)
     assert_string_equal(p->common_name, "mallory");
     conn_close(&c);
 
+    /* two CNs: the last names the user, as Go's pkix.Name reads them */
+    conn_open(&c, twocn, srv);
+    assert_int_equal(c.srv.events, BEV_EVENT_CONNECTED);
+    p = transport_peer(c.srv.t);
+    assert_true(p->verified);
+    assert_string_equal(p->common_name, "bob");
+    conn_close(&c);
+
     conn_open(&c, anon, srv);
     assert_int_equal(c.srv.events, BEV_EVENT_CONNECTED);
     assert_false(transport_peer(c.srv.t)->presented);
     conn_close(&c);
+    tls_client_free(twocn);
     tls_client_free(alice);
     tls_client_free(mallory);
     tls_client_free(anon);
