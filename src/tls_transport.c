@@ -401,7 +401,7 @@ static const struct transport_ops tls_ops = {
 
 /* ---- the end of the handshake (from tls.c's info callback) ---- */
 
-/* The subject's entries of nid, as strings. */
+/* The subject's entry at pos, as a string ("" when not convertible). */
 static char *tls_name_entry(X509_NAME *name, int pos)
 {
     X509_NAME_ENTRY *e = X509_NAME_get_entry(name, pos);
@@ -426,7 +426,6 @@ static void tls_peer_fill(struct tls_transport *x)
     struct transport_peer *p = &x->peer;
     X509_NAME *name;
     long v;
-    int pos = -1, count = 0;
 
     x->base.peer = p;
     if (cert == NULL)
@@ -437,24 +436,28 @@ static void tls_peer_fill(struct tls_transport *x)
     if (!p->verified)
         p->error = xstrdup(X509_verify_cert_error_string(v));
     name = X509_get_subject_name(cert);
-    /* the last CN, as Go's pkix.Name.CommonName keeps it */
-    for (int at = -1;
-         (at = X509_NAME_get_index_by_NID(name, NID_commonName, at)) >= 0;)
-        pos = at;
-    if (pos >= 0)
-        p->common_name = tls_name_entry(name, pos);
-    for (pos = -1;
-         (pos = X509_NAME_get_index_by_NID(name, NID_organizationName,
-                                           pos)) >= 0;)
-        count++;
-    if (count == 0)
-        return;
-    p->organizations = xcalloc((size_t)count, sizeof(char *));
-    for (pos = -1;
-         (pos = X509_NAME_get_index_by_NID(name, NID_organizationName,
-                                           pos)) >= 0;)
-        ((char **)p->organizations)[p->norganizations++] =
-            tls_name_entry(name, pos);
+    /* as Go's pkix.Name reads a subject: the last non-empty CN, and the
+     * non-empty O values in order */
+    for (int pos = 0; pos < X509_NAME_entry_count(name); pos++) {
+        int nid = OBJ_obj2nid(
+            X509_NAME_ENTRY_get_object(X509_NAME_get_entry(name, pos)));
+        char *value;
+
+        if (nid != NID_commonName && nid != NID_organizationName)
+            continue;
+        value = tls_name_entry(name, pos);
+        if (*value == '\0') {
+            free(value);
+        } else if (nid == NID_commonName) {
+            free((char *)p->common_name);
+            p->common_name = value;
+        } else {
+            if (p->organizations == NULL)
+                p->organizations = xcalloc((size_t)X509_NAME_entry_count(name),
+                                           sizeof(char *));
+            ((char **)p->organizations)[p->norganizations++] = value;
+        }
+    }
 }
 
 void tls_transport_handshake_done(SSL *ssl)
