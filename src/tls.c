@@ -52,6 +52,16 @@ bool tls_ktls_available(char *why, size_t why_len)
 
 /* ---- contexts ---- */
 
+/* What each SSL_CTX of ringwatch carries (its ex_data; freed with it). */
+struct tls_ctx_info {
+    bool server;
+    /* the latest failed handshake's reason */
+    char last_error[TLS_REASON_MAX];
+    /* handshakes failed, client side (a fatal alert right after the
+     * handshake included) */
+    uint64_t failures;
+};
+
 static int tls_info_index = -1;
 
 static void tls_info_free_cb(void *parent, void *ptr, CRYPTO_EX_DATA *ad,
@@ -60,7 +70,8 @@ static void tls_info_free_cb(void *parent, void *ptr, CRYPTO_EX_DATA *ad,
     free(ptr);
 }
 
-struct tls_ctx_info *tls_ctx_info(const SSL_CTX *ctx)
+/* The ctx's tls_ctx_info (never NULL for a tls_ctx_new context). */
+static struct tls_ctx_info *tls_ctx_info(const SSL_CTX *ctx)
 {
     return SSL_CTX_get_ex_data(ctx, tls_info_index);
 }

@@ -12,21 +12,9 @@
 
 #include <openssl/ssl.h>
 
-#include "src/tls.h"
-
 struct event_base;
 struct tls_stats;
 struct transport;
-
-/* What each SSL_CTX of ringwatch carries (its ex_data; freed with it). */
-struct tls_ctx_info {
-    bool server;
-    /* the latest failed handshake's reason */
-    char last_error[TLS_REASON_MAX];
-    /* handshakes failed, client side (a fatal alert right after the
-     * handshake included) */
-    uint64_t failures;
-};
 
 /* The counters behind tls_stats(). */
 extern struct tls_stats tls_counters;
@@ -38,9 +26,6 @@ extern struct tls_stats tls_counters;
  * handshakes and records why one failed.  NULL with why on failure.
  */
 SSL_CTX *tls_ctx_new(bool server, char *why, size_t why_len);
-
-/* The ctx's tls_ctx_info (never NULL for a tls_ctx_new context). */
-struct tls_ctx_info *tls_ctx_info(const SSL_CTX *ctx);
 
 /* Loads a PEM certificate chain and its key into ctx and checks that they
  * match; on failure why names the file by option ("--tls-cert-file /x:
