@@ -60,8 +60,8 @@ struct listener *listener_new(struct event_base *base, const char *address,
  * included, at once: each open stream gets its on_close (exactly once),
  * queued output is dropped and its buffer references released.  Needs no
  * further run of the loop: after a loopbreak, listener_free then
- * event_base_free free everything (libevent frees a bufferevent's last
- * bytes in event_base_free).  Must not be called from inside a stream
+ * transport_base_free free everything (transport.h: libevent frees a
+ * bufferevent's last bytes there).  Must not be called from inside a stream
  * callback or the request handler.  NULL is a no-op. */
 void listener_free(struct listener *l);
 

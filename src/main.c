@@ -47,6 +47,7 @@
 #include "src/signals.h"
 #include "src/tls.h"
 #include "src/tls_server.h"
+#include "src/transport.h"
 #include "src/upstream.h"
 #include "src/upstream_registry.h"
 #include "src/watch.h"
@@ -488,7 +489,7 @@ static void daemon_stop(struct daemon *d)
         event_free(d->drain);
         event_free(d->grace);
     }
-    event_base_free(d->base);
+    transport_base_free(d->base); /* runs what libevent still owes */
     free(d->resources);
     config_resources_fini(&d->served);
 }

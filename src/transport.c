@@ -20,6 +20,7 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/event.h>
 #include <event2/util.h>
 
 #include "cache/rw.h"
@@ -234,4 +235,12 @@ struct transport *transport_plain_new(struct bufferevent *bev)
     p->base.bev = bev;
     p->base.fd = (int)bufferevent_getfd(bev);
     return &p->base;
+}
+
+void transport_base_free(struct event_base *base)
+{
+    if (base == NULL)
+        return;
+    event_base_loop(base, EVLOOP_NONBLOCK);
+    event_base_free(base);
 }

@@ -224,4 +224,16 @@ unsigned transport_wants(const struct transport *t);
  * and closes the socket.  NULL is a no-op. */
 void transport_free(struct transport *t);
 
+/* Frees base, at the end of a program or a test, after transport_free of
+ * every transport and event_free of every event on it, when the loop may
+ * have been broken (event_base_loopbreak) in the middle of a pass.
+ * libevent keeps a bufferevent alive while a deferred callback of it is
+ * queued (libevent's OpenSSL bufferevent defers its write callback after
+ * each write), and only the loop runs that callback: event_base_free
+ * drops it without releasing the bufferevent, whose SSL, buffers and
+ * socket would then never be freed.  So one pass of the loop runs first
+ * (without waiting), then event_base_free runs the finalizers.  NULL is a
+ * no-op. */
+void transport_base_free(struct event_base *base);
+
 #endif

@@ -15,6 +15,8 @@
  * listener's conn_h2 work unchanged over TLS, a burst of frames going out
  * in one SSL_write per flushed batch.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -198,8 +200,7 @@ static void conn_close(struct conn *c)
     transport_free(c->srv.t);
     evbuffer_free(c->cli.got);
     evbuffer_free(c->srv.got);
-    event_base_loop(c->base, EVLOOP_NONBLOCK);
-    event_base_free(c->base);
+    transport_base_free(c->base);
     tls_client_free(c->own_cli);
     tls_server_free(c->own_srv);
 }
@@ -551,6 +552,55 @@ static void test_close_notify_is_eof(void **state)
     conn_close(&c);
 }
 
+static void noop_write_cb(struct bufferevent *bev, void *arg)
+{
+}
+
+static void break_on_written(struct evbuffer *buf,
+                             const struct evbuffer_cb_info *info, void *arg)
+{
+    if (info->n_deleted > 0)
+        event_base_loopbreak(arg);
+}
+
+/* The loop broken in the pass that wrote (as a fatal error in another
+ * callback of that pass breaks it, e.g. etcd's alert refusing our client
+ * certificate): the OpenSSL bufferevent's deferred write callback, which
+ * holds a reference to it, has not run, so transport_free leaves it alive
+ * (its SSL, buffers and socket); transport_base_free still frees it all
+ * (the socket closed; under ASan, nothing leaks). */
+static void test_base_free_after_loopbreak(void **state)
+{
+    struct conn c;
+    struct bufferevent *bev;
+    struct evbuffer *out;
+    struct evbuffer_cb_entry *cb;
+    int fd;
+
+    conn_open_default(&c);
+    bev = transport_bev(c.cli.t);
+    out = bufferevent_get_output(bev);
+    fd = (int)bufferevent_getfd(bev);
+    bufferevent_setcb(bev, end_read_cb, noop_write_cb, end_event_cb, &c.cli);
+    cb = evbuffer_add_cb(out, break_on_written, c.base);
+    bufferevent_write(bev, "ping", 4);
+    for (int i = 0; i < 2000 && evbuffer_get_length(out) > 0; i++)
+        event_base_loop(c.base, EVLOOP_ONCE | EVLOOP_NONBLOCK),
+            usleep(i > 100 ? 1000 : 0);
+    assert_int_equal(evbuffer_get_length(out), 0);
+    evbuffer_remove_cb_entry(out, cb);
+    transport_free(c.cli.t);
+    transport_free(c.srv.t);
+    evbuffer_free(c.cli.got);
+    evbuffer_free(c.srv.got);
+    assert_true(fcntl(fd, F_GETFD) >= 0); /* alive: the callback is owed */
+    transport_base_free(c.base);
+    assert_int_equal(fcntl(fd, F_GETFD), -1);
+    assert_int_equal(errno, EBADF);
+    tls_client_free(c.own_cli);
+    tls_server_free(c.own_srv);
+}
+
 static void test_untrusted_server_fails(void **state)
 {
     uint64_t failed = tls_stats()->client_handshakes_failed;
@@ -858,7 +908,7 @@ static void test_front_h2_over_tls(void **state)
     assert_true(writes < EVENTS / 20);
     h2_client_free(c);
     listener_free(l);
-    event_base_free(base);
+    transport_base_free(base);
     tls_client_free(cli);
     tls_server_free(srv);
 }
@@ -874,6 +924,7 @@ int main(void)
         cmocka_unit_test(test_partial_writes_and_retry),
         cmocka_unit_test(test_buffered_output_is_packed),
         cmocka_unit_test(test_close_notify_is_eof),
+        cmocka_unit_test(test_base_free_after_loopbreak),
         cmocka_unit_test(test_untrusted_server_fails),
         cmocka_unit_test(test_wrong_name_fails),
         cmocka_unit_test(test_client_certificates),

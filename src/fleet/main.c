@@ -55,6 +55,7 @@
 #include "src/fleet/watcher.h"
 #include "src/fleet/writer.h"
 #include "src/log.h"
+#include "src/transport.h"
 
 #define FLEET_LIST_TIMEOUT 30.0   /* seconds for every initial LIST */
 #define FLEET_FINAL_TIMEOUT 60.0  /* seconds to read the final state */
@@ -793,7 +794,7 @@ static void fleet_free(struct fleet *f)
     event_free(f->release_timer);
     for (size_t i = 0; i < RW_ARRAY_LEN(f->signals); i++)
         event_free(f->signals[i]);
-    event_base_free(f->base);
+    transport_base_free(f->base);
     free(f->collection);
     fleet_dial_fini(&f->server);
     fleet_dial_fini(&f->etcd);
