@@ -65,7 +65,19 @@ src_libsrc_a_SOURCES = \
 	src/review_body.c src/review_body.h \
 	src/authn.c src/authn.h \
 	src/impersonate.c src/impersonate.h \
-	src/tls_sig.c src/tls_sig.h
+	src/tls_sig.c src/tls_sig.h \
+	src/redis_functions.c src/redis_functions.h
+nodist_src_libsrc_a_SOURCES = src/redis_functions_lua.h
+
+# The Redis Functions library's Lua source as C string literals, one per
+# line (backslashes and quotes escaped), included by src/redis_functions.c.
+src/redis_functions_lua.h: $(top_srcdir)/src/redis_functions.lua
+	$(AM_V_GEN)$(MKDIR_P) src && \
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
+	    $(top_srcdir)/src/redis_functions.lua > $@-t && mv $@-t $@
+BUILT_SOURCES += src/redis_functions_lua.h
+CLEANFILES += src/redis_functions_lua.h
+EXTRA_DIST += src/redis_functions.lua
 
 RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a
 RW_EXTERNAL_LIBS = $(LIBEVENT_LIBS) $(NGHTTP2_LIBS) $(CJSON_LIBS) \
