@@ -96,17 +96,20 @@ struct upstream_redis;
 struct rres {
     struct upstream_redis *u;
     struct upstream_target t;
-    char *name;   /* R */
-    size_t tag;   /* its revision counter: index into u->rev_keys */
+    char *name; /* R */
+    size_t tag; /* its revision counter: index into u->rev_keys */
     char *k_objects, *k_log, *k_compacted;
     char *prefix; /* its keys' prefix (resource_type_ns_prefix) */
     enum rres_state state;
-    unsigned gen;     /* bumped by every list start */
-    bool in_flight;   /* a snapshot command is in flight on cmd */
-    bool relist;      /* list again when it returns */
-    bool resuming;    /* the next round re-establishes a lost watch */
-    bool watching;    /* a round delivered since the last (re)start */
-    unsigned tries;   /* snapshots in a row lost to trimming */
+    unsigned gen;   /* bumped by every list start */
+    bool in_flight; /* a snapshot command is in flight on cmd */
+    bool relist;    /* list again when it returns */
+    bool resuming;  /* the next round re-establishes a lost watch */
+    bool watching;  /* a round delivered since the last (re)start */
+    unsigned tries; /* snapshots in a row lost to trimming */
+    /* the last log entry ID read, malformed ones included, so that the
+     * next read starts past them: "<seen_ms>-<seen_seq>" */
+    int64_t seen_ms, seen_seq;
     struct upstream_redis_snap *snap;
     struct event *retry;
     bool warned; /* malformed data logged at warning level once */
@@ -210,18 +213,26 @@ static int64_t reply_int(const struct redis_client_reply *r)
     return parse_int(r->str, r->len);
 }
 
-/* A log entry ID "<rev>-0": rev, or -1. */
-static int64_t parse_id(const struct redis_client_reply *r)
+/* A stream entry ID "<ms>-<seq>" (any ID Redis gives out). */
+static bool parse_id_parts(const struct redis_client_reply *r, int64_t *ms,
+                           int64_t *seq)
 {
     const char *dash;
 
-    if (r->type != REDIS_CLIENT_STRING)
-        return -1;
-    dash = memchr(r->str, '-', r->len);
-    if (dash == NULL || (size_t)(dash - r->str) + 2 != r->len ||
-        dash[1] != '0')
-        return -1;
-    return parse_int(r->str, (size_t)(dash - r->str));
+    if (r->type != REDIS_CLIENT_STRING ||
+        (dash = memchr(r->str, '-', r->len)) == NULL)
+        return false;
+    *ms = parse_int(r->str, (size_t)(dash - r->str));
+    *seq = parse_int(dash + 1, r->len - (size_t)(dash + 1 - r->str));
+    return *ms >= 0 && *seq >= 0;
+}
+
+/* A log entry ID "<rev>-0": rev, or -1. */
+static int64_t parse_id(const struct redis_client_reply *r)
+{
+    int64_t ms, seq;
+
+    return parse_id_parts(r, &ms, &seq) && seq == 0 ? ms : -1;
 }
 
 /* Counts and logs bad data of res. */
@@ -337,8 +348,8 @@ static bool res_send(struct rres *res, int argc, const char **argv,
     return true;
 }
 
-static void res_l0_cb(struct redis_client *c, const struct redis_client_reply *r,
-                      void *arg)
+static void res_l0_cb(struct redis_client *c,
+                      const struct redis_client_reply *r, void *arg)
 {
     struct rres *res = arg;
     int64_t l0 = 0;
@@ -347,9 +358,9 @@ static void res_l0_cb(struct redis_client *c, const struct redis_client_reply *r
     if (!res_reply_current(res))
         return;
     if (r->type != REDIS_CLIENT_ARRAY ||
-        (r->n > 0 && (r->elem[0].type != REDIS_CLIENT_ARRAY ||
-                      r->elem[0].n < 1 ||
-                      (l0 = parse_id(&r->elem[0].elem[0])) < 0))) {
+        (r->n > 0 &&
+         (r->elem[0].type != REDIS_CLIENT_ARRAY || r->elem[0].n < 1 ||
+          (l0 = parse_id(&r->elem[0].elem[0])) < 0))) {
         res_snapshot_failed(res, "XREVRANGE", r);
         return;
     }
@@ -378,8 +389,8 @@ static void res_scan_cb(struct redis_client *c,
         const struct redis_client_reply *k = &fields->elem[i],
                                         *v = &fields->elem[i + 1];
         const char *sp = memchr(v->str, ' ', v->len);
-        int64_t modrev = sp != NULL ? parse_int(v->str, (size_t)(sp - v->str))
-                                    : -1;
+        int64_t modrev =
+            sp != NULL ? parse_int(v->str, (size_t)(sp - v->str)) : -1;
 
         if (modrev <= 0) {
             res_malformed(res, "hash field %.*s: value not \"<modrev> <json>\"",
@@ -414,13 +425,26 @@ static int64_t res_apply(struct rres *res, const struct redis_client_reply *es,
 {
     for (size_t i = 0; i < es->n; i++) {
         const struct redis_client_reply *e = &es->elem[i], *f;
-        const struct redis_client_reply *type = NULL, *key = NULL, *value = NULL;
-        int64_t rev;
+        const struct redis_client_reply *type = NULL, *key = NULL,
+                                        *value = NULL;
+        int64_t rev, ms, seq;
 
         if (e->type != REDIS_CLIENT_ARRAY || e->n != 2 ||
-            (rev = parse_id(&e->elem[0])) <= 0) {
-            res_malformed(res, "log entry %zu of a read: ID not \"<rev>-0\"",
-                          i);
+            !parse_id_parts(&e->elem[0], &ms, &seq)) {
+            res_malformed(res, "log entry %zu of a read: not [ID, fields]", i);
+            continue;
+        }
+        if (snap == NULL && (ms > res->seen_ms ||
+                             (ms == res->seen_ms && seq > res->seen_seq))) {
+            res->seen_ms = ms;
+            res->seen_seq = seq;
+        }
+        if (seq != 0 || (rev = ms) <= 0) {
+            if (ms > after)
+                res_malformed(res,
+                              "log entry %" PRId64 "-%" PRId64
+                              ": ID not \"<revision>-0\"",
+                              ms, seq);
             continue;
         }
         f = &e->elem[1];
@@ -463,14 +487,12 @@ static int64_t res_apply(struct rres *res, const struct redis_client_reply *es,
     return after;
 }
 
-static void res_list_item_cb(const char *key, size_t key_len,
-                             const char *value, size_t value_len,
-                             int64_t mod_rev, void *arg)
+static void res_list_item_cb(const char *key, size_t key_len, const char *value,
+                             size_t value_len, int64_t mod_rev, void *arg)
 {
     struct rres *res = arg;
 
-    res->t.feed->list_item(res->t.ctx, key, key_len, value, value_len,
-                           mod_rev);
+    res->t.feed->list_item(res->t.ctx, key, key_len, value, value_len, mod_rev);
 }
 
 static void res_tail_cb(struct redis_client *c,
@@ -510,8 +532,8 @@ static void res_tail_cb(struct redis_client *c,
         return; /* every target of the tag lists again, res too */
     res->tries = 0;
     res->t.feed->list_begin(res->t.ctx);
-    size_t dropped = upstream_redis_snap_emit(res->snap, list_rev,
-                                              res_list_item_cb, res);
+    size_t dropped =
+        upstream_redis_snap_emit(res->snap, list_rev, res_list_item_cb, res);
     if (dropped > 0)
         res_malformed(res, "%zu hash values above the list's revision %" PRId64,
                       dropped, list_rev);
@@ -551,6 +573,7 @@ static void res_list_start(struct rres *res)
 
     event_del(res->retry);
     res->gen++;
+    res->seen_ms = res->seen_seq = 0;
     res->state = RES_LISTING;
     res_set_up(res, false);
     if (res->in_flight) {
@@ -569,7 +592,7 @@ static void round_send(struct upstream_redis *u);
 /* Fills argv with "STREAMS logs... ids..." of the watching targets, noting
  * their generations; returns how many targets. */
 static size_t round_streams(struct upstream_redis *u, const char **argv,
-                            char (*ids)[24])
+                            char (*ids)[48])
 {
     size_t k = 0;
 
@@ -580,8 +603,12 @@ static size_t round_streams(struct upstream_redis *u, const char **argv,
         if (res->state != RES_WATCHING)
             continue;
         u->round_gen[i] = res->gen;
-        snprintf(ids[k], sizeof(ids[k]), "%" PRId64 "-0",
-                 res->t.feed->rv(res->t.ctx));
+        int64_t rv = res->t.feed->rv(res->t.ctx);
+        if (res->seen_ms > rv)
+            snprintf(ids[k], sizeof(ids[k]), "%" PRId64 "-%" PRId64,
+                     res->seen_ms, res->seen_seq);
+        else
+            snprintf(ids[k], sizeof(ids[k]), "%" PRId64 "-0", rv);
         argv[k] = res->k_log;
         k++;
     }
@@ -638,8 +665,8 @@ static void round_read_cb(struct redis_client *c,
             res_list_start(res);
             continue;
         }
-        for (size_t s = 0; streams->type == REDIS_CLIENT_ARRAY && s < streams->n;
-             s++) {
+        for (size_t s = 0;
+             streams->type == REDIS_CLIENT_ARRAY && s < streams->n; s++) {
             const struct redis_client_reply *st = &streams->elem[s];
 
             if (st->type == REDIS_CLIENT_ARRAY && st->n == 2 &&
@@ -669,7 +696,7 @@ static void round_wake_cb(struct redis_client *c,
 {
     struct upstream_redis *u = arg;
     const char **argv = xcalloc(u->n * 2 + 4, sizeof(*argv));
-    char(*ids)[24] = xcalloc(u->n ? u->n : 1, sizeof(*ids));
+    char(*ids)[48] = xcalloc(u->n ? u->n : 1, sizeof(*ids));
     char count[24];
     const char *multi[] = {"MULTI"}, *exec[] = {"EXEC"};
     bool ok;
@@ -714,7 +741,7 @@ static void round_wake_cb(struct redis_client *c,
 static void round_send(struct upstream_redis *u)
 {
     const char **argv;
-    char(*ids)[24];
+    char(*ids)[48];
     char block[24];
     size_t k;
 
@@ -827,12 +854,12 @@ static struct upstream_read *reader_probe(void *ctx, const char *scope,
     rd->whole = scope_len == strlen(res->prefix) &&
                 memcmp(scope, res->prefix, scope_len) == 0;
     if (!u_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL, NULL) ||
-        !u_send(u->cmd, 2, (const char *[]){"GET", u->rev_keys[res->tag]},
-                NULL, NULL) ||
-        !u_send(u->cmd, 6,
-                (const char *[]){"XREVRANGE", res->k_log, "+", "-", "COUNT",
-                                 "1"},
-                NULL, NULL) ||
+        !u_send(u->cmd, 2, (const char *[]){"GET", u->rev_keys[res->tag]}, NULL,
+                NULL) ||
+        !u_send(
+            u->cmd, 6,
+            (const char *[]){"XREVRANGE", res->k_log, "+", "-", "COUNT", "1"},
+            NULL, NULL) ||
         !u_send(u->cmd, 2, (const char *[]){"HLEN", res->k_objects}, NULL,
                 NULL) ||
         !u_send(u->cmd, 1, exec, probe_cb, rd)) {
@@ -960,8 +987,8 @@ static void u_start_all(struct upstream_redis *u)
     round_send(u);
 }
 
-static void u_load_cb(struct redis_client *c, const struct redis_client_reply *r,
-                      void *arg)
+static void u_load_cb(struct redis_client *c,
+                      const struct redis_client_reply *r, void *arg)
 {
     struct upstream_redis *u = arg;
     char text[200], why[320];
@@ -985,8 +1012,8 @@ static void u_load_cb(struct redis_client *c, const struct redis_client_reply *r
         u_start_all(u);
 }
 
-static void u_info_cb(struct redis_client *c, const struct redis_client_reply *r,
-                      void *arg)
+static void u_info_cb(struct redis_client *c,
+                      const struct redis_client_reply *r, void *arg)
 {
     struct upstream_redis *u = arg;
     const char *v;
@@ -1101,8 +1128,8 @@ static void u_connect(struct upstream_redis *u)
 /* ==== construction ==== */
 
 /* Parses "redis://HOST[:PORT],..." into u's seeds; RW_EINVAL with why. */
-static int seeds_parse(const char *url, struct seed **out, size_t *n,
-                       char *why, size_t why_len)
+static int seeds_parse(const char *url, struct seed **out, size_t *n, char *why,
+                       size_t why_len)
 {
     char *copy = xstrdup(url), *save = NULL;
     int rc = RW_OK;
@@ -1118,8 +1145,8 @@ static int seeds_parse(const char *url, struct seed **out, size_t *n,
             tok++;
         tok[strcspn(tok, " ")] = '\0';
         if (strncasecmp(tok, "redis://", 8) != 0) {
-            snprintf(why, why_len,
-                     "seed \"%s\": expected redis://HOST[:PORT]", tok);
+            snprintf(why, why_len, "seed \"%s\": expected redis://HOST[:PORT]",
+                     tok);
             rc = RW_EINVAL;
             break;
         }
@@ -1210,13 +1237,14 @@ static void res_init(struct upstream_redis *u, struct rres *res,
     res->k_compacted = xasprintf("%s:%s:compacted", tag, res->name);
     free(tag);
     res->retry = evtimer_new(u->base, res_retry_cb, res);
-    res->reader = (struct upstream_reader){res, reader_probe, reader_page,
-                                           reader_cancel};
+    res->reader =
+        (struct upstream_reader){res, reader_probe, reader_page, reader_cancel};
 }
 
 static struct upstream *redis_create(struct event_base *base, const char *url,
                                      const struct upstream_target *targets,
-                                     size_t n, const struct upstream_config *cfg)
+                                     size_t n,
+                                     const struct upstream_config *cfg)
 {
     struct upstream_redis *u = xcalloc(1, sizeof(*u));
     char why[256];
@@ -1240,9 +1268,8 @@ static struct upstream *redis_create(struct event_base *base, const char *url,
         u->cfg.dial_timeout = REDIS_DEFAULT_DIAL;
     if (u->cfg.progress_interval <= 0)
         u->cfg.progress_interval = REDIS_DEFAULT_PROGRESS;
-    u->password = u->cfg.redis_password != NULL
-                      ? xstrdup(u->cfg.redis_password)
-                      : NULL;
+    u->password =
+        u->cfg.redis_password != NULL ? xstrdup(u->cfg.redis_password) : NULL;
     u->per_resource = u->cfg.redis_per_resource;
     u->history =
         u->cfg.redis_history > 0 ? u->cfg.redis_history : REDIS_DEFAULT_HISTORY;
