@@ -89,7 +89,7 @@
 /* Scans in a row whose log was trimmed past L0 before a pause. */
 #define REDIS_SNAPSHOT_TRIES 3
 
-enum rres_state { RES_IDLE, RES_LISTING, RES_WATCHING };
+enum rres_state { RES_IDLE, RES_LISTING, RES_VERIFYING, RES_WATCHING };
 
 struct upstream_redis;
 
@@ -110,6 +110,11 @@ struct rres {
     /* the last log entry ID read, malformed ones included, so that the
      * next read starts past them: "<seen_ms>-<seen_seq>" */
     int64_t seen_ms, seen_seq;
+    /* the last log entry applied (listed or delivered): its revision (0:
+     * none) and key, what a reconnect checks the log still holds */
+    int64_t last_rev;
+    char *last_key;
+    size_t last_key_len;
     struct upstream_redis_snap *snap;
     struct event *retry;
     bool warned; /* malformed data logged at warning level once */
@@ -264,25 +269,47 @@ static void res_set_up(struct rres *res, bool up)
     res->t.feed->state(res->t.ctx, up);
 }
 
+/* The type, key and value fields of a log entry's field list (NULL when
+ * absent). */
+static void entry_fields(const struct redis_client_reply *f,
+                         const struct redis_client_reply **type,
+                         const struct redis_client_reply **key,
+                         const struct redis_client_reply **value)
+{
+    *type = *key = *value = NULL;
+    for (size_t j = 0; f->type == REDIS_CLIENT_ARRAY && j + 1 < f->n; j += 2) {
+        const struct redis_client_reply *n = &f->elem[j];
+
+        if (n->len == 4 && memcmp(n->str, "type", 4) == 0)
+            *type = &f->elem[j + 1];
+        else if (n->len == 3 && memcmp(n->str, "key", 3) == 0)
+            *key = &f->elem[j + 1];
+        else if (n->len == 5 && memcmp(n->str, "value", 5) == 0)
+            *value = &f->elem[j + 1];
+    }
+}
+
+static void res_set_last(struct rres *res, int64_t rev,
+                         const struct redis_client_reply *key)
+{
+    free(res->last_key);
+    res->last_rev = rev;
+    res->last_key = key != NULL ? xmemdup(key->str, key->len + 1) : NULL;
+    res->last_key_len = key != NULL ? key->len : 0;
+}
+
 /* ==== the store's history ==== */
 
-/* T:rev of tag read as rev: when below what a target of the tag has
- * reached, the store went back; every target of the tag is reset and
- * listed again.  Returns true then. */
-static bool u_check_rev(struct upstream_redis *u, size_t tag, int64_t rev)
+/* The store's history under tag is not the one the caches were built
+ * from (why says how it shows): every target of the tag is reset (its
+ * watches end with 410) and listed again. */
+static void u_reset_tag(struct upstream_redis *u, size_t tag, int64_t served,
+                        int64_t rev, const char *why)
 {
-    int64_t served = 0;
-
-    for (size_t i = 0; i < u->n; i++)
-        if (u->res[i].tag == tag)
-            served = RW_MAX(served, u->res[i].t.feed->rv(u->res[i].t.ctx));
-    if (rev >= served)
-        return false;
-    log_warnx("redis %s: %s is at revision %" PRId64 ", below the %" PRId64
-              " already served: Redis lost writes (restarted from an older "
+    log_warnx("redis %s: %s: %s: Redis lost writes (restarted from an older "
               "RDB/AOF, or a replica promoted behind its primary); every "
               "watch ends with 410 and the caches are listed again",
-              u->url, u->rev_keys[tag], rev, served);
+              u->url, u->rev_keys[tag], why);
     for (size_t i = 0; i < u->n; i++) {
         struct rres *res = &u->res[i];
 
@@ -292,6 +319,32 @@ static bool u_check_rev(struct upstream_redis *u, size_t tag, int64_t rev)
                                    rev);
         res_list_start(res);
     }
+}
+
+/* The highest revision a target of tag has reached. */
+static int64_t u_served(const struct upstream_redis *u, size_t tag)
+{
+    int64_t served = 0;
+
+    for (size_t i = 0; i < u->n; i++)
+        if (u->res[i].tag == tag)
+            served = RW_MAX(served, u->res[i].t.feed->rv(u->res[i].t.ctx));
+    return served;
+}
+
+/* T:rev of tag read as rev: when below what a target of the tag has
+ * reached, the store went back (u_reset_tag).  Returns true then. */
+static bool u_check_rev(struct upstream_redis *u, size_t tag, int64_t rev)
+{
+    int64_t served = u_served(u, tag);
+    char why[128];
+
+    if (rev >= served)
+        return false;
+    snprintf(why, sizeof(why),
+             "at revision %" PRId64 ", below the %" PRId64 " already served",
+             rev, served);
+    u_reset_tag(u, tag, served, rev, why);
     return true;
 }
 
@@ -363,6 +416,12 @@ static void res_l0_cb(struct redis_client *c,
           (l0 = parse_id(&r->elem[0].elem[0])) < 0))) {
         res_snapshot_failed(res, "XREVRANGE", r);
         return;
+    }
+    if (l0 > 0) {
+        const struct redis_client_reply *type, *key, *value;
+
+        entry_fields(&r->elem[0].elem[1], &type, &key, &value);
+        res_set_last(res, l0, key);
     }
     upstream_redis_snap_free(res->snap);
     res->snap = upstream_redis_snap_new(l0);
@@ -448,17 +507,7 @@ static int64_t res_apply(struct rres *res, const struct redis_client_reply *es,
             continue;
         }
         f = &e->elem[1];
-        for (size_t j = 0; f->type == REDIS_CLIENT_ARRAY && j + 1 < f->n;
-             j += 2) {
-            const struct redis_client_reply *n = &f->elem[j];
-
-            if (n->len == 4 && memcmp(n->str, "type", 4) == 0)
-                type = &f->elem[j + 1];
-            else if (n->len == 3 && memcmp(n->str, "key", 3) == 0)
-                key = &f->elem[j + 1];
-            else if (n->len == 5 && memcmp(n->str, "value", 5) == 0)
-                value = &f->elem[j + 1];
-        }
+        entry_fields(f, &type, &key, &value);
         if (rev <= after)
             continue; /* already applied */
         if (type == NULL || key == NULL || key->len == 0 ||
@@ -482,6 +531,7 @@ static int64_t res_apply(struct rres *res, const struct redis_client_reply *es,
             res->t.feed->put(res->t.ctx, key->str, key->len, v, vlen, rev);
         else
             res->t.feed->del(res->t.ctx, key->str, key->len, rev);
+        res_set_last(res, rev, key);
         after = rev;
     }
     return after;
@@ -574,6 +624,7 @@ static void res_list_start(struct rres *res)
     event_del(res->retry);
     res->gen++;
     res->seen_ms = res->seen_seq = 0;
+    res_set_last(res, 0, NULL);
     res->state = RES_LISTING;
     res_set_up(res, false);
     if (res->in_flight) {
@@ -782,6 +833,85 @@ static void round_kick(struct upstream_redis *u)
     u->round_blocked = false; /* one UNBLOCK per wake-up */
 }
 
+/* ==== resuming ==== */
+
+/* The log around the resumed revision: the store still holds the history
+ * served (see res_verify). */
+static void res_verify_cb(struct redis_client *c,
+                          const struct redis_client_reply *r, void *arg)
+{
+    struct rres *res = arg;
+    struct upstream_redis *u = res->u;
+    int64_t compacted, rev, first = 0;
+    const struct redis_client_reply *es, *type, *key = NULL, *value;
+    size_t want;
+    char why[200];
+
+    (void)c;
+    if (!res_reply_current(res))
+        return;
+    if (r->type != REDIS_CLIENT_ARRAY || r->n != 3 ||
+        r->elem[0].type != REDIS_CLIENT_ARRAY ||
+        (compacted = reply_int(&r->elem[1])) < 0 ||
+        (rev = reply_int(&r->elem[2])) < 0) {
+        res_snapshot_failed(res, "XRANGE", r);
+        return;
+    }
+    if (u_check_rev(u, res->tag, rev))
+        return;
+    es = &r->elem[0];
+    if (es->n > 0 && es->elem[0].type == REDIS_CLIENT_ARRAY &&
+        es->elem[0].n == 2) {
+        first = parse_id(&es->elem[0].elem[0]);
+        entry_fields(&es->elem[0].elem[1], &type, &key, &value);
+    }
+    want = res->last_rev > 0 && compacted < res->last_rev;
+    if (es->n != want ||
+        (want &&
+         (first != res->last_rev || key == NULL ||
+          key->len != res->last_key_len ||
+          (key->len > 0 && memcmp(key->str, res->last_key, key->len) != 0)))) {
+        snprintf(why, sizeof(why),
+                 "its log no longer holds the changes of %s served up to "
+                 "revision %" PRId64,
+                 res->name, res->t.feed->rv(res->t.ctx));
+        u_reset_tag(u, res->tag, u_served(u, res->tag), rev, why);
+        return;
+    }
+    res->state = RES_WATCHING;
+    round_kick(u);
+}
+
+/*
+ * Before a watch resumes after rv on a new connection: the log between the
+ * last entry applied (L) and rv must be exactly L's entry, with its key
+ * (nothing else changed the resource up to rv: the progress delivered said
+ * so), or nothing when L was trimmed since.  Otherwise Redis holds another
+ * history than the one served (restarted from an older RDB/AOF and written
+ * again, a replica promoted without the last writes), which T:rev alone
+ * cannot tell once new writes have carried it past rv.
+ */
+static void res_verify(struct rres *res)
+{
+    struct upstream_redis *u = res->u;
+    char from[32], to[32];
+
+    snprintf(from, sizeof(from), "%" PRId64 "-0", res->last_rev);
+    if (res->last_rev == 0)
+        snprintf(from, sizeof(from), "-");
+    snprintf(to, sizeof(to), "%" PRId64 "-0", res->t.feed->rv(res->t.ctx));
+    res->state = RES_VERIFYING;
+    if (u_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL, NULL) &&
+        u_send(u->cmd, 6,
+               (const char *[]){"XRANGE", res->k_log, from, to, "COUNT", "2"},
+               NULL, NULL) &&
+        u_send(u->cmd, 2, (const char *[]){"GET", res->k_compacted}, NULL,
+               NULL) &&
+        u_send(u->cmd, 2, (const char *[]){"GET", u->rev_keys[res->tag]}, NULL,
+               NULL))
+        res_send(res, 1, (const char *[]){"EXEC"}, res_verify_cb);
+}
+
 /* ==== direct reads ==== */
 
 static void rread_free(struct rread *rd)
@@ -977,8 +1107,8 @@ static void u_start_all(struct upstream_redis *u)
         struct rres *res = &u->res[i];
 
         if (res->t.feed->rv(res->t.ctx) > 0) {
-            res->state = RES_WATCHING; /* the rounds check trimming */
             res->resuming = u->ever_connected;
+            res_verify(res); /* then the rounds check trimming */
         } else {
             res_list_start(res);
         }
@@ -1322,6 +1452,7 @@ static void redis_free(struct upstream *up)
         free(res->k_objects);
         free(res->k_log);
         free(res->k_compacted);
+        free(res->last_key);
     }
     for (size_t t = 0; t < u->n_tags; t++)
         free(u->rev_keys[t]);

@@ -10,7 +10,8 @@
  * writes, then events in order; progress of an idle resource when another
  * one is written; connections killed (CLIENT KILL) and the log resumed
  * without loss or duplicate; a log trimmed past the cache's revision while
- * disconnected (relist); the store's revision gone back (history reset,
+ * disconnected (relist); the store's revision gone back, or rewritten up
+ * to the revision served while the adapter was away (history reset,
  * relist); the direct reads; per-resource revisions; malformed log
  * entries and hash values (counted, skipped); a wrong password and a
  * server that is not Redis (fatal at startup); URLs.  At the end of each,
@@ -452,6 +453,43 @@ static void test_store_went_back(void **state)
     fixture_stop(&f);
 }
 
+static bool reset_once(struct fixture *f)
+{
+    return f->res[0].resets == 1 && all_up(f) &&
+           f->res[0].list_end_rev >= want_rv[0];
+}
+
+/* Rewritten while the adapter was away, up to the very revision served
+ * (T:rev alone cannot tell): the log's entry at the last revision served
+ * is another change, so the resumed watch would skip or reuse revisions. */
+static void test_store_rewritten(void **state)
+{
+    struct fixture f;
+
+    (void)state;
+    fixture_start(&f, false, server.password, 0);
+    put(&f, 0, "a0", "\"v\":0");
+    put(&f, 0, "a1", "\"v\":0");
+    put(&f, 1, "b0", "\"v\":0");
+    upstream_redis_ops.start(f.u);
+    assert_true(wait_for(&f, all_up));
+    wait_current(&f);
+    int64_t served = f.res[0].rv;
+    call_int(f.w, 6,
+             (const char *const[]){"CLIENT", "KILL", "TYPE", "normal", "SKIPME",
+                                   "yes"});
+    call_ok(f.w, 1, (const char *const[]){"FLUSHALL"});
+    put(&f, 0, "z0", "\"v\":1");
+    put(&f, 1, "y0", "\"v\":1");
+    want_rv[0] = put(&f, 0, "z1", "\"v\":1");
+    assert_int_equal(want_rv[0], served);
+    assert_true(wait_for(&f, reset_once));
+    assert_int_equal(f.res[1].resets, 1);
+    check_model(&f, 0);
+    check_model(&f, 1);
+    fixture_stop(&f);
+}
+
 /* ---- direct reads ---- */
 
 static int read_err = 99;
@@ -705,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_reconnect_resume),
         cmocka_unit_test(test_relist_after_trim),
         cmocka_unit_test(test_store_went_back),
+        cmocka_unit_test(test_store_rewritten),
         cmocka_unit_test(test_reads),
         cmocka_unit_test(test_per_resource),
         cmocka_unit_test(test_malformed),
