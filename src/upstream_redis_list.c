@@ -302,6 +302,45 @@ static void res_list_item_cb(const char *key, size_t key_len, const char *value,
     res->t.feed->list_item(res->t.ctx, key, key_len, value, value_len, mod_rev);
 }
 
+/* Sends MULTI, XRANGE of res's log [from, to] (at most count entries;
+ * NULL: all), GET T:R:compacted, GET T:rev, EXEC (answered to cb): the log
+ * and what bounds it at one instant. */
+static void res_send_range(struct rres *res, const char *from, const char *to,
+                           const char *count, redis_client_reply_fn cb)
+{
+    struct upstream_redis *u = res->u;
+    const char *xrange[] = {"XRANGE", res->k_log, from, to, "COUNT", count};
+
+    if (upstream_redis_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL, NULL) &&
+        upstream_redis_send(u->cmd, count != NULL ? 6 : 4, xrange, NULL,
+                            NULL) &&
+        upstream_redis_send(
+            u->cmd, 2, (const char *[]){"GET", res->k_compacted}, NULL, NULL) &&
+        upstream_redis_send(u->cmd, 2,
+                            (const char *[]){"GET", u->rev_keys[res->tag]},
+                            NULL, NULL))
+        res_send(res, 1, (const char *[]){"EXEC"}, cb);
+}
+
+/* res_send_range's answer: true with the compaction and T:rev read (the
+ * entries are r->elem[0]); false when it is stale or malformed (handled:
+ * listed again). */
+static bool res_range_reply(struct rres *res,
+                            const struct redis_client_reply *r,
+                            int64_t *compacted, int64_t *rev)
+{
+    if (!res_reply_current(res))
+        return false;
+    if (r->type != REDIS_CLIENT_ARRAY || r->n != 3 ||
+        r->elem[0].type != REDIS_CLIENT_ARRAY ||
+        (*compacted = upstream_redis_entry_reply_int(&r->elem[1])) < 0 ||
+        (*rev = upstream_redis_entry_reply_int(&r->elem[2])) < 0) {
+        res_snapshot_failed(res, "XRANGE", r);
+        return false;
+    }
+    return true;
+}
+
 static void res_tail_cb(struct redis_client *c,
                         const struct redis_client_reply *r, void *arg)
 {
@@ -310,15 +349,8 @@ static void res_tail_cb(struct redis_client *c,
     int64_t l1, compacted, rev, list_rev;
 
     (void)c;
-    if (!res_reply_current(res))
+    if (!res_range_reply(res, r, &compacted, &rev))
         return;
-    if (r->type != REDIS_CLIENT_ARRAY || r->n != 3 ||
-        r->elem[0].type != REDIS_CLIENT_ARRAY ||
-        (compacted = upstream_redis_entry_reply_int(&r->elem[1])) < 0 ||
-        (rev = upstream_redis_entry_reply_int(&r->elem[2])) < 0) {
-        res_snapshot_failed(res, "XRANGE", r);
-        return;
-    }
     int64_t l0 = upstream_redis_snap_l0(res->snap);
     if (compacted > l0) {
         /* Trimmed past L0 while scanning: changes are missing. */
@@ -355,22 +387,11 @@ static void res_tail_cb(struct redis_client *c,
 
 static void res_tail(struct rres *res)
 {
-    struct upstream_redis *u = res->u;
     char from[32];
-    const char *multi[] = {"MULTI"}, *exec[] = {"EXEC"};
-    const char *xrange[] = {"XRANGE", res->k_log, from, "+"};
-    const char *getc[] = {"GET", res->k_compacted};
-    const char *getr[] = {"GET", u->rev_keys[res->tag]};
+    int64_t l0 = upstream_redis_snap_l0(res->snap);
 
-    snprintf(from, sizeof(from), "(%" PRId64 "-0",
-             upstream_redis_snap_l0(res->snap));
-    if (upstream_redis_snap_l0(res->snap) == 0)
-        snprintf(from, sizeof(from), "-");
-    if (upstream_redis_send(u->cmd, 1, multi, NULL, NULL) &&
-        upstream_redis_send(u->cmd, 4, xrange, NULL, NULL) &&
-        upstream_redis_send(u->cmd, 2, getc, NULL, NULL) &&
-        upstream_redis_send(u->cmd, 2, getr, NULL, NULL))
-        res_send(res, 1, exec, res_tail_cb);
+    snprintf(from, sizeof(from), "(%" PRId64 "-0", l0);
+    res_send_range(res, l0 > 0 ? from : "-", "+", NULL, res_tail_cb);
 }
 
 /* Lists res from scratch (a new generation: rounds in flight forget it). */
@@ -408,15 +429,8 @@ static void res_verify_cb(struct redis_client *c,
     char why[200];
 
     (void)c;
-    if (!res_reply_current(res))
+    if (!res_range_reply(res, r, &compacted, &rev))
         return;
-    if (r->type != REDIS_CLIENT_ARRAY || r->n != 3 ||
-        r->elem[0].type != REDIS_CLIENT_ARRAY ||
-        (compacted = upstream_redis_entry_reply_int(&r->elem[1])) < 0 ||
-        (rev = upstream_redis_entry_reply_int(&r->elem[2])) < 0) {
-        res_snapshot_failed(res, "XRANGE", r);
-        return;
-    }
     if (upstream_redis_list_check_rev(u, res->tag, rev))
         return;
     es = &r->elem[0];
@@ -453,23 +467,10 @@ static void res_verify_cb(struct redis_client *c,
  */
 void upstream_redis_list_verify(struct rres *res)
 {
-    struct upstream_redis *u = res->u;
     char from[32], to[32];
 
     snprintf(from, sizeof(from), "%" PRId64 "-0", res->last_rev);
-    if (res->last_rev == 0)
-        snprintf(from, sizeof(from), "-");
     snprintf(to, sizeof(to), "%" PRId64 "-0", res->t.feed->rv(res->t.ctx));
     res->state = RES_VERIFYING;
-    if (upstream_redis_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL, NULL) &&
-        upstream_redis_send(
-            u->cmd, 6,
-            (const char *[]){"XRANGE", res->k_log, from, to, "COUNT", "2"},
-            NULL, NULL) &&
-        upstream_redis_send(
-            u->cmd, 2, (const char *[]){"GET", res->k_compacted}, NULL, NULL) &&
-        upstream_redis_send(u->cmd, 2,
-                            (const char *[]){"GET", u->rev_keys[res->tag]},
-                            NULL, NULL))
-        res_send(res, 1, (const char *[]){"EXEC"}, res_verify_cb);
+    res_send_range(res, res->last_rev > 0 ? from : "-", to, "2", res_verify_cb);
 }

@@ -20,6 +20,15 @@
 
 /* ==== direct reads ==== */
 
+static struct rread *rread_new(struct rres *res, void *arg)
+{
+    struct rread *rd = xcalloc(1, sizeof(*rd));
+
+    rd->res = res;
+    rd->arg = arg;
+    return rd;
+}
+
 static void rread_free(struct rread *rd)
 {
     LIST_REMOVE(rd, link);
@@ -81,10 +90,8 @@ static struct upstream_read *reader_probe(void *ctx, const char *scope,
 
     if (!upstream_redis_usable(u))
         return NULL;
-    rd = xcalloc(1, sizeof(*rd));
-    rd->res = res;
+    rd = rread_new(res, arg);
     rd->probe_cb = cb;
-    rd->arg = arg;
     rd->since = since;
     rd->count = count;
     rd->whole = scope_len == strlen(res->prefix) &&
@@ -145,11 +152,9 @@ static struct upstream_read *reader_page(void *ctx, const char *scope,
     (void)limit;
     if (!upstream_redis_usable(res->u))
         return NULL;
-    rd = xcalloc(1, sizeof(*rd));
-    rd->res = res;
+    rd = rread_new(res, arg);
     rd->is_page = true;
     rd->page_cb = cb;
-    rd->arg = arg;
     rd->rev = rev;
     rd->timer = evtimer_new(res->u->base, page_timer_cb, rd);
     evtimer_add(rd->timer, &now);
