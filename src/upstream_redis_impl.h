@@ -64,8 +64,6 @@ struct rread {
     upstream_page_cb page_cb;
     void *arg;
     int64_t since, rev;
-    size_t count;
-    bool whole; /* the scope is the resource's prefix */
     struct event *timer;
 };
 
@@ -93,6 +91,7 @@ struct upstream_redis {
     long long tail_id; /* CLIENT ID of tail */
     /* the tail's round */
     bool round_busy, round_blocked;
+    bool unblocking;     /* a CLIENT UNBLOCK of tail is in flight on cmd */
     unsigned *round_gen; /* per target, at the round's send; 0: not in it */
     LIST_HEAD(, rread) reads;
     struct event *reconnect;

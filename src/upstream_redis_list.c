@@ -367,6 +367,18 @@ static void res_tail_cb(struct redis_client *c,
     }
     l1 = upstream_redis_list_apply(res, &r->elem[0], l0, res->snap);
     list_rev = RW_MAX(l1, rev);
+    if (list_rev == 0) {
+        /* A store never written (or flushed): no revision to list at.
+         * Its counter starts at 1, as etcd's first revision, so that the
+         * first write is 2 and a watch from the empty list's revision sees
+         * it; NX: a writer that came first has counted already. */
+        upstream_redis_send(
+            u->cmd, 4,
+            (const char *[]){"SET", u->rev_keys[res->tag], "1", "NX"}, NULL,
+            NULL);
+        upstream_redis_list_start(res);
+        return;
+    }
     if (upstream_redis_list_check_rev(u, res->tag, list_rev))
         return; /* every target of the tag lists again, res too */
     res->tries = 0;
