@@ -2,7 +2,7 @@
 # src/rawfan/ have their own fragments.
 noinst_LIBRARIES += src/libsrc.a
 src_libsrc_a_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(NGHTTP2_CFLAGS) \
-	$(OPENSSL_CFLAGS)
+	$(OPENSSL_CFLAGS) $(HIREDIS_CFLAGS)
 src_libsrc_a_SOURCES = \
 	src/log.c src/log.h \
 	src/address.c src/address.h \
@@ -15,6 +15,7 @@ src_libsrc_a_SOURCES = \
 	src/upstream_etcd_batch.c src/upstream_etcd_batch.h \
 	src/upstream_etcd_tls.c src/upstream_etcd_tls.h \
 	src/upstream_members.c src/upstream_members.h \
+	src/redis_client.c src/redis_client.h \
 	src/backoff.c src/backoff.h \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \
@@ -81,7 +82,7 @@ EXTRA_DIST += src/redis_functions.lua
 RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a
 RW_EXTERNAL_LIBS = $(LIBEVENT_LIBS) $(NGHTTP2_LIBS) $(CJSON_LIBS) \
 	$(PROTOBUF_C_LIBS) $(HTTP_PARSER_LIBS) $(LIBEVENT_OPENSSL_LIBS) \
-	$(OPENSSL_LIBS) $(LIBM)
+	$(OPENSSL_LIBS) $(HIREDIS_LIBS) $(LIBM)
 
 bin_PROGRAMS += ringwatch
 ringwatch_SOURCES = src/main.c
