@@ -288,11 +288,23 @@ local function prepare(keys, key, history)
     return n, value, modrev
 end
 
--- Appends the change, trims the log, raises the compaction revision.
-local function record(keys, rev, kind, key, value, history)
-    local id = revtext(rev) .. '-0'
+-- Writes the checked change: the next revision, the hash field (stored:
+-- the new JSON; nil: removed), the log entry (value: its JSON), the
+-- trimming and the compaction revision.  Returns the revision, or an
+-- INVALID error when the counter is behind the log (nothing written).
+local function commit(keys, kind, key, stored, value, history)
+    local rev, behind = next_revision(keys)
+    if not rev then
+        return fail('INVALID ' .. behind)
+    end
+    if stored then
+        redis.call('HSET', keys[2], key, revtext(rev) .. ' ' .. stored)
+    else
+        redis.call('HDEL', keys[2], key)
+    end
     redis.call('INCR', keys[1])
-    redis.call('XADD', keys[3], id, 'type', kind, 'key', key, 'value', value)
+    redis.call('XADD', keys[3], revtext(rev) .. '-0', 'type', kind, 'key', key,
+               'value', value)
     if redis.call('XTRIM', keys[3], 'MAXLEN', history) > 0 then
         local oldest = redis.call('XRANGE', keys[3], '-', '+', 'COUNT', 1)[1]
         local below = tonumber(oldest[1]:match('^(%d+)-')) - 1
@@ -328,12 +340,7 @@ local function rw_put(keys, args)
     if not value then
         return fail('INVALID ' .. why)
     end
-    local rev, behind = next_revision(keys)
-    if not rev then
-        return fail('INVALID ' .. behind)
-    end
-    redis.call('HSET', keys[2], key, revtext(rev) .. ' ' .. value)
-    return record(keys, rev, 'PUT', key, value, n)
+    return commit(keys, 'PUT', key, value, value, n)
 end
 
 local function rw_delete(keys, args)
@@ -354,12 +361,7 @@ local function rw_delete(keys, args)
     if expected ~= '' and tonumber(modrev) ~= decimal(expected) then
         return fail('CONFLICT ' .. modrev)
     end
-    local rev, behind = next_revision(keys)
-    if not rev then
-        return fail('INVALID ' .. behind)
-    end
-    redis.call('HDEL', keys[2], key)
-    return record(keys, rev, 'DELETE', key, current, n)
+    return commit(keys, 'DELETE', key, nil, current, n)
 end
 
 local function rw_rev(keys, args)

@@ -43,7 +43,7 @@ test_fleet_watcher_test_LDADD = $(FLEET_TEST_LIBS)
 FLEET_INTEGRATION_TESTS = test/integration/fleet_smoke.py \
 	test/integration/fleet_redis_test.py
 TESTS += $(FLEET_INTEGRATION_TESTS)
-EXTRA_DIST += $(FLEET_INTEGRATION_TESTS)
+EXTRA_DIST += $(FLEET_INTEGRATION_TESTS) test/integration/fleet_lib.py
 
 UNIT_TESTS += test/fleet_churn_test
 test_fleet_churn_test_SOURCES = test/fleet_churn_test.c

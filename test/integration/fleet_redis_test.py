@@ -15,14 +15,12 @@ objects' hash.  Each run is checked from its JSON report:
 4. Refusals: --redis beside --etcd, a URL that is not redis://, an unknown
    --redis-revisions (exit 2); a wrong password (exit 1, said why).
 """
-import json
 import os
 import subprocess
 import tempfile
 
-from harness import TOP, Redis, Ringwatch, check, eq, run
-
-FLEET = os.environ.get("RINGWATCH_FLEET", os.path.join(TOP, "build", "ringwatch-fleet"))
+from fleet_lib import FLEET, run_fleet, verified
+from harness import Redis, Ringwatch, check, eq, run
 
 
 def pod(ns, name, app, node):
@@ -33,34 +31,16 @@ def pod(ns, name, app, node):
             "status": {"phase": "Running"}}
 
 
-def fleet(rw, redis, *args, duration=4, timeout=90, password_file=None):
-    report = tempfile.NamedTemporaryFile(prefix="rw-fleet-", suffix=".json", delete=False)
-    report.close()
-    cmd = [FLEET, "--server", rw.url, "--resource", "pods", "--duration", str(duration),
-           "--redis", redis.url, "--redis-revisions", redis.revisions,
-           "--redis-history", str(redis.history), "--server-pid", str(rw.proc.pid),
-           "--report", report.name] + [str(a) for a in args]
+def fleet(rw, redis, *args, duration=4, password_file=None):
+    store = ["--redis", redis.url, "--redis-revisions", redis.revisions,
+             "--redis-history", str(redis.history)]
     if password_file or redis.password_file:
-        cmd += ["--redis-password-file", password_file or redis.password_file]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        with open(report.name) as f:
-            text = f.read()
-    finally:
-        os.unlink(report.name)
-    check(text, "no report from %s\nstdout:\n%s\nstderr:\n%s", cmd, out.stdout, out.stderr[-3000:])
-    r = json.loads(text)
-    r["_exit"] = out.returncode
-    r["_log"] = out.stdout + out.stderr[-3000:]
-    return r
+        store += ["--redis-password-file", password_file or redis.password_file]
+    return run_fleet(rw.url, rw.proc.pid, store, *args, duration=duration)
 
 
-def verified(r, what):
-    for k in ("lost", "duplicated", "out_of_order", "mismatched_views", "errors"):
-        eq(r[k], 0, "%s: %s (report %s)" % (what, k, json.dumps(r.get("error_detail"))))
-    eq(r["_exit"], 0, "%s: exit status\n%s" % (what, r["_log"]))
-    check(r["verified"] and r["drained"] and r["passed"], "%s: not verified: %s", what, r["_log"])
-    check(r["writes"] > 0 and r["delivered"] > 0, "%s: nothing delivered: %s", what, r["_log"])
+def checked(r, what):
+    verified(r, what)
     eq(r["writes_failed"], 0, "%s: failed writes" % what)
 
 
@@ -81,14 +61,14 @@ def main():
     rw = Ringwatch(redis, resources="pods")
 
     r = fleet(rw, redis, "--watchers", 100, "--write-rate", 50)
-    verified(r, "h2")
+    checked(r, "h2")
     eq(r["delivered"], r["writes"] * 100, "h2: delivered = writes x watchers")
     eq(r["events"]["MODIFIED"], r["delivered"], "h2: every event MODIFIED")
     eq(len(redis.log("pods")), 60 + r["writes"], "h2: one log entry per write")
 
     r = fleet(rw, redis, "--watchers", 40, "--http1", "--label-selector", "app=api-0",
               "--write-rate", 50)
-    verified(r, "http1 selector")
+    checked(r, "http1 selector")
     eq(r["delivered"], r["expected"], "selector: delivered = expected")
     check(0 < r["delivered"] < r["writes"] * 40,
           "selector: %d delivered of %d writes", r["delivered"], r["writes"])
@@ -99,7 +79,7 @@ def main():
     r = fleet(rw, secured, "--watchers", 40, "--profile", "mix", "--mix-controllers", 4,
               "--nodes", 8, "--churn", "--pods", 80, "--move-fraction", "0.3",
               "--write-rate", 150)
-    verified(r, "churn")
+    checked(r, "churn")
     c = r["churn"]
     check(c["moves"] > 0 and c["deletes"] > 0 and c["creates"] > c["initial_pods"],
           "churn: %r", c)
