@@ -266,9 +266,15 @@ local function next_revision(keys)
     return current + 1
 end
 
--- The common arguments; returns the history length, the current value and
--- its mod revision (nil when absent), or nil and the reason.
-local function prepare(keys, key, history)
+-- The keys and the arguments (usage names them: the first is the key, the
+-- last the history); returns the history length, the current value and its
+-- mod revision (nil when absent), or nil and the reason.
+local function prepare(keys, args, usage)
+    local _, nargs = usage:gsub('%S+', '')
+    if #args ~= nargs then
+        return nil, 'expected ' .. nargs .. ' arguments: ' .. usage
+    end
+    local key, history = args[1], args[nargs]
     local why = check_keys(keys) or check_key(key)
     if why then
         return nil, why
@@ -315,53 +321,50 @@ local function commit(keys, kind, key, stored, value, history)
     return rev
 end
 
+-- The error of a write whose expected mod revision does not hold, or nil;
+-- "0" (create) only when create.
+local function check_expected(expected, modrev, key, create)
+    local want = decimal(expected)
+    if expected == '' then
+        return nil
+    elseif not want or (want == 0 and not create) then
+        return 'INVALID expected must be ""' .. (create and ', 0' or '') ..
+               ' or a revision'
+    elseif want == 0 then
+        return modrev and 'EXISTS ' .. modrev or nil
+    elseif not modrev then
+        return 'NOTFOUND ' .. key
+    elseif tonumber(modrev) ~= want then
+        return 'CONFLICT ' .. modrev
+    end
+    return nil
+end
+
 local function rw_put(keys, args)
-    local key, json, expected, history = args[1], args[2], args[3], args[4]
-    if #args ~= 4 then
-        return fail('INVALID expected 4 arguments: key json expected history')
+    local n, current, modrev = prepare(keys, args, 'key json expected history')
+    local why = not n and 'INVALID ' .. current or
+                check_expected(args[3], modrev, args[1], true)
+    if why then
+        return fail(why)
     end
-    local n, current, modrev = prepare(keys, key, history)
-    if not n then
-        return fail('INVALID ' .. current)
-    end
-    if expected ~= '' then
-        local want = decimal(expected)
-        if not want then
-            return fail('INVALID expected must be "", 0 or a revision')
-        elseif want == 0 and modrev then
-            return fail('EXISTS ' .. modrev)
-        elseif want > 0 and not modrev then
-            return fail('NOTFOUND ' .. key)
-        elseif want > 0 and tonumber(modrev) ~= want then
-            return fail('CONFLICT ' .. modrev)
-        end
-    end
-    local value, why = check_value(key, json)
+    local value, invalid = check_value(args[1], args[2])
     if not value then
-        return fail('INVALID ' .. why)
+        return fail('INVALID ' .. invalid)
     end
-    return commit(keys, 'PUT', key, value, value, n)
+    return commit(keys, 'PUT', args[1], value, value, n)
 end
 
 local function rw_delete(keys, args)
-    local key, expected, history = args[1], args[2], args[3]
-    if #args ~= 3 then
-        return fail('INVALID expected 3 arguments: key expected history')
+    local n, current, modrev = prepare(keys, args, 'key expected history')
+    local why = not n and 'INVALID ' .. current or
+                check_expected(args[2], modrev, args[1], false)
+    if not why and not modrev then
+        why = 'NOTFOUND ' .. args[1]
     end
-    local n, current, modrev = prepare(keys, key, history)
-    if not n then
-        return fail('INVALID ' .. current)
+    if why then
+        return fail(why)
     end
-    if expected ~= '' and not decimal(expected) then
-        return fail('INVALID expected must be "" or a revision')
-    end
-    if not modrev then
-        return fail('NOTFOUND ' .. key)
-    end
-    if expected ~= '' and tonumber(modrev) ~= decimal(expected) then
-        return fail('CONFLICT ' .. modrev)
-    end
-    return commit(keys, 'DELETE', key, nil, current, n)
+    return commit(keys, 'DELETE', args[1], nil, current, n)
 end
 
 local function rw_rev(keys, args)

@@ -167,6 +167,7 @@ def test_invalid(r):
         (["FCALL", "rw_put", 4, "rw:rev", "rw:pods:objects", "rw:pods:log",
           "rw:pods:compacted", key, good, "", 10], "{TAG}:rev"),
         (["FCALL", "rw_delete", 4, *r.keys("pods"), key, "x", 10], "expected"),
+        (["FCALL", "rw_delete", 4, *r.keys("pods"), key, "0", 10], "expected"),
         (["FCALL", "rw_delete", 4, *r.keys("pods"), key, ""], "arguments"),
         (["FCALL_RO", "rw_rev", 1, "rev"], "{TAG}:rev"),
     ]
