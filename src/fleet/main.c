@@ -889,7 +889,9 @@ int main(int argc, char **argv)
     fleet_events(&f);
     fleet_build(&f);
     if (f.follow == NULL)
-        fleet_begin(&f); /* else once the follower has its snapshot */
+        fleet_begin(&f);
+    else /* once the follower has its snapshot, bounded as a LIST */
+        fleet_timer(f.phase_timer, FLEET_LIST_TIMEOUT);
     event_base_dispatch(f.base);
     if (f.phase != PHASE_DONE) /* the loop ran dry: should not happen */
         fleet_done(&f);

@@ -5,9 +5,9 @@
  * Data structure: one redis_client, the resource's four key names, and a
  * list of the commands not answered yet: queued (sent once the client is
  * ready) or sent.  Invariant: every op is on the list until its callback
- * has run or the store is freed, so on_down can answer each one; replies
- * arrive in the order commands were sent (one connection), but the list
- * is searched by op, not popped, since a NULL op is never sent.
+ * has run, so that on_down and redis_store_free can answer each one.
+ * Replies arrive in the order the commands were sent (one connection), so
+ * the op answered is nearly always the list's head.
  */
 #include "src/fleet/redis_store.h"
 
@@ -145,15 +145,17 @@ static void redis_store_send(struct redis_store *s, struct redis_store_op *op)
         op->sent = false; /* answered when the client goes down */
 }
 
-/* Answers every op with why (the connection is gone). */
+/* Answers every op queued so far with why (the connection is gone); ops
+ * their callbacks queue are answered on the next round (fail_later), so
+ * that a caller that retries from its callback cannot spin here. */
 static void redis_store_fail_all(struct redis_store *s)
 {
-    struct redis_store_op *op;
+    struct redis_store_op *op, *next = s->ops;
 
-    while ((op = s->ops) != NULL) {
-        s->ops = op->next;
-        if (s->ops == NULL)
-            s->tail = &s->ops;
+    s->ops = NULL;
+    s->tail = &s->ops;
+    while ((op = next) != NULL) {
+        next = op->next;
         op->fn(NULL, s->down, op->arg);
         redis_store_op_free(op);
     }
@@ -440,7 +442,8 @@ void redis_store_free(struct redis_store *s)
     redis_client_free(s->client);
     if (s->down == NULL)
         s->down = xstrdup("the connection was closed");
-    redis_store_fail_all(s);
+    while (s->ops != NULL) /* owners being freed do not retry */
+        redis_store_fail_all(s);
     event_free(s->fail_later);
     for (size_t i = 0; i < RW_ARRAY_LEN(s->keys); i++)
         free(s->keys[i]);

@@ -215,6 +215,8 @@ static void writer_load_done_cb(int err, const char *why, int64_t revision,
 
     range_free(w->load);
     w->load = NULL;
+    if (w->closing)
+        return; /* writer_free closed the Redis store under the read */
     if (err != 0) {
         char msg[320];
 
@@ -541,6 +543,8 @@ static void writer_adopt_done_cb(int err, const char *why, int64_t revision,
 
     range_free(w->load);
     w->load = NULL;
+    if (w->closing)
+        return; /* writer_free closed the Redis store under the read */
     if (err != 0) {
         char msg[320];
 
