@@ -49,6 +49,7 @@ struct rres {
     char *last_key;
     size_t last_key_len;
     struct upstream_redis_snap *snap;
+    int64_t l0_seq; /* the sequence of the snapshot's L0 ID */
     struct event *retry;
     bool warned; /* malformed data logged at warning level once */
     struct upstream_reader reader;

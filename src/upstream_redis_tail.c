@@ -108,7 +108,10 @@ static void round_read_cb(struct redis_client *c,
         }
         if (es != NULL)
             rv = upstream_redis_list_apply(res, es, rv, NULL);
-        if (rev > rv)
+        /* A read cut at COUNT (writers keeping more history than
+         * --redis-history) leaves entries up to T:rev: no progress past
+         * them; the next round reads on at once. */
+        if (rev > rv && (es == NULL || es->n < (size_t)u->history))
             res->t.feed->progress(res->t.ctx, rev);
         res->t.feed->flush(res->t.ctx);
         if (res->resuming) {

@@ -654,7 +654,15 @@ static void test_malformed(void **state)
     call_int(f.w, 4,
              (const char *const[]){"HSET", "{rw}:betas:objects",
                                    "/registry/betas/bad", "no revision"});
+    /* the last entry of alphas' log has a malformed ID: still listed,
+     * at the counter's revision */
+    snprintf(id, sizeof(id), "%lld-3", store_rev(&f, 0));
+    call_ok(f.w, 9,
+            (const char *const[]){"XADD", "{rw}:alphas:log", id, "type", "PUT",
+                                  "key", "/registry/alphas/m", "value", "{}"});
     start_up(&f);
+    assert_int_equal(f.res[0].list_end_rev, store_rev(&f, 0));
+    assert_int_equal(f.res[0].n_model, 0);
     assert_int_equal(malformed(&f), 1);
     assert_int_equal(f.res[1].n_model, 1);
     long long rev = store_rev(&f, 1);
