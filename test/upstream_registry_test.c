@@ -1,7 +1,8 @@
 /*
  * upstream_registry_test.c: the adapters' table (src/upstream_registry.c)
  * and the choice by scheme: every adapter complete, each scheme served by
- * one adapter, etcd for http:// and https:// (member lists too), an
+ * one adapter, etcd for http:// and https:// (member lists too), Redis
+ * for redis:// (seed lists too), an
  * unknown scheme or none refused naming every scheme known.
  */
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 
 #include "src/upstream.h"
 #include "src/upstream_etcd.h"
+#include "src/upstream_redis.h"
 #include "src/upstream_registry.h"
 
 static void test_table(void **state)
@@ -57,13 +59,20 @@ static void test_find(void **state)
     assert_null(upstream_registry_find("https://10.0.0.1:2379,http://x:1", why,
                                        sizeof(why)));
     assert_non_null(strstr(why, "expected one scheme for every member"));
+    assert_ptr_equal(
+        upstream_registry_find("redis://127.0.0.1:6379", why, sizeof(why)),
+        &upstream_redis_ops);
+    assert_ptr_equal(
+        upstream_registry_find("redis://a:1,redis://b", why, sizeof(why)),
+        &upstream_redis_ops);
     assert_null(
-        upstream_registry_find("redis://127.0.0.1:6379", why, sizeof(why)));
-    assert_string_equal(why, "unknown scheme \"redis\": expected http:// or "
-                             "https:// (etcd)");
+        upstream_registry_find("rediss://127.0.0.1:6379", why, sizeof(why)));
+    assert_string_equal(why, "unknown scheme \"rediss\": expected http:// or "
+                             "https:// (etcd), redis:// (redis)");
     assert_null(upstream_registry_find("127.0.0.1:2379", why, sizeof(why)));
     assert_string_equal(why, "expected a URL SCHEME://HOST:PORT with SCHEME "
-                             "one of http:// or https:// (etcd)");
+                             "one of http:// or https:// (etcd), redis:// "
+                             "(redis)");
     assert_null(upstream_registry_find("http://127.0.0.1", why, sizeof(why)));
     assert_non_null(strstr(why, "expected http://HOST:PORT"));
     /* Schemes are case-insensitive (RFC 3986 section 3.1). */
