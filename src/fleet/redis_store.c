@@ -58,6 +58,7 @@ int redis_store_config_init(struct redis_store_config *cfg, const char *url,
                             uint64_t history, char *why, size_t why_len)
 {
     char what[128], *http, line[4096];
+    bool tls;
     FILE *f;
     int rc;
 
@@ -65,7 +66,8 @@ int redis_store_config_init(struct redis_store_config *cfg, const char *url,
     if (strncmp(url, "redis://", 8) != 0)
         return config_fail(why, why_len, "redis", url, REDIS_STORE_FORM);
     http = xasprintf("http://%s", url + 8);
-    rc = address_parse_url(http, &cfg->host, &cfg->port, what, sizeof(what));
+    rc = address_parse_server_url(http, &cfg->host, &cfg->port, &tls, what,
+                                  sizeof(what));
     free(http);
     if (rc != RW_OK)
         return config_fail(why, why_len, "redis", url, REDIS_STORE_FORM);
