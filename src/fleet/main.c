@@ -1,6 +1,7 @@
 /*
  * main.c: ringwatch-fleet, the load generator and verifier.  Parses the
- * options, builds the modules and runs the phases on one event loop:
+ * options (setup.h checks them and derives the settings), builds the
+ * modules and runs the phases on one event loop:
  *
  *   SETUP  with --churn: the writer adopts an earlier run's pods and
  *          creates the initial set (bounded: 120 s)
@@ -29,7 +30,6 @@
  */
 #include <event2/event.h>
 #include <inttypes.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +40,6 @@
 #include "cache/rw.h"
 #include "proto/kjson_decode.h"
 #include "src/fleet/churn.h"
-#include "src/fleet/dial.h"
 #include "src/fleet/filter.h"
 #include "src/fleet/histogram.h"
 #include "src/fleet/keys.h"
@@ -51,6 +50,7 @@
 #include "src/fleet/redis_follow.h"
 #include "src/fleet/redis_store.h"
 #include "src/fleet/report.h"
+#include "src/fleet/setup.h"
 #include "src/fleet/watch_etcd.h"
 #include "src/fleet/watch_h1.h"
 #include "src/fleet/watch_h2.h"
@@ -63,7 +63,6 @@
 #define FLEET_FINAL_TIMEOUT 60.0  /* seconds to read the final state */
 #define FLEET_DRAIN_TICK 0.05     /* seconds between drain checks */
 #define FLEET_SETUP_TIMEOUT 120.0 /* seconds to create --churn's pods */
-#define FLEET_WATCHERS_PER_CONN 100
 
 enum fleet_phase {
     PHASE_SETUP,
@@ -77,17 +76,10 @@ enum fleet_phase {
 struct fleet {
     struct fleet_config cfg;
     struct event_base *base;
-    const struct resource_type *rt;
-    struct fleet_dial server, etcd; /* --server's, --etcd's */
-    struct redis_store_config redis; /* --redis's; host NULL: none */
+    struct setup setup;              /* what the options give: setup.h */
     struct redis_follow *follow;     /* the oracle's source over Redis */
     struct redis_store *final_store; /* the final state over Redis */
-    char *collection;
-    uint64_t connections;
     struct keys *keys;
-    struct profile profile;
-    bool target_etcd;
-    double move_fraction;
     char *field_selector_shown; /* for the report */
     struct filter **filters;
     size_t nfilters, nready;
@@ -203,7 +195,7 @@ static void fleet_writer_ready_cb(size_t objects, void *arg)
     }
     if (objects == 0) {
         log_warnx("writer: no %s to update: nothing will be written",
-                  f->rt->resource);
+                  f->setup.rt->resource);
         return;
     }
     if (f->phase == PHASE_RUN)
@@ -291,13 +283,13 @@ static void fleet_list_timeout_cb(evutil_socket_t fd, short what, void *arg)
  * selects it (the S0 of --target etcd, or the final state). */
 static void fleet_add_kv(struct fleet *f, const struct etcd_kv *kv, bool final)
 {
-    size_t plen = strlen(f->rt->key_prefix), n;
+    size_t plen = strlen(f->setup.rt->key_prefix), n;
     struct object *obj = NULL;
     const char *why;
     uint32_t key;
 
     if (kv->key_len <= plen ||
-        kjson_decode_object(f->rt, kv->key, kv->key_len, kv->value,
+        kjson_decode_object(f->setup.rt, kv->key, kv->key_len, kv->value,
                             kv->value_len, kv->mod_revision, &obj,
                             &why) != RW_OK)
         return; /* not served by the daemon either */
@@ -350,10 +342,10 @@ static void fleet_start_list(struct fleet *f)
     event_del(f->phase_timer);
     event_assign(f->phase_timer, f->base, -1, 0, fleet_list_timeout_cb, f);
     fleet_timer(f->phase_timer, FLEET_LIST_TIMEOUT);
-    if (f->target_etcd)
+    if (f->setup.target_etcd)
         f->snapshot =
-            range_new(f->base, &f->server, f->rt->key_prefix, 0, 0, 0,
-                      fleet_snapshot_kv_cb, fleet_snapshot_done_cb, f);
+            range_new(f->base, &f->setup.server, f->setup.rt->key_prefix, 0, 0,
+                      0, fleet_snapshot_kv_cb, fleet_snapshot_done_cb, f);
     else
         fleet_kick(f);
 }
@@ -430,7 +422,7 @@ static void fleet_final_done_cb(int err, const char *why, int64_t revision,
     if (err != 0) {
         log_warnx("reading the final state: %s", why);
         f->final_failed = true;
-    } else if (f->redis.host != NULL && f->target > 0 &&
+    } else if (f->setup.redis.host != NULL && f->target > 0 &&
                revision > f->target) {
         log_warnx("reading the final state: the store's log moved past "
                   "revision %" PRId64 " to %" PRId64 " (another writer?)",
@@ -465,15 +457,15 @@ static void fleet_final(struct fleet *f)
     }
     event_assign(f->phase_timer, f->base, -1, 0, fleet_final_timeout_cb, f);
     fleet_timer(f->phase_timer, FLEET_FINAL_TIMEOUT);
-    if (f->redis.host != NULL) {
+    if (f->setup.redis.host != NULL) {
         /* Redis has no old state to read at the target: the current one,
          * which must not have moved past it. */
-        f->final_store = redis_store_new(f->base, &f->redis, f->rt);
-        redis_store_snapshot(f->final_store, f->rt->key_prefix,
+        f->final_store = redis_store_new(f->base, &f->setup.redis, f->setup.rt);
+        redis_store_snapshot(f->final_store, f->setup.rt->key_prefix,
                              fleet_final_kv_cb, fleet_final_done_cb, f);
         return;
     }
-    f->final = range_new(f->base, &f->etcd, f->rt->key_prefix,
+    f->final = range_new(f->base, &f->setup.etcd, f->setup.rt->key_prefix,
                          f->target > 0 ? f->target : 0, 0, 0, fleet_final_kv_cb,
                          fleet_final_done_cb, f);
 }
@@ -488,17 +480,17 @@ static void fleet_fill_report(struct fleet *f, struct report *r)
     if (f->writer)
         writer_stats(f->writer, &st);
     r->watchers = f->cfg.watchers;
-    r->connections = f->connections;
+    r->connections = f->setup.connections;
     r->protocol = f->cfg.http1 ? "http1" : "h2";
     r->resource = f->cfg.resource;
     r->label_selector =
-        f->profile.controllers > 0 ? f->filters[0]->label_selector : NULL;
+        f->setup.profile.controllers > 0 ? f->filters[0]->label_selector : NULL;
     r->field_selector = f->field_selector_shown;
-    r->profile = profile_name(f->profile.kind);
-    r->target = f->target_etcd ? "etcd" : "ringwatch";
-    r->controllers = f->profile.controllers;
-    r->kubelets = f->profile.kubelets;
-    r->nodes = f->profile.nodes;
+    r->profile = profile_name(f->setup.profile.kind);
+    r->target = f->setup.target_etcd ? "etcd" : "ringwatch";
+    r->controllers = f->setup.profile.controllers;
+    r->kubelets = f->setup.profile.kubelets;
+    r->nodes = f->setup.profile.nodes;
     r->churn = f->cfg.churn;
     r->creates = st.creates;
     r->updates = st.updates;
@@ -596,116 +588,12 @@ static void fleet_follow_error_cb(const char *why, void *arg)
     fleet_done(f);
 }
 
-/* ==== setup ==== */
-
-/* The checks after --resource, --server, --profile and --target:
- * RW_EINVAL with why when the options do not fit together. */
-static int fleet_check_more(struct fleet *f, char *why, size_t why_len)
-{
-    struct fleet_config *c = &f->cfg;
-    char *end = NULL;
-
-#define FLEET_PROBLEM(...) (snprintf(why, why_len, __VA_ARGS__), RW_EINVAL)
-    struct fleet_dial_options eo = {
-        .cacert = c->etcd_cacert, .cert = c->etcd_cert, .key = c->etcd_key};
-    const char *prefix = "etcd-";
-
-    f->target_etcd = strcmp(c->target, "etcd") == 0;
-    if (c->redis && (c->etcd || f->target_etcd))
-        return FLEET_PROBLEM("--redis replaces --etcd: give one of them "
-                             "(and --target ringwatch)");
-    if (c->redis &&
-        redis_store_config_init(&f->redis, c->redis, c->redis_password_file,
-                                c->redis_revisions, c->redis_history, why,
-                                why_len) != RW_OK)
-        return RW_EINVAL;
-    if (f->target_etcd && c->etcd == NULL) {
-        /* the oracle and the writer use the server, as the server */
-        c->etcd = c->server;
-        eo = (struct fleet_dial_options){c->cacert, c->cert, c->key, NULL};
-        prefix = "";
-    }
-    if (c->etcd && fleet_dial_init(&f->etcd, "etcd", c->etcd, prefix, &eo, why,
-                                   why_len) != RW_OK)
-        return RW_EINVAL;
-    f->move_fraction = strtod(c->move_fraction, &end);
-    if (end == c->move_fraction || *end != '\0' || isnan(f->move_fraction))
-        return config_fail(why, why_len, "move-fraction", c->move_fraction,
-                           "expected a number from 0 to 1");
-    if (f->move_fraction < 0 || f->move_fraction > 1)
-        return config_fail(why, why_len, "move-fraction", c->move_fraction,
-                           "out of range: expected 0 to 1");
-    if (c->write_rate > 0 && c->etcd == NULL && c->redis == NULL)
-        return FLEET_PROBLEM("--write-rate needs --etcd URL or --redis URL");
-    if (f->target_etcd && c->http1)
-        return FLEET_PROBLEM("--http1 and --target etcd: etcd speaks gRPC "
-                             "over HTTP/2 only");
-    if (f->profile.kind != PROFILE_CONTROLLER &&
-        resource_type_field_id(f->rt, "spec.nodeName") < 0)
-        return FLEET_PROBLEM("--profile %s needs a --resource with "
-                             "spec.nodeName (pods)",
-                             c->profile);
-    if (c->churn && (strcmp(f->rt->resource, "pods") != 0 ||
-                     (c->etcd == NULL && c->redis == NULL) ||
-                     c->write_rate == 0))
-        return FLEET_PROBLEM("--churn needs --resource pods, --etcd URL (or "
-                             "--redis URL) and --write-rate N");
-    if (profile_init(&f->profile, f->profile.kind, c->watchers,
-                     c->mix_controllers, c->nodes) != RW_OK)
-        return FLEET_PROBLEM("--nodes: out of range: expected at most %u "
-                             "nodes",
-                             UINT32_MAX);
-#undef FLEET_PROBLEM
-    return RW_OK;
-}
-
-/* Checks the options; exits 2 with one line when they do not fit. */
-static void fleet_check_options(struct fleet *f)
-{
-    struct fleet_config *c = &f->cfg;
-    struct fleet_dial_options so = {c->cacert, c->cert, c->key, c->token};
-    char why[1024];
-    int rc;
-
-    if ((f->rt = resource_type_find(c->resource)) == NULL)
-        rc = config_unknown_type(why, sizeof(why), "resource", c->resource,
-                                 NULL);
-    else if (fleet_dial_init(&f->server, "server", c->server, "", &so, why,
-                             sizeof(why)) != RW_OK)
-        rc = RW_EINVAL;
-    else if (profile_parse(c->profile, &f->profile.kind) != RW_OK)
-        rc = config_fail(why, sizeof(why), "profile", c->profile,
-                         "expected controller, kubelet or mix");
-    else if (strcmp(c->target, "ringwatch") != 0 &&
-             strcmp(c->target, "etcd") != 0)
-        rc = config_fail(why, sizeof(why), "target", c->target,
-                         "expected ringwatch or etcd");
-    else
-        rc = fleet_check_more(f, why, sizeof(why));
-    if (rc != RW_OK) {
-        fprintf(stderr, "ringwatch-fleet: %s (see ringwatch-fleet --help)\n",
-                why);
-        exit(2);
-    }
-    if (c->http1)
-        f->connections = c->watchers;
-    else if (c->connections > 0)
-        f->connections = RW_MIN(c->connections, c->watchers);
-    else
-        f->connections = (c->watchers + FLEET_WATCHERS_PER_CONN - 1) /
-                         FLEET_WATCHERS_PER_CONN;
-    if (*f->rt->group)
-        f->collection = xasprintf("/apis/%s/%s/%s", f->rt->group,
-                                  f->rt->version, f->rt->resource);
-    else
-        f->collection =
-            xasprintf("/api/%s/%s", f->rt->version, f->rt->resource);
-}
+/* ==== building ==== */
 
 /* filters[]: the controllers' selection, then one per watched node. */
 static void fleet_build_filters(struct fleet *f)
 {
-    const struct profile *p = &f->profile;
+    const struct profile *p = &f->setup.profile;
     size_t node_filters = (size_t)RW_MIN(p->kubelets, (uint64_t)p->nodes);
     char why[256], node[32];
 
@@ -713,7 +601,7 @@ static void fleet_build_filters(struct fleet *f)
     f->nfilters = f->controller_filters + node_filters;
     f->filters = xcalloc(f->nfilters, sizeof(*f->filters));
     if (f->controller_filters) {
-        f->filters[0] = filter_new(0, f->rt, f->cfg.label_selector,
+        f->filters[0] = filter_new(0, f->setup.rt, f->cfg.label_selector,
                                    f->cfg.field_selector, why, sizeof(why));
         if (f->filters[0] == NULL) {
             fprintf(stderr,
@@ -725,8 +613,8 @@ static void fleet_build_filters(struct fleet *f)
     }
     for (size_t j = 0; j < node_filters; j++) {
         profile_node_name((uint32_t)j, node, sizeof(node));
-        f->filters[f->controller_filters + j] =
-            filter_new_node((uint32_t)(f->controller_filters + j), f->rt, node);
+        f->filters[f->controller_filters + j] = filter_new_node(
+            (uint32_t)(f->controller_filters + j), f->setup.rt, node);
         rw_assert(f->filters[f->controller_filters + j] != NULL);
     }
     if (node_filters == 0)
@@ -741,7 +629,7 @@ static void fleet_build_filters(struct fleet *f)
                 : "",
             f->controller_filters && f->filters[0]->field_selector ? "; " : "",
             node_filters);
-    f->ix = filter_index_new(f->rt, f->filters, f->nfilters);
+    f->ix = filter_index_new(f->setup.rt, f->filters, f->nfilters);
     f->candidates = xcalloc(filter_index_max(f->ix), sizeof(*f->candidates));
 }
 
@@ -749,20 +637,21 @@ static struct filter *fleet_watcher_filter(struct fleet *f, uint64_t i)
 {
     uint32_t node;
 
-    if (profile_kubelet(&f->profile, i, &node))
+    if (profile_kubelet(&f->setup.profile, i, &node))
         return f->filters[f->controller_filters + node];
     return f->filters[0];
 }
 
 static void fleet_build_transport(struct fleet *f)
 {
-    if (f->target_etcd)
-        f->etcd_t = watch_etcd_new(f->base, &f->server, f->rt, f->keys, f->ws,
-                                   f->connections);
+    if (f->setup.target_etcd)
+        f->etcd_t = watch_etcd_new(f->base, &f->setup.server, f->setup.rt,
+                                   f->keys, f->ws, f->setup.connections);
     else if (f->cfg.http1)
-        f->h1 = watch_h1_new(f->base, &f->server, f->ws);
+        f->h1 = watch_h1_new(f->base, &f->setup.server, f->ws);
     else
-        f->h2 = watch_h2_new(f->base, &f->server, f->ws, f->connections);
+        f->h2 = watch_h2_new(f->base, &f->setup.server, f->ws,
+                             f->setup.connections);
     if (f->cfg.http1 && f->h1 == NULL)
         exit(1); /* it logged why: the host does not resolve */
 }
@@ -780,8 +669,8 @@ static void fleet_build(struct fleet *f)
     struct watcher_set_config wc = {0};
     struct churn_config churn = {
         .pods = f->cfg.pods,
-        .nodes = f->profile.nodes,
-        .move_fraction = f->move_fraction,
+        .nodes = f->setup.profile.nodes,
+        .move_fraction = f->setup.move_fraction,
         .seed = f->cfg.seed,
     };
 
@@ -790,25 +679,26 @@ static void fleet_build(struct fleet *f)
         .on_error = fleet_follow_error_cb,
     };
     const struct redis_store_config *redis =
-        f->redis.host != NULL ? &f->redis : NULL;
+        f->setup.redis.host != NULL ? &f->setup.redis : NULL;
 
     f->keys = keys_new();
     histogram_init(&f->latency);
     fleet_build_filters(f);
     if (f->cfg.etcd)
-        f->oracle =
-            oracle_new(f->base, &f->etcd, f->rt, f->keys, f->ix, &ocbs, f);
+        f->oracle = oracle_new(f->base, &f->setup.etcd, f->setup.rt, f->keys,
+                               f->ix, &ocbs, f);
     if (redis != NULL) {
-        f->oracle = oracle_new(f->base, NULL, f->rt, f->keys, f->ix, &ocbs, f);
-        f->follow = redis_follow_new(f->base, redis, f->rt, f->keys, f->oracle,
-                                     &fcbs, f);
+        f->oracle =
+            oracle_new(f->base, NULL, f->setup.rt, f->keys, f->ix, &ocbs, f);
+        f->follow = redis_follow_new(f->base, redis, f->setup.rt, f->keys,
+                                     f->oracle, &fcbs, f);
     }
     if (f->cfg.write_rate > 0)
-        f->writer = writer_new(f->base, &f->etcd, redis, f->rt, f->keys,
-                               f->cfg.write_rate, f->cfg.churn ? &churn : NULL,
-                               &wcbs, f);
-    wc.rt = f->rt;
-    wc.collection = f->collection;
+        f->writer = writer_new(f->base, &f->setup.etcd, redis, f->setup.rt,
+                               f->keys, f->cfg.write_rate,
+                               f->cfg.churn ? &churn : NULL, &wcbs, f);
+    wc.rt = f->setup.rt;
+    wc.collection = f->setup.collection;
     wc.keys = f->keys;
     wc.oracle = f->oracle;
     wc.latency = &f->latency;
@@ -865,10 +755,7 @@ static void fleet_free(struct fleet *f)
     for (size_t i = 0; i < RW_ARRAY_LEN(f->signals); i++)
         event_free(f->signals[i]);
     transport_base_free(f->base);
-    free(f->collection);
-    fleet_dial_fini(&f->server);
-    fleet_dial_fini(&f->etcd);
-    redis_store_config_fini(&f->redis);
+    setup_fini(&f->setup);
 }
 
 int main(int argc, char **argv)
@@ -877,7 +764,7 @@ int main(int argc, char **argv)
     const struct config_program prog = {"ringwatch-fleet", FLEET_SYNOPSIS,
                                         "ringwatch-fleet " PACKAGE_VERSION,
                                         options_specs, options_nspecs};
-    char why[256];
+    char why[1024]; /* config_unknown_type lists every resource type */
     int status, level;
 
     if (config_program_parse(&prog, &f.cfg, argc, argv, &status) != RW_OK)
@@ -886,7 +773,8 @@ int main(int argc, char **argv)
         return config_usage_error(&prog, why);
     log_init(level, "ringwatch-fleet");
     signal(SIGPIPE, SIG_IGN);
-    fleet_check_options(&f);
+    if (setup_init(&f.setup, &f.cfg, why, sizeof(why)) != RW_OK)
+        return config_usage_error(&prog, why);
     fleet_events(&f);
     fleet_build(&f);
     if (f.follow == NULL)
