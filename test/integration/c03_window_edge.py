@@ -21,11 +21,11 @@ def expect_410(rw, rv, oldest_minus_one):
 
 
 def main():
-    etcd = Etcd()
-    rw = Ringwatch(etcd, "--ring-capacity", "4", resources="configmaps")
+    store = Store()
+    rw = Ringwatch(store, "--ring-capacity", "4", resources="configmaps")
     L = int(rw.get_json("/api/v1/configmaps")["metadata"]["resourceVersion"])
 
-    r = etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"n": "0"}))
+    r = store.put(cm_key("ns", "a"), configmap("ns", "a", {"n": "0"}))
     eq(r, L + 1, "first write's revision")
     rw.wait_rv(r)
     w = rw.watch("/api/v1/namespaces/ns/configmaps?watch=true&resourceVersion=%d" % L)
@@ -34,7 +34,7 @@ def main():
        "watch from the list RV")
     w.close()
 
-    revs = [r] + [etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"n": str(i)}))
+    revs = [r] + [store.put(cm_key("ns", "a"), configmap("ns", "a", {"n": str(i)}))
                   for i in range(1, 6)]
     rw.wait_rv(revs[-1])
     retained = revs[-4:]

@@ -1,10 +1,15 @@
-"""Integration-test harness: real etcd and a real ringwatch on loopback.
+"""Integration-test harness: a real store and a real ringwatch on loopback.
 
 Every test script is run by `make check` with Debian's python3; it starts
-its own etcd (through scripts/etcd-local) and its own ringwatch, and stops
-both by PID when it ends, whatever happens.  Writes go to etcd through its
-gRPC gateway (/v3/kv/...), so a test sees the revision etcd really assigned.
-Reads go through ringwatch with http.client.
+its own store and its own ringwatch, and stops both by PID when it ends,
+whatever happens.  The store is etcd (Etcd, through scripts/etcd-local) or
+Redis (Redis); a test that means the same over both gets its store from
+Store(), which RW_TEST_STORE picks (etcd, the default, or redis:
+test/integration/over_redis.sh runs a test so, and test/integration.mk
+registers each such test a second time, as NAME.redis).  Both stores offer
+the same calls with the same meaning (put, delete, compact, revision,
+range, snapshot, restore, url, name, ...), and a write returns the revision
+the store really assigned.  Reads go through ringwatch with http.client.
 
 Exit codes follow automake: 0 pass, 1 fail, 77 skip.
 """
@@ -77,6 +82,18 @@ def free_port():
         return s.getsockname()[1]
 
 
+def Store(**etcd_options):
+    """The store RW_TEST_STORE names, started: Etcd(**etcd_options) (etcd,
+    the default) or Redis() (redis).  etcd_options are etcd's own (e.g.
+    progress_notify) and mean nothing to Redis."""
+    kind = os.environ.get("RW_TEST_STORE", "etcd")
+    if kind == "etcd":
+        return Etcd(**etcd_options)
+    if kind == "redis":
+        return Redis()
+    raise Failure("RW_TEST_STORE=%r: want etcd or redis" % kind)
+
+
 class Etcd:
     """A throwaway etcd 3.4 on loopback, data in a temp dir.
 
@@ -84,6 +101,11 @@ class Etcd:
     CA signs and requires client certificates it signs
     (--client-cert-auth); the harness's own calls present self.cert and
     self.key, and ringwatch_args() gives ringwatch the same."""
+
+    name = "etcd"  # the store label of ringwatch's upstream metrics
+    # etcd keeps every revision until it is compacted: ringwatch reads a
+    # past state the ring no longer holds (an Exact LIST) from it.
+    old_revisions = True
 
     def __init__(self, progress_notify="1s", tls=None):
         self.dir = tempfile.mkdtemp(prefix="rw-etcd-")
@@ -188,6 +210,24 @@ class Etcd:
         """etcd's data directory (halt() first to copy or replace it)."""
         return os.path.join(self.dir, "data")
 
+    def snapshot(self):
+        """A copy of etcd's data as it is now (etcd is stopped for the copy
+        and started again); restore() puts it back.  Removed at the end."""
+        self.halt()
+        snap = tempfile.mkdtemp(prefix="rw-etcd-snap-")
+        defer(lambda: shutil.rmtree(snap, ignore_errors=True))
+        shutil.copytree(self.data, os.path.join(snap, "data"))
+        self.resume()
+        return snap
+
+    def restore(self, snap):
+        """etcd restarted on its ports from the copy snap (snapshot()):
+        the older history, its revision back where it was then."""
+        self.halt()
+        shutil.rmtree(self.data)
+        shutil.copytree(os.path.join(snap, "data"), self.data)
+        self.resume()
+
     def halt(self):
         """Stops etcd and keeps its data and its ports for resume()."""
         with open(os.path.join(self.dir, "pid")) as f:
@@ -253,12 +293,13 @@ def cm_key(ns, name):
 
 
 class Ringwatch:
-    """ringwatch in front of etcd, on a free loopback port (or on port, to
-    restart one where its clients expect it)."""
+    """ringwatch in front of a store (Etcd or Redis), on a free loopback
+    port (or on port, to restart one where its clients expect it)."""
 
-    def __init__(self, etcd, *args, resources="pods,configmaps", etcd_url=None,
+    def __init__(self, store, *args, resources="pods,configmaps", upstream=None,
                  wait=True, port=None, tls=None, listen="127.0.0.1", token=None):
-        """tls: a dict with "cert" and "key" (served), "ca" (the CA that
+        """upstream: the --upstream URL when it is not store.url (a Relay's,
+        or a list of members).  tls: a dict with "cert" and "key" (served), "ca" (the CA that
         signed them, for clients) and optionally "client_ca"
         (--client-ca-file); then get() and friends speak HTTPS.  listen:
         the host --listen gives (clients always use 127.0.0.1).  token: a
@@ -267,11 +308,12 @@ class Ringwatch:
         self.tls = tls
         self.token = token
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
-        # etcd's CA and client certificate when it serves TLS (args may
-        # name others: the last one given wins)
+        # The store's own options (etcd's CA and client certificate when
+        # it serves TLS, Redis's password file; args may name others: the
+        # last one given wins)
         cmd = [RINGWATCH, "--listen", "%s:%d" % (listen, self.port),
-               "--upstream", etcd_url or etcd.url,
-               "--resources", resources] + etcd.ringwatch_args() + list(args)
+               "--upstream", upstream or store.url,
+               "--resources", resources] + store.ringwatch_args() + list(args)
         if tls:
             cmd += ["--tls-cert-file", tls["cert"], "--tls-private-key-file", tls["key"]]
             if tls.get("client_ca"):
@@ -563,13 +605,15 @@ class Watch:
 
 
 class Relay:
-    """A TCP relay on a free loopback port to target_port, so a test can
-    cut a client's connection to etcd (cut: every connection closed and new
-    ones refused) and bring it back (restore) on the same port."""
+    """A TCP relay on a free loopback port to a store (Etcd or Redis), so a
+    test can cut ringwatch's connections to it (cut: every connection
+    closed and new ones refused) and bring them back (restore) on the same
+    port: Ringwatch(store, upstream=relay.url)."""
 
-    def __init__(self, target_port):
+    def __init__(self, store):
         import threading
-        self.target = target_port
+        self.store = store
+        self.target = store.port
         self.port = free_port()
         self.lock = threading.Lock()
         self.conns = []
@@ -579,7 +623,9 @@ class Relay:
 
     @property
     def url(self):
-        return "http://127.0.0.1:%d" % self.port
+        """The store's URL with the relay's port."""
+        scheme = self.store.url.split("://")[0]
+        return "%s://127.0.0.1:%d" % (scheme, self.port)
 
     def restore(self):
         import threading
