@@ -2,7 +2,7 @@
 # src/rawfan/ have their own fragments.
 noinst_LIBRARIES += src/libsrc.a
 src_libsrc_a_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(NGHTTP2_CFLAGS) \
-	$(OPENSSL_CFLAGS)
+	$(OPENSSL_CFLAGS) $(HIREDIS_CFLAGS)
 src_libsrc_a_SOURCES = \
 	src/log.c src/log.h \
 	src/address.c src/address.h \
@@ -15,6 +15,7 @@ src_libsrc_a_SOURCES = \
 	src/upstream_etcd_batch.c src/upstream_etcd_batch.h \
 	src/upstream_etcd_tls.c src/upstream_etcd_tls.h \
 	src/upstream_members.c src/upstream_members.h \
+	src/redis_client.c src/redis_client.h \
 	src/backoff.c src/backoff.h \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \
@@ -64,12 +65,24 @@ src_libsrc_a_SOURCES = \
 	src/review_body.c src/review_body.h \
 	src/authn.c src/authn.h \
 	src/impersonate.c src/impersonate.h \
-	src/tls_sig.c src/tls_sig.h
+	src/tls_sig.c src/tls_sig.h \
+	src/redis_functions.c src/redis_functions.h
+nodist_src_libsrc_a_SOURCES = src/redis_functions_lua.h
+
+# The Redis Functions library's Lua source as C string literals, one per
+# line (backslashes and quotes escaped), included by src/redis_functions.c.
+src/redis_functions_lua.h: $(top_srcdir)/src/redis_functions.lua
+	$(AM_V_GEN)$(MKDIR_P) src && \
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
+	    $(top_srcdir)/src/redis_functions.lua > $@-t && mv $@-t $@
+BUILT_SOURCES += src/redis_functions_lua.h
+CLEANFILES += src/redis_functions_lua.h
+EXTRA_DIST += src/redis_functions.lua
 
 RW_LIBS = src/libsrc.a proto/libproto.a cache/libcache.a
 RW_EXTERNAL_LIBS = $(LIBEVENT_LIBS) $(NGHTTP2_LIBS) $(CJSON_LIBS) \
 	$(PROTOBUF_C_LIBS) $(HTTP_PARSER_LIBS) $(LIBEVENT_OPENSSL_LIBS) \
-	$(OPENSSL_LIBS) $(LIBM)
+	$(OPENSSL_LIBS) $(HIREDIS_LIBS) $(LIBM)
 
 bin_PROGRAMS += ringwatch
 ringwatch_SOURCES = src/main.c

@@ -99,3 +99,9 @@ UNIT_TESTS += test/request_info_test
 test_request_info_test_SOURCES = test/request_info_test.c
 test_request_info_test_CFLAGS = $(TEST_CFLAGS)
 test_request_info_test_LDADD = $(TEST_LIBS)
+
+# redis_functions_test: the compiled-in Functions library is the .lua file.
+UNIT_TESTS += test/redis_functions_test
+test_redis_functions_test_SOURCES = test/redis_functions_test.c
+test_redis_functions_test_CFLAGS = $(TEST_CFLAGS)
+test_redis_functions_test_LDADD = $(TEST_LIBS)

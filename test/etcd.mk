@@ -38,3 +38,10 @@ test_upstream_contract_test_SOURCES = test/upstream_contract_test.c \
 	test/upstream_contract.c test/upstream_contract.h
 test_upstream_contract_test_CFLAGS = $(TEST_CFLAGS)
 test_upstream_contract_test_LDADD = $(TEST_LIBS)
+
+# src/redis_client.c against a real redis-server the test starts itself on
+# a free loopback port (test/redis_testlib.h; skipped without redis-server).
+UNIT_TESTS += test/redis_client_test
+test_redis_client_test_SOURCES = test/redis_client_test.c test/redis_testlib.h
+test_redis_client_test_CFLAGS = $(TEST_CFLAGS)
+test_redis_client_test_LDADD = $(TEST_LIBS)

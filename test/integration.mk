@@ -46,9 +46,11 @@ INTEGRATION_TESTS = \
 	test/integration/tls_front_test.py \
 	test/integration/rbac_test.py \
 	test/integration/secure_front_test.py \
-	test/integration/cert_rotation_test.py
+	test/integration/cert_rotation_test.py \
+	test/integration/redis_functions_test.py
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py test/integration/pki.py \
+	test/integration/harness_redis.py \
 	test/integration/h2raw.py
 EXTRA_DIST += test/integration/js/informer.mjs test/integration/js/package.json \
 	test/integration/js/package-lock.json
