@@ -125,7 +125,7 @@ def outages_and_odd_values(store, rw, relay):
     relay.restore()
     rw.wait_ready()
 
-    bad = store.put("/registry/configmaps/bad/x", "not json")  # raw, as is
+    bad = store.put_raw("/registry/configmaps/bad/x", "not json")
     good = store.put(cm_key("bad", "y"), configmap("bad", "y"))
     rw.wait_rv(good)
     store.put("/registry/secrets/ns/moves-the-store-on", secret("ns", "moves-the-store-on"))

@@ -103,8 +103,9 @@ def restore_older_copy(store, relay, rw):
     r_snap = store.put("/registry/pods/ns/p", pod("p"))
     rw.wait_rv(r_snap)
 
-    # A restart over the same data (snapshot() stops and starts the store
-    # to copy it): the same history.
+    # A restart over the same data: the same history.
+    store.halt()
+    store.resume()
     snap = store.snapshot()
     rc = store.put(cm_key("ns", "c"), configmap("ns", "c", {"v": "old history"}))
     rw.wait_rv(rc)
