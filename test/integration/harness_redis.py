@@ -350,11 +350,13 @@ class Redis:
         return int(self.command("GET", self.keys(resource)[3]) or 0)
 
     def compact(self, revision):
-        """As etcd's compaction: every resource's log drops the changes at
-        or below revision and its compaction revision rises to it."""
+        """As etcd's compaction at revision: every resource's log drops the
+        changes below revision (revision itself stays, as etcd keeps it
+        readable and watchable) and its compaction revision rises to
+        revision - 1."""
         for resource in set(PREFIXES.values()):
             _, _, log, compacted = self.keys(resource)
             if self.command("EXISTS", log):
-                self.command("XTRIM", log, "MINID", "%d-1" % revision)
-                if self.compacted(resource) < revision:
-                    self.command("SET", compacted, revision)
+                self.command("XTRIM", log, "MINID", "%d-0" % revision)
+                if self.compacted(resource) < revision - 1:
+                    self.command("SET", compacted, revision - 1)
