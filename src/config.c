@@ -44,6 +44,19 @@ const struct option_spec config_options[] = {
      "--etcd-keyfile)"},
     {"etcd-keyfile", OPT_STRING, OFF(etcd_keyfile), 0, 0, NULL, "FILE",
      "PEM private key of --etcd-certfile"},
+    {"redis-password-file", OPT_STRING, OFF(redis_password_file), 0, 0, NULL,
+     "FILE",
+     "file whose first line is the password sent with AUTH to redis:// "
+     "seeds (default: none)"},
+    {"redis-revisions", OPT_STRING, OFF(redis_revisions), 0, 0, "global",
+     "MODE",
+     "global (one revision counter for every resource, hash tag {rw}) or "
+     "per-resource (one per resource, hash tag {rw:RESOURCE}): as the "
+     "writers of the Redis store use it"},
+    {"redis-history", OPT_UINT, OFF(redis_history), 1, 100000000, "10000",
+     "EVENTS",
+     "entries the writers keep in each resource's Redis log (the most one "
+     "read of a log returns)"},
     {"resources", OPT_STRING, OFF(resources), 0, 0,
      "pods,configmaps,nodes,namespaces,apps/v1/deployments", "LIST",
      "comma-separated resource types to cache and serve"},
@@ -645,6 +658,60 @@ static int check_etcd_tls(const struct config *c, char *why, size_t why_len)
                                    c->etcd_keyfile, why, why_len);
 }
 
+/* --redis-revisions: global or per-resource; --redis-password-file: a
+ * readable file with a password on its first line; both only with
+ * redis:// seeds. */
+static int check_redis(const struct config *c, char *why, size_t why_len)
+{
+    bool redis = strncasecmp(c->upstream, "redis://", 8) == 0;
+    char *password;
+
+    if (strcmp(c->redis_revisions, "global") != 0 &&
+        strcmp(c->redis_revisions, "per-resource") != 0)
+        return config_fail(why, why_len, "redis-revisions", c->redis_revisions,
+                           "expected global or per-resource");
+    if (c->redis_password_file == NULL)
+        return RW_OK;
+    if (!redis)
+        return config_fail(why, why_len, "redis-password-file",
+                           c->redis_password_file,
+                           "given with --upstream %s: expected redis:// "
+                           "seeds",
+                           c->upstream);
+    password = config_redis_password(c, why, why_len);
+    free(password);
+    return password != NULL ? RW_OK : RW_EINVAL;
+}
+
+char *config_redis_password(const struct config *c, char *why, size_t why_len)
+{
+    char line[1024];
+    FILE *f;
+    size_t len;
+
+    if (c->redis_password_file == NULL)
+        return NULL;
+    f = fopen(c->redis_password_file, "r");
+    if (f == NULL) {
+        config_fail(why, why_len, "redis-password-file",
+                    c->redis_password_file, "cannot be read: %s",
+                    strerror(errno));
+        return NULL;
+    }
+    if (fgets(line, sizeof(line), f) == NULL)
+        line[0] = '\0';
+    fclose(f);
+    len = strcspn(line, "\r\n");
+    line[len] = '\0';
+    if (len == 0) {
+        config_fail(why, why_len, "redis-password-file",
+                    c->redis_password_file,
+                    "has no password on its first line");
+        return NULL;
+    }
+    return xstrdup(line);
+}
+
 int config_tls_min_version(const char *text, int *version, char *why,
                            size_t why_len)
 {
@@ -743,7 +810,8 @@ int config_check(const struct config *c, struct config_resources *out,
         rc = config_fail(why, why_len, "listen", c->listen, "%s", what);
     else if (upstream_registry_find(c->upstream, what, sizeof(what)) == NULL)
         rc = config_fail(why, why_len, "upstream", c->upstream, "%s", what);
-    else if (check_etcd_tls(c, why, why_len) != RW_OK)
+    else if (check_etcd_tls(c, why, why_len) != RW_OK ||
+             check_redis(c, why, why_len) != RW_OK)
         rc = RW_EINVAL;
     else
         rc = config_log_level(c->log_level, &level, why, why_len);

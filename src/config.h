@@ -136,6 +136,9 @@ struct config {
     const char *etcd_cafile;    /* --etcd-cafile: PEM CA bundle; NULL */
     const char *etcd_certfile;  /* --etcd-certfile: PEM client cert; NULL */
     const char *etcd_keyfile;   /* --etcd-keyfile: its PEM key; NULL */
+    const char *redis_password_file; /* NULL: no AUTH */
+    const char *redis_revisions;     /* "global" or "per-resource" */
+    uint64_t redis_history;          /* entries kept per Redis log */
     const char *resources;      /* comma-separated resource types */
     uint64_t ring_capacity;     /* events per resource ring */
     uint64_t ring_bytes;        /* bytes per resource ring */
@@ -169,6 +172,13 @@ struct config {
     /* authorization (src/authz.h) */
     const char *authorization_mode; /* NULL: by reachability */
 };
+
+/* The password in --redis-password-file (its first line, without the line
+ * end; a new string), or NULL: none given (why untouched), or the file
+ * cannot be read or its first line is empty (why set, naming the
+ * option). */
+char *config_redis_password(const struct config *c, char *why,
+                            size_t why_len);
 
 extern const struct option_spec config_options[];
 extern const size_t config_noptions;

@@ -16,6 +16,8 @@ src_libsrc_a_SOURCES = \
 	src/upstream_etcd_tls.c src/upstream_etcd_tls.h \
 	src/upstream_members.c src/upstream_members.h \
 	src/redis_client.c src/redis_client.h \
+	src/upstream_redis.c src/upstream_redis.h \
+	src/upstream_redis_snap.c src/upstream_redis_snap.h \
 	src/backoff.c src/backoff.h \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \

@@ -120,6 +120,7 @@ static void daemon_stats_cb(struct metrics_global *g, void *arg)
     g->upstream_version = us.version;
     g->upstream_connects = us.connects;
     g->upstream_connect_failures = us.connect_failures;
+    g->upstream_malformed = us.malformed;
     g->upstream_tls_error = us.tls_error;
     g->shutdown_connections_cut = d->connections_cut;
     g->tls = d->tls != NULL ? tls_stats() : NULL;
@@ -289,8 +290,8 @@ static void daemon_upstream_fatal_cb(const char *why, void *arg)
 {
     struct daemon *d = arg;
 
-    log_error("upstream %s: %s: exiting (fix the certificates or the CA; "
-              "see ringwatch(8), TLS to etcd)",
+    log_error("upstream %s: %s: exiting (see ringwatch(8): TLS to etcd, "
+              "the Redis store)",
               d->cfg.upstream, why);
     d->status = 1;
     event_base_loopbreak(d->base);
@@ -408,8 +409,13 @@ static void daemon_start(struct daemon *d)
         .tls_key_file = d->cfg.etcd_keyfile,
         .fatal = daemon_upstream_fatal_cb,
         .fatal_arg = d,
+        .progress_interval = d->cfg.bookmark_interval,
+        .redis_per_resource =
+            strcmp(d->cfg.redis_revisions, "per-resource") == 0,
+        .redis_history = (int64_t)d->cfg.redis_history,
     };
     struct upstream_target *targets;
+    char *password;
     struct front_config fc;
     char why[160];
 
@@ -425,9 +431,15 @@ static void daemon_start(struct daemon *d)
     /* config_check read the URL */
     d->upstream_ops = upstream_registry_find(d->cfg.upstream, why, sizeof(why));
     rw_assert(d->upstream_ops != NULL);
+    /* config_check read the file too; a file gone since fails here */
+    password = config_redis_password(&d->cfg, why, sizeof(why));
+    if (password == NULL && d->cfg.redis_password_file != NULL)
+        log_fatalx("%s", why);
+    uc.redis_password = password;
     d->upstream = d->upstream_ops->create(d->base, d->cfg.upstream, targets,
                                           d->served.n, &uc);
     rw_assert(d->upstream != NULL);
+    free(password);
     free(targets);
     d->discovery = daemon_discovery(d);
     if (d->cfg.max_requests_inflight > 0) {

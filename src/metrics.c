@@ -378,6 +378,12 @@ static void render_global(struct sbuf *t, const struct metrics_global *g)
               "ringwatch_upstream_connect_failures_total{store=\"%s\"} %" PRIu64
               "\n",
               store, g->upstream_connect_failures);
+    family(t, "ringwatch_upstream_malformed_total", "counter",
+           "Store records skipped as malformed by the upstream adapter (a "
+           "Redis log entry without a revision, type or key).");
+    sbuf_addf(t,
+              "ringwatch_upstream_malformed_total{store=\"%s\"} %" PRIu64 "\n",
+              store, g->upstream_malformed);
     family(t, "ringwatch_build_info", "gauge",
            "Always 1; labels give the version, the upstream store and its "
            "version.");

@@ -48,6 +48,7 @@ struct metrics_global {
                                    included */
     uint64_t upstream_connect_failures; /* attempts that failed, TLS
                                            handshakes included */
+    uint64_t upstream_malformed; /* store records skipped as malformed */
     const char *upstream_tls_error;     /* upstream_status's tls_error */
     uint64_t shutdown_connections_cut; /* closed unfinished at shutdown */
     struct metrics_fairness fairness;

@@ -45,7 +45,7 @@ struct redis_client {
     struct event *timer; /* the handshake deadline; an immediate failure */
     double handshake_timeout;
     char *early_error; /* redisAsyncConnect failed at once */
-    bool ready, down;
+    bool reached, ready, down;
     TAILQ_HEAD(, cmd) cmds;
 };
 
@@ -226,6 +226,7 @@ static void client_connect_cb(const redisAsyncContext *ac, int status)
         client_lost(c, ac, "cannot connect");
         return;
     }
+    c->reached = true;
     const char *argv[2] = {"AUTH", c->password};
     if (send_argv(c, c->password != NULL ? 2 : 1,
                   c->password != NULL ? argv : (const char *[]){"PING"}, NULL,
@@ -323,6 +324,11 @@ int redis_client_command(struct redis_client *c, int argc, const char **argv,
     if (!c->ready || c->ac == NULL)
         return RW_ECLOSED;
     return send_argv(c, argc, argv, argvlen, cb, arg);
+}
+
+bool redis_client_reached(const struct redis_client *c)
+{
+    return c->reached;
 }
 
 const char *redis_client_address(const struct redis_client *c)

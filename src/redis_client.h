@@ -28,6 +28,7 @@
 #ifndef REDIS_CLIENT_H
 #define REDIS_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,6 +98,11 @@ void redis_client_free(struct redis_client *c);
 int redis_client_command(struct redis_client *c, int argc, const char **argv,
                          const size_t *argvlen, redis_client_reply_fn cb,
                          void *arg);
+
+/* Whether TCP was established: after on_down, true tells a server that
+ * answered wrongly (AUTH refused, not Redis, silent) from one that could
+ * not be reached. */
+bool redis_client_reached(const struct redis_client *c);
 
 /* "host:port", for messages; valid while c is. */
 const char *redis_client_address(const struct redis_client *c);

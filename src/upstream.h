@@ -122,6 +122,18 @@ struct upstream_config {
      * The daemon exits with why.  NULL: the adapter keeps retrying. */
     void (*fatal)(const char *why, void *arg);
     void *fatal_arg;
+    /* Seconds between two reads of the store's revision that move idle
+     * targets' revisions (progress), for stores that do not send progress
+     * themselves (Redis: the bookmark interval; 0: 1). */
+    double progress_interval;
+    /* Redis (src/upstream_redis.h): the password AUTH sends (NULL: none;
+     * the daemon reads it from --redis-password-file), one revision
+     * counter per resource instead of one for all (--redis-revisions
+     * per-resource), and the log's history in entries
+     * (--redis-history: the most one read of a log may return). */
+    const char *redis_password;
+    bool redis_per_resource;
+    int64_t redis_history;
 };
 
 /* For /readyz, /metrics and SIGUSR1.  Strings are valid until the next
@@ -140,6 +152,8 @@ struct upstream_status {
     const char *tls_error;     /* while not connected: why the last TLS
                                   handshake failed ("certificate verify
                                   failed"); "" none */
+    uint64_t malformed;        /* store records skipped as malformed (a
+                                  Redis log entry without a revision) */
 };
 
 /* An adapter instance: opaque here; each adapter's ops cast it to its own

@@ -12,9 +12,11 @@
 #include "cache/sbuf.h"
 #include "src/upstream.h"
 #include "src/upstream_etcd.h"
+#include "src/upstream_redis.h"
 
 static const struct upstream_ops *const adapters[] = {
     &upstream_etcd_ops,
+    &upstream_redis_ops,
 };
 
 const struct upstream_ops *const *upstream_registry_all(size_t *n)

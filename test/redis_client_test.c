@@ -194,6 +194,7 @@ static void test_wrong_password(void **state)
     assert_int_equal(p.ready, 0);
     assert_non_null(strstr(p.why, "AUTH refused"));
     assert_non_null(strstr(p.why, "WRONGPASS"));
+    assert_true(redis_client_reached(p.c));
     assert_int_equal(redis_client_command(p.c, 1, (const char *[]){"PING"},
                                           NULL, reply_cb, &p),
                      RW_ECLOSED);
@@ -250,6 +251,7 @@ static void test_not_redis(void **state)
     assert_true(wait_for(base, &p.down));
     assert_int_equal(p.ready, 0);
     assert_non_null(strstr(p.why, "Protocol error"));
+    assert_true(redis_client_reached(p.c));
     redis_client_free(p.c);
     evconnlistener_free(l);
 
