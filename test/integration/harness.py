@@ -280,11 +280,11 @@ def seed_cluster(store, nodes, namespaces, deployments, replicas, configmaps):
     writes, another store by store.put of each object seed-cluster prints.
     Returns the revision of the last write."""
     etcd = store.name == "etcd"
-    out = subprocess.run([os.path.join(TOP, "scripts", "seed-cluster"),
-                          store.url if etcd else "-",
-                          "--nodes", str(nodes), "--namespaces", str(namespaces),
+    target = [store.url] + store.client_args() if etcd else ["-"]
+    out = subprocess.run([os.path.join(TOP, "scripts", "seed-cluster")] + target +
+                         ["--nodes", str(nodes), "--namespaces", str(namespaces),
                           "--deployments", str(deployments), "--replicas", str(replicas),
-                          "--configmaps", str(configmaps)] + (store.client_args() if etcd else []),
+                          "--configmaps", str(configmaps)],
                          check=True, capture_output=True, text=True, timeout=60)
     if etcd:
         return int(out.stdout.split("revision")[-1])
@@ -315,9 +315,9 @@ class Ringwatch:
     def __init__(self, store, *args, resources="pods,configmaps", upstream=None,
                  wait=True, port=None, tls=None, listen="127.0.0.1", token=None):
         """upstream: the --upstream URL when it is not store.url (a Relay's,
-        or a list of members).  tls: a dict with "cert" and "key" (served), "ca" (the CA that
-        signed them, for clients) and optionally "client_ca"
-        (--client-ca-file); then get() and friends speak HTTPS.  listen:
+        or a list of members).  tls: a dict with "cert" and "key" (served),
+        "ca" (the CA that signed them, for clients) and optionally
+        "client_ca" (--client-ca-file); then get() and friends speak HTTPS.  listen:
         the host --listen gives (clients always use 127.0.0.1).  token: a
         bearer token every get() sends (authentication)."""
         self.port = port or free_port()

@@ -104,7 +104,8 @@ def timed_watch(store, api, bookmarks, timeout=4):
 
     def writer():
         time.sleep(0.5)
-        writes.append(("ADDED", "w", store.put(cm_key("ns", "w"), configmap("ns", "w", {"v": "1"}))))
+        writes.append(("ADDED", "w", store.put(cm_key("ns", "w"),
+                                               configmap("ns", "w", {"v": "1"}))))
         writes.append(("MODIFIED", "w",
                        store.put(cm_key("ns", "w"), configmap("ns", "w", {"v": "2"}))))
         store.put(cm_key("elsewhere", "w"), configmap("elsewhere", "w"))

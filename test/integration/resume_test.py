@@ -32,7 +32,8 @@ def main():
     check(rw.metric("ringwatch_upstream_reconnects_total", resource="configmaps") >= 1,
           "reconnect not counted")
     eq(rw.metric("ringwatch_relists_total", resource="configmaps"), 0.0, "relists")
-    eq(rw.metric("ringwatch_upstream_connects_total", store=store.name), 2.0, "connects after the reconnect")
+    eq(rw.metric("ringwatch_upstream_connects_total", store=store.name), 2.0,
+       "connects after the reconnect")
     check(rw.metric("ringwatch_upstream_connect_failures_total", store=store.name) >= 1,
           "refused attempts not counted")
     lst = rw.get_json("/api/v1/configmaps")
