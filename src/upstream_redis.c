@@ -89,24 +89,32 @@
 /* Scans in a row whose log was trimmed past L0 before a pause. */
 #define REDIS_SNAPSHOT_TRIES 3
 
-enum rres_state { RES_IDLE, RES_LISTING, RES_WATCHING };
+enum rres_state { RES_IDLE, RES_LISTING, RES_VERIFYING, RES_WATCHING };
 
 struct upstream_redis;
 
 struct rres {
     struct upstream_redis *u;
     struct upstream_target t;
-    char *name;   /* R */
-    size_t tag;   /* its revision counter: index into u->rev_keys */
+    char *name; /* R */
+    size_t tag; /* its revision counter: index into u->rev_keys */
     char *k_objects, *k_log, *k_compacted;
     char *prefix; /* its keys' prefix (resource_type_ns_prefix) */
     enum rres_state state;
-    unsigned gen;     /* bumped by every list start */
-    bool in_flight;   /* a snapshot command is in flight on cmd */
-    bool relist;      /* list again when it returns */
-    bool resuming;    /* the next round re-establishes a lost watch */
-    bool watching;    /* a round delivered since the last (re)start */
-    unsigned tries;   /* snapshots in a row lost to trimming */
+    unsigned gen;   /* bumped by every list start */
+    bool in_flight; /* a snapshot command is in flight on cmd */
+    bool relist;    /* list again when it returns */
+    bool resuming;  /* the next round re-establishes a lost watch */
+    bool watching;  /* a round delivered since the last (re)start */
+    unsigned tries; /* snapshots in a row lost to trimming */
+    /* the last log entry ID read, malformed ones included, so that the
+     * next read starts past them: "<seen_ms>-<seen_seq>" */
+    int64_t seen_ms, seen_seq;
+    /* the last log entry applied (listed or delivered): its revision (0:
+     * none) and key, what a reconnect checks the log still holds */
+    int64_t last_rev;
+    char *last_key;
+    size_t last_key_len;
     struct upstream_redis_snap *snap;
     struct event *retry;
     bool warned; /* malformed data logged at warning level once */
@@ -210,18 +218,26 @@ static int64_t reply_int(const struct redis_client_reply *r)
     return parse_int(r->str, r->len);
 }
 
-/* A log entry ID "<rev>-0": rev, or -1. */
-static int64_t parse_id(const struct redis_client_reply *r)
+/* A stream entry ID "<ms>-<seq>" (any ID Redis gives out). */
+static bool parse_id_parts(const struct redis_client_reply *r, int64_t *ms,
+                           int64_t *seq)
 {
     const char *dash;
 
-    if (r->type != REDIS_CLIENT_STRING)
-        return -1;
-    dash = memchr(r->str, '-', r->len);
-    if (dash == NULL || (size_t)(dash - r->str) + 2 != r->len ||
-        dash[1] != '0')
-        return -1;
-    return parse_int(r->str, (size_t)(dash - r->str));
+    if (r->type != REDIS_CLIENT_STRING ||
+        (dash = memchr(r->str, '-', r->len)) == NULL)
+        return false;
+    *ms = parse_int(r->str, (size_t)(dash - r->str));
+    *seq = parse_int(dash + 1, r->len - (size_t)(dash + 1 - r->str));
+    return *ms >= 0 && *seq >= 0;
+}
+
+/* A log entry ID "<rev>-0": rev, or -1. */
+static int64_t parse_id(const struct redis_client_reply *r)
+{
+    int64_t ms, seq;
+
+    return parse_id_parts(r, &ms, &seq) && seq == 0 ? ms : -1;
 }
 
 /* Counts and logs bad data of res. */
@@ -253,25 +269,47 @@ static void res_set_up(struct rres *res, bool up)
     res->t.feed->state(res->t.ctx, up);
 }
 
+/* The type, key and value fields of a log entry's field list (NULL when
+ * absent). */
+static void entry_fields(const struct redis_client_reply *f,
+                         const struct redis_client_reply **type,
+                         const struct redis_client_reply **key,
+                         const struct redis_client_reply **value)
+{
+    *type = *key = *value = NULL;
+    for (size_t j = 0; f->type == REDIS_CLIENT_ARRAY && j + 1 < f->n; j += 2) {
+        const struct redis_client_reply *n = &f->elem[j];
+
+        if (n->len == 4 && memcmp(n->str, "type", 4) == 0)
+            *type = &f->elem[j + 1];
+        else if (n->len == 3 && memcmp(n->str, "key", 3) == 0)
+            *key = &f->elem[j + 1];
+        else if (n->len == 5 && memcmp(n->str, "value", 5) == 0)
+            *value = &f->elem[j + 1];
+    }
+}
+
+static void res_set_last(struct rres *res, int64_t rev,
+                         const struct redis_client_reply *key)
+{
+    free(res->last_key);
+    res->last_rev = rev;
+    res->last_key = key != NULL ? xmemdup(key->str, key->len + 1) : NULL;
+    res->last_key_len = key != NULL ? key->len : 0;
+}
+
 /* ==== the store's history ==== */
 
-/* T:rev of tag read as rev: when below what a target of the tag has
- * reached, the store went back; every target of the tag is reset and
- * listed again.  Returns true then. */
-static bool u_check_rev(struct upstream_redis *u, size_t tag, int64_t rev)
+/* The store's history under tag is not the one the caches were built
+ * from (why says how it shows): every target of the tag is reset (its
+ * watches end with 410) and listed again. */
+static void u_reset_tag(struct upstream_redis *u, size_t tag, int64_t served,
+                        int64_t rev, const char *why)
 {
-    int64_t served = 0;
-
-    for (size_t i = 0; i < u->n; i++)
-        if (u->res[i].tag == tag)
-            served = RW_MAX(served, u->res[i].t.feed->rv(u->res[i].t.ctx));
-    if (rev >= served)
-        return false;
-    log_warnx("redis %s: %s is at revision %" PRId64 ", below the %" PRId64
-              " already served: Redis lost writes (restarted from an older "
+    log_warnx("redis %s: %s: %s: Redis lost writes (restarted from an older "
               "RDB/AOF, or a replica promoted behind its primary); every "
               "watch ends with 410 and the caches are listed again",
-              u->url, u->rev_keys[tag], rev, served);
+              u->url, u->rev_keys[tag], why);
     for (size_t i = 0; i < u->n; i++) {
         struct rres *res = &u->res[i];
 
@@ -281,6 +319,32 @@ static bool u_check_rev(struct upstream_redis *u, size_t tag, int64_t rev)
                                    rev);
         res_list_start(res);
     }
+}
+
+/* The highest revision a target of tag has reached. */
+static int64_t u_served(const struct upstream_redis *u, size_t tag)
+{
+    int64_t served = 0;
+
+    for (size_t i = 0; i < u->n; i++)
+        if (u->res[i].tag == tag)
+            served = RW_MAX(served, u->res[i].t.feed->rv(u->res[i].t.ctx));
+    return served;
+}
+
+/* T:rev of tag read as rev: when below what a target of the tag has
+ * reached, the store went back (u_reset_tag).  Returns true then. */
+static bool u_check_rev(struct upstream_redis *u, size_t tag, int64_t rev)
+{
+    int64_t served = u_served(u, tag);
+    char why[128];
+
+    if (rev >= served)
+        return false;
+    snprintf(why, sizeof(why),
+             "at revision %" PRId64 ", below the %" PRId64 " already served",
+             rev, served);
+    u_reset_tag(u, tag, served, rev, why);
     return true;
 }
 
@@ -337,8 +401,8 @@ static bool res_send(struct rres *res, int argc, const char **argv,
     return true;
 }
 
-static void res_l0_cb(struct redis_client *c, const struct redis_client_reply *r,
-                      void *arg)
+static void res_l0_cb(struct redis_client *c,
+                      const struct redis_client_reply *r, void *arg)
 {
     struct rres *res = arg;
     int64_t l0 = 0;
@@ -347,11 +411,17 @@ static void res_l0_cb(struct redis_client *c, const struct redis_client_reply *r
     if (!res_reply_current(res))
         return;
     if (r->type != REDIS_CLIENT_ARRAY ||
-        (r->n > 0 && (r->elem[0].type != REDIS_CLIENT_ARRAY ||
-                      r->elem[0].n < 1 ||
-                      (l0 = parse_id(&r->elem[0].elem[0])) < 0))) {
+        (r->n > 0 &&
+         (r->elem[0].type != REDIS_CLIENT_ARRAY || r->elem[0].n < 1 ||
+          (l0 = parse_id(&r->elem[0].elem[0])) < 0))) {
         res_snapshot_failed(res, "XREVRANGE", r);
         return;
+    }
+    if (l0 > 0) {
+        const struct redis_client_reply *type, *key, *value;
+
+        entry_fields(&r->elem[0].elem[1], &type, &key, &value);
+        res_set_last(res, l0, key);
     }
     upstream_redis_snap_free(res->snap);
     res->snap = upstream_redis_snap_new(l0);
@@ -378,8 +448,8 @@ static void res_scan_cb(struct redis_client *c,
         const struct redis_client_reply *k = &fields->elem[i],
                                         *v = &fields->elem[i + 1];
         const char *sp = memchr(v->str, ' ', v->len);
-        int64_t modrev = sp != NULL ? parse_int(v->str, (size_t)(sp - v->str))
-                                    : -1;
+        int64_t modrev =
+            sp != NULL ? parse_int(v->str, (size_t)(sp - v->str)) : -1;
 
         if (modrev <= 0) {
             res_malformed(res, "hash field %.*s: value not \"<modrev> <json>\"",
@@ -414,27 +484,30 @@ static int64_t res_apply(struct rres *res, const struct redis_client_reply *es,
 {
     for (size_t i = 0; i < es->n; i++) {
         const struct redis_client_reply *e = &es->elem[i], *f;
-        const struct redis_client_reply *type = NULL, *key = NULL, *value = NULL;
-        int64_t rev;
+        const struct redis_client_reply *type = NULL, *key = NULL,
+                                        *value = NULL;
+        int64_t rev, ms, seq;
 
         if (e->type != REDIS_CLIENT_ARRAY || e->n != 2 ||
-            (rev = parse_id(&e->elem[0])) <= 0) {
-            res_malformed(res, "log entry %zu of a read: ID not \"<rev>-0\"",
-                          i);
+            !parse_id_parts(&e->elem[0], &ms, &seq)) {
+            res_malformed(res, "log entry %zu of a read: not [ID, fields]", i);
+            continue;
+        }
+        if (snap == NULL && (ms > res->seen_ms ||
+                             (ms == res->seen_ms && seq > res->seen_seq))) {
+            res->seen_ms = ms;
+            res->seen_seq = seq;
+        }
+        if (seq != 0 || (rev = ms) <= 0) {
+            if (ms > after)
+                res_malformed(res,
+                              "log entry %" PRId64 "-%" PRId64
+                              ": ID not \"<revision>-0\"",
+                              ms, seq);
             continue;
         }
         f = &e->elem[1];
-        for (size_t j = 0; f->type == REDIS_CLIENT_ARRAY && j + 1 < f->n;
-             j += 2) {
-            const struct redis_client_reply *n = &f->elem[j];
-
-            if (n->len == 4 && memcmp(n->str, "type", 4) == 0)
-                type = &f->elem[j + 1];
-            else if (n->len == 3 && memcmp(n->str, "key", 3) == 0)
-                key = &f->elem[j + 1];
-            else if (n->len == 5 && memcmp(n->str, "value", 5) == 0)
-                value = &f->elem[j + 1];
-        }
+        entry_fields(f, &type, &key, &value);
         if (rev <= after)
             continue; /* already applied */
         if (type == NULL || key == NULL || key->len == 0 ||
@@ -458,19 +531,18 @@ static int64_t res_apply(struct rres *res, const struct redis_client_reply *es,
             res->t.feed->put(res->t.ctx, key->str, key->len, v, vlen, rev);
         else
             res->t.feed->del(res->t.ctx, key->str, key->len, rev);
+        res_set_last(res, rev, key);
         after = rev;
     }
     return after;
 }
 
-static void res_list_item_cb(const char *key, size_t key_len,
-                             const char *value, size_t value_len,
-                             int64_t mod_rev, void *arg)
+static void res_list_item_cb(const char *key, size_t key_len, const char *value,
+                             size_t value_len, int64_t mod_rev, void *arg)
 {
     struct rres *res = arg;
 
-    res->t.feed->list_item(res->t.ctx, key, key_len, value, value_len,
-                           mod_rev);
+    res->t.feed->list_item(res->t.ctx, key, key_len, value, value_len, mod_rev);
 }
 
 static void res_tail_cb(struct redis_client *c,
@@ -510,8 +582,8 @@ static void res_tail_cb(struct redis_client *c,
         return; /* every target of the tag lists again, res too */
     res->tries = 0;
     res->t.feed->list_begin(res->t.ctx);
-    size_t dropped = upstream_redis_snap_emit(res->snap, list_rev,
-                                              res_list_item_cb, res);
+    size_t dropped =
+        upstream_redis_snap_emit(res->snap, list_rev, res_list_item_cb, res);
     if (dropped > 0)
         res_malformed(res, "%zu hash values above the list's revision %" PRId64,
                       dropped, list_rev);
@@ -551,6 +623,8 @@ static void res_list_start(struct rres *res)
 
     event_del(res->retry);
     res->gen++;
+    res->seen_ms = res->seen_seq = 0;
+    res_set_last(res, 0, NULL);
     res->state = RES_LISTING;
     res_set_up(res, false);
     if (res->in_flight) {
@@ -569,7 +643,7 @@ static void round_send(struct upstream_redis *u);
 /* Fills argv with "STREAMS logs... ids..." of the watching targets, noting
  * their generations; returns how many targets. */
 static size_t round_streams(struct upstream_redis *u, const char **argv,
-                            char (*ids)[24])
+                            char (*ids)[48])
 {
     size_t k = 0;
 
@@ -580,8 +654,12 @@ static size_t round_streams(struct upstream_redis *u, const char **argv,
         if (res->state != RES_WATCHING)
             continue;
         u->round_gen[i] = res->gen;
-        snprintf(ids[k], sizeof(ids[k]), "%" PRId64 "-0",
-                 res->t.feed->rv(res->t.ctx));
+        int64_t rv = res->t.feed->rv(res->t.ctx);
+        if (res->seen_ms > rv)
+            snprintf(ids[k], sizeof(ids[k]), "%" PRId64 "-%" PRId64,
+                     res->seen_ms, res->seen_seq);
+        else
+            snprintf(ids[k], sizeof(ids[k]), "%" PRId64 "-0", rv);
         argv[k] = res->k_log;
         k++;
     }
@@ -638,8 +716,8 @@ static void round_read_cb(struct redis_client *c,
             res_list_start(res);
             continue;
         }
-        for (size_t s = 0; streams->type == REDIS_CLIENT_ARRAY && s < streams->n;
-             s++) {
+        for (size_t s = 0;
+             streams->type == REDIS_CLIENT_ARRAY && s < streams->n; s++) {
             const struct redis_client_reply *st = &streams->elem[s];
 
             if (st->type == REDIS_CLIENT_ARRAY && st->n == 2 &&
@@ -669,7 +747,7 @@ static void round_wake_cb(struct redis_client *c,
 {
     struct upstream_redis *u = arg;
     const char **argv = xcalloc(u->n * 2 + 4, sizeof(*argv));
-    char(*ids)[24] = xcalloc(u->n ? u->n : 1, sizeof(*ids));
+    char(*ids)[48] = xcalloc(u->n ? u->n : 1, sizeof(*ids));
     char count[24];
     const char *multi[] = {"MULTI"}, *exec[] = {"EXEC"};
     bool ok;
@@ -714,7 +792,7 @@ static void round_wake_cb(struct redis_client *c,
 static void round_send(struct upstream_redis *u)
 {
     const char **argv;
-    char(*ids)[24];
+    char(*ids)[48];
     char block[24];
     size_t k;
 
@@ -753,6 +831,85 @@ static void round_kick(struct upstream_redis *u)
     snprintf(id, sizeof(id), "%lld", u->tail_id);
     u_send(u->cmd, 3, (const char *[]){"CLIENT", "UNBLOCK", id}, NULL, NULL);
     u->round_blocked = false; /* one UNBLOCK per wake-up */
+}
+
+/* ==== resuming ==== */
+
+/* The log around the resumed revision: the store still holds the history
+ * served (see res_verify). */
+static void res_verify_cb(struct redis_client *c,
+                          const struct redis_client_reply *r, void *arg)
+{
+    struct rres *res = arg;
+    struct upstream_redis *u = res->u;
+    int64_t compacted, rev, first = 0;
+    const struct redis_client_reply *es, *type, *key = NULL, *value;
+    size_t want;
+    char why[200];
+
+    (void)c;
+    if (!res_reply_current(res))
+        return;
+    if (r->type != REDIS_CLIENT_ARRAY || r->n != 3 ||
+        r->elem[0].type != REDIS_CLIENT_ARRAY ||
+        (compacted = reply_int(&r->elem[1])) < 0 ||
+        (rev = reply_int(&r->elem[2])) < 0) {
+        res_snapshot_failed(res, "XRANGE", r);
+        return;
+    }
+    if (u_check_rev(u, res->tag, rev))
+        return;
+    es = &r->elem[0];
+    if (es->n > 0 && es->elem[0].type == REDIS_CLIENT_ARRAY &&
+        es->elem[0].n == 2) {
+        first = parse_id(&es->elem[0].elem[0]);
+        entry_fields(&es->elem[0].elem[1], &type, &key, &value);
+    }
+    want = res->last_rev > 0 && compacted < res->last_rev;
+    if (es->n != want ||
+        (want &&
+         (first != res->last_rev || key == NULL ||
+          key->len != res->last_key_len ||
+          (key->len > 0 && memcmp(key->str, res->last_key, key->len) != 0)))) {
+        snprintf(why, sizeof(why),
+                 "its log no longer holds the changes of %s served up to "
+                 "revision %" PRId64,
+                 res->name, res->t.feed->rv(res->t.ctx));
+        u_reset_tag(u, res->tag, u_served(u, res->tag), rev, why);
+        return;
+    }
+    res->state = RES_WATCHING;
+    round_kick(u);
+}
+
+/*
+ * Before a watch resumes after rv on a new connection: the log between the
+ * last entry applied (L) and rv must be exactly L's entry, with its key
+ * (nothing else changed the resource up to rv: the progress delivered said
+ * so), or nothing when L was trimmed since.  Otherwise Redis holds another
+ * history than the one served (restarted from an older RDB/AOF and written
+ * again, a replica promoted without the last writes), which T:rev alone
+ * cannot tell once new writes have carried it past rv.
+ */
+static void res_verify(struct rres *res)
+{
+    struct upstream_redis *u = res->u;
+    char from[32], to[32];
+
+    snprintf(from, sizeof(from), "%" PRId64 "-0", res->last_rev);
+    if (res->last_rev == 0)
+        snprintf(from, sizeof(from), "-");
+    snprintf(to, sizeof(to), "%" PRId64 "-0", res->t.feed->rv(res->t.ctx));
+    res->state = RES_VERIFYING;
+    if (u_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL, NULL) &&
+        u_send(u->cmd, 6,
+               (const char *[]){"XRANGE", res->k_log, from, to, "COUNT", "2"},
+               NULL, NULL) &&
+        u_send(u->cmd, 2, (const char *[]){"GET", res->k_compacted}, NULL,
+               NULL) &&
+        u_send(u->cmd, 2, (const char *[]){"GET", u->rev_keys[res->tag]}, NULL,
+               NULL))
+        res_send(res, 1, (const char *[]){"EXEC"}, res_verify_cb);
 }
 
 /* ==== direct reads ==== */
@@ -827,12 +984,12 @@ static struct upstream_read *reader_probe(void *ctx, const char *scope,
     rd->whole = scope_len == strlen(res->prefix) &&
                 memcmp(scope, res->prefix, scope_len) == 0;
     if (!u_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL, NULL) ||
-        !u_send(u->cmd, 2, (const char *[]){"GET", u->rev_keys[res->tag]},
-                NULL, NULL) ||
-        !u_send(u->cmd, 6,
-                (const char *[]){"XREVRANGE", res->k_log, "+", "-", "COUNT",
-                                 "1"},
-                NULL, NULL) ||
+        !u_send(u->cmd, 2, (const char *[]){"GET", u->rev_keys[res->tag]}, NULL,
+                NULL) ||
+        !u_send(
+            u->cmd, 6,
+            (const char *[]){"XREVRANGE", res->k_log, "+", "-", "COUNT", "1"},
+            NULL, NULL) ||
         !u_send(u->cmd, 2, (const char *[]){"HLEN", res->k_objects}, NULL,
                 NULL) ||
         !u_send(u->cmd, 1, exec, probe_cb, rd)) {
@@ -950,8 +1107,8 @@ static void u_start_all(struct upstream_redis *u)
         struct rres *res = &u->res[i];
 
         if (res->t.feed->rv(res->t.ctx) > 0) {
-            res->state = RES_WATCHING; /* the rounds check trimming */
             res->resuming = u->ever_connected;
+            res_verify(res); /* then the rounds check trimming */
         } else {
             res_list_start(res);
         }
@@ -960,8 +1117,8 @@ static void u_start_all(struct upstream_redis *u)
     round_send(u);
 }
 
-static void u_load_cb(struct redis_client *c, const struct redis_client_reply *r,
-                      void *arg)
+static void u_load_cb(struct redis_client *c,
+                      const struct redis_client_reply *r, void *arg)
 {
     struct upstream_redis *u = arg;
     char text[200], why[320];
@@ -985,8 +1142,8 @@ static void u_load_cb(struct redis_client *c, const struct redis_client_reply *r
         u_start_all(u);
 }
 
-static void u_info_cb(struct redis_client *c, const struct redis_client_reply *r,
-                      void *arg)
+static void u_info_cb(struct redis_client *c,
+                      const struct redis_client_reply *r, void *arg)
 {
     struct upstream_redis *u = arg;
     const char *v;
@@ -1101,8 +1258,8 @@ static void u_connect(struct upstream_redis *u)
 /* ==== construction ==== */
 
 /* Parses "redis://HOST[:PORT],..." into u's seeds; RW_EINVAL with why. */
-static int seeds_parse(const char *url, struct seed **out, size_t *n,
-                       char *why, size_t why_len)
+static int seeds_parse(const char *url, struct seed **out, size_t *n, char *why,
+                       size_t why_len)
 {
     char *copy = xstrdup(url), *save = NULL;
     int rc = RW_OK;
@@ -1118,8 +1275,8 @@ static int seeds_parse(const char *url, struct seed **out, size_t *n,
             tok++;
         tok[strcspn(tok, " ")] = '\0';
         if (strncasecmp(tok, "redis://", 8) != 0) {
-            snprintf(why, why_len,
-                     "seed \"%s\": expected redis://HOST[:PORT]", tok);
+            snprintf(why, why_len, "seed \"%s\": expected redis://HOST[:PORT]",
+                     tok);
             rc = RW_EINVAL;
             break;
         }
@@ -1210,13 +1367,14 @@ static void res_init(struct upstream_redis *u, struct rres *res,
     res->k_compacted = xasprintf("%s:%s:compacted", tag, res->name);
     free(tag);
     res->retry = evtimer_new(u->base, res_retry_cb, res);
-    res->reader = (struct upstream_reader){res, reader_probe, reader_page,
-                                           reader_cancel};
+    res->reader =
+        (struct upstream_reader){res, reader_probe, reader_page, reader_cancel};
 }
 
 static struct upstream *redis_create(struct event_base *base, const char *url,
                                      const struct upstream_target *targets,
-                                     size_t n, const struct upstream_config *cfg)
+                                     size_t n,
+                                     const struct upstream_config *cfg)
 {
     struct upstream_redis *u = xcalloc(1, sizeof(*u));
     char why[256];
@@ -1240,9 +1398,8 @@ static struct upstream *redis_create(struct event_base *base, const char *url,
         u->cfg.dial_timeout = REDIS_DEFAULT_DIAL;
     if (u->cfg.progress_interval <= 0)
         u->cfg.progress_interval = REDIS_DEFAULT_PROGRESS;
-    u->password = u->cfg.redis_password != NULL
-                      ? xstrdup(u->cfg.redis_password)
-                      : NULL;
+    u->password =
+        u->cfg.redis_password != NULL ? xstrdup(u->cfg.redis_password) : NULL;
     u->per_resource = u->cfg.redis_per_resource;
     u->history =
         u->cfg.redis_history > 0 ? u->cfg.redis_history : REDIS_DEFAULT_HISTORY;
@@ -1295,6 +1452,7 @@ static void redis_free(struct upstream *up)
         free(res->k_objects);
         free(res->k_log);
         free(res->k_compacted);
+        free(res->last_key);
     }
     for (size_t t = 0; t < u->n_tags; t++)
         free(u->rev_keys[t]);

@@ -45,3 +45,11 @@ UNIT_TESTS += test/redis_client_test
 test_redis_client_test_SOURCES = test/redis_client_test.c test/redis_testlib.h
 test_redis_client_test_CFLAGS = $(TEST_CFLAGS)
 test_redis_client_test_LDADD = $(TEST_LIBS)
+
+# The Redis upstream adapter through the contract checker, against a real
+# redis-server the test starts itself (skipped without redis-server).
+UNIT_TESTS += test/upstream_redis_test
+test_upstream_redis_test_SOURCES = test/upstream_redis_test.c \
+	test/redis_testlib.h test/upstream_contract.c test/upstream_contract.h
+test_upstream_redis_test_CFLAGS = $(TEST_CFLAGS)
+test_upstream_redis_test_LDADD = $(TEST_LIBS)

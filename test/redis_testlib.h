@@ -139,6 +139,149 @@ static inline void rtest_start(struct rtest_server *s, const char *password,
     exit(99);
 }
 
+/* ---- a blocking RESP client for setting up and checking state ---- */
+
+/* A reply: type '+', '-', ':', '$' (str NULL: nil), '*' (strs: every
+ * string of the array, nested arrays flattened, n of them). */
+struct rtest_reply {
+    char type;
+    long long integer;
+    char *str;
+    size_t len;
+    char **strs;
+    size_t *lens;
+    size_t n;
+};
+
+static inline void rtest_reply_fini(struct rtest_reply *r)
+{
+    free(r->str);
+    for (size_t i = 0; i < r->n; i++)
+        free(r->strs[i]);
+    free(r->strs);
+    free(r->lens);
+    memset(r, 0, sizeof(*r));
+}
+
+/* Reads exactly n bytes (false on EOF or timeout). */
+static inline bool rtest_read(int fd, char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = read(fd, buf, n);
+        if (k <= 0)
+            return false;
+        buf += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+static inline bool rtest_line(int fd, char *line, size_t size)
+{
+    size_t n = 0;
+    while (n + 1 < size) {
+        if (!rtest_read(fd, line + n, 1))
+            return false;
+        if (n > 0 && line[n - 1] == '\r' && line[n] == '\n') {
+            line[n - 1] = '\0';
+            return true;
+        }
+        n++;
+    }
+    return false;
+}
+
+static inline bool rtest_parse(int fd, struct rtest_reply *r, bool top)
+{
+    char line[128];
+    if (!rtest_line(fd, line, sizeof(line)))
+        return false;
+    long long v = strtoll(line + 1, NULL, 10);
+    if (top)
+        r->type = line[0];
+    switch (line[0]) {
+    case '+':
+    case '-':
+    case ':':
+        if (top) {
+            r->integer = v;
+            r->str = strdup(line + 1);
+            r->len = strlen(line + 1);
+        }
+        return true;
+    case '$': {
+        char *s = NULL;
+        if (v >= 0) {
+            s = malloc((size_t)v + 3);
+            if (!rtest_read(fd, s, (size_t)v + 2))
+                return false;
+            s[v] = '\0';
+        }
+        if (top) {
+            r->str = s;
+            r->len = v >= 0 ? (size_t)v : 0;
+        } else if (s != NULL) {
+            r->strs = realloc(r->strs, (r->n + 1) * sizeof(*r->strs));
+            r->lens = realloc(r->lens, (r->n + 1) * sizeof(*r->lens));
+            r->strs[r->n] = s;
+            r->lens[r->n++] = (size_t)v;
+        }
+        return true;
+    }
+    case '*':
+        for (long long i = 0; i < v; i++)
+            if (!rtest_parse(fd, r, false))
+                return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A connection to s (AUTH when it has a password). */
+static inline int rtest_connect(const struct rtest_server *s);
+
+/* Sends argv (C strings) on fd and reads the reply into *r. */
+static inline void rtest_call(int fd, struct rtest_reply *r, int argc,
+                              const char *const *argv)
+{
+    char head[32];
+    memset(r, 0, sizeof(*r));
+    snprintf(head, sizeof(head), "*%d\r\n", argc);
+    if (write(fd, head, strlen(head)) < 0)
+        exit(99);
+    for (int i = 0; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        snprintf(head, sizeof(head), "$%zu\r\n", n);
+        if (write(fd, head, strlen(head)) < 0 || write(fd, argv[i], n) < 0 ||
+            write(fd, "\r\n", 2) < 0)
+            exit(99);
+    }
+    if (!rtest_parse(fd, r, true)) {
+        fprintf(stderr, "rtest_call %s: no reply\n", argv[0]);
+        exit(99);
+    }
+}
+
+static inline int rtest_connect(const struct rtest_server *s)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(s->port)};
+    struct timeval tv = {(time_t)RTEST_TIMEOUT, 0};
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        perror("rtest_connect");
+        exit(99);
+    }
+    if (s->password[0] != '\0') {
+        struct rtest_reply r;
+        rtest_call(fd, &r, 2, (const char *const[]){"AUTH", s->password});
+        rtest_reply_fini(&r);
+    }
+    return fd;
+}
+
 /* Stops it (TERM, then KILL) and waits for it; keeps the directory. */
 static inline void rtest_kill(struct rtest_server *s, int sig)
 {
