@@ -266,9 +266,15 @@ local function next_revision(keys)
     return current + 1
 end
 
--- The common arguments; returns the history length, the current value and
--- its mod revision (nil when absent), or nil and the reason.
-local function prepare(keys, key, history)
+-- The keys and the arguments (usage names them: the first is the key, the
+-- last the history); returns the history length, the current value and its
+-- mod revision (nil when absent), or nil and the reason.
+local function prepare(keys, args, usage)
+    local _, nargs = usage:gsub('%S+', '')
+    if #args ~= nargs then
+        return nil, 'expected ' .. nargs .. ' arguments: ' .. usage
+    end
+    local key, history = args[1], args[nargs]
     local why = check_keys(keys) or check_key(key)
     if why then
         return nil, why
@@ -288,11 +294,23 @@ local function prepare(keys, key, history)
     return n, value, modrev
 end
 
--- Appends the change, trims the log, raises the compaction revision.
-local function record(keys, rev, kind, key, value, history)
-    local id = revtext(rev) .. '-0'
+-- Writes the checked change: the next revision, the hash field (stored:
+-- the new JSON; nil: removed), the log entry (value: its JSON), the
+-- trimming and the compaction revision.  Returns the revision, or an
+-- INVALID error when the counter is behind the log (nothing written).
+local function commit(keys, kind, key, stored, value, history)
+    local rev, behind = next_revision(keys)
+    if not rev then
+        return fail('INVALID ' .. behind)
+    end
+    if stored then
+        redis.call('HSET', keys[2], key, revtext(rev) .. ' ' .. stored)
+    else
+        redis.call('HDEL', keys[2], key)
+    end
     redis.call('INCR', keys[1])
-    redis.call('XADD', keys[3], id, 'type', kind, 'key', key, 'value', value)
+    redis.call('XADD', keys[3], revtext(rev) .. '-0', 'type', kind, 'key', key,
+               'value', value)
     if redis.call('XTRIM', keys[3], 'MAXLEN', history) > 0 then
         local oldest = redis.call('XRANGE', keys[3], '-', '+', 'COUNT', 1)[1]
         local below = tonumber(oldest[1]:match('^(%d+)-')) - 1
@@ -303,63 +321,50 @@ local function record(keys, rev, kind, key, value, history)
     return rev
 end
 
+-- The error of a write whose expected mod revision does not hold, or nil;
+-- "0" (create) only when create.
+local function check_expected(expected, modrev, key, create)
+    local want = decimal(expected)
+    if expected == '' then
+        return nil
+    elseif not want or (want == 0 and not create) then
+        return 'INVALID expected must be ""' .. (create and ', 0' or '') ..
+               ' or a revision'
+    elseif want == 0 then
+        return modrev and 'EXISTS ' .. modrev or nil
+    elseif not modrev then
+        return 'NOTFOUND ' .. key
+    elseif tonumber(modrev) ~= want then
+        return 'CONFLICT ' .. modrev
+    end
+    return nil
+end
+
 local function rw_put(keys, args)
-    local key, json, expected, history = args[1], args[2], args[3], args[4]
-    if #args ~= 4 then
-        return fail('INVALID expected 4 arguments: key json expected history')
+    local n, current, modrev = prepare(keys, args, 'key json expected history')
+    local why = not n and 'INVALID ' .. current or
+                check_expected(args[3], modrev, args[1], true)
+    if why then
+        return fail(why)
     end
-    local n, current, modrev = prepare(keys, key, history)
-    if not n then
-        return fail('INVALID ' .. current)
-    end
-    if expected ~= '' then
-        local want = decimal(expected)
-        if not want then
-            return fail('INVALID expected must be "", 0 or a revision')
-        elseif want == 0 and modrev then
-            return fail('EXISTS ' .. modrev)
-        elseif want > 0 and not modrev then
-            return fail('NOTFOUND ' .. key)
-        elseif want > 0 and tonumber(modrev) ~= want then
-            return fail('CONFLICT ' .. modrev)
-        end
-    end
-    local value, why = check_value(key, json)
+    local value, invalid = check_value(args[1], args[2])
     if not value then
-        return fail('INVALID ' .. why)
+        return fail('INVALID ' .. invalid)
     end
-    local rev, behind = next_revision(keys)
-    if not rev then
-        return fail('INVALID ' .. behind)
-    end
-    redis.call('HSET', keys[2], key, revtext(rev) .. ' ' .. value)
-    return record(keys, rev, 'PUT', key, value, n)
+    return commit(keys, 'PUT', args[1], value, value, n)
 end
 
 local function rw_delete(keys, args)
-    local key, expected, history = args[1], args[2], args[3]
-    if #args ~= 3 then
-        return fail('INVALID expected 3 arguments: key expected history')
+    local n, current, modrev = prepare(keys, args, 'key expected history')
+    local why = not n and 'INVALID ' .. current or
+                check_expected(args[2], modrev, args[1], false)
+    if not why and not modrev then
+        why = 'NOTFOUND ' .. args[1]
     end
-    local n, current, modrev = prepare(keys, key, history)
-    if not n then
-        return fail('INVALID ' .. current)
+    if why then
+        return fail(why)
     end
-    if expected ~= '' and not decimal(expected) then
-        return fail('INVALID expected must be "" or a revision')
-    end
-    if not modrev then
-        return fail('NOTFOUND ' .. key)
-    end
-    if expected ~= '' and tonumber(modrev) ~= decimal(expected) then
-        return fail('CONFLICT ' .. modrev)
-    end
-    local rev, behind = next_revision(keys)
-    if not rev then
-        return fail('INVALID ' .. behind)
-    end
-    redis.call('HDEL', keys[2], key)
-    return record(keys, rev, 'DELETE', key, current, n)
+    return commit(keys, 'DELETE', args[1], nil, current, n)
 end
 
 local function rw_rev(keys, args)

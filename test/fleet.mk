@@ -40,9 +40,10 @@ test_fleet_watcher_test_SOURCES = test/fleet_watcher_test.c
 test_fleet_watcher_test_CFLAGS = $(TEST_CFLAGS)
 test_fleet_watcher_test_LDADD = $(FLEET_TEST_LIBS)
 
-FLEET_INTEGRATION_TESTS = test/integration/fleet_smoke.py
+FLEET_INTEGRATION_TESTS = test/integration/fleet_smoke.py \
+	test/integration/fleet_redis_test.py
 TESTS += $(FLEET_INTEGRATION_TESTS)
-EXTRA_DIST += $(FLEET_INTEGRATION_TESTS)
+EXTRA_DIST += $(FLEET_INTEGRATION_TESTS) test/integration/fleet_lib.py
 
 UNIT_TESTS += test/fleet_churn_test
 test_fleet_churn_test_SOURCES = test/fleet_churn_test.c

@@ -2,7 +2,8 @@
  * fleet_options_test.c: ringwatch-fleet's option table, its --help and
  * man/ringwatch-fleet.1 agree (every option, its metavar and its
  * "Default: X." with "none" for unset strings and "off" for flags), and
- * the brief's command line parses into the config.
+ * the brief's command line parses into the config; --redis's options
+ * and their check (redis_store_config_init).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cache/rw.h"
 #include "src/fleet/options.h"
+#include "src/fleet/redis_store.h"
 #include "test/option_doc.h"
 #include "test/option_invalid.h"
 
@@ -121,6 +124,80 @@ static void test_defaults_and_errors(void **state)
     assert_true(c.duration == 0.5);
 }
 
+static void test_redis_options(void **state)
+{
+    struct fleet_config c;
+    char why[256];
+
+    assert_int_equal(parse(&c, why, sizeof(why), 1), RW_OK);
+    assert_null(c.redis);
+    assert_null(c.redis_password_file);
+    assert_string_equal(c.redis_revisions, "global");
+    assert_int_equal(c.redis_history, 10000);
+    assert_int_equal(parse(&c, why, sizeof(why), 9, "--redis",
+                           "redis://127.0.0.1:6379", "--redis-password-file",
+                           "pw", "--redis-revisions", "per-resource",
+                           "--redis-history", "500"),
+                     RW_OK);
+    assert_string_equal(c.redis, "redis://127.0.0.1:6379");
+    assert_string_equal(c.redis_password_file, "pw");
+    assert_string_equal(c.redis_revisions, "per-resource");
+    assert_int_equal(c.redis_history, 500);
+    assert_int_equal(parse(&c, why, sizeof(why), 3, "--redis-history", "0"),
+                     RW_EINVAL);
+    assert_non_null(strstr(why, "--redis-history"));
+}
+
+/* redis_store_config_init: the URL, the mode and the password file. */
+static void test_redis_store_config(void **state)
+{
+    struct redis_store_config rc;
+    char why[256], path[] = "/tmp/rw-fleet-pw-XXXXXX";
+    int fd;
+
+    assert_int_equal(redis_store_config_init(&rc, "redis://127.0.0.1:6380",
+                                             NULL, "global", 7, why,
+                                             sizeof(why)),
+                     RW_OK);
+    assert_string_equal(rc.host, "127.0.0.1");
+    assert_string_equal(rc.port, "6380");
+    assert_false(rc.per_resource);
+    assert_null(rc.password);
+    assert_int_equal(rc.history, 7);
+    redis_store_config_fini(&rc);
+    assert_int_equal(redis_store_config_init(&rc, "http://127.0.0.1:6380",
+                                             NULL, "global", 7, why,
+                                             sizeof(why)),
+                     RW_EINVAL);
+    assert_non_null(strstr(why, "redis://HOST:PORT"));
+    assert_int_equal(redis_store_config_init(&rc, "redis://127.0.0.1", NULL,
+                                             "global", 7, why, sizeof(why)),
+                     RW_EINVAL);
+    assert_int_equal(redis_store_config_init(&rc, "redis://127.0.0.1:6380",
+                                             NULL, "both", 7, why,
+                                             sizeof(why)),
+                     RW_EINVAL);
+    assert_non_null(strstr(why, "--redis-revisions"));
+    assert_int_equal(redis_store_config_init(&rc, "redis://127.0.0.1:6380",
+                                             "/nonexistent/pw", "global", 7,
+                                             why, sizeof(why)),
+                     RW_EINVAL);
+    assert_non_null(strstr(why, "--redis-password-file"));
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "s3cret\nignored\n", 15), 15);
+    close(fd);
+    assert_int_equal(redis_store_config_init(&rc, "redis://[::1]:6380", path,
+                                             "per-resource", 7, why,
+                                             sizeof(why)),
+                     RW_OK);
+    unlink(path);
+    assert_string_equal(rc.host, "::1");
+    assert_true(rc.per_resource);
+    assert_string_equal(rc.password, "s3cret");
+    redis_store_config_fini(&rc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -129,6 +206,8 @@ int main(void)
         cmocka_unit_test(test_every_option_refuses_invalid_values),
         cmocka_unit_test(test_command_line),
         cmocka_unit_test(test_defaults_and_errors),
+        cmocka_unit_test(test_redis_options),
+        cmocka_unit_test(test_redis_store_config),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,7 +23,9 @@ src_fleet_libfleet_a_SOURCES = \
 	src/fleet/dial.c src/fleet/dial.h \
 	src/fleet/links.c src/fleet/links.h \
 	src/fleet/watch_etcd.c src/fleet/watch_etcd.h \
-	src/fleet/report.c src/fleet/report.h
+	src/fleet/report.c src/fleet/report.h \
+	src/fleet/redis_store.c src/fleet/redis_store.h \
+	src/fleet/redis_follow.c src/fleet/redis_follow.h
 FLEET_LIBS = src/fleet/libfleet.a $(RW_LIBS)
 
 bin_PROGRAMS += ringwatch-fleet

@@ -48,6 +48,8 @@
 #include "src/fleet/oracle.h"
 #include "src/fleet/profile.h"
 #include "src/fleet/range.h"
+#include "src/fleet/redis_follow.h"
+#include "src/fleet/redis_store.h"
 #include "src/fleet/report.h"
 #include "src/fleet/watch_etcd.h"
 #include "src/fleet/watch_h1.h"
@@ -76,6 +78,9 @@ struct fleet {
     struct event_base *base;
     const struct resource_type *rt;
     struct fleet_dial server, etcd; /* --server's, --etcd's */
+    struct redis_store_config redis; /* --redis's; host NULL: none */
+    struct redis_follow *follow;     /* the oracle's source over Redis */
+    struct redis_store *final_store; /* the final state over Redis */
     char *collection;
     uint64_t connections;
     struct keys *keys;
@@ -242,6 +247,8 @@ static void fleet_run(struct fleet *f)
         report_proc_sample((long)f->cfg.server_pid, &f->server_start);
     if (f->oracle) {
         oracle_start(f->oracle, r0 + 1);
+        if (f->follow)
+            redis_follow_start(f->follow, r0 + 1);
         watcher_set_advance(f->ws);
     }
     if (f->writer && f->cfg.churn)
@@ -422,6 +429,12 @@ static void fleet_final_done_cb(int err, const char *why, int64_t revision,
     if (err != 0) {
         log_warnx("reading the final state: %s", why);
         f->final_failed = true;
+    } else if (f->redis.host != NULL && f->target > 0 &&
+               revision > f->target) {
+        log_warnx("reading the final state: the store's log moved past "
+                  "revision %" PRId64 " to %" PRId64 " (another writer?)",
+                  f->target, revision);
+        f->final_failed = true;
     } else {
         log_info("final state at revision %" PRId64 ": %u objects", revision,
                  view_count(&f->filters[0]->final));
@@ -451,6 +464,14 @@ static void fleet_final(struct fleet *f)
     }
     event_assign(f->phase_timer, f->base, -1, 0, fleet_final_timeout_cb, f);
     fleet_timer(f->phase_timer, FLEET_FINAL_TIMEOUT);
+    if (f->redis.host != NULL) {
+        /* Redis has no old state to read at the target: the current one,
+         * which must not have moved past it. */
+        f->final_store = redis_store_new(f->base, &f->redis, f->rt);
+        redis_store_snapshot(f->final_store, f->rt->key_prefix,
+                             fleet_final_kv_cb, fleet_final_done_cb, f);
+        return;
+    }
     f->final = range_new(f->base, &f->etcd, f->rt->key_prefix,
                          f->target > 0 ? f->target : 0, 0, 0, fleet_final_kv_cb,
                          fleet_final_done_cb, f);
@@ -548,6 +569,32 @@ static void fleet_signal_cb(evutil_socket_t sig, short what, void *arg)
     fleet_done(f);
 }
 
+/* The first phase: SETUP with --churn, else LIST. */
+static void fleet_begin(struct fleet *f)
+{
+    if (f->cfg.churn) {
+        f->phase = PHASE_SETUP;
+        fleet_timer(f->phase_timer, FLEET_SETUP_TIMEOUT);
+        writer_load(f->writer, 0);
+    } else {
+        fleet_start_list(f);
+    }
+}
+
+static void fleet_follow_ready_cb(void *arg)
+{
+    fleet_begin(arg);
+}
+
+static void fleet_follow_error_cb(const char *why, void *arg)
+{
+    struct fleet *f = arg;
+
+    log_warnx("redis: %s", why);
+    f->exit_code = 1;
+    fleet_done(f);
+}
+
 /* ==== setup ==== */
 
 /* The checks after --resource, --server, --profile and --target:
@@ -563,6 +610,14 @@ static int fleet_check_more(struct fleet *f, char *why, size_t why_len)
     const char *prefix = "etcd-";
 
     f->target_etcd = strcmp(c->target, "etcd") == 0;
+    if (c->redis && (c->etcd || f->target_etcd))
+        return FLEET_PROBLEM("--redis replaces --etcd: give one of them "
+                             "(and --target ringwatch)");
+    if (c->redis &&
+        redis_store_config_init(&f->redis, c->redis, c->redis_password_file,
+                                c->redis_revisions, c->redis_history, why,
+                                why_len) != RW_OK)
+        return RW_EINVAL;
     if (f->target_etcd && c->etcd == NULL) {
         /* the oracle and the writer use the server, as the server */
         c->etcd = c->server;
@@ -579,8 +634,8 @@ static int fleet_check_more(struct fleet *f, char *why, size_t why_len)
     if (f->move_fraction < 0 || f->move_fraction > 1)
         return config_fail(why, why_len, "move-fraction", c->move_fraction,
                            "out of range: expected 0 to 1");
-    if (c->write_rate > 0 && c->etcd == NULL)
-        return FLEET_PROBLEM("--write-rate needs --etcd URL");
+    if (c->write_rate > 0 && c->etcd == NULL && c->redis == NULL)
+        return FLEET_PROBLEM("--write-rate needs --etcd URL or --redis URL");
     if (f->target_etcd && c->http1)
         return FLEET_PROBLEM("--http1 and --target etcd: etcd speaks gRPC "
                              "over HTTP/2 only");
@@ -589,10 +644,11 @@ static int fleet_check_more(struct fleet *f, char *why, size_t why_len)
         return FLEET_PROBLEM("--profile %s needs a --resource with "
                              "spec.nodeName (pods)",
                              c->profile);
-    if (c->churn && (strcmp(f->rt->resource, "pods") != 0 || c->etcd == NULL ||
+    if (c->churn && (strcmp(f->rt->resource, "pods") != 0 ||
+                     (c->etcd == NULL && c->redis == NULL) ||
                      c->write_rate == 0))
-        return FLEET_PROBLEM("--churn needs --resource pods, --etcd URL and "
-                             "--write-rate N");
+        return FLEET_PROBLEM("--churn needs --resource pods, --etcd URL (or "
+                             "--redis URL) and --write-rate N");
     if (profile_init(&f->profile, f->profile.kind, c->watchers,
                      c->mix_controllers, c->nodes) != RW_OK)
         return FLEET_PROBLEM("--nodes: out of range: expected at most %u "
@@ -728,16 +784,28 @@ static void fleet_build(struct fleet *f)
         .seed = f->cfg.seed,
     };
 
+    static const struct redis_follow_callbacks fcbs = {
+        .on_ready = fleet_follow_ready_cb,
+        .on_error = fleet_follow_error_cb,
+    };
+    const struct redis_store_config *redis =
+        f->redis.host != NULL ? &f->redis : NULL;
+
     f->keys = keys_new();
     histogram_init(&f->latency);
     fleet_build_filters(f);
     if (f->cfg.etcd)
         f->oracle =
             oracle_new(f->base, &f->etcd, f->rt, f->keys, f->ix, &ocbs, f);
+    if (redis != NULL) {
+        f->oracle = oracle_new(f->base, NULL, f->rt, f->keys, f->ix, &ocbs, f);
+        f->follow = redis_follow_new(f->base, redis, f->rt, f->keys, f->oracle,
+                                     &fcbs, f);
+    }
     if (f->cfg.write_rate > 0)
-        f->writer =
-            writer_new(f->base, &f->etcd, f->rt, f->keys, f->cfg.write_rate,
-                       f->cfg.churn ? &churn : NULL, &wcbs, f);
+        f->writer = writer_new(f->base, &f->etcd, redis, f->rt, f->keys,
+                               f->cfg.write_rate, f->cfg.churn ? &churn : NULL,
+                               &wcbs, f);
     wc.rt = f->rt;
     wc.collection = f->collection;
     wc.keys = f->keys;
@@ -777,7 +845,9 @@ static void fleet_free(struct fleet *f)
     watch_etcd_free(f->etcd_t);
     range_free(f->final);
     range_free(f->snapshot);
+    redis_store_free(f->final_store);
     writer_free(f->writer);
+    redis_follow_free(f->follow);
     oracle_free(f->oracle);
     watcher_set_free(f->ws);
     for (size_t i = 0; i < f->nfilters; i++)
@@ -797,6 +867,7 @@ static void fleet_free(struct fleet *f)
     free(f->collection);
     fleet_dial_fini(&f->server);
     fleet_dial_fini(&f->etcd);
+    redis_store_config_fini(&f->redis);
 }
 
 int main(int argc, char **argv)
@@ -817,14 +888,10 @@ int main(int argc, char **argv)
     fleet_check_options(&f);
     fleet_events(&f);
     fleet_build(&f);
-
-    if (f.cfg.churn) {
-        f.phase = PHASE_SETUP;
-        fleet_timer(f.phase_timer, FLEET_SETUP_TIMEOUT);
-        writer_load(f.writer, 0);
-    } else {
-        fleet_start_list(&f);
-    }
+    if (f.follow == NULL)
+        fleet_begin(&f);
+    else /* once the follower has its snapshot, bounded as a LIST */
+        fleet_timer(f.phase_timer, FLEET_LIST_TIMEOUT);
     event_base_dispatch(f.base);
     if (f.phase != PHASE_DONE) /* the loop ran dry: should not happen */
         fleet_done(&f);

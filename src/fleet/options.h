@@ -35,6 +35,10 @@ struct fleet_config {
     const char *etcd;           /* etcd URL (oracle, writer, final state) */
     const char *etcd_cacert;    /* --etcd's CA (PEM); NULL: system's */
     const char *etcd_cert, *etcd_key; /* client certificate for --etcd */
+    const char *redis;          /* Redis URL, in place of --etcd */
+    const char *redis_password_file; /* AUTH password file; NULL: none */
+    const char *redis_revisions;     /* global or per-resource */
+    uint64_t redis_history;          /* log length the writes trim to */
     uint64_t write_rate;        /* writes per second; 0: no writer */
     uint64_t server_pid;        /* ringwatch's pid for CPU and RSS; 0: none */
     const char *report;         /* JSON report path; NULL: none */

@@ -1,5 +1,6 @@
 /*
- * oracle.c: the independent etcd watch (see oracle.h).
+ * oracle.c: the independent etcd watch, or the changes a Redis log
+ * follower feeds (see oracle.h).
  *
  * Data structure: one h2c connection with one Watch call, the entry log
  * (a growing array) and the filters it feeds.  Decoded objects live only
@@ -174,6 +175,26 @@ static void oracle_conn_close_cb(struct h2_client *c, int err, void *arg)
     oracle_fail(o, why);
 }
 
+void oracle_feed(struct oracle *o, const struct etcd_event *ev)
+{
+    oracle_append(o, ev);
+    if (ev->kv.mod_revision > o->known_rv)
+        o->known_rv = ev->kv.mod_revision;
+}
+
+void oracle_progress(struct oracle *o, int64_t rev)
+{
+    if (rev > o->known_rv)
+        o->known_rv = rev;
+    if (!o->failed && o->cbs.on_advance)
+        o->cbs.on_advance(o->arg);
+}
+
+void oracle_abort(struct oracle *o, const char *why)
+{
+    oracle_fail(o, why);
+}
+
 void oracle_start(struct oracle *o, int64_t start_rev)
 {
     struct etcd_watch_create req = {
@@ -189,6 +210,8 @@ void oracle_start(struct oracle *o, int64_t start_rev)
 
     rw_assert(start_rev > 0 && o->watch == NULL);
     o->known_rv = start_rev - 1;
+    if (o->conn == NULL)
+        return; /* fed by oracle_feed */
     o->watch = grpc_client_call_start(o->conn, ETCD_PATH_WATCH,
                                       oracle_message_cb, oracle_close_cb, o);
     if (o->watch == NULL) {
@@ -223,6 +246,8 @@ struct oracle *oracle_new(struct event_base *base, const struct fleet_dial *d,
     o->prefix = xstrdup(rt->key_prefix);
     o->prefix_len = strlen(o->prefix);
     o->end = etcd_prefix_end(o->prefix, o->prefix_len, &o->end_len);
+    if (d == NULL)
+        return o;
     fleet_dial_h2(d, &hc);
     o->conn = h2_client_new(base, d->host, d->port, &hc, &conn_cbs, o);
     return o;

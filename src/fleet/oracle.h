@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "cache/resource_type.h"
+#include "proto/etcd.h"
 #include "src/fleet/filter.h"
 #include "src/fleet/keys.h"
 
@@ -52,7 +53,8 @@ struct oracle_callbacks {
  * An oracle for resource type rt at etcd (d, borrowed), interning keys in
  * keys and feeding the filters of ix (borrowed; it and its filters must
  * outlive the oracle).  It connects at once and watches when
- * oracle_start is called.
+ * oracle_start is called.  d NULL: no etcd; the changes come from
+ * oracle_feed (a Redis log follower, redis_follow.h).
  */
 struct oracle *oracle_new(struct event_base *base, const struct fleet_dial *d,
                           const struct resource_type *rt, struct keys *keys,
@@ -62,6 +64,16 @@ void oracle_free(struct oracle *o);
 
 /* Watches from start_rev (> 0): known_rv becomes start_rev - 1. */
 void oracle_start(struct oracle *o, int64_t start_rev);
+
+/* For an oracle without etcd (d NULL): one change, as etcd would send it
+ * (kv.mod_revision its revision, prev_kv the value it replaced or
+ * deleted), in revision order; known_rv rises to it.  on_advance is not
+ * called: oracle_progress follows a batch. */
+void oracle_feed(struct oracle *o, const struct etcd_event *ev);
+/* known_rv rises to rev (every change up to rev was fed); on_advance. */
+void oracle_progress(struct oracle *o, int64_t rev);
+/* The source failed for good: on_error(why) once. */
+void oracle_abort(struct oracle *o, const char *why);
 
 /* Every change with revision <= this is in the log; 0 before start. */
 int64_t oracle_known_rv(const struct oracle *o);

@@ -1,5 +1,5 @@
 /*
- * writer.c: paced, stamped updates to etcd (see writer.h).
+ * writer.c: paced, stamped updates to etcd or Redis (see writer.h).
  *
  * Data structure: the templates (one per object of the snapshot, head and
  * tail strings around the stamp), a round-robin index, one h2c connection
@@ -30,6 +30,7 @@
 #include "src/fleet/dial.h"
 #include "src/fleet/profile.h"
 #include "src/fleet/range.h"
+#include "src/fleet/redis_store.h"
 #include "src/fleet/scan.h"
 #include "src/fleet/stamp.h"
 #include "src/grpc_client.h"
@@ -70,7 +71,8 @@ struct writer {
     uint64_t rate;
     struct writer_callbacks cbs;
     void *arg;
-    struct h2_client *conn;
+    struct h2_client *conn;     /* etcd; NULL over Redis */
+    struct redis_store *store; /* Redis; NULL over etcd */
     struct range *load;
     struct writer_object *objects;
     size_t n, cap, next;
@@ -213,6 +215,8 @@ static void writer_load_done_cb(int err, const char *why, int64_t revision,
 
     range_free(w->load);
     w->load = NULL;
+    if (w->closing)
+        return; /* writer_free closed the Redis store under the read */
     if (err != 0) {
         char msg[320];
 
@@ -238,13 +242,23 @@ void writer_load(struct writer *w, int64_t revision)
     if (w->churn != NULL) {
         char *prefix = xasprintf("%s" CHURN_NAMESPACE "/", w->rt->key_prefix);
 
-        w->load = range_new(w->base, w->d, prefix, 0, 0, 0, writer_adopt_kv_cb,
-                            writer_adopt_done_cb, w);
+        if (w->store)
+            redis_store_snapshot(w->store, prefix, writer_adopt_kv_cb,
+                                 writer_adopt_done_cb, w);
+        else
+            w->load = range_new(w->base, w->d, prefix, 0, 0, 0,
+                                writer_adopt_kv_cb, writer_adopt_done_cb, w);
         free(prefix);
         return;
     }
-    w->load = range_new(w->base, w->d, w->rt->key_prefix, revision, 0, 0,
-                        writer_load_kv_cb, writer_load_done_cb, w);
+    /* Redis keeps no old values: the templates come from the current
+     * objects, which only matters for what the writes carry. */
+    if (w->store)
+        redis_store_snapshot(w->store, w->rt->key_prefix, writer_load_kv_cb,
+                             writer_load_done_cb, w);
+    else
+        w->load = range_new(w->base, w->d, w->rt->key_prefix, revision, 0, 0,
+                            writer_load_kv_cb, writer_load_done_cb, w);
 }
 
 /* ==== writes ==== */
@@ -306,11 +320,11 @@ static void writer_put_end(struct writer *w, struct writer_put *put)
         writer_populate(w);
 }
 
-static void writer_failed(struct writer *w, int status, const char *message)
+static void writer_failed(struct writer *w, const char *status,
+                          const char *message)
 {
     if (w->st.failed++ < WRITER_LOG_FAILURES)
-        log_warnx("writer: write failed: %s: %s", grpc_status_name(status),
-                  message);
+        log_warnx("writer: write failed: %s: %s", status, message);
 }
 
 static void writer_put_cb(int status, const char *message, const uint8_t *resp,
@@ -330,7 +344,7 @@ static void writer_put_cb(int status, const char *message, const uint8_t *resp,
         writer_acked(w, put, r.header.revision);
         etcd_put_response_fini(&r);
     } else {
-        writer_failed(w, status, message);
+        writer_failed(w, grpc_status_name(status), message);
     }
     writer_put_end(w, put);
 }
@@ -353,8 +367,28 @@ static void writer_delete_cb(int status, const char *message,
             writer_acked(w, put, r.header.revision);
         etcd_delete_range_response_fini(&r);
     } else {
-        writer_failed(w, status, message);
+        writer_failed(w, grpc_status_name(status), message);
     }
+    writer_put_end(w, put);
+}
+
+/* A write through FCALL rw_put or rw_delete ended.  A delete of a key
+ * already gone (NOTFOUND) is neither acknowledged nor failed, as an etcd
+ * DeleteRange that deleted nothing. */
+static void writer_redis_cb(int err, const char *why, int64_t rev, void *arg)
+{
+    struct writer_put *put = arg;
+    struct writer *w = put->w;
+
+    w->st.inflight--;
+    if (w->closing) {
+        free(put);
+        return;
+    }
+    if (err == RW_OK)
+        writer_acked(w, put, rev);
+    else if (strncmp(why, "NOTFOUND", 8) != 0)
+        writer_failed(w, "redis", why);
     writer_put_end(w, put);
 }
 
@@ -366,6 +400,13 @@ static void writer_send(struct writer *w, struct writer_put *put,
     struct rbuf *b;
     struct grpc_call *call;
 
+    if (w->store != NULL) {
+        w->st.sent++;
+        w->st.inflight++;
+        redis_store_write(w->store, key, key_len, value, value_len,
+                          writer_redis_cb, put);
+        return;
+    }
     if (value != NULL) {
         struct etcd_put_request req = {.key = key,
                                        .key_len = key_len,
@@ -502,6 +543,8 @@ static void writer_adopt_done_cb(int err, const char *why, int64_t revision,
 
     range_free(w->load);
     w->load = NULL;
+    if (w->closing)
+        return; /* writer_free closed the Redis store under the read */
     if (err != 0) {
         char msg[320];
 
@@ -599,6 +642,7 @@ static void writer_conn_close_cb(struct h2_client *c, int err, void *arg)
 }
 
 struct writer *writer_new(struct event_base *base, const struct fleet_dial *d,
+                          const struct redis_store_config *redis,
                           const struct resource_type *rt, struct keys *keys,
                           uint64_t rate, const struct churn_config *churn,
                           const struct writer_callbacks *cbs, void *arg)
@@ -617,8 +661,12 @@ struct writer *writer_new(struct event_base *base, const struct fleet_dial *d,
     w->rate = rate;
     w->cbs = *cbs;
     w->arg = arg;
-    fleet_dial_h2(d, &hc);
-    w->conn = h2_client_new(base, d->host, d->port, &hc, &conn_cbs, w);
+    if (redis != NULL) {
+        w->store = redis_store_new(base, redis, rt);
+    } else {
+        fleet_dial_h2(d, &hc);
+        w->conn = h2_client_new(base, d->host, d->port, &hc, &conn_cbs, w);
+    }
     w->tick = event_new(base, -1, EV_PERSIST, writer_tick_cb, w);
     if (churn != NULL) {
         w->churn = churn_new(churn);
@@ -635,6 +683,7 @@ void writer_free(struct writer *w)
     range_free(w->load);
     event_free(w->tick);
     h2_client_free(w->conn); /* in-flight Puts' callbacks run: they free puts */
+    redis_store_free(w->store); /* so do the Redis writes' */
     for (size_t i = 0; i < w->n; i++) {
         free(w->objects[i].etcd_key);
         free(w->objects[i].head);

@@ -26,6 +26,11 @@
  * write is the generator's next operation: a create or update is a Put
  * of the whole Pod JSON (stamped as above), a delete a DeleteRange, whose
  * revision and send time are logged like a Put's (DELETED latency).
+ *
+ * Over Redis (--redis) the same writes go through the functions of
+ * ringwatch-redis(7): FCALL rw_put (unconditional) and rw_delete, whose
+ * reply is the revision; the objects are read from the hash (current
+ * state: Redis keeps no older one).
  */
 #ifndef FLEET_WRITER_H
 #define FLEET_WRITER_H
@@ -42,6 +47,7 @@
 struct churn_config;
 struct event_base;
 struct fleet_dial;
+struct redis_store_config;
 struct writer;
 
 struct writer_callbacks {
@@ -68,13 +74,15 @@ struct writer_stats {
 };
 
 /*
- * A writer of resource type rt at etcd (d, borrowed), rate writes per second
+ * A writer of resource type rt at etcd (d, borrowed), or at Redis when
+ * redis is not NULL (borrowed; d is then unused), rate writes per second
  * (> 0), interning keys in keys; churn NULL updates the existing objects,
  * else the pods churn (copied; rt must be pods).  Connects at once;
  * writes nothing until writer_load (churn: creates the initial set) then
  * writer_start.
  */
 struct writer *writer_new(struct event_base *base, const struct fleet_dial *d,
+                          const struct redis_store_config *redis,
                           const struct resource_type *rt, struct keys *keys,
                           uint64_t rate, const struct churn_config *churn,
                           const struct writer_callbacks *cbs, void *arg);

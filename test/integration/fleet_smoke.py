@@ -28,48 +28,16 @@ import json
 import subprocess
 
 from harness import *
+from fleet_lib import FLEET, run_fleet, verified
 
-FLEET = os.environ.get("RINGWATCH_FLEET", os.path.join(TOP, "build", "ringwatch-fleet"))
 SEED = os.path.join(TOP, "scripts", "seed-cluster")
 
 
 def fleet(rw, etcd, *args, duration=6, timeout=90, server=None, pid=None):
     """Runs the fleet against rw (or server, whose pid is pid); returns
     its JSON report."""
-    report = tempfile.NamedTemporaryFile(prefix="rw-fleet-", suffix=".json", delete=False)
-    report.close()
-    cmd = [FLEET, "--server", server or rw.url, "--resource", "pods",
-           "--duration", str(duration), "--etcd", etcd.url,
-           "--server-pid", str(pid or rw.proc.pid),
-           "--report", report.name] + [str(a) for a in args]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        with open(report.name) as f:
-            text = f.read()
-    finally:
-        os.unlink(report.name)
-    check(text, "no report from %s\nstdout:\n%s\nstderr:\n%s", cmd, out.stdout, out.stderr[-3000:])
-    r = json.loads(text)
-    r["_exit"] = out.returncode
-    r["_log"] = out.stdout + out.stderr[-3000:]
-    return r
-
-
-def verified(r, what):
-    """The checks every run must pass."""
-    for k in ("lost", "duplicated", "out_of_order", "mismatched_views", "errors"):
-        eq(r[k], 0, "%s: %s (report %s)" % (what, k, json.dumps(r.get("error_detail"))))
-    eq(r["_exit"], 0, "%s: exit status\n%s" % (what, r["_log"]))
-    check(r["verified"] and r["drained"] and r["passed"], "%s: not verified: %s", what, r["_log"])
-    lat = r["latency_ms"]
-    for k in ("p50", "p90", "p99", "max"):
-        check(isinstance(lat.get(k), (int, float)), "%s: latency_ms.%s missing", what, k)
-    check(lat["count"] > 0 and 0 < lat["p50"] <= lat["p99"] <= lat["max"],
-          "%s: latency %r", what, lat)
-    srv = r.get("server", {})
-    check(srv.get("pid", 0) > 0 and srv.get("cpu_s", -1) >= 0 and srv.get("rss_bytes", 0) > 0
-          and srv.get("rss_peak_bytes", 0) >= srv["rss_bytes"], "%s: server %r", what, srv)
-    check(r["writes"] > 0 and r["delivered"] > 0, "%s: nothing delivered: %s", what, r["_log"])
+    return run_fleet(server or rw.url, pid or rw.proc.pid, ["--etcd", etcd.url], *args,
+                     duration=duration, timeout=timeout)
 
 
 def main():

@@ -15,10 +15,16 @@ bytes ringwatch compiles in) against a real redis-server 7:
   and keys of two tags refused;
 - exact trimming to the history and the compaction revision;
 - a restart from the RDB keeps the library, the counter and the log; a
-  counter behind its log (a restore that lost it) is refused.
+  counter behind its log (a restore that lost it) is refused;
+- the function's own JSON scanner (it cuts metadata.resourceVersion out
+  without re-encoding) on 300 random objects: random nesting, escapes,
+  unicode, spacing and an escaped "resource\u0056ersion" key: the stored
+  value parses as the input without metadata.resourceVersion, and is the
+  input byte for byte when there was none.
 """
 
 import json
+import random
 
 from harness import Failure, Redis, RedisError, check, eq, run
 
@@ -161,6 +167,7 @@ def test_invalid(r):
         (["FCALL", "rw_put", 4, "rw:rev", "rw:pods:objects", "rw:pods:log",
           "rw:pods:compacted", key, good, "", 10], "{TAG}:rev"),
         (["FCALL", "rw_delete", 4, *r.keys("pods"), key, "x", 10], "expected"),
+        (["FCALL", "rw_delete", 4, *r.keys("pods"), key, "0", 10], "expected"),
         (["FCALL", "rw_delete", 4, *r.keys("pods"), key, ""], "arguments"),
         (["FCALL_RO", "rw_rev", 1, "rev"], "{TAG}:rev"),
     ]
@@ -237,12 +244,59 @@ def test_restart(r):
     eq((r.revision(), r.log("pods")), (behind, log), "nothing written with the counter behind")
 
 
+def random_value(rng, depth):
+    kind = rng.randrange(8 if depth < 4 else 5)
+    if kind == 0:
+        return rng.choice([None, True, False])
+    if kind == 1:
+        return rng.choice([0, -1, 3.25, 1e300, 12345678901234567890, -0.5e-7])
+    if kind in (2, 3, 4):
+        return "".join(rng.choice(['a', '"', '\\', '/', '}', ']', ',', ':', '\u00e9',
+                                   '\u2603', '\U0001f600', '\n', ' ', 'resourceVersion'])
+                       for _ in range(rng.randrange(6)))
+    if kind in (5, 6):
+        return {random_value(rng, 9) if rng.random() < 0.3 else "k%d" % i:
+                random_value(rng, depth + 1) for i in range(rng.randrange(4))}
+    return [random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+
+
+def test_scanner(r):
+    rng = random.Random(11)
+    for i in range(300):
+        name = "s%d" % i
+        meta = {"name": name, "namespace": "ns"}
+        for j in range(rng.randrange(3)):
+            meta["m%d" % j] = random_value(rng, 1)
+        if rng.random() < 0.7:
+            meta["resourceVersion"] = str(rng.randrange(1000))
+        items = list(meta.items())
+        rng.shuffle(items)
+        obj = {"kind": "Pod", "spec": random_value(rng, 0), "metadata": dict(items),
+               "status": random_value(rng, 1)}
+        top = list(obj.items())
+        rng.shuffle(top)
+        text = json.dumps(dict(top), ensure_ascii=rng.random() < 0.5,
+                          indent=rng.choice([None, None, 0, 2, "\t"]),
+                          separators=rng.choice([None, (",", ":"), (" , ", " : ")]))
+        if rng.random() < 0.2:
+            text = text.replace('"resourceVersion"', '"resource\\u0056ersion"')
+        key = "/registry/pods/ns/" + name
+        r.put(key, text)
+        stored = r.range(key)[key][1]
+        want = json.loads(text)
+        had = want["metadata"].pop("resourceVersion", None) is not None
+        eq(json.loads(stored), want, "object %d stored (%s)" % (i, text[:200]))
+        if not had:
+            eq(stored, text.encode(), "object %d without resourceVersion, byte for byte" % i)
+
+
 def main():
     r = Redis(history=100)
     test_library(r)
     test_writes(r)
     test_invalid(r)
     test_global_order(r)
+    test_scanner(r)
     test_per_resource()
     test_restart(test_trim())
 
