@@ -66,6 +66,6 @@ test/integration/redis/%.redis: test/integration/%.py
 CLEANFILES += $(REDIS_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py test/integration/pki.py \
 	test/integration/harness_redis.py \
-	test/integration/h2raw.py
+	test/integration/h2raw.py test/integration/over_redis.sh
 EXTRA_DIST += test/integration/js/informer.mjs test/integration/js/package.json \
 	test/integration/js/package-lock.json
