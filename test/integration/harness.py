@@ -634,6 +634,7 @@ class Relay:
         self.lock = threading.Lock()
         self.conns = []
         self.listener = None
+        self.delay = 0  # seconds each forwarded chunk waits: a slower store
         self.restore()
         _cleanups.append(self.cut)
 
@@ -698,13 +699,14 @@ class Relay:
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pump(src, dst):
+    def _pump(self, src, dst):
         try:
             while True:
                 data = src.recv(65536)
                 if not data:
                     break
+                if self.delay:
+                    time.sleep(self.delay)
                 dst.sendall(data)
         except OSError:
             pass
