@@ -1,6 +1,7 @@
 """C03 the window's edge.
 
-Ring capacity 4; cache initialised at list RV L.  put ns/a (L+1): a watch
+Ring capacity 4; cache initialised at list RV L (an empty store's too:
+never 0, which a watch reads as "any state").  put ns/a (L+1): a watch
 from L delivers it (no 410).  Write 5 more.  A watch from the revision just
 before the oldest retained event delivers every retained event in order;
 one from two before gets ERROR(410); one from L gets ERROR(410) too (never a
@@ -24,6 +25,8 @@ def main():
     store = Store()
     rw = Ringwatch(store, "--ring-capacity", "4", resources="configmaps")
     L = int(rw.get_json("/api/v1/configmaps")["metadata"]["resourceVersion"])
+    # An empty store too: a watch from "0" would start from any state.
+    check(L > 0, "a LIST of an empty store at resourceVersion %d", L)
 
     r = store.put(cm_key("ns", "a"), configmap("ns", "a", {"n": "0"}))
     eq(r, L + 1, "first write's revision")
