@@ -18,6 +18,9 @@ src_libsrc_a_SOURCES = \
 	src/redis_client.c src/redis_client.h \
 	src/upstream_redis.c src/upstream_redis.h \
 	src/upstream_redis_snap.c src/upstream_redis_snap.h \
+	src/upstream_redis_entry.c src/upstream_redis_entry.h \
+	src/upstream_redis_list.c src/upstream_redis_tail.c \
+	src/upstream_redis_read.c src/upstream_redis_impl.h \
 	src/backoff.c src/backoff.h \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \

@@ -98,3 +98,8 @@ FUZZ_TESTS += test/fuzz/rbac_fuzz
 test_fuzz_rbac_fuzz_SOURCES = test/fuzz/rbac_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_rbac_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_rbac_fuzz_LDADD = $(TEST_LIBS)
+
+FUZZ_TESTS += test/fuzz/redis_entry_fuzz
+test_fuzz_redis_entry_fuzz_SOURCES = test/fuzz/redis_entry_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_redis_entry_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_redis_entry_fuzz_LDADD = $(TEST_LIBS)

@@ -242,6 +242,13 @@ static bool all_up(struct fixture *f)
     return true;
 }
 
+/* Starts the adapter; waits until every target is listed and watched. */
+static void start_up(struct fixture *f)
+{
+    upstream_redis_ops.start(f->u);
+    assert_true(wait_for(f, all_up));
+}
+
 static long long want_rv[NRES];
 
 static bool reached(struct fixture *f)
@@ -325,8 +332,7 @@ static void test_snapshot_and_events(void **state)
     }
     put(&f, 1, "b0", "\"v\":0");
     pid_t child = churn(&f, 150);
-    upstream_redis_ops.start(f.u);
-    assert_true(wait_for(&f, all_up));
+    start_up(&f);
     assert_int_equal(waitpid(child, &status, 0), child);
     wait_current(&f);
     check_model(&f, 0);
@@ -362,14 +368,21 @@ static void test_progress_idle(void **state)
     (void)state;
     fixture_start(&f, false, server.password, 0);
     put(&f, 1, "b0", "\"v\":0");
-    upstream_redis_ops.start(f.u);
-    assert_true(wait_for(&f, all_up));
+    start_up(&f);
     int before = f.res[1].n_log;
     want_rv[1] = put(&f, 0, "a0", "\"v\":0");
     assert_true(wait_for(&f, beta_progressed));
     assert_int_equal(f.res[1].n_log, before);
     assert_int_equal(f.res[1].last_progress, want_rv[1]);
     fixture_stop(&f);
+}
+
+/* Closes the adapter's connections (every client but the writer). */
+static void kill_adapter(struct fixture *f)
+{
+    call_int(f->w, 6,
+             (const char *const[]){"CLIENT", "KILL", "TYPE", "normal", "SKIPME",
+                                   "yes"});
 }
 
 static bool reconnected(struct fixture *f)
@@ -384,11 +397,8 @@ static void test_reconnect_resume(void **state)
     (void)state;
     fixture_start(&f, false, server.password, 0);
     put(&f, 0, "a0", "\"v\":0");
-    upstream_redis_ops.start(f.u);
-    assert_true(wait_for(&f, all_up));
-    call_int(f.w, 6,
-             (const char *const[]){"CLIENT", "KILL", "TYPE", "normal", "SKIPME",
-                                   "yes"});
+    start_up(&f);
+    kill_adapter(&f);
     put(&f, 0, "a1", "\"v\":1");
     del(&f, 0, "a0");
     want_rv[0] = store_rev(&f, 0);
@@ -407,11 +417,8 @@ static void test_relist_after_trim(void **state)
     (void)state;
     fixture_start(&f, false, server.password, 0);
     put(&f, 0, "a0", "\"v\":0");
-    upstream_redis_ops.start(f.u);
-    assert_true(wait_for(&f, all_up));
-    call_int(f.w, 6,
-             (const char *const[]){"CLIENT", "KILL", "TYPE", "normal", "SKIPME",
-                                   "yes"});
+    start_up(&f);
+    kill_adapter(&f);
     for (int k = 0; k < 10; k++) {
         snprintf(name, sizeof(name), "t%d", k);
         wr(&f, f.w, 0, name, "\"v\":1", "3"); /* the log keeps 3 */
@@ -441,8 +448,7 @@ static void test_store_went_back(void **state)
         snprintf(name, sizeof(name), "a%d", k);
         put(&f, 0, name, "\"v\":0");
     }
-    upstream_redis_ops.start(f.u);
-    assert_true(wait_for(&f, all_up));
+    start_up(&f);
     call_ok(f.w, 1, (const char *const[]){"FLUSHALL"});
     put(&f, 0, "z", "\"v\":9");
     want_rv[0] = put(&f, 0, "y", "\"v\":9");
@@ -471,13 +477,10 @@ static void test_store_rewritten(void **state)
     put(&f, 0, "a0", "\"v\":0");
     put(&f, 0, "a1", "\"v\":0");
     put(&f, 1, "b0", "\"v\":0");
-    upstream_redis_ops.start(f.u);
-    assert_true(wait_for(&f, all_up));
+    start_up(&f);
     wait_current(&f);
     int64_t served = f.res[0].rv;
-    call_int(f.w, 6,
-             (const char *const[]){"CLIENT", "KILL", "TYPE", "normal", "SKIPME",
-                                   "yes"});
+    kill_adapter(&f);
     call_ok(f.w, 1, (const char *const[]){"FLUSHALL"});
     put(&f, 0, "z0", "\"v\":1");
     put(&f, 1, "y0", "\"v\":1");
@@ -537,8 +540,7 @@ static void test_reads(void **state)
     fixture_start(&f, false, server.password, 0);
     put(&f, 0, "a0", "\"v\":0");
     put(&f, 0, "a1", "\"v\":0");
-    upstream_redis_ops.start(f.u);
-    assert_true(wait_for(&f, all_up));
+    start_up(&f);
     wait_current(&f);
     rd = f.res[0].reader;
     assert_non_null(rd);
@@ -594,8 +596,7 @@ static void test_per_resource(void **state)
     put(&f, 1, "b0", "\"v\":0");
     assert_int_equal(store_rev(&f, 0), 2);
     assert_int_equal(store_rev(&f, 1), 1);
-    upstream_redis_ops.start(f.u);
-    assert_true(wait_for(&f, all_up));
+    start_up(&f);
     assert_int_equal(f.res[0].list_end_rev, 2);
     assert_int_equal(f.res[1].list_end_rev, 1);
     put(&f, 1, "b1", "\"v\":1");
@@ -632,8 +633,7 @@ static void test_malformed(void **state)
     call_int(f.w, 4,
              (const char *const[]){"HSET", "{rw}:betas:objects",
                                    "/registry/betas/bad", "no revision"});
-    upstream_redis_ops.start(f.u);
-    assert_true(wait_for(&f, all_up));
+    start_up(&f);
     assert_int_equal(malformed(&f), 1);
     assert_int_equal(f.res[1].n_model, 1);
     long long rev = store_rev(&f, 1);
