@@ -3,7 +3,7 @@
 # test/integration/harness.py).
 # The tests whose meaning does not depend on the store: each takes its store
 # from harness.Store() and runs twice, over etcd (NAME.py) and over Redis
-# (test/integration/redis/NAME.redis, through test/integration/over_redis.sh).
+# (NAME.py.redis, through test/integration/over_redis.sh).
 STORE_TESTS = \
 	test/integration/c01_too_old_watch.py \
 	test/integration/c02_watch_after_rv.py \
@@ -25,7 +25,7 @@ STORE_TESTS = \
 	test/integration/kubectl_test.py \
 	test/integration/python_client_test.py \
 	test/integration/js_informer_test.py
-REDIS_TESTS = $(STORE_TESTS:test/integration/%.py=test/integration/redis/%.redis)
+REDIS_TESTS = $(STORE_TESTS:=.redis)
 INTEGRATION_TESTS = \
 	$(STORE_TESTS) \
 	test/integration/shutdown_test.py \
@@ -60,9 +60,8 @@ TESTS += $(INTEGRATION_TESTS) $(REDIS_TESTS)
 TEST_EXTENSIONS += .redis
 REDIS_LOG_COMPILER = env PYTHON3='$(PYTHON3)' $(SHELL) $(srcdir)/test/integration/over_redis.sh
 # A .redis file is one line, the path of the test it runs over Redis.
-test/integration/redis/%.redis: test/integration/%.py
-	$(AM_V_GEN)$(MKDIR_P) test/integration/redis && \
-	echo '$(abs_top_srcdir)/test/integration/$*.py' >$@
+test/integration/%.py.redis: test/integration/%.py
+	$(AM_V_GEN)echo '$(abs_top_srcdir)/test/integration/$*.py' >$@
 CLEANFILES += $(REDIS_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) test/integration/harness.py test/integration/pki.py \
 	test/integration/harness_redis.py \

@@ -6,7 +6,7 @@ whatever happens.  The store is etcd (Etcd, through scripts/etcd-local) or
 Redis (Redis); a test that means the same over both gets its store from
 Store(), which RW_TEST_STORE picks (etcd, the default, or redis:
 test/integration/over_redis.sh runs a test so, and test/integration.mk
-registers each such test a second time, as NAME.redis).  Both stores offer
+registers each such test a second time, as NAME.py.redis).  Both stores offer
 the same calls with the same meaning (put, delete, compact, revision,
 range, snapshot, restore, url, name, ...), and a write returns the revision
 the store really assigned.  Reads go through ringwatch with http.client.
