@@ -244,7 +244,7 @@ void upstream_redis_lost(struct upstream_redis *u, const char *why)
     redis_client_free(u->tail);
     u->cmd = u->tail = NULL;
     u->cmd_ready = u->tail_ready = u->loaded = false;
-    u->round_busy = u->round_blocked = false;
+    u->round_busy = u->round_blocked = u->unblocking = false;
     upstream_redis_read_fail(u, why);
     for (size_t i = 0; i < u->n; i++) {
         struct rres *res = &u->res[i];

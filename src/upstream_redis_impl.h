@@ -49,6 +49,7 @@ struct rres {
     char *last_key;
     size_t last_key_len;
     struct upstream_redis_snap *snap;
+    int64_t l0_seq; /* the sequence of the snapshot's L0 ID */
     struct event *retry;
     bool warned; /* malformed data logged at warning level once */
     struct upstream_reader reader;
@@ -64,8 +65,6 @@ struct rread {
     upstream_page_cb page_cb;
     void *arg;
     int64_t since, rev;
-    size_t count;
-    bool whole; /* the scope is the resource's prefix */
     struct event *timer;
 };
 
@@ -93,6 +92,7 @@ struct upstream_redis {
     long long tail_id; /* CLIENT ID of tail */
     /* the tail's round */
     bool round_busy, round_blocked;
+    bool unblocking;     /* a CLIENT UNBLOCK of tail is in flight on cmd */
     unsigned *round_gen; /* per target, at the round's send; 0: not in it */
     LIST_HEAD(, rread) reads;
     struct event *reconnect;

@@ -159,24 +159,27 @@ static void res_l0_cb(struct redis_client *c,
                       const struct redis_client_reply *r, void *arg)
 {
     struct rres *res = arg;
-    int64_t l0 = 0;
+    int64_t l0 = 0, seq = 0;
 
     (void)c;
     if (!res_reply_current(res))
         return;
     if (r->type != REDIS_CLIENT_ARRAY ||
         (r->n > 0 &&
-         (r->elem[0].type != REDIS_CLIENT_ARRAY || r->elem[0].n < 1 ||
-          (l0 = upstream_redis_entry_rev(&r->elem[0].elem[0])) < 0))) {
+         (r->elem[0].type != REDIS_CLIENT_ARRAY || r->elem[0].n != 2 ||
+          !upstream_redis_entry_id(&r->elem[0].elem[0], &l0, &seq)))) {
         res_snapshot_failed(res, "XREVRANGE", r);
         return;
     }
-    if (l0 > 0) {
+    if (l0 > 0 && seq == 0) {
         const struct redis_client_reply *type, *key, *value;
 
         upstream_redis_entry_fields(&r->elem[0].elem[1], &type, &key, &value);
         res_set_last(res, l0, key);
     }
+    /* L0 is the last entry's ID even when malformed ("<rev>-<seq>"): the
+     * replay starts after it. */
+    res->l0_seq = seq;
     upstream_redis_snap_free(res->snap);
     res->snap = upstream_redis_snap_new(l0);
     res_scan(res, "0", 1);
@@ -366,7 +369,29 @@ static void res_tail_cb(struct redis_client *c,
         return;
     }
     l1 = upstream_redis_list_apply(res, &r->elem[0], l0, res->snap);
+    if (l1 == l0 && res->l0_seq != 0)
+        l1 = 0; /* a malformed L0 is no revision */
+    if (l1 > rev) {
+        /* The counter is behind the log (restored without it, or written
+         * past the library): no revision to trust; the writes fail too
+         * (INVALID) until it is repaired.  Retried after a pause. */
+        res_snapshot_failed(res, "the revision counter is behind the log",
+                            NULL);
+        return;
+    }
     list_rev = RW_MAX(l1, rev);
+    if (list_rev == 0) {
+        /* A store never written (or flushed): no revision to list at.
+         * Its counter starts at 1, as etcd's first revision, so that the
+         * first write is 2 and a watch from the empty list's revision sees
+         * it; NX: a writer that came first has counted already. */
+        upstream_redis_send(
+            u->cmd, 4,
+            (const char *[]){"SET", u->rev_keys[res->tag], "1", "NX"}, NULL,
+            NULL);
+        upstream_redis_list_start(res);
+        return;
+    }
     if (upstream_redis_list_check_rev(u, res->tag, list_rev))
         return; /* every target of the tag lists again, res too */
     res->tries = 0;
@@ -390,7 +415,7 @@ static void res_tail(struct rres *res)
     char from[32];
     int64_t l0 = upstream_redis_snap_l0(res->snap);
 
-    snprintf(from, sizeof(from), "(%" PRId64 "-0", l0);
+    snprintf(from, sizeof(from), "(%" PRId64 "-%" PRId64, l0, res->l0_seq);
     res_send_range(res, l0 > 0 ? from : "-", "+", NULL, res_tail_cb);
 }
 
@@ -423,9 +448,9 @@ static void res_verify_cb(struct redis_client *c,
 {
     struct rres *res = arg;
     struct upstream_redis *u = res->u;
-    int64_t compacted, rev, first = 0;
-    const struct redis_client_reply *es, *type, *key = NULL, *value;
-    size_t want;
+    int64_t compacted, rev;
+    const struct redis_client_reply *es;
+    bool want, found = false, other = false;
     char why[200];
 
     (void)c;
@@ -433,18 +458,27 @@ static void res_verify_cb(struct redis_client *c,
         return;
     if (upstream_redis_list_check_rev(u, res->tag, rev))
         return;
+    /* Entries the log reading skipped as malformed do not count. */
     es = &r->elem[0];
-    if (es->n > 0 && es->elem[0].type == REDIS_CLIENT_ARRAY &&
-        es->elem[0].n == 2) {
-        first = upstream_redis_entry_rev(&es->elem[0].elem[0]);
-        upstream_redis_entry_fields(&es->elem[0].elem[1], &type, &key, &value);
+    for (size_t i = 0; i < es->n; i++) {
+        const struct redis_client_reply *e = &es->elem[i], *type, *key, *value;
+        int64_t id;
+
+        if (e->type != REDIS_CLIENT_ARRAY || e->n != 2 ||
+            (id = upstream_redis_entry_rev(&e->elem[0])) <= 0)
+            continue;
+        upstream_redis_entry_fields(&e->elem[1], &type, &key, &value);
+        if (type == NULL || key == NULL || key->type != REDIS_CLIENT_STRING)
+            continue;
+        if (id == res->last_rev && res->last_key != NULL &&
+            key->len == res->last_key_len &&
+            memcmp(key->str, res->last_key, key->len) == 0)
+            found = true;
+        else
+            other = true;
     }
     want = res->last_rev > 0 && compacted < res->last_rev;
-    if (es->n != want ||
-        (want &&
-         (first != res->last_rev || key == NULL ||
-          key->len != res->last_key_len ||
-          (key->len > 0 && memcmp(key->str, res->last_key, key->len) != 0)))) {
+    if (other || found != want) {
         snprintf(why, sizeof(why),
                  "its log no longer holds the changes of %s served up to "
                  "revision %" PRId64,

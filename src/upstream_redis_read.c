@@ -37,32 +37,33 @@ static void rread_free(struct rread *rd)
     free(rd);
 }
 
+/* The probe's answer: [T:rev, the log's last entry (or none)]. */
 static void probe_cb(struct redis_client *c, const struct redis_client_reply *r,
                      void *arg)
 {
     struct rread *rd = arg;
     struct rres *res = rd->res;
     struct upstream_probe p = {0};
-    int64_t last = 0, len = -1;
+    const struct redis_client_reply *last;
+    int64_t last_ms = 0, last_seq;
     int err = RW_OK;
     const char *why = NULL;
 
     (void)c;
-    if (r->type != REDIS_CLIENT_ARRAY || r->n != 3 ||
+    if (r->type != REDIS_CLIENT_ARRAY || r->n != 2 ||
         (p.rev = upstream_redis_entry_reply_int(&r->elem[0])) < 0 ||
         r->elem[1].type != REDIS_CLIENT_ARRAY ||
-        (r->elem[1].n > 0 && (r->elem[1].elem[0].type != REDIS_CLIENT_ARRAY ||
-                              r->elem[1].elem[0].n < 1 ||
-                              (last = upstream_redis_entry_rev(
-                                   &r->elem[1].elem[0].elem[0])) < 0)) ||
-        r->elem[2].type != REDIS_CLIENT_INTEGER) {
+        (r->elem[1].n > 0 &&
+         ((last = &r->elem[1].elem[0])->type != REDIS_CLIENT_ARRAY ||
+          last->n < 1 ||
+          !upstream_redis_entry_id(&last->elem[0], &last_ms, &last_seq)))) {
         err = RW_EPROTO;
         why = "malformed answer to the probe";
     } else {
-        len = r->elem[2].integer;
-        p.rev = RW_MAX(p.rev, last);
-        p.unchanged = rd->whole && last <= rd->since &&
-                      (size_t)len == rd->count && p.rev >= rd->since;
+        /* Every change of the resource is in its log: none after since,
+         * nothing under any of its scopes changed. */
+        p.rev = RW_MAX(p.rev, last_ms);
+        p.unchanged = last_ms <= rd->since && p.rev >= rd->since;
     }
     if (rd->canceled) {
         rread_free(rd);
@@ -78,6 +79,8 @@ static void probe_cb(struct redis_client *c, const struct redis_client_reply *r,
     cb(err, why, err == RW_OK ? &p : NULL, cb_arg);
 }
 
+/* One MULTI of T:rev and the log's last entry: the store's revision and
+ * whether the resource changed since (its log holds every change). */
 static struct upstream_read *reader_probe(void *ctx, const char *scope,
                                           size_t scope_len, int64_t since,
                                           size_t count, upstream_probe_cb cb,
@@ -86,16 +89,15 @@ static struct upstream_read *reader_probe(void *ctx, const char *scope,
     struct rres *res = ctx;
     struct upstream_redis *u = res->u;
     struct rread *rd;
-    const char *exec[] = {"EXEC"};
 
+    (void)scope;
+    (void)scope_len;
+    (void)count;
     if (!upstream_redis_usable(u))
         return NULL;
     rd = rread_new(res, arg);
     rd->probe_cb = cb;
     rd->since = since;
-    rd->count = count;
-    rd->whole = scope_len == strlen(res->prefix) &&
-                memcmp(scope, res->prefix, scope_len) == 0;
     if (!upstream_redis_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL,
                              NULL) ||
         !upstream_redis_send(u->cmd, 2,
@@ -105,9 +107,8 @@ static struct upstream_read *reader_probe(void *ctx, const char *scope,
             u->cmd, 6,
             (const char *[]){"XREVRANGE", res->k_log, "+", "-", "COUNT", "1"},
             NULL, NULL) ||
-        !upstream_redis_send(
-            u->cmd, 2, (const char *[]){"HLEN", res->k_objects}, NULL, NULL) ||
-        !upstream_redis_send(u->cmd, 1, exec, probe_cb, rd)) {
+        !upstream_redis_send(u->cmd, 1, (const char *[]){"EXEC"}, probe_cb,
+                             rd)) {
         free(rd);
         return NULL;
     }
@@ -150,9 +151,7 @@ static struct upstream_read *reader_page(void *ctx, const char *scope,
     (void)cursor;
     (void)cursor_len;
     (void)limit;
-    if (!upstream_redis_usable(res->u))
-        return NULL;
-    rd = rread_new(res, arg);
+    rd = rread_new(res, arg); /* connected or not: nothing to ask Redis */
     rd->is_page = true;
     rd->page_cb = cb;
     rd->rev = rev;

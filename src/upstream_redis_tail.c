@@ -108,7 +108,10 @@ static void round_read_cb(struct redis_client *c,
         }
         if (es != NULL)
             rv = upstream_redis_list_apply(res, es, rv, NULL);
-        if (rev > rv)
+        /* A read cut at COUNT (writers keeping more history than
+         * --redis-history) leaves entries up to T:rev: no progress past
+         * them; the next round reads on at once. */
+        if (rev > rv && (es == NULL || es->n < (size_t)u->history))
             res->t.feed->progress(res->t.ctx, rev);
         res->t.feed->flush(res->t.ctx);
         if (res->resuming) {
@@ -200,18 +203,40 @@ void upstream_redis_tail_send(struct upstream_redis *u)
 
 /* The set of watching targets changed, or progress is wanted now: end
  * the wake-up early (or start a round when none runs). */
-void upstream_redis_tail_kick(struct upstream_redis *u)
+static void tail_unblock(struct upstream_redis *u);
+
+/* CLIENT UNBLOCK's answer: 0 when tail was not blocked, because its
+ * wake-up has returned (its answer is on the way) or has not reached
+ * Redis yet (the two connections race): then again, until it is
+ * unblocked or has returned. */
+static void tail_unblock_cb(struct redis_client *c,
+                            const struct redis_client_reply *r, void *arg)
+{
+    struct upstream_redis *u = arg;
+
+    (void)c;
+    u->unblocking = false;
+    if (r->type == REDIS_CLIENT_INTEGER && r->integer == 0 && u->round_blocked)
+        tail_unblock(u);
+}
+
+static void tail_unblock(struct upstream_redis *u)
 {
     char id[24];
 
+    snprintf(id, sizeof(id), "%lld", u->tail_id);
+    u->unblocking = upstream_redis_send(
+        u->cmd, 3, (const char *[]){"CLIENT", "UNBLOCK", id}, tail_unblock_cb,
+        u);
+}
+
+void upstream_redis_tail_kick(struct upstream_redis *u)
+{
     if (!u->round_busy) {
         upstream_redis_tail_send(u);
         return;
     }
-    if (!u->round_blocked || u->tail_id <= 0)
+    if (!u->round_blocked || u->tail_id <= 0 || u->unblocking)
         return; /* the transaction's answer starts the next round */
-    snprintf(id, sizeof(id), "%lld", u->tail_id);
-    upstream_redis_send(u->cmd, 3, (const char *[]){"CLIENT", "UNBLOCK", id},
-                        NULL, NULL);
-    u->round_blocked = false; /* one UNBLOCK per wake-up */
+    tail_unblock(u);
 }

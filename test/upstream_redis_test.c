@@ -355,6 +355,27 @@ static void test_snapshot_and_events(void **state)
     fixture_stop(&f);
 }
 
+/* Never written: listed at revision 1 (the counter starts there, as
+ * etcd's), never 0 (no list), and the first write is delivered. */
+static void test_empty_store(void **state)
+{
+    struct fixture f;
+
+    (void)state;
+    fixture_start(&f, false, server.password, 0);
+    start_up(&f);
+    assert_int_equal(f.res[0].list_end_rev, 1);
+    assert_int_equal(f.res[1].list_end_rev, 1);
+    assert_int_equal(store_rev(&f, 0), 1);
+    want_rv[0] = put(&f, 0, "a0", "\"v\":0");
+    want_rv[1] = 0;
+    assert_int_equal(want_rv[0], 2);
+    assert_true(wait_for(&f, reached));
+    assert_int_equal(f.res[0].n_log, 1);
+    check_model(&f, 0);
+    fixture_stop(&f);
+}
+
 static bool beta_progressed(struct fixture *f)
 {
     return f->res[1].rv >= want_rv[1] && f->res[1].progresses > 0;
@@ -633,7 +654,15 @@ static void test_malformed(void **state)
     call_int(f.w, 4,
              (const char *const[]){"HSET", "{rw}:betas:objects",
                                    "/registry/betas/bad", "no revision"});
+    /* the last entry of alphas' log has a malformed ID: still listed,
+     * at the counter's revision */
+    snprintf(id, sizeof(id), "%lld-3", store_rev(&f, 0));
+    call_ok(f.w, 9,
+            (const char *const[]){"XADD", "{rw}:alphas:log", id, "type", "PUT",
+                                  "key", "/registry/alphas/m", "value", "{}"});
     start_up(&f);
+    assert_int_equal(f.res[0].list_end_rev, store_rev(&f, 0));
+    assert_int_equal(f.res[0].n_model, 0);
     assert_int_equal(malformed(&f), 1);
     assert_int_equal(f.res[1].n_model, 1);
     long long rev = store_rev(&f, 1);
@@ -739,6 +768,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_urls),
         cmocka_unit_test(test_snapshot_and_events),
+        cmocka_unit_test(test_empty_store),
         cmocka_unit_test(test_progress_idle),
         cmocka_unit_test(test_reconnect_resume),
         cmocka_unit_test(test_relist_after_trim),

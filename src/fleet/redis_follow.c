@@ -19,6 +19,7 @@
 #include "src/fleet/redis_store.h"
 #include "src/redis_client.h"
 #include "src/redis_functions.h"
+#include "src/upstream_redis_entry.h"
 
 #define FOLLOW_BLOCK_MS "200" /* XREAD BLOCK: progress at least 5 times/s */
 #define FOLLOW_COUNT 1000     /* entries per XREAD */
@@ -117,19 +118,6 @@ static void follow_snapshot_done_cb(int err, const char *why, int64_t revision,
 
 static void follow_read(struct redis_follow *rf);
 
-/* The string field `name` of an entry's field list, or NULL. */
-static const struct redis_client_reply *
-follow_field(const struct redis_client_reply *fields, const char *name)
-{
-    for (size_t i = 0; i + 1 < fields->n; i += 2)
-        if (fields->elem[i].type == REDIS_CLIENT_STRING &&
-            fields->elem[i].len == strlen(name) &&
-            memcmp(fields->elem[i].str, name, fields->elem[i].len) == 0 &&
-            fields->elem[i + 1].type == REDIS_CLIENT_STRING)
-            return &fields->elem[i + 1];
-    return NULL;
-}
-
 /* One log entry; false when it is malformed (the oracle then fails). */
 static bool follow_entry(struct redis_follow *rf,
                          const struct redis_client_reply *entry)
@@ -141,13 +129,12 @@ static bool follow_entry(struct redis_follow *rf,
     bool deleted;
 
     if (entry->type != REDIS_CLIENT_ARRAY || entry->n != 2 ||
-        entry->elem[0].type != REDIS_CLIENT_STRING ||
-        entry->elem[1].type != REDIS_CLIENT_ARRAY ||
-        (rev = redis_store_entry_rev(entry->elem[0].str,
-                                     entry->elem[0].len)) <= rf->last ||
-        (type = follow_field(&entry->elem[1], "type")) == NULL ||
-        (key = follow_field(&entry->elem[1], "key")) == NULL ||
-        (value = follow_field(&entry->elem[1], "value")) == NULL)
+        (rev = upstream_redis_entry_rev(&entry->elem[0])) <= rf->last)
+        return false;
+    upstream_redis_entry_fields(&entry->elem[1], &type, &key, &value);
+    if (type == NULL || key == NULL || value == NULL ||
+        type->type != REDIS_CLIENT_STRING || key->type != REDIS_CLIENT_STRING ||
+        value->type != REDIS_CLIENT_STRING)
         return false;
     deleted = type->len == 6 && memcmp(type->str, "DELETE", 6) == 0;
     if (!deleted && !(type->len == 3 && memcmp(type->str, "PUT", 3) == 0))
@@ -191,9 +178,7 @@ static void follow_compacted_cb(const struct redis_client_reply *reply,
 {
     struct redis_follow *rf = arg;
 
-    rf->compacted = 0;
-    if (reply != NULL && reply->type == REDIS_CLIENT_STRING)
-        rf->compacted = strtoll(reply->str, NULL, 10);
+    rf->compacted = reply != NULL ? upstream_redis_entry_reply_int(reply) : 0;
 }
 
 static void follow_xread_cb(const struct redis_client_reply *reply,

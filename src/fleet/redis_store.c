@@ -23,6 +23,7 @@
 #include "src/config.h"
 #include "src/redis_client.h"
 #include "src/redis_functions.h"
+#include "src/upstream_redis_entry.h"
 
 #define REDIS_STORE_FORM "expected redis://HOST:PORT"
 
@@ -284,45 +285,20 @@ struct redis_store_snap {
     void *arg;
 };
 
-/* A decimal revision of len bytes (at most 18 digits); -1 when not one. */
-static int64_t redis_store_decimal(const char *text, size_t len)
-{
-    int64_t rev = 0;
-
-    if (len == 0 || len > 18)
-        return -1;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return -1;
-        rev = rev * 10 + (text[i] - '0');
-    }
-    return rev;
-}
-
-int64_t redis_store_entry_rev(const char *id, size_t len)
-{
-    if (len < 3 || memcmp(id + len - 2, "-0", 2) != 0)
-        return -1;
-    return redis_store_decimal(id, len - 2);
-}
-
 /* One "<modrev> <json>" field of the hash; false when malformed. */
 static bool redis_store_field(const struct redis_client_reply *k,
                               const struct redis_client_reply *v,
                               struct etcd_kv *kv)
 {
-    const char *sp;
-
-    if (k->type != REDIS_CLIENT_STRING || v->type != REDIS_CLIENT_STRING ||
-        (sp = memchr(v->str, ' ', v->len)) == NULL)
+    if (k->type != REDIS_CLIENT_STRING || v->type != REDIS_CLIENT_STRING)
         return false;
     memset(kv, 0, sizeof(*kv));
     kv->key = k->str;
     kv->key_len = k->len;
-    kv->mod_revision = redis_store_decimal(v->str, (size_t)(sp - v->str));
-    kv->value = sp + 1;
-    kv->value_len = v->len - (size_t)(sp + 1 - v->str);
     kv->version = 1;
+    kv->mod_revision = upstream_redis_entry_hash_value(v->str, v->len,
+                                                       &kv->value,
+                                                       &kv->value_len);
     return kv->mod_revision > 0;
 }
 
@@ -357,9 +333,7 @@ static void redis_store_snapshot_cb(const struct redis_client_reply *reply,
         const struct redis_client_reply *entry = &last->elem[0];
 
         if (entry->type != REDIS_CLIENT_ARRAY || entry->n < 1 ||
-            entry->elem[0].type != REDIS_CLIENT_STRING ||
-            (revision = redis_store_entry_rev(entry->elem[0].str,
-                                              entry->elem[0].len)) < 0) {
+            (revision = upstream_redis_entry_rev(&entry->elem[0])) < 0) {
             sn->on_done(RW_EPROTO, "the log's last entry has a malformed ID",
                         0, sn->arg);
             return;

@@ -100,7 +100,4 @@ void redis_store_snapshot(struct redis_store *s, const char *prefix,
                                           int64_t revision, void *arg),
                           void *arg);
 
-/* The revision of a log entry ID "<revision>-0"; -1 when malformed. */
-int64_t redis_store_entry_rev(const char *id, size_t len);
-
 #endif
