@@ -9,9 +9,9 @@ from harness import *
 
 
 def main():
-    etcd = Etcd()
-    rw = Ringwatch(etcd, "--ring-capacity", "8", resources="configmaps")
-    revs = [etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"i": str(i)}))
+    store = Store()
+    rw = Ringwatch(store, "--ring-capacity", "8", resources="configmaps")
+    revs = [store.put(cm_key("ns", "a"), configmap("ns", "a", {"i": str(i)}))
             for i in range(20)]
     rw.wait_rv(revs[-1])
 

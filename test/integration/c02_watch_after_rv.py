@@ -8,10 +8,10 @@ from harness import *
 
 
 def main():
-    etcd = Etcd()
-    rw = Ringwatch(etcd, resources="configmaps")
-    r1 = etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"v": "1"}))
-    r2 = etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"v": "2"}))
+    store = Store()
+    rw = Ringwatch(store, resources="configmaps")
+    r1 = store.put(cm_key("ns", "a"), configmap("ns", "a", {"v": "1"}))
+    r2 = store.put(cm_key("ns", "a"), configmap("ns", "a", {"v": "2"}))
     rw.wait_rv(r2)
 
     w = rw.watch("/api/v1/namespaces/ns/configmaps?watch=1&resourceVersion=%d" % r1)
@@ -30,7 +30,7 @@ def main():
     events, ended = w.events_for(3)
     eq(events, [], "events from the list RV without writes")
     check(not ended, "stream ended early")
-    rb = etcd.put(cm_key("ns", "b"), configmap("ns", "b"))
+    rb = store.put(cm_key("ns", "b"), configmap("ns", "b"))
     events, _ = w.events_for(2)
     eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
        [("ADDED", "b", rb)], "events after put ns/b")

@@ -1,6 +1,7 @@
 """C03 the window's edge.
 
-Ring capacity 4; cache initialised at list RV L.  put ns/a (L+1): a watch
+Ring capacity 4; cache initialised at list RV L (an empty store's too:
+never 0, which a watch reads as "any state").  put ns/a (L+1): a watch
 from L delivers it (no 410).  Write 5 more.  A watch from the revision just
 before the oldest retained event delivers every retained event in order;
 one from two before gets ERROR(410); one from L gets ERROR(410) too (never a
@@ -21,11 +22,13 @@ def expect_410(rw, rv, oldest_minus_one):
 
 
 def main():
-    etcd = Etcd()
-    rw = Ringwatch(etcd, "--ring-capacity", "4", resources="configmaps")
+    store = Store()
+    rw = Ringwatch(store, "--ring-capacity", "4", resources="configmaps")
     L = int(rw.get_json("/api/v1/configmaps")["metadata"]["resourceVersion"])
+    # An empty store too: a watch from "0" would start from any state.
+    check(L > 0, "a LIST of an empty store at resourceVersion %d", L)
 
-    r = etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"n": "0"}))
+    r = store.put(cm_key("ns", "a"), configmap("ns", "a", {"n": "0"}))
     eq(r, L + 1, "first write's revision")
     rw.wait_rv(r)
     w = rw.watch("/api/v1/namespaces/ns/configmaps?watch=true&resourceVersion=%d" % L)
@@ -34,7 +37,7 @@ def main():
        "watch from the list RV")
     w.close()
 
-    revs = [r] + [etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"n": str(i)}))
+    revs = [r] + [store.put(cm_key("ns", "a"), configmap("ns", "a", {"n": str(i)}))
                   for i in range(1, 6)]
     rw.wait_rv(revs[-1])
     retained = revs[-4:]

@@ -8,16 +8,16 @@ from harness import *
 
 
 def main():
-    etcd = Etcd()
-    rw = Ringwatch(etcd, resources="configmaps")
-    etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"k": "1"}))
+    store = Store()
+    rw = Ringwatch(store, resources="configmaps")
+    store.put(cm_key("ns", "a"), configmap("ns", "a", {"k": "1"}))
     last = 0
     for i in range(3):
-        last = etcd.put(cm_key("ns", "other%d" % i), configmap("ns", "other%d" % i))
+        last = store.put(cm_key("ns", "other%d" % i), configmap("ns", "other%d" % i))
     rw.wait_rv(last)
 
     w = rw.watch("/api/v1/namespaces/ns/configmaps?watch=true&resourceVersion=%d" % last)
-    rd = etcd.delete(cm_key("ns", "a"))
+    rd = store.delete(cm_key("ns", "a"))
     events, _ = w.events_for(2)
     eq(len(events), 1, "events after the delete (%r)" % events)
     ev = events[0]

@@ -8,27 +8,27 @@ from harness import *
 
 
 def main():
-    etcd = Etcd()
-    rw = Ringwatch(etcd, resources="configmaps")
-    etcd.put(cm_key("ns", "a"), configmap("ns", "a", labels={"app": "x"}))
-    r = etcd.put(cm_key("ns", "n"), configmap("ns", "n", labels={"app": "y"}))
+    store = Store()
+    rw = Ringwatch(store, resources="configmaps")
+    store.put(cm_key("ns", "a"), configmap("ns", "a", labels={"app": "x"}))
+    r = store.put(cm_key("ns", "n"), configmap("ns", "n", labels={"app": "y"}))
     rw.wait_rv(r)
 
     w = rw.watch("/api/v1/namespaces/ns/configmaps?watch=true&labelSelector=app%%3Dx"
                  "&resourceVersion=%d" % r)
-    r_unlabel = etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"step": "unlabelled"}))
+    r_unlabel = store.put(cm_key("ns", "a"), configmap("ns", "a", {"step": "unlabelled"}))
     events, _ = w.events_for(1.5)
     eq([(e["type"], rv_of(e["object"])) for e in events], [("DELETED", r_unlabel)],
        "after removing a's label")
     eq(events[0]["object"]["metadata"]["labels"], {"app": "x"},
        "DELETED shows the old content")
 
-    r_relabel = etcd.put(cm_key("ns", "a"), configmap("ns", "a", labels={"app": "x"}))
+    r_relabel = store.put(cm_key("ns", "a"), configmap("ns", "a", labels={"app": "x"}))
     events, _ = w.events_for(1.5)
     eq([(e["type"], rv_of(e["object"])) for e in events], [("ADDED", r_relabel)],
        "after restoring a's label")
 
-    r_n = etcd.put(cm_key("ns", "n"), configmap("ns", "n", {"v": "2"}, labels={"app": "y"}))
+    r_n = store.put(cm_key("ns", "n"), configmap("ns", "n", {"v": "2"}, labels={"app": "y"}))
     events, _ = w.events_for(1.5)
     eq(events, [], "after changing n")
     rw.wait_rv(r_n)

@@ -9,9 +9,9 @@ from harness import *
 
 
 def main():
-    etcd = Etcd()
-    rw = Ringwatch(etcd, resources="configmaps")
-    r = etcd.put(cm_key("ns", "a"), configmap("ns", "a", labels={"app": "x"}))
+    store = Store()
+    rw = Ringwatch(store, resources="configmaps")
+    r = store.put(cm_key("ns", "a"), configmap("ns", "a", labels={"app": "x"}))
     rw.wait_rv(r)
 
     for path in ("/api/v1/namespaces/empty/configmaps",
@@ -29,8 +29,8 @@ def main():
     lst = rw.get_json("/api/v1/namespaces/empty/configmaps")
     L = lst["metadata"]["resourceVersion"]
     w = rw.watch("/api/v1/namespaces/empty/configmaps?watch=true&resourceVersion=" + L)
-    rx = etcd.put(cm_key("empty", "x"), configmap("empty", "x"))
-    etcd.put(cm_key("ns", "y"), configmap("ns", "y"))
+    rx = store.put(cm_key("empty", "x"), configmap("empty", "x"))
+    store.put(cm_key("ns", "y"), configmap("ns", "y"))
     events, _ = w.events_for(2)
     eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
        [("ADDED", "x", rx)], "events in the empty namespace")

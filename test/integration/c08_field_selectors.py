@@ -14,11 +14,11 @@ def names(lst):
 
 
 def main():
-    etcd = Etcd()
-    rw = Ringwatch(etcd, resources="configmaps")
-    etcd.put(cm_key("ns", "foo"), configmap("ns", "foo"))
-    etcd.put(cm_key("ns", "bar"), configmap("ns", "bar"))
-    r = etcd.put(cm_key("other", "foo"), configmap("other", "foo"))
+    store = Store()
+    rw = Ringwatch(store, resources="configmaps")
+    store.put(cm_key("ns", "foo"), configmap("ns", "foo"))
+    store.put(cm_key("ns", "bar"), configmap("ns", "bar"))
+    r = store.put(cm_key("other", "foo"), configmap("other", "foo"))
     rw.wait_rv(r)
 
     base = "/api/v1/namespaces/ns/configmaps?fieldSelector="
@@ -32,9 +32,9 @@ def main():
 
     w = rw.watch("/api/v1/namespaces/ns/configmaps?watch=true&fieldSelector="
                  "metadata.name%%3Dfoo&resourceVersion=%d" % r)
-    rf = etcd.put(cm_key("ns", "foo"), configmap("ns", "foo", {"v": "2"}))
-    etcd.put(cm_key("ns", "bar"), configmap("ns", "bar", {"v": "2"}))
-    rf2 = etcd.delete(cm_key("ns", "foo"))
+    rf = store.put(cm_key("ns", "foo"), configmap("ns", "foo", {"v": "2"}))
+    store.put(cm_key("ns", "bar"), configmap("ns", "bar", {"v": "2"}))
+    rf2 = store.delete(cm_key("ns", "foo"))
     events, _ = w.events_for(2)
     eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
        [("MODIFIED", "foo", rf), ("DELETED", "foo", rf2)], "watch on name=foo")

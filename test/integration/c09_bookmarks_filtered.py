@@ -13,9 +13,9 @@ from harness import *
 
 
 def main():
-    etcd = Etcd()
-    rw = Ringwatch(etcd, "--bookmark-interval", "1", resources="configmaps")
-    r0 = etcd.put(cm_key("ns", "seed"), configmap("ns", "seed"))
+    store = Store()
+    rw = Ringwatch(store, "--bookmark-interval", "1", resources="configmaps")
+    r0 = store.put(cm_key("ns", "seed"), configmap("ns", "seed"))
     rw.wait_rv(r0)
 
     sel = "labelSelector=app%3Dnothing&resourceVersion=" + str(r0)
@@ -27,7 +27,7 @@ def main():
 
     def writer():
         for i in range(5):
-            writes.append(etcd.put(cm_key("ns", "w%d" % i), configmap("ns", "w%d" % i)))
+            writes.append(store.put(cm_key("ns", "w%d" % i), configmap("ns", "w%d" % i)))
             time.sleep(1)
 
     t = threading.Thread(target=writer)
@@ -53,7 +53,7 @@ def main():
 
     w = rw.watch("/api/v1/configmaps?watch=true&allowWatchBookmarks=true&"
                  "labelSelector=app%%3Dx&resourceVersion=%d" % rvs[-1])
-    rm = etcd.put(cm_key("ns", "match"), configmap("ns", "match", labels={"app": "x"}))
+    rm = store.put(cm_key("ns", "match"), configmap("ns", "match", labels={"app": "x"}))
     events, _ = w.events_for(1.5)
     got = [(e["type"], rv_of(e["object"])) for e in events if e["type"] != "BOOKMARK"]
     eq(got, [("ADDED", rm)], "re-watch from the last bookmark")

@@ -37,15 +37,15 @@ def check_initial(rw, path, want_names, min_rv):
 
 
 def main():
-    etcd = Etcd()
-    rw = Ringwatch(etcd, "--bookmark-interval", "60", resources="configmaps")
+    store = Store()
+    rw = Ringwatch(store, "--bookmark-interval", "60", resources="configmaps")
     CM = "/api/v1/namespaces/ns/configmaps"
-    etcd.put(cm_key("ns", "a"), configmap("ns", "a"))
-    rb = etcd.put(cm_key("ns", "b"), configmap("ns", "b"))
+    store.put(cm_key("ns", "a"), configmap("ns", "a"))
+    rb = store.put(cm_key("ns", "b"), configmap("ns", "b"))
     rw.wait_rv(rb)
 
     w, bm_rv = check_initial(rw, CM + "?" + WL, ["a", "b"], rb)
-    rc = etcd.put(cm_key("ns", "c"), configmap("ns", "c"))
+    rc = store.put(cm_key("ns", "c"), configmap("ns", "c"))
     events, _ = w.events_for(1.5)
     eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
        [("ADDED", "c", rc)], "after the marker")
@@ -55,8 +55,9 @@ def main():
     # From resourceVersion=0 (any cached state) and from an explicit RV.
     check_initial(rw, CM + "?" + WL + "&resourceVersion=0", ["a", "b", "c"], rc)[0].close()
     check_initial(rw, CM + "?" + WL + "&resourceVersion=%d" % rb, ["a", "b", "c"], rc)[0].close()
-    # A consistent state after a write to another resource moved etcd on.
-    other = etcd.put("/registry/pods/ns/p", "{}")
+    # A consistent state after a write to another resource moved the store on.
+    other = store.put("/registry/pods/ns/p", {"apiVersion": "v1", "kind": "Pod",
+                                              "metadata": {"name": "p", "namespace": "ns"}})
     w, bm_rv = check_initial(rw, CM + "?" + WL, ["a", "b", "c"], other)
     w.close()
 
@@ -68,7 +69,7 @@ def main():
     eq(w.status, 200, "sendInitialEvents=false status")
     events, _ = w.events_for(1.0)
     eq(events, [], "sendInitialEvents=false sends no state")
-    rd = etcd.put(cm_key("ns", "d"), configmap("ns", "d"))
+    rd = store.put(cm_key("ns", "d"), configmap("ns", "d"))
     events, _ = w.events_for(1.5)
     eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
        [("ADDED", "d", rd)], "sendInitialEvents=false change")

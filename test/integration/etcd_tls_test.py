@@ -71,7 +71,7 @@ def main():
     # A member list: the first member refuses connections, the second is
     # etcd; ringwatch moves on to it.
     dead = "https://127.0.0.1:%d" % free_port()
-    rw = Ringwatch(etcd, *tls, resources="configmaps", etcd_url=dead + "," + etcd.url)
+    rw = Ringwatch(etcd, *tls, resources="configmaps", upstream=dead + "," + etcd.url)
     rw.wait_rv(r1)
     rw.stop()
 
@@ -109,7 +109,7 @@ def main():
     expect_exit(status, 1, out, "TLS handshake")
     # No server certificate at all (a member that refuses connections) is
     # not a TLS failure: ringwatch keeps retrying, not ready.
-    rw = Ringwatch(etcd, *tls, resources="configmaps", etcd_url=dead, wait=False)
+    rw = Ringwatch(etcd, *tls, resources="configmaps", upstream=dead, wait=False)
     time.sleep(2)
     check(rw.proc.poll() is None, "ringwatch exited on a refused connection:\n%s", rw.logtext())
     status, _, body = rw.get("/readyz?verbose")

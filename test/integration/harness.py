@@ -1,10 +1,15 @@
-"""Integration-test harness: real etcd and a real ringwatch on loopback.
+"""Integration-test harness: a real store and a real ringwatch on loopback.
 
 Every test script is run by `make check` with Debian's python3; it starts
-its own etcd (through scripts/etcd-local) and its own ringwatch, and stops
-both by PID when it ends, whatever happens.  Writes go to etcd through its
-gRPC gateway (/v3/kv/...), so a test sees the revision etcd really assigned.
-Reads go through ringwatch with http.client.
+its own store and its own ringwatch, and stops both by PID when it ends,
+whatever happens.  The store is etcd (Etcd, through scripts/etcd-local) or
+Redis (Redis); a test that means the same over both gets its store from
+Store(), which RW_TEST_STORE picks (etcd, the default, or redis:
+test/integration/over_redis.sh runs a test so, and test/integration.mk
+registers each such test a second time, as NAME.py.redis).  Both stores offer
+the same calls with the same meaning (put, delete, compact, revision,
+range, snapshot, restore, url, name, ...), and a write returns the revision
+the store really assigned.  Reads go through ringwatch with http.client.
 
 Exit codes follow automake: 0 pass, 1 fail, 77 skip.
 """
@@ -77,6 +82,18 @@ def free_port():
         return s.getsockname()[1]
 
 
+def Store(**etcd_options):
+    """The store RW_TEST_STORE names, started: Etcd(**etcd_options) (etcd,
+    the default) or Redis() (redis).  etcd_options are etcd's own (e.g.
+    progress_notify) and mean nothing to Redis."""
+    kind = os.environ.get("RW_TEST_STORE", "etcd")
+    if kind == "etcd":
+        return Etcd(**etcd_options)
+    if kind == "redis":
+        return Redis()
+    raise Failure("RW_TEST_STORE=%r: want etcd or redis" % kind)
+
+
 class Etcd:
     """A throwaway etcd 3.4 on loopback, data in a temp dir.
 
@@ -84,6 +101,11 @@ class Etcd:
     CA signs and requires client certificates it signs
     (--client-cert-auth); the harness's own calls present self.cert and
     self.key, and ringwatch_args() gives ringwatch the same."""
+
+    name = "etcd"  # the store label of ringwatch's upstream metrics
+    # etcd keeps every revision until it is compacted: ringwatch reads a
+    # past state the ring no longer holds (an Exact LIST) from it.
+    old_revisions = True
 
     def __init__(self, progress_notify="1s", tls=None):
         self.dir = tempfile.mkdtemp(prefix="rw-etcd-")
@@ -160,6 +182,12 @@ class Etcd:
         r = self.call("/v3/kv/txn", {"success": ops})
         return int(r["header"]["revision"])
 
+    def put_raw(self, key, value):
+        """Writes value (str or bytes) as it is, whatever it holds: a value
+        ringwatch must refuse.  etcd checks nothing: the same as put; over
+        Redis it bypasses the function library's checks."""
+        return self.put(key, value)
+
     def delete(self, key):
         r = self.call("/v3/kv/deleterange", {"key": b64(key)})
         return int(r["header"]["revision"])
@@ -187,6 +215,24 @@ class Etcd:
     def data(self):
         """etcd's data directory (halt() first to copy or replace it)."""
         return os.path.join(self.dir, "data")
+
+    def snapshot(self):
+        """A copy of etcd's data as it is now (etcd is stopped for the copy
+        and started again), for restore().  Removed when the test ends."""
+        self.halt()
+        snap = tempfile.mkdtemp(prefix="rw-etcd-snap-")
+        defer(lambda: shutil.rmtree(snap, ignore_errors=True))
+        shutil.copytree(self.data, os.path.join(snap, "data"))
+        self.resume()
+        return snap
+
+    def restore(self, snap):
+        """etcd restarted on its ports from the copy snap (snapshot()):
+        the older history, its revision back where it was then."""
+        self.halt()
+        shutil.rmtree(self.data)
+        shutil.copytree(os.path.join(snap, "data"), self.data)
+        self.resume()
 
     def halt(self):
         """Stops etcd and keeps its data and its ports for resume()."""
@@ -228,15 +274,25 @@ class Etcd:
         raise Failure("etcd not healthy in 20 s after resume")
 
 
-def seed_cluster(etcd, nodes, namespaces, deployments, replicas, configmaps):
-    """Seeds etcd with scripts/seed-cluster (namespaces, nodes, deployments
-    with their pods, configmaps); returns the revision of its last write."""
-    out = subprocess.run([os.path.join(TOP, "scripts", "seed-cluster"), etcd.url,
-                          "--nodes", str(nodes), "--namespaces", str(namespaces),
+def seed_cluster(store, nodes, namespaces, deployments, replicas, configmaps):
+    """Seeds the store with scripts/seed-cluster (namespaces, nodes,
+    deployments with their pods, configmaps): etcd by seed-cluster's own
+    writes, another store by store.put of each object seed-cluster prints.
+    Returns the revision of the last write."""
+    etcd = store.name == "etcd"
+    target = [store.url] + store.client_args() if etcd else ["-"]
+    out = subprocess.run([os.path.join(TOP, "scripts", "seed-cluster")] + target +
+                         ["--nodes", str(nodes), "--namespaces", str(namespaces),
                           "--deployments", str(deployments), "--replicas", str(replicas),
-                          "--configmaps", str(configmaps)] + etcd.client_args(),
+                          "--configmaps", str(configmaps)],
                          check=True, capture_output=True, text=True, timeout=60)
-    return int(out.stdout.split("revision")[-1])
+    if etcd:
+        return int(out.stdout.split("revision")[-1])
+    rev = 0
+    for line in out.stdout.splitlines():
+        key, value = line.split("\t", 1)
+        rev = store.put(key, value)
+    return rev
 
 
 def configmap(ns, name, data=None, labels=None):
@@ -253,25 +309,27 @@ def cm_key(ns, name):
 
 
 class Ringwatch:
-    """ringwatch in front of etcd, on a free loopback port (or on port, to
-    restart one where its clients expect it)."""
+    """ringwatch in front of a store (Etcd or Redis), on a free loopback
+    port (or on port, to restart one where its clients expect it)."""
 
-    def __init__(self, etcd, *args, resources="pods,configmaps", etcd_url=None,
+    def __init__(self, store, *args, resources="pods,configmaps", upstream=None,
                  wait=True, port=None, tls=None, listen="127.0.0.1", token=None):
-        """tls: a dict with "cert" and "key" (served), "ca" (the CA that
-        signed them, for clients) and optionally "client_ca"
-        (--client-ca-file); then get() and friends speak HTTPS.  listen:
+        """upstream: the --upstream URL when it is not store.url (a Relay's,
+        or a list of members).  tls: a dict with "cert" and "key" (served),
+        "ca" (the CA that signed them, for clients) and optionally
+        "client_ca" (--client-ca-file); then get() and friends speak HTTPS.  listen:
         the host --listen gives (clients always use 127.0.0.1).  token: a
         bearer token every get() sends (authentication)."""
         self.port = port or free_port()
         self.tls = tls
         self.token = token
         self.log = tempfile.NamedTemporaryFile(prefix="rw-log-", suffix=".log", delete=False)
-        # etcd's CA and client certificate when it serves TLS (args may
-        # name others: the last one given wins)
+        # The store's own options (etcd's CA and client certificate when
+        # it serves TLS, Redis's password file; args may name others: the
+        # last one given wins)
         cmd = [RINGWATCH, "--listen", "%s:%d" % (listen, self.port),
-               "--upstream", etcd_url or etcd.url,
-               "--resources", resources] + etcd.ringwatch_args() + list(args)
+               "--upstream", upstream or store.url,
+               "--resources", resources] + store.ringwatch_args() + list(args)
         if tls:
             cmd += ["--tls-cert-file", tls["cert"], "--tls-private-key-file", tls["key"]]
             if tls.get("client_ca"):
@@ -563,23 +621,28 @@ class Watch:
 
 
 class Relay:
-    """A TCP relay on a free loopback port to target_port, so a test can
-    cut a client's connection to etcd (cut: every connection closed and new
-    ones refused) and bring it back (restore) on the same port."""
+    """A TCP relay on a free loopback port to a store (Etcd or Redis), so a
+    test can cut ringwatch's connections to it (cut: every connection
+    closed and new ones refused) and bring them back (restore) on the same
+    port: Ringwatch(store, upstream=relay.url)."""
 
-    def __init__(self, target_port):
+    def __init__(self, store):
         import threading
-        self.target = target_port
+        self.store = store
+        self.target = store.port
         self.port = free_port()
         self.lock = threading.Lock()
         self.conns = []
         self.listener = None
+        self.delay = 0  # seconds each forwarded chunk waits: a slower store
         self.restore()
         _cleanups.append(self.cut)
 
     @property
     def url(self):
-        return "http://127.0.0.1:%d" % self.port
+        """The store's URL with the relay's port."""
+        scheme = self.store.url.split("://")[0]
+        return "%s://127.0.0.1:%d" % (scheme, self.port)
 
     def restore(self):
         import threading
@@ -636,13 +699,14 @@ class Relay:
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pump(src, dst):
+    def _pump(self, src, dst):
         try:
             while True:
                 data = src.recv(65536)
                 if not data:
                     break
+                if self.delay:
+                    time.sleep(self.delay)
                 dst.sendall(data)
         except OSError:
             pass

@@ -99,12 +99,26 @@ def _read_reply(f):
     raise ConnectionError("not a RESP reply: %r" % line[:80])
 
 
+# put_raw's write: the schema's PUT without the library's checks.
+_RAW_PUT = """
+local rev = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[2], ARGV[1], rev .. ' ' .. ARGV[2])
+redis.call('XADD', KEYS[3], rev .. '-0', 'type', 'PUT', 'key', ARGV[1], 'value', ARGV[2])
+return rev
+"""
+
+
 class Redis:
     """redis-server on 127.0.0.1:port, data and log in a temp dir.
 
     revisions: "global" (hash tag {rw}, one counter) or "per-resource"
     ({rw:R}); history: the log length the writes trim to; password:
     requirepass (written to password_file for --redis-password-file)."""
+
+    name = "redis"  # the store label of ringwatch's upstream metrics
+    # Redis keeps no old values: ringwatch answers 410 for a past state
+    # the ring no longer holds (ringwatch-redis(7)).
+    old_revisions = False
 
     def __init__(self, revisions="global", history=10000, password=None,
                  appendonly=False, load=True):
@@ -294,6 +308,12 @@ class Redis:
         return self.command("FCALL", "rw_put", 4, *self.keys(resource_of(key)),
                             key, value, str(expected), self.history)
 
+    def put_raw(self, key, value):
+        """Writes value (str or bytes) as it is, as a writer that bypasses
+        the function library would (INCR, HSET, XADD, no checks): a value
+        ringwatch must refuse.  Returns the revision."""
+        return self.command("EVAL", _RAW_PUT, 4, *self.keys(resource_of(key)), key, value)
+
     def delete(self, key, expected=""):
         """Deletes through rw_delete; returns the revision."""
         return self.command("FCALL", "rw_delete", 4, *self.keys(resource_of(key)),
@@ -330,11 +350,13 @@ class Redis:
         return int(self.command("GET", self.keys(resource)[3]) or 0)
 
     def compact(self, revision):
-        """As etcd's compaction: every resource's log drops the changes at
-        or below revision and its compaction revision rises to it."""
+        """As etcd's compaction at revision: every resource's log drops the
+        changes below revision (revision itself stays, as etcd keeps it
+        readable and watchable) and its compaction revision rises to
+        revision - 1."""
         for resource in set(PREFIXES.values()):
             _, _, log, compacted = self.keys(resource)
             if self.command("EXISTS", log):
-                self.command("XTRIM", log, "MINID", "%d-1" % revision)
-                if self.compacted(resource) < revision:
-                    self.command("SET", compacted, revision)
+                self.command("XTRIM", log, "MINID", "%d-0" % revision)
+                if self.compacted(resource) < revision - 1:
+                    self.command("SET", compacted, revision - 1)

@@ -1,7 +1,8 @@
 """The JavaScript client's informer (@kubernetes/client-node 1.4.0 on
-Node, test/integration/js/informer.mjs) through ringwatch against real
-etcd.  After every step the informer's cache (list(): name ->
-resourceVersion) must converge to what etcd holds in the namespace:
+Node, test/integration/js/informer.mjs) through ringwatch against the real
+store (etcd, or Redis: harness.Store).  After every step the informer's
+cache (list(): name -> resourceVersion) must converge to what the store
+holds in the namespace:
 
 1. start: the informer lists and watches;
 2. creates, updates and deletes: the watch delivers them;
@@ -10,16 +11,16 @@ resourceVersion) must converge to what etcd holds in the namespace:
 4. ringwatch is restarted on the same port while writes happen: the
    informer's watch breaks (its "error" handler restarts it), its RV
    predates the new cache, the new ringwatch answers 410 and it relists;
-5. etcd compacts past ringwatch's revision while ringwatch is cut off
-   from it: ringwatch relists, the informer's watch gets ERROR 410 and
-   the informer relists;
-6. etcd is restored from an older copy of its data directory: the
-   informer's watch gets ERROR 410 and it relists.  While etcd's revision
-   is below what the abandoned history reached, every revision ringwatch
-   can hand out is lost and a watch from one gets 410: the informer, which
+5. the store compacts past ringwatch's revision while ringwatch is cut
+   off from it (etcd's compaction; Redis trims the change log): ringwatch
+   relists, the informer's watch gets ERROR 410 and the informer relists;
+6. the store is restored from an older copy of its data: the informer's
+   watch gets ERROR 410 and it relists.  While the store's revision is
+   below what the abandoned history reached, every revision ringwatch can
+   hand out is lost and a watch from one gets 410: the informer, which
    relists at once, relists about once a second (not as fast as it can),
-   its cache equal to etcd's each time; once etcd writes past, it
-   converges and stops relisting.
+   its cache equal to the store's each time; once the store writes past,
+   it converges and stops relisting.
 
 The npm package is installed by `npm ci` into test/integration/js/
 node_modules (.gitignored) from the committed package-lock.json the first
@@ -148,19 +149,17 @@ class Informer:
         os.unlink(self.err.name)
 
 
-def etcd_state(etcd):
-    """name -> ModRevision (as a string) of every ConfigMap in NS."""
+def store_state(store):
+    """name -> mod revision (as a string) of every ConfigMap in NS."""
     prefix = cm_key(NS, "")
-    r = etcd.call("/v3/kv/range", {"key": b64(prefix), "range_end": b64(prefix[:-1] + "0")})
-    return {base64.b64decode(kv["key"]).decode()[len(prefix):]: kv["mod_revision"]
-            for kv in r.get("kvs", [])}
+    return {key[len(prefix):]: str(rev) for key, (rev, _) in store.range(prefix).items()}
 
 
-def converge(etcd, inf, rw, what):
-    """Waits until the informer's cache equals etcd's NS; returns it."""
+def converge(store, inf, rw, what):
+    """Waits until the informer's cache equals the store's NS; returns it."""
     deadline = time.time() + WAIT
     while True:
-        want = etcd_state(etcd)
+        want = store_state(store)
         rv, got = inf.state()
         if got == want and rv:  # rv "": between a 410 and its relist
             top = max([int(v) for v in want.values()] or [0])
@@ -175,35 +174,35 @@ def converge(etcd, inf, rw, what):
         time.sleep(0.2)
 
 
-def put(etcd, name, data=None, ns=NS):
-    return etcd.put(cm_key(ns, name), configmap(ns, name, data or {"k": name}))
+def put(store, name, data=None, ns=NS):
+    return store.put(cm_key(ns, name), configmap(ns, name, data or {"k": name}))
 
 
 def main():
     ensure_modules()
-    etcd = Etcd()
-    relay = Relay(etcd.port)
+    store = Store()
+    relay = Relay(store)
     for name in "abcde":
-        put(etcd, name)
-    put(etcd, "x", ns="other")
+        put(store, name)
+    put(store, "x", ns="other")
     port = free_port()
-    rw = Ringwatch(etcd, "--min-request-timeout", "1", resources="configmaps",
-                   etcd_url=relay.url, port=port)
+    rw = Ringwatch(store, "--min-request-timeout", "1", resources="configmaps",
+                   upstream=relay.url, port=port)
 
     # 1. list and watch.
     inf = Informer(rw.url)
-    converge(etcd, inf, rw, "initial list")
+    converge(store, inf, rw, "initial list")
     eq(inf.count("list"), 1, "lists after the start")
 
     # 2. changes through the watch.
     m = inf.mark()
-    put(etcd, "f")
-    put(etcd, "a", {"v": "2"})
-    etcd.delete(cm_key(NS, "b"))
-    put(etcd, "g")
-    etcd.delete(cm_key(NS, "g"))
-    put(etcd, "y", ns="other")
-    converge(etcd, inf, rw, "after writes")
+    put(store, "f")
+    put(store, "a", {"v": "2"})
+    store.delete(cm_key(NS, "b"))
+    put(store, "g")
+    store.delete(cm_key(NS, "g"))
+    put(store, "y", ns="other")
+    converge(store, inf, rw, "after writes")
     seen = [(l["ev"], l["name"]) for l in inf.since(m) if l["ev"] in ("add", "update", "delete")]
     eq(seen, [("add", "f"), ("update", "a"), ("delete", "b"), ("add", "g"), ("delete", "g")],
        "informer events for the writes")
@@ -212,8 +211,8 @@ def main():
     # 3. watches end cleanly every 1-2 s: re-watch from the last RV.
     m, connects = inf.mark(), inf.count("connect")
     time.sleep(4.5)
-    put(etcd, "c", {"v": "2"})
-    converge(etcd, inf, rw, "after clean watch ends")
+    put(store, "c", {"v": "2"})
+    converge(store, inf, rw, "after clean watch ends")
     check(inf.count("connect") >= connects + 2, "the informer did not re-watch (%d connects "
           "before, %d after):\n%s", connects, inf.count("connect"), inf.diagnostics())
     errors = [l for l in inf.since(m) if l["ev"] in ("error", "restart")]
@@ -223,78 +222,71 @@ def main():
     # 4. ringwatch restarts on the same port; writes while it is away.
     m, lists = inf.mark(), inf.count("list")
     rw.stop()
-    put(etcd, "h")
-    put(etcd, "c", {"v": "3"})
-    etcd.delete(cm_key(NS, "d"))
-    rw = Ringwatch(etcd, "--ring-capacity", "4", resources="configmaps", etcd_url=relay.url,
+    put(store, "h")
+    put(store, "c", {"v": "3"})
+    store.delete(cm_key(NS, "d"))
+    rw = Ringwatch(store, "--ring-capacity", "4", resources="configmaps", upstream=relay.url,
                    port=port)
-    converge(etcd, inf, rw, "after the restart")
+    converge(store, inf, rw, "after the restart")
     check(inf.count("list") > lists, "the informer converged without relisting:\n%s",
           inf.diagnostics())
     for i in range(8):  # more than the ring holds
-        put(etcd, "r%d" % i)
-    etcd.delete(cm_key(NS, "r0"))
-    converge(etcd, inf, rw, "after writes past the ring's capacity")
+        put(store, "r%d" % i)
+    store.delete(cm_key(NS, "r0"))
+    converge(store, inf, rw, "after writes past the ring's capacity")
     print("restart: %s" % [l for l in inf.since(m) if l["ev"] in ("list", "error", "restart")])
 
     # 5. compaction past ringwatch's revision while it is cut off: it
     # relists, and so must the informer.
     m, lists = inf.mark(), inf.count("list")
     relay.cut()
-    put(etcd, "a", {"v": "3"})
-    put(etcd, "i")
-    etcd.delete(cm_key(NS, "e"))
-    last = put(etcd, "z", ns="other")
-    etcd.compact(last)
+    put(store, "a", {"v": "3"})
+    put(store, "i")
+    store.delete(cm_key(NS, "e"))
+    last = put(store, "z", ns="other")
+    store.compact(last)
     time.sleep(1)
     relay.restore()
-    converge(etcd, inf, rw, "after ringwatch's relist")
+    converge(store, inf, rw, "after ringwatch's relist")
     eq(rw.metric("ringwatch_relists_total", resource="configmaps"), 1.0, "ringwatch relists")
     check(inf.count("list") > lists, "the informer converged without relisting:\n%s",
           inf.diagnostics())
-    put(etcd, "j")
-    converge(etcd, inf, rw, "after the relists")
+    put(store, "j")
+    converge(store, inf, rw, "after the relists")
     print("relist: %s" % [l for l in inf.since(m) if l["ev"] in ("list", "error", "restart")])
 
-    # 6. etcd restored from an older copy.
-    etcd.halt()
-    snap = etcd.data + ".snap"
-    shutil.copytree(etcd.data, snap)
-    defer(lambda: shutil.rmtree(snap, ignore_errors=True))
-    etcd.resume()
-    put(etcd, "k")
-    etcd.delete(cm_key(NS, "a"))
-    r_old = put(etcd, "l")
-    converge(etcd, inf, rw, "before the restore")
-    etcd.halt()
-    shutil.rmtree(etcd.data)
-    shutil.copytree(snap, etcd.data)
-    etcd.resume()
+    # 6. the store restored from an older copy.
+    snap = store.snapshot()
+    put(store, "k")
+    store.delete(cm_key(NS, "a"))
+    r_old = put(store, "l")
+    converge(store, inf, rw, "before the restore")
+    store.restore(snap)
     deadline = time.time() + WAIT
     while rw.metric("ringwatch_upstream_store_resets_total", resource="configmaps",
                     reason="revision") != 1.0:
         check(time.time() < deadline, "the restore was not detected")
         time.sleep(0.1)
-    check(put(etcd, "m") < r_old, "the new history passed %d at once", r_old)
-    converge(etcd, inf, rw, "after the restore")
+    check(put(store, "m") < r_old, "the new history passed %d at once", r_old)
+    converge(store, inf, rw, "after the restore")
     m, lists = inf.mark(), inf.count("list")
     time.sleep(4)
     relists = inf.count("list") - lists
-    check(2 <= relists <= 6, "the informer relisted %d times in 4 s while etcd was below "
+    check(2 <= relists <= 6, "the informer relisted %d times in 4 s while the store was below "
           "%d (a watch from a lost revision must get 410, at most about once a second):\n%s",
           relists, r_old, inf.diagnostics())
-    print("restore: %d relists in 4 s while etcd was below %d" % (relists, r_old))
-    converge(etcd, inf, rw, "while etcd is below the abandoned history")
+    print("restore: %d relists in 4 s while the store was below %d" % (relists, r_old))
+    converge(store, inf, rw, "while the store is below the abandoned history")
     last = 0
     while last <= r_old:
-        last = put(etcd, "z", {"n": str(last)}, ns="other")
-    converge(etcd, inf, rw, "after etcd passed the abandoned history")
+        last = put(store, "z", {"n": str(last)}, ns="other")
+    converge(store, inf, rw, "after the store passed the abandoned history")
     time.sleep(2.5)  # the watch from a lost revision in flight ends
     m, lists = inf.mark(), inf.count("list")
-    put(etcd, "n")
+    put(store, "n")
     time.sleep(3)
-    converge(etcd, inf, rw, "after a write past the abandoned history")
-    eq(inf.count("list"), lists, "relists once etcd passed the abandoned history (%s)"
+    converge(store, inf, rw, "after a write past the abandoned history")
+    eq(inf.count("list"), lists, "relists once the store passed the abandoned history (%s)"
        % inf.since(m))
 
 

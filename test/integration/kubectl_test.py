@@ -1,9 +1,9 @@
-"""kubectl 1.32 through ringwatch against real etcd: get pods -A, -n NS,
--o json, a single object, -l and --field-selector, -w, get --raw, and the
-other served types: every type's Table prints kube-apiserver 1.32's
-headers and cells (get events,rs,sts,ds,jobs,cronjobs,pvc,pv,sa,ep,leases,
-hpa,rc in one command, get all, -o wide), and get -w prints a new job's
-every column."""
+"""kubectl 1.32 through ringwatch against the real store (etcd, or Redis:
+harness.Store): get pods -A, -n NS, -o json, a single object, -l and
+--field-selector, -w, get --raw, and the other served types: every type's
+Table prints kube-apiserver 1.32's headers and cells (get
+events,rs,sts,ds,jobs,cronjobs,pvc,pv,sa,ep,leases,hpa,rc in one command,
+get all, -o wide), and get -w prints a new job's every column."""
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -39,12 +39,12 @@ HEADERS = {
 }
 
 
-def etcd_objects(etcd, prefix):
-    r = etcd.call("/v3/kv/range", {"key": b64(prefix), "range_end": b64(prefix[:-1] + "0")})
+def store_objects(store, prefix):
+    """(namespace, name) -> mod revision of every object under prefix."""
     out = {}
-    for kv in r.get("kvs", []):
-        obj = json.loads(base64.b64decode(kv["value"]))
-        out[(obj["metadata"].get("namespace", ""), obj["metadata"]["name"])] = int(kv["mod_revision"])
+    for rev, value in store.range(prefix).values():
+        obj = json.loads(value)
+        out[(obj["metadata"].get("namespace", ""), obj["metadata"]["name"])] = rev
     return out
 
 
@@ -52,11 +52,11 @@ def main():
     if KUBECTL is None:
         print("kubectl not installed: skipping")
         sys.exit(77)
-    etcd = Etcd()
-    rev = seed_cluster(etcd, nodes=5, namespaces=3, deployments=6, replicas=3, configmaps=4)
-    ns0 = sorted(etcd_objects(etcd, "/registry/pods/"))[0][0]
-    rev = put_workloads(etcd, ns0)
-    rw = Ringwatch(etcd, resources=RESOURCES)
+    store = Store()
+    rev = seed_cluster(store, nodes=5, namespaces=3, deployments=6, replicas=3, configmaps=4)
+    ns0 = sorted(store_objects(store, "/registry/pods/"))[0][0]
+    rev = put_workloads(store, ns0)
+    rw = Ringwatch(store, resources=RESOURCES)
     rw.wait_rv(rev, "/api/v1/pods")
     rw.wait_rv(rev, "/apis/coordination.k8s.io/v1/leases")
     k = Kubectl(rw.url)
@@ -67,7 +67,7 @@ def main():
         return p.stdout
     kubectl.watch = k.watch
 
-    pods = etcd_objects(etcd, "/registry/pods/")
+    pods = store_objects(store, "/registry/pods/")
     check(len(pods) == 18, "seeded %d pods", len(pods))
 
     # get pods -A: a header and one line per pod, from the server-side Table.
@@ -78,7 +78,7 @@ def main():
     check("NODE" in wide[0].split(), "-o wide header: %r", wide[0])
     eq(sorted(tuple(l.split()[:2]) for l in lines[1:]), sorted(pods), "get pods -A")
 
-    # -o json: every item with its etcd ModRevision.
+    # -o json: every item with its mod revision in the store.
     lst = json.loads(kubectl("get", "pods", "-A", "-o", "json"))
     got = {(i["metadata"]["namespace"], i["metadata"]["name"]): rv_of(i) for i in lst["items"]}
     eq(got, pods, "get pods -A -o json (name -> resourceVersion)")
@@ -119,24 +119,24 @@ def main():
            "spec": {"nodeName": "node-000"}, "status": {"phase": "Pending"}}
     lines = watch_while_writing(kubectl, ["get", "pods", "-n", ns, "-w", "--output-watch-events"],
                                 1 + len([1 for s, _ in pods if s == ns]),
-                                etcd, "/registry/pods/%s/watched-pod" % ns, pod)
+                                store, "/registry/pods/%s/watched-pod" % ns, pod)
     added = [l for l in lines if "watched-pod" in l]
     check(added and added[0].split()[0] == "ADDED", "kubectl -w output: %r", lines)
 
-    check_every_type(etcd, kubectl, ns0)
+    check_every_type(store, kubectl, ns0)
 
 
-def watch_while_writing(kubectl, args, initial, etcd, key, obj):
+def watch_while_writing(kubectl, args, initial, store, key, obj):
     """Runs kubectl ARGS (a watch), waits for its first initial lines,
     writes obj at key and waits for a line naming it; returns the lines
     printed.  kubectl is stopped by us (it would exit 0 when the stream
     ends)."""
     name = obj["metadata"]["name"]
-    return kubectl.watch(args, initial, lambda lines: etcd.put(key, obj),
+    return kubectl.watch(args, initial, lambda lines: store.put(key, obj),
                          lambda lines: any(name in l for l in lines), 15)
 
 
-def put_workloads(etcd, ns):
+def put_workloads(store, ns):
     """Writes one object of each type the seeded cluster lacks into
     namespace ns, created 3 days ago; returns the last revision."""
     created = ts(datetime.now(timezone.utc) - timedelta(days=3))
@@ -220,7 +220,7 @@ def put_workloads(etcd, ns):
                          "ports": [{"port": 8080, "protocol": "TCP"}]}]},
     }
     for key, obj in objects.items():
-        rev = etcd.put(key, obj)
+        rev = store.put(key, obj)
     return rev
 
 
@@ -245,7 +245,7 @@ def tables(out):
     return found
 
 
-def check_every_type(etcd, kubectl, ns):
+def check_every_type(store, kubectl, ns):
     """Every type's Table as kube-apiserver 1.32 prints it."""
     out = kubectl("get", "events,rs,sts,ds,jobs,cronjobs,pvc,pv,sa,ep,leases,hpa,rc", "-n", ns)
     got = tables(out)
@@ -305,7 +305,7 @@ def check_every_type(etcd, kubectl, ns):
            "spec": {"completions": 3, "template": {"spec": {"containers": []}}},
            "status": {"succeeded": 2}}
     lines = watch_while_writing(kubectl, ["get", "jobs", "-n", ns, "-w"], 3,
-                                etcd, "/registry/jobs/%s/watched-job" % ns, job)
+                                store, "/registry/jobs/%s/watched-job" % ns, job)
     eq(" ".join(lines[0].split()), HEADERS["job.batch"], "get jobs -w header")
     eq(sum(1 for l in lines if l.startswith("NAME")), 1, "get -w prints one header")
     seen = [re.split(r"\s{2,}", l.strip()) for l in lines if "watched-job" in l]

@@ -1,13 +1,13 @@
 """The official Python client (Debian's python3-kubernetes, 22.x) through
-ringwatch against real etcd: list_namespaced_config_map and
-list_config_map_for_all_namespaces with equality and set-based label
-selectors, list_pod_for_all_namespaces with a field selector,
-watch.Watch().stream() with timeout_seconds (events in etcd order with
-etcd's revisions as resourceVersion, the stream ends by itself), BOOKMARK
-events only when allow_watch_bookmarks is set, and a watch from a
-resourceVersion older than the ring: ApiException 410, after one retry
-without timeout_seconds and at once with it (kubernetes/watch/watch.py
-disables its retries when a timeout is given)."""
+ringwatch against the real store (etcd, or Redis: harness.Store):
+list_namespaced_config_map and list_config_map_for_all_namespaces with
+equality and set-based label selectors, list_pod_for_all_namespaces with a
+field selector, watch.Watch().stream() with timeout_seconds (events in the
+store's order with its revisions as resourceVersion, the stream ends by
+itself), BOOKMARK events only when allow_watch_bookmarks is set, and a
+watch from a resourceVersion older than the ring: ApiException 410, after
+one retry without timeout_seconds and at once with it
+(kubernetes/watch/watch.py disables its retries when a timeout is given)."""
 import threading
 
 from harness import *
@@ -42,21 +42,21 @@ def names_rvs(lst):
             for i in lst.items}
 
 
-def check_selectors(etcd, rw, api):
+def check_selectors(store, rw, api):
     """Writes labelled ConfigMaps and Pods; every selector answers what a
     filter over the written objects answers, with their etcd revisions."""
     written = {}  # (ns, name) -> (labels, revision)
     for ns, name, labels in (("ns", "a", {"app": "x"}), ("ns", "b", {"app": "y"}),
                              ("ns", "c", {"app": "z", "tier": "web"}), ("ns", "d", None),
                              ("other", "e", {"app": "x"}), ("other", "f", None)):
-        written[(ns, name)] = (labels or {}, etcd.put(cm_key(ns, name),
+        written[(ns, name)] = (labels or {}, store.put(cm_key(ns, name),
                                                      configmap(ns, name, {"k": name}, labels)))
     pods = {}
     for i, node in enumerate(("n1", "n2", "n1", "n3", "n1")):
         ns = "ns" if i % 2 else "other"
-        pods[(ns, "p%d" % i)] = (node, etcd.put("/registry/pods/%s/p%d" % (ns, i),
+        pods[(ns, "p%d" % i)] = (node, store.put("/registry/pods/%s/p%d" % (ns, i),
                                                 pod(ns, "p%d" % i, node)))
-    last = etcd.revision()
+    last = store.revision()
     rw.wait_rv(last, "/api/v1/configmaps")
     rw.wait_rv(last, "/api/v1/pods")
 
@@ -95,7 +95,7 @@ def check_selectors(etcd, rw, api):
         eq(e.status, 400, "status of an unsupported field selector")
 
 
-def timed_watch(etcd, api, bookmarks, timeout=4):
+def timed_watch(store, api, bookmarks, timeout=4):
     """A Watch().stream of ns's ConfigMaps from the LIST RV with
     timeout_seconds; a thread writes a create, an update and a delete
     during the stream.  Returns (events, writes, seconds the stream ran)."""
@@ -104,13 +104,14 @@ def timed_watch(etcd, api, bookmarks, timeout=4):
 
     def writer():
         time.sleep(0.5)
-        writes.append(("ADDED", "w", etcd.put(cm_key("ns", "w"), configmap("ns", "w", {"v": "1"}))))
+        writes.append(("ADDED", "w", store.put(cm_key("ns", "w"),
+                                               configmap("ns", "w", {"v": "1"}))))
         writes.append(("MODIFIED", "w",
-                       etcd.put(cm_key("ns", "w"), configmap("ns", "w", {"v": "2"}))))
-        etcd.put(cm_key("elsewhere", "w"), configmap("elsewhere", "w"))
-        writes.append(("MODIFIED", "a", etcd.put(cm_key("ns", "a"),
+                       store.put(cm_key("ns", "w"), configmap("ns", "w", {"v": "2"}))))
+        store.put(cm_key("elsewhere", "w"), configmap("elsewhere", "w"))
+        writes.append(("MODIFIED", "a", store.put(cm_key("ns", "a"),
                                                  configmap("ns", "a", {"v": "3"}, {"app": "x"}))))
-        writes.append(("DELETED", "w", etcd.delete(cm_key("ns", "w"))))
+        writes.append(("DELETED", "w", store.delete(cm_key("ns", "w"))))
 
     kwargs = {"timeout_seconds": timeout, "resource_version": list_rv}
     if bookmarks:
@@ -129,10 +130,10 @@ def timed_watch(etcd, api, bookmarks, timeout=4):
     return events, writes, time.time() - start
 
 
-def check_watch(etcd, api):
+def check_watch(store, api):
     for bookmarks in (True, False):
         what = "watch %s bookmarks" % ("with" if bookmarks else "without")
-        events, writes, took = timed_watch(etcd, api, bookmarks)
+        events, writes, took = timed_watch(store, api, bookmarks)
         check(3.5 <= took <= 7, "%s: ended after %.1fs, want ~4s (timeout_seconds)", what, took)
         got = [(e["type"], e["object"].metadata.name, int(e["object"].metadata.resource_version))
                for e in events if e["type"] != "BOOKMARK"]
@@ -155,16 +156,16 @@ def check_watch(etcd, api):
               rvs[-1], writes[-1][2])
 
 
-def check_too_old(etcd):
+def check_too_old(store):
     """A ringwatch with a 4-event ring; 20 writes later a watch from the
     first revision is 410 Gone, after one retry (2 requests) without
     timeout_seconds and after 1 request with it."""
-    rw = Ringwatch(etcd, "--ring-capacity", "4", resources="configmaps")
+    rw = Ringwatch(store, "--ring-capacity", "4", resources="configmaps")
     api = api_for(rw)
     old = api.list_namespaced_config_map("ns").metadata.resource_version
     last = 0
     for i in range(20):
-        last = etcd.put(cm_key("ns", "old%d" % i), configmap("ns", "old%d" % i))
+        last = store.put(cm_key("ns", "old%d" % i), configmap("ns", "old%d" % i))
     rw.wait_rv(last)
     for kwargs, want_calls in (({}, 2), ({"timeout_seconds": 5}, 1)):
         calls = []
@@ -192,12 +193,12 @@ def main():
         print("python3-kubernetes not installed (scripts/install-deps installs it)")
         sys.exit(1)
     print("kubernetes client %s" % kubernetes.__version__)
-    etcd = Etcd()
-    rw = Ringwatch(etcd, "--bookmark-interval", "1")
+    store = Store()
+    rw = Ringwatch(store, "--bookmark-interval", "1")
     api = api_for(rw)
-    check_selectors(etcd, rw, api)
-    check_watch(etcd, api)
-    check_too_old(etcd)
+    check_selectors(store, rw, api)
+    check_watch(store, api)
+    check_too_old(store)
 
 
 run(main)

@@ -1,7 +1,7 @@
 """ringwatch over Redis (--upstream redis://, src/upstream_redis.c), against
 a real redis-server on loopback with a password, written through the
 ringwatch Functions library.  What only the Redis adapter does; the
-store-neutral suite runs over Redis too (test/integration/redis/).
+store-neutral suite runs over Redis too (test/integration/NAME.py.redis).
 
 1. LIST: the objects written before ringwatch started, each at its mod
    revision, the list at Redis's revision (T:rev).
@@ -64,7 +64,7 @@ def next_of(w, types, what, timeout=10):
 
 
 def exits_with(redis, upstream, text, *args):
-    rw = Ringwatch(redis, *args, etcd_url=upstream, wait=False)
+    rw = Ringwatch(redis, *args, upstream=upstream, wait=False)
     try:
         code = rw.proc.wait(20)
     except subprocess.TimeoutExpired:
@@ -99,9 +99,9 @@ def main():
     redis = Redis(password="s3cret", history=5)
     for i in range(3):
         redis.put(cm_key("ns", "c%d" % i), cm("c%d" % i, 0))
-    relay = Relay(redis.port)
+    relay = Relay(redis)
     rw = Ringwatch(redis, "--bookmark-interval", "1", resources="configmaps,pods",
-                   etcd_url="redis://127.0.0.1:%d" % relay.port)
+                   upstream=relay.url)
     eq(rw.metric("ringwatch_upstream_connected", store="redis"), 1.0, "connected")
 
     # 1. LIST

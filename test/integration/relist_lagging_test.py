@@ -1,37 +1,38 @@
 """A relist must not carry a watcher across events it has not been sent.
 
 A client that does not read falls behind in the ring (its stream is full).
-While ringwatch is cut off from etcd, writes elsewhere are compacted away,
-so ringwatch relists and its ring starts over.  The lagging watcher's
-selection did not change in the gap, but the events it was still owed are
-gone with the old ring: it must get ERROR 410 after a gap-free prefix,
-never a silent jump to newer events."""
+While ringwatch is cut off from the store, writes elsewhere are compacted
+away (etcd's compaction; Redis trims the change log), so ringwatch relists
+and its ring starts over.  The lagging watcher's selection did not change
+in the gap, but the events it was still owed are gone with the old ring:
+it must get ERROR 410 after a gap-free prefix, never a silent jump to
+newer events."""
 from harness import *
 
 
 def main():
-    etcd = Etcd()
-    relay = Relay(etcd.port)
-    rw = Ringwatch(etcd, resources="configmaps", etcd_url=relay.url)
-    r0 = etcd.put(cm_key("slow", "seed"), configmap("slow", "seed"))
+    store = Store()
+    relay = Relay(store)
+    rw = Ringwatch(store, resources="configmaps", upstream=relay.url)
+    r0 = store.put(cm_key("slow", "seed"), configmap("slow", "seed"))
     rw.wait_rv(r0)
     slow = rw.watch("/api/v1/namespaces/slow/configmaps?watch=true&resourceVersion=%d" % r0,
                     timeout=30)
     blob = "x" * 100000
-    revs = [etcd.put(cm_key("slow", "big%d" % (i % 10)), configmap("slow", "big%d" % (i % 10),
+    revs = [store.put(cm_key("slow", "big%d" % (i % 10)), configmap("slow", "big%d" % (i % 10),
                                                                   {"blob": blob, "i": str(i)}))
             for i in range(150)]
     rw.wait_rv(revs[-1], "/api/v1/namespaces/quiet/configmaps")
 
     relay.cut()
-    etcd.put(cm_key("quiet", "q"), configmap("quiet", "q"))
-    last = etcd.put(cm_key("quiet", "q"), configmap("quiet", "q", {"v": "2"}))
-    etcd.compact(last)  # past the resume revision (a start at last is allowed)
+    store.put(cm_key("quiet", "q"), configmap("quiet", "q"))
+    last = store.put(cm_key("quiet", "q"), configmap("quiet", "q", {"v": "2"}))
+    store.compact(last)  # past the resume revision (a start at last is allowed)
     time.sleep(1)
     relay.restore()
     rw.wait_rv(last, "/api/v1/namespaces/quiet/configmaps", timeout=20)
     eq(rw.metric("ringwatch_relists_total", resource="configmaps"), 1.0, "relists")
-    after = etcd.put(cm_key("slow", "after"), configmap("slow", "after"))
+    after = store.put(cm_key("slow", "after"), configmap("slow", "after"))
 
     events, ended = slow.events_for(30)
     check(ended, "the lagging watcher's stream did not end (%d events)", len(events))

@@ -1,5 +1,6 @@
-"""etcd compacts past the revision ringwatch would resume from while it is
-cut off: ringwatch relists.  No watcher silently misses a change: a watcher
+"""The store compacts past the revision ringwatch would resume from while
+it is cut off (etcd's compaction; Redis trims the change log): ringwatch
+relists.  No watcher silently misses a change: a watcher
 whose selection changed in the gap gets ERROR 410 and its stream ends; a
 watcher whose selection did not change is carried across and keeps
 receiving; a new LIST shows the new state; a watch from before the relist
@@ -8,21 +9,21 @@ from harness import *
 
 
 def main():
-    etcd = Etcd()
-    relay = Relay(etcd.port)
-    rw = Ringwatch(etcd, resources="configmaps", etcd_url=relay.url)
-    etcd.put(cm_key("quiet", "q"), configmap("quiet", "q"))
-    r0 = etcd.put(cm_key("busy", "b"), configmap("busy", "b"))
+    store = Store()
+    relay = Relay(store)
+    rw = Ringwatch(store, resources="configmaps", upstream=relay.url)
+    store.put(cm_key("quiet", "q"), configmap("quiet", "q"))
+    r0 = store.put(cm_key("busy", "b"), configmap("busy", "b"))
     rw.wait_rv(r0)
     busy = rw.watch("/api/v1/namespaces/busy/configmaps?watch=true&resourceVersion=%d" % r0)
     quiet = rw.watch("/api/v1/namespaces/quiet/configmaps?watch=true&resourceVersion=%d" % r0)
     everything = rw.watch("/api/v1/configmaps?watch=true&resourceVersion=%d" % r0)
 
     relay.cut()
-    etcd.put(cm_key("busy", "b"), configmap("busy", "b", {"v": "2"}))
-    etcd.put(cm_key("busy", "c"), configmap("busy", "c"))
-    last = etcd.put(cm_key("busy", "b"), configmap("busy", "b", {"v": "3"}))
-    etcd.compact(last)
+    store.put(cm_key("busy", "b"), configmap("busy", "b", {"v": "2"}))
+    store.put(cm_key("busy", "c"), configmap("busy", "c"))
+    last = store.put(cm_key("busy", "b"), configmap("busy", "b", {"v": "3"}))
+    store.compact(last)
     time.sleep(1)
     relay.restore()
 
@@ -40,7 +41,7 @@ def main():
     eq(rw.metric("ringwatch_watchers_terminated_total", resource="configmaps",
                  reason="relist"), 2.0, "watchers ended by the relist")
 
-    rq = etcd.put(cm_key("quiet", "q"), configmap("quiet", "q", {"v": "2"}))
+    rq = store.put(cm_key("quiet", "q"), configmap("quiet", "q", {"v": "2"}))
     events, ended = quiet.events_for(3)
     check(not ended, "quiet watcher ended")
     eq([(e["type"], rv_of(e["object"])) for e in events], [("MODIFIED", rq)],

@@ -8,19 +8,19 @@ from harness import *
 
 
 def main():
-    etcd = Etcd()
-    relay = Relay(etcd.port)
-    rw = Ringwatch(etcd, resources="configmaps", etcd_url=relay.url)
-    r0 = etcd.put(cm_key("ns", "a"), configmap("ns", "a"))
+    store = Store()
+    relay = Relay(store)
+    rw = Ringwatch(store, resources="configmaps", upstream=relay.url)
+    r0 = store.put(cm_key("ns", "a"), configmap("ns", "a"))
     rw.wait_rv(r0)
     w = rw.watch("/api/v1/configmaps?watch=true&resourceVersion=%d" % r0)
-    eq(rw.metric("ringwatch_upstream_connects_total", store="etcd"), 1.0, "connects at start")
-    eq(rw.metric("ringwatch_upstream_connect_failures_total", store="etcd"), 0.0,
+    eq(rw.metric("ringwatch_upstream_connects_total", store=store.name), 1.0, "connects at start")
+    eq(rw.metric("ringwatch_upstream_connect_failures_total", store=store.name), 0.0,
        "connect failures at start")
 
     relay.cut()
-    revs = [etcd.put(cm_key("ns", "k%d" % i), configmap("ns", "k%d" % i)) for i in range(10)]
-    revs.append(etcd.delete(cm_key("ns", "a")))
+    revs = [store.put(cm_key("ns", "k%d" % i), configmap("ns", "k%d" % i)) for i in range(10)]
+    revs.append(store.delete(cm_key("ns", "a")))
     time.sleep(1)
     relay.restore()
 
@@ -32,8 +32,9 @@ def main():
     check(rw.metric("ringwatch_upstream_reconnects_total", resource="configmaps") >= 1,
           "reconnect not counted")
     eq(rw.metric("ringwatch_relists_total", resource="configmaps"), 0.0, "relists")
-    eq(rw.metric("ringwatch_upstream_connects_total", store="etcd"), 2.0, "connects after the reconnect")
-    check(rw.metric("ringwatch_upstream_connect_failures_total", store="etcd") >= 1,
+    eq(rw.metric("ringwatch_upstream_connects_total", store=store.name), 2.0,
+       "connects after the reconnect")
+    check(rw.metric("ringwatch_upstream_connect_failures_total", store=store.name) >= 1,
           "refused attempts not counted")
     lst = rw.get_json("/api/v1/configmaps")
     eq(sorted(i["metadata"]["name"] for i in lst["items"]),

@@ -1,13 +1,13 @@
 """Every row of docs/kube-wire.md's resourceVersion table that the C cases do
-not already cover, against real etcd:
+not already cover, against the real store (etcd, or Redis: harness.Store):
 
 - WATCH, RV unset or 0: synthetic ADDED for the state, then changes.
-- LIST, RV unset: consistent.  Served from memory when a probe of etcd
-  proves the cache fresh (even though etcd's revision moved on through
-  other resources), and never from memory when etcd cannot be asked: with
-  the upstream cut, a write the cache has not seen must not be hidden: 504
-  (RV=0 still answers from the cache).
-- LIST, RV=N newer than etcd: 504 Timeout "Too large resource version"
+- LIST, RV unset: consistent.  Served from memory when a probe of the
+  store proves the cache fresh (even though the store's revision moved on
+  through other resources), and never from memory when the store cannot
+  be asked: with the upstream cut, a write the cache has not seen must not
+  be hidden: 504 (RV=0 still answers from the cache).
+- LIST, RV=N newer than the store: 504 Timeout "Too large resource version"
   with Retry-After and the ResourceVersionTooLarge cause after ~3 s.  A
   plain WATCH from it is accepted at once (200), sends nothing (no
   BOOKMARK below N) until changes beyond N arrive, then exactly those, and
@@ -18,8 +18,9 @@ not already cover, against real etcd:
   400; an expired token -> 410 with a fresh token that continues on
   current state.
 - GET of one object: RV unset (consistent), 0, N; 404 NotFound.
-- Reads that need etcd while it is cut answer 504 and the daemon stays
-  up; an undecodable value next to a namespace's objects does not slow
+- Exact reads outside the ring: from etcd (504 while it is cut, and the
+  daemon stays up); 410 over Redis, which keeps no old values, cut or
+  not.  An undecodable value next to a namespace's objects does not slow
   its consistent LISTs.
 - Concurrent consistent LISTs of one prefix share probes.
 - Readiness: while the cache cannot list (upstream unreachable), LIST and
@@ -31,28 +32,34 @@ from harness import *
 CM = "/api/v1/namespaces/ns/configmaps"
 
 
+def secret(ns, name):
+    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+            "metadata": {"name": name, "namespace": ns}}
+
+
 def names(lst):
     return [i["metadata"]["name"] for i in lst["items"]]
 
 
-def consistent_reads(etcd, rw, relay):
-    ra = etcd.put(cm_key("ns", "a"), configmap("ns", "a"))
+def consistent_reads(store, rw, relay):
+    ra = store.put(cm_key("ns", "a"), configmap("ns", "a"))
     rw.wait_rv(ra)
-    # etcd moves on through another prefix; the cache has nothing to apply.
-    other = etcd.put("/registry/secrets/ns/s", "{}")
+    # The store moves on through another resource; the cache has nothing
+    # to apply.
+    other = store.put("/registry/secrets/ns/s", secret("ns", "s"))
     t0 = time.time()
     lst = rw.get_json(CM)
     check(time.time() - t0 < 1.0, "consistent LIST of a quiet resource waited %.1f s",
           time.time() - t0)
     check(int(lst["metadata"]["resourceVersion"]) >= other,
-          "consistent LIST RV %s below etcd's %d", lst["metadata"]["resourceVersion"], other)
+          "consistent LIST RV %s below the store's %d", lst["metadata"]["resourceVersion"], other)
     eq(names(lst), ["a"], "consistent LIST items")
     hits = rw.metric("ringwatch_list_cache_hits_total", resource="configmaps")
     check(hits >= 1, "proven-fresh LIST counted as a hit")
     # A watch from that (newer than the cache) RV starts at once.
     w = rw.watch(CM + "?watch=1&resourceVersion=%s" % lst["metadata"]["resourceVersion"])
     eq(w.status, 200, "watch from the list RV")
-    rb = etcd.put(cm_key("ns", "b"), configmap("ns", "b"))
+    rb = store.put(cm_key("ns", "b"), configmap("ns", "b"))
     events, _ = w.events_for(1.5)
     eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
        [("ADDED", "b", rb)], "watch from a proven RV")
@@ -71,7 +78,7 @@ def consistent_reads(etcd, rw, relay):
         events, _ = w.events_for(1.0)
         eq([(e["type"], e["object"]["metadata"]["name"]) for e in events],
            [("ADDED", "a"), ("ADDED", "b")], "initial events of ?%s" % q)
-        rm = etcd.put(cm_key("ns", "a"), configmap("ns", "a", {"m": q}))
+        rm = store.put(cm_key("ns", "a"), configmap("ns", "a", {"m": q}))
         events, _ = w.events_for(1.5)
         eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
            [("MODIFIED", "a", rm)], "changes after the initial events of ?%s" % q)
@@ -79,13 +86,13 @@ def consistent_reads(etcd, rw, relay):
 
     # Cut the upstream and write behind the cache's back.
     relay.cut()
-    rc = etcd.put(cm_key("ns", "c"), configmap("ns", "c"))
+    rc = store.put(cm_key("ns", "c"), configmap("ns", "c"))
     status, hdrs, body = rw.get(CM)
-    eq(status, 504, "consistent LIST without etcd (body %r)" % body[:200])
+    eq(status, 504, "consistent LIST without the store (body %r)" % body[:200])
     eq(hdrs.get("retry-after"), "1", "Retry-After")
     eq(json.loads(body)["reason"], "Timeout", "reason")
     status, _, body = rw.get(CM + "/a")
-    eq(status, 504, "consistent GET without etcd")
+    eq(status, 504, "consistent GET without the store")
     lst = rw.get_json(CM + "?resourceVersion=0")
     eq(names(lst), ["a", "b"], "RV=0 LIST from the cache")
     relay.restore()
@@ -93,37 +100,49 @@ def consistent_reads(etcd, rw, relay):
     eq(names(rw.get_json(CM)), ["a", "b", "c"], "consistent LIST after restore")
 
 
-def outages_and_odd_values(etcd, rw, relay):
-    """Reads that need etcd while it is unreachable answer 504 (and the
-    daemon stays up); an undecodable value does not defeat the proof."""
-    first = etcd.put(cm_key("old", "x0"), configmap("old", "x0"))
+def outages_and_odd_values(store, rw, relay):
+    """An Exact read outside the ring: from etcd, and 504 while it is
+    unreachable (the daemon stays up); 410 over Redis, which keeps no old
+    values, whether or not it is reachable (there is nothing to ask it).
+    An undecodable value does not defeat the proof of freshness."""
+    first = store.put(cm_key("old", "x0"), configmap("old", "x0"))
     last = first
     for i in range(1, 12):  # more than the ring (8) holds
-        last = etcd.put(cm_key("old", "x%d" % i), configmap("old", "x%d" % i))
+        last = store.put(cm_key("old", "x%d" % i), configmap("old", "x%d" % i))
     rw.wait_rv(last)
     exact = "/api/v1/namespaces/old/configmaps?resourceVersion=%d&resourceVersionMatch=Exact" % first
-    eq(names(rw.get_json(exact)), ["x0"], "Exact outside the ring, from etcd")
+    if store.old_revisions:
+        eq(names(rw.get_json(exact)), ["x0"], "Exact outside the ring, from the store")
+    else:
+        eq(rw.get(exact)[0], 410, "Exact outside the ring of a store without old values")
     relay.cut()
     for attempt in range(3):
         status, hdrs, body = rw.get(exact)
-        eq(status, 504, "Exact from etcd while it is cut (attempt %d): %r" % (attempt, body[:200]))
+        eq(status, 504 if store.old_revisions else 410,
+           "Exact outside the ring while the store is cut (attempt %d): %r"
+           % (attempt, body[:200]))
     eq(rw.get("/healthz")[0], 200, "alive after reads during the outage")
     relay.restore()
     rw.wait_ready()
 
-    bad = etcd.put("/registry/configmaps/bad/x", "not json")
-    good = etcd.put(cm_key("bad", "y"), configmap("bad", "y"))
+    bad = store.put_raw("/registry/configmaps/bad/x", "not json")
+    good = store.put(cm_key("bad", "y"), configmap("bad", "y"))
     rw.wait_rv(good)
-    etcd.put("/registry/secrets/ns/moves-etcd-on", "{}")
+    store.put("/registry/secrets/ns/moves-the-store-on", secret("ns", "moves-the-store-on"))
     t0 = time.time()
     eq(names(rw.get_json("/api/v1/namespaces/bad/configmaps")), ["y"],
        "consistent LIST next to an undecodable value")
     check(time.time() - t0 < 1.0, "it waited %.1f s", time.time() - t0)
 
 
-def shared_probes(rw):
-    """100 consistent LISTs at once cost etcd a few probes, not 100."""
+def shared_probes(rw, relay):
+    """100 consistent LISTs at once cost the store a few probes, not 100:
+    at most one is in flight, and the reads that come meanwhile share the
+    next.  The relay makes each answer take 10 ms, as a store further away
+    would (a local Redis answers in a tenth of a millisecond, before the
+    next read arrives)."""
     import threading
+    relay.delay = 0.005
     before = rw.metric("ringwatch_freshness_probes_total", resource="configmaps")
     statuses = []
 
@@ -137,6 +156,7 @@ def shared_probes(rw):
     eq(statuses, [200] * 100, "concurrent consistent LISTs")
     probes = rw.metric("ringwatch_freshness_probes_total", resource="configmaps") - before
     check(1 <= probes <= 50, "%d probes for 100 concurrent LISTs", probes)
+    relay.delay = 0
 
 
 def too_large_status(st, future, what):
@@ -150,8 +170,8 @@ def too_large_status(st, future, what):
                        "retryAfterSeconds": 1}, "%s: details" % what)
 
 
-def too_large(etcd, rw):
-    future = etcd.revision() + 1000
+def too_large(store, rw):
+    future = store.revision() + 1000
     t0 = time.time()
     status, hdrs, body = rw.get(CM + "?resourceVersion=%d" % future)
     took = time.time() - t0
@@ -174,22 +194,22 @@ def too_large(etcd, rw):
     too_large_status(events[0]["object"], future, "sendInitialEvents WATCH")
     check(2.5 <= took <= 6, "ERROR after %.1f s, not ~3 s", took)
 
-    # A plain watch from a revision etcd has not reached: accepted at once;
+    # A plain watch from a revision the store has not reached: accepted at once;
     # nothing (not even a bookmark) until changes beyond N, then those; it
     # ends cleanly at timeoutSeconds.
-    n = etcd.revision() + 3
+    n = store.revision() + 3
     t0 = time.time()
     w = rw.watch(CM + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=7&resourceVersion=%d" % n)
     eq(w.status, 200, "WATCH from the future")
     check(time.time() - t0 < 1, "WATCH from the future answered after %.1f s", time.time() - t0)
     events, ended = w.events_for(2.5)
     eq((events, ended), ([], False), "WATCH from the future before any write (bookmarks every 1 s)")
-    writes = [etcd.put(cm_key("ns", "f%d" % i), configmap("ns", "f%d" % i)) for i in range(3)]
+    writes = [store.put(cm_key("ns", "f%d" % i), configmap("ns", "f%d" % i)) for i in range(3)]
     eq(writes[-1], n, "the third write's revision")
     events, _ = w.events_for(2.5)
     check(all(e["type"] == "BOOKMARK" and rv_of(e["object"]) >= n for e in events),
           "changes up to N (or bookmarks below it) sent: %r", events)
-    rf = etcd.put(cm_key("ns", "f3"), configmap("ns", "f3"))
+    rf = store.put(cm_key("ns", "f3"), configmap("ns", "f3"))
     events, ended = w.events_for(10)
     check(ended, "WATCH from the future did not end at timeoutSeconds")
     check(time.time() - t0 < 9, "ended after %.1f s, timeoutSeconds=7", time.time() - t0)
@@ -201,10 +221,10 @@ def too_large(etcd, rw):
     check(any(e["type"] == "BOOKMARK" for e in events), "no bookmark after N: %r", events)
 
 
-def pagination(etcd, rw):
+def pagination(store, rw):
     last = 0
     for i in range(7):
-        last = etcd.put(cm_key("pg", "o%d" % i), configmap("pg", "o%d" % i))
+        last = store.put(cm_key("pg", "o%d" % i), configmap("pg", "o%d" % i))
     rw.wait_rv(last)
     P = "/api/v1/namespaces/pg/configmaps"
     seen, token, rvs = [], None, set()
@@ -216,7 +236,7 @@ def pagination(etcd, rw):
         if page == 0:
             eq(lst["metadata"].get("remainingItemCount"), 4, "remainingItemCount")
             # A write between pages does not show: one snapshot.
-            etcd.put(cm_key("pg", "o0z"), configmap("pg", "o0z"))
+            store.put(cm_key("pg", "o0z"), configmap("pg", "o0z"))
         if not token:
             break
     eq(seen, ["o%d" % i for i in range(7)], "pages")
@@ -235,11 +255,11 @@ def pagination(etcd, rw):
     check(b"continue key is not valid" in body, "malformed token message %r", body[:200])
 
     # Expire the token: many writes evict its revision from the ring, then
-    # compact etcd past it.
+    # compact the store past it.
     for i in range(20):
-        last = etcd.put(cm_key("pg", "o1"), configmap("pg", "o1", {"i": str(i)}))
+        last = store.put(cm_key("pg", "o1"), configmap("pg", "o1", {"i": str(i)}))
     rw.wait_rv(last)
-    etcd.compact(last)
+    store.compact(last)
     status, _, body = rw.get(P + "?limit=2&continue=" + tok)
     eq(status, 410, "expired token (body %r)" % body[:300])
     st = json.loads(body)
@@ -262,10 +282,10 @@ def table(rw):
     eq(t["rows"][0]["cells"][0], "o0", "first cell")
 
 
-def readiness(etcd):
-    relay = Relay(etcd.port)
+def readiness(store):
+    relay = Relay(store)
     relay.cut()
-    rw = Ringwatch(etcd, resources="configmaps", etcd_url=relay.url, wait=False)
+    rw = Ringwatch(store, resources="configmaps", upstream=relay.url, wait=False)
     time.sleep(0.5)
     for path in (CM, CM + "?watch=1"):
         status, hdrs, body = rw.get(path)
@@ -280,17 +300,17 @@ def readiness(etcd):
 
 
 def main():
-    etcd = Etcd()
-    relay = Relay(etcd.port)
-    rw = Ringwatch(etcd, "--ring-capacity", "8", "--bookmark-interval", "1",
-                   resources="configmaps", etcd_url=relay.url)
-    consistent_reads(etcd, rw, relay)
-    outages_and_odd_values(etcd, rw, relay)
-    shared_probes(rw)
-    too_large(etcd, rw)
-    pagination(etcd, rw)
+    store = Store()
+    relay = Relay(store)
+    rw = Ringwatch(store, "--ring-capacity", "8", "--bookmark-interval", "1",
+                   resources="configmaps", upstream=relay.url)
+    consistent_reads(store, rw, relay)
+    outages_and_odd_values(store, rw, relay)
+    shared_probes(rw, relay)
+    too_large(store, rw)
+    pagination(store, rw)
     table(rw)
-    readiness(etcd)
+    readiness(store)
 
 
 run(main)

@@ -88,11 +88,11 @@ def served(rw, path):
 
 
 def main():
-    etcd = Etcd()
+    store = Store()
     last = 0
     for _, key, value, _ in CASES:
-        last = etcd.put(key, value)
-    rw = Ringwatch(etcd, resources="pods,configmaps,nodes,apps/v1/deployments")
+        last = store.put(key, value)
+    rw = Ringwatch(store, resources="pods,configmaps,nodes,apps/v1/deployments")
     rw.wait_rv(last)
 
     # Refused at the initial list: never in a LIST (consistent or from
@@ -120,15 +120,15 @@ def main():
     # ends it with DELETED (last good state); a wrong new key is skipped;
     # writing the same wrong value again is counted, not logged again.
     CM = "/api/v1/namespaces/ns/configmaps"
-    good = etcd.put(cm_key(NS, "good"), configmap(NS, "good", {"v": "1"}))
+    good = store.put(cm_key(NS, "good"), configmap(NS, "good", {"v": "1"}))
     rw.wait_rv(good)
     w = rw.watch(CM + "?watch=1&resourceVersion=%d" % good)
     wd = rw.watch("/apis/apps/v1/namespaces/ns/deployments?watch=1&resourceVersion=%d" % good)
-    rbad = etcd.put(cm_key(NS, "good"), obj("v1", "Secret", "good", data={"v": "2"}))
-    etcd.put(cm_key(NS, "secret"), obj("v1", "Secret", "secret", data={"again": "1"}))
-    etcd.put("/registry/deployments/ns/web2", obj("apps/v1beta1", "Deployment", "web2"))
-    rdep = etcd.put("/registry/deployments/ns/web", obj("v1", "Pod", "web"))
-    rok = etcd.put(cm_key(NS, "fine"), configmap(NS, "fine"))
+    rbad = store.put(cm_key(NS, "good"), obj("v1", "Secret", "good", data={"v": "2"}))
+    store.put(cm_key(NS, "secret"), obj("v1", "Secret", "secret", data={"again": "1"}))
+    store.put("/registry/deployments/ns/web2", obj("apps/v1beta1", "Deployment", "web2"))
+    rdep = store.put("/registry/deployments/ns/web", obj("v1", "Pod", "web"))
+    rok = store.put(cm_key(NS, "fine"), configmap(NS, "fine"))
     events, _ = w.events_for(2)
     eq([(e["type"], e["object"]["metadata"]["name"], rv_of(e["object"])) for e in events],
        [("DELETED", "good", rbad), ("ADDED", "fine", rok)], "configmap events")
