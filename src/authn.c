@@ -60,6 +60,9 @@ struct authn {
      * that present the same subject (an HTTP/2 connection's streams: one
      * identity per watcher would be idle memory). */
     struct identity *x509_last;
+    /* system:anonymous, shared by every request without credentials
+     * (identities are immutable once made: no allocation per request) */
+    struct identity *anonymous_id;
 };
 
 /* ---- configuration ---- */
@@ -260,6 +263,7 @@ struct authn *authn_new(const struct authn_config *cfg, char *why,
     struct authn *a = xcalloc(1, sizeof(*a));
 
     a->anonymous = cfg->anonymous;
+    a->anonymous_id = identity_anonymous();
     a->pod_exists = cfg->pod_exists;
     a->pod_arg = cfg->pod_arg;
     a->now = cfg->now != NULL ? cfg->now : authn_time;
@@ -283,6 +287,7 @@ void authn_free(struct authn *a)
     strings_free(a->issuers, a->nissuers);
     strings_free(a->audiences, a->naudiences);
     identity_unref(a->x509_last);
+    identity_unref(a->anonymous_id);
     free(a);
 }
 
@@ -570,7 +575,7 @@ static int authn_chain(struct authn *a, const struct request *req,
         return authn_fail(why, why_len,
                           "no credentials, and anonymous requests are "
                           "refused (--anonymous-auth=false)");
-    *out = identity_anonymous();
+    *out = identity_ref(a->anonymous_id);
     return RW_OK;
 }
 

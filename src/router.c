@@ -35,6 +35,9 @@
 
 struct router {
     struct router_config cfg;
+    /* who every request is without an authenticator: one identity, shared
+     * (immutable), not one per request */
+    struct identity *anonymous;
     bool shutting_down;
 };
 
@@ -43,11 +46,14 @@ struct router *router_new(const struct router_config *cfg)
     struct router *rt = xcalloc(1, sizeof(*rt));
 
     rt->cfg = *cfg;
+    rt->anonymous = identity_anonymous();
     return rt;
 }
 
 void router_free(struct router *rt)
 {
+    if (rt != NULL)
+        identity_unref(rt->anonymous);
     free(rt);
 }
 
@@ -329,7 +335,7 @@ static struct identity *router_authenticate(struct router *rt, struct stream *s,
     char why[512];
 
     if (rt->cfg.authn == NULL)
-        return identity_anonymous();
+        return identity_ref(rt->anonymous);
     if (authn_authenticate(rt->cfg.authn, req, &id, why, sizeof(why)) == RW_OK)
         return id;
     log_debug("401 %s %s: %s", req->method_name, req->path, why);
