@@ -37,6 +37,10 @@ const char *rw_strerror(int err)
         return "the store's history was reset";
     case RW_ECLOSED:
         return "closed";
+    case RW_ECONFLICT:
+        return "precondition failed";
+    case RW_EEXIST:
+        return "already exists";
     }
     return "unknown error";
 }

@@ -30,6 +30,9 @@ enum rw_err {
     RW_EFUTURE = -10,  /* revision newer than the cache (or the store) */
     RW_ERESET = -11,   /* the store's history was reset under a read */
     RW_EACCES = -12,   /* not authenticated (401) or not allowed (403) */
+    RW_ECONFLICT = -13, /* a write's precondition failed: the key's mod
+                           revision (or uid) is not the one expected */
+    RW_EEXIST = -14,   /* a create found the key already there */
 };
 
 /* Returns a static English name for err (0 or an enum rw_err value). */

@@ -10,9 +10,11 @@
  *  - the feed (struct upstream_feed): how the adapter hands a target's
  *    store state over, as callbacks with the target's ctx (a resource's:
  *    src/resource_feed.h);
- *  - the direct reads (struct upstream_reader): what a resource may ask of
+ *  - the direct calls (struct upstream_reader): what a resource may ask of
  *    the store itself when the cache alone cannot answer with proof
- *    (src/fresh.h): a linearizable probe, and pages at a revision.
+ *    (src/fresh.h): a linearizable probe, and pages at a revision; and
+ *    the conditional writes and the linearizable get of one key the write
+ *    verbs (create, update, patch, delete) are made of.
  *
  * Keys are the objects' keys in ringwatch's cache
  * (resource_type_ns_prefix, resource_type_key: the kube-apiserver's
@@ -182,7 +184,7 @@ struct upstream_ops {
     void (*status)(const struct upstream *u, struct upstream_status *st);
 };
 
-/* ==== the direct reads ==== */
+/* ==== the direct calls: reads ==== */
 
 /*
  * Every read is asynchronous: its callback runs once, from the event loop,
@@ -221,6 +223,63 @@ typedef void (*upstream_page_cb)(int err, const char *why, int64_t rev,
                                  const struct upstream_kv *kvs, size_t n,
                                  const char *next, size_t next_len, void *arg);
 
+/* ==== the writes ==== */
+
+/* What a conditional write does, as kube-apiserver's etcd3 store
+ * (k8s.io/apiserver/pkg/storage/etcd3/store.go: Create, GuaranteedUpdate,
+ * Delete). */
+enum upstream_write_op {
+    UPSTREAM_CREATE, /* only if the key is absent (etcd: Txn compare
+                        create_revision == 0; Redis: rw_put expected "0") */
+    UPSTREAM_UPDATE, /* only if the key exists and, when expected > 0, its
+                        mod revision is expected (etcd: compare
+                        mod_revision == expected) */
+    UPSTREAM_DELETE, /* as UPDATE's condition, then the key is removed */
+};
+
+struct upstream_write {
+    enum upstream_write_op op;
+    const char *key;
+    size_t key_len;
+    /* CREATE, UPDATE: the object's JSON as it is stored (no
+     * metadata.resourceVersion: the revision is the version); DELETE:
+     * unused. */
+    const void *value;
+    size_t value_len;
+    int64_t expected; /* UPDATE, DELETE: the mod revision the key must
+                         still have; 0: any */
+};
+
+struct upstream_write_result {
+    /* RW_OK: the write's revision (the object's new resourceVersion; for a
+     * delete, the revision of the deletion). */
+    int64_t rev;
+    /* RW_OK of a DELETE: the object's last value; RW_ECONFLICT and
+     * RW_EEXIST: the key's current value, when the adapter read it in the
+     * same transaction (value NULL otherwise). */
+    const void *value;
+    size_t value_len;
+    int64_t mod_rev; /* the key's current mod revision with RW_ECONFLICT
+                        and RW_EEXIST; 0 unknown */
+};
+
+/*
+ * err: RW_OK (r valid during the call); RW_EEXIST (CREATE: the key is
+ * there); RW_ENOTFOUND (UPDATE, DELETE: the key is absent); RW_ECONFLICT
+ * (its mod revision is not expected); RW_EINVAL (the store refused the
+ * value: Redis's INVALID); RW_EUNAVAIL, RW_ETIMEDOUT, RW_EPROTO as the
+ * probe, after which the write may or may not have been applied (the
+ * apiserver's 500/504: the caller says so).  why in words.
+ */
+typedef void (*upstream_write_cb)(int err, const char *why,
+                                  const struct upstream_write_result *r,
+                                  void *arg);
+
+/* err: RW_OK, rev the store's revision when read, kv the key (valid during
+ * the call) or NULL when it is absent; else as the probe. */
+typedef void (*upstream_get_cb)(int err, const char *why, int64_t rev,
+                                const struct upstream_kv *kv, void *arg);
+
 struct upstream_reader {
     void *ctx;
     /* Linearizable (reflects every write acknowledged before the call):
@@ -241,7 +300,16 @@ struct upstream_reader {
                                   size_t scope_len, const char *cursor,
                                   size_t cursor_len, int64_t rev, size_t limit,
                                   upstream_page_cb cb, void *arg);
-    /* Cancels rd: its callback will not run.  NULL is a no-op. */
+    /* Linearizable: the key's current value and mod revision (kv NULL
+     * when the key is absent), and the store's revision when read. */
+    struct upstream_read *(*get)(void *ctx, const char *key, size_t key_len,
+                                 upstream_get_cb cb, void *arg);
+    /* One conditional write, atomic in the store (etcd: one Txn; Redis:
+     * one FCALL of the ringwatch library, man/ringwatch-redis.7). */
+    struct upstream_read *(*write)(void *ctx, const struct upstream_write *w,
+                                   upstream_write_cb cb, void *arg);
+    /* Cancels rd: its callback will not run (a write may still happen).
+     * NULL is a no-op. */
     void (*cancel)(void *ctx, struct upstream_read *rd);
 };
 

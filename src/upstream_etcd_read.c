@@ -342,7 +342,8 @@ upstream_etcd_read_new(const char *name, struct upstream_history *history,
     struct upstream_etcd_read *o = xcalloc(1, sizeof(*o));
 
     o->name = xstrdup(name);
-    o->reader = (struct upstream_reader){o, read_probe, read_page, read_cancel};
+    o->reader = (struct upstream_reader){
+        .ctx = o, .probe = read_probe, .page = read_page, .cancel = read_cancel};
     TAILQ_INIT(&o->reads);
     o->history = history;
     o->request_timeout = request_timeout;

@@ -195,7 +195,10 @@ void upstream_redis_read_fail(struct upstream_redis *u, const char *why)
 void upstream_redis_read_init(struct rres *res)
 {
     res->reader =
-        (struct upstream_reader){res, reader_probe, reader_page, reader_cancel};
+        (struct upstream_reader){.ctx = res,
+                                 .probe = reader_probe,
+                                 .page = reader_page,
+                                 .cancel = reader_cancel};
 }
 
 void upstream_redis_read_free_all(struct upstream_redis *u)

@@ -201,8 +201,8 @@ struct fake_upstream *fake_upstream_new(struct event_base *base)
     struct fake_upstream *fu = xcalloc(1, sizeof(*fu));
 
     fu->base = base;
-    fu->reader = (struct upstream_reader){fu, fake_probe, fake_page,
-                                          fake_cancel};
+    fu->reader = (struct upstream_reader){
+        .ctx = fu, .probe = fake_probe, .page = fake_page, .cancel = fake_cancel};
     return fu;
 }
 
