@@ -64,6 +64,13 @@ const struct option_spec config_options[] = {
      "EVENTS", "events kept per resource ring"},
     {"ring-bytes", OPT_BYTES, OFF(ring_bytes), 1024, 1e12, "64Mi", "BYTES",
      "bytes of object JSON kept per resource ring"},
+    {"warm-start-window", OPT_UINT, OFF(warm_start_window), 0, 1e12,
+     "10000", "REVISIONS",
+     "etcd: list each resource first at this many revisions below the "
+     "store's current one (not below its compaction) and replay the "
+     "history since into the ring, so that watchers resuming after a "
+     "restart get their missed events instead of 410 (0: list at the "
+     "current revision, as kube-apiserver)"},
     {"bookmark-interval", OPT_SECONDS, OFF(bookmark_interval), 0.1, 86400, "60",
      "SECONDS", "seconds between BOOKMARK events to watchers that allow them"},
     {"min-request-timeout", OPT_SECONDS, OFF(min_request_timeout), 1, 86400,

@@ -141,6 +141,8 @@ struct config {
     uint64_t redis_history;          /* entries kept per Redis log */
     const char *resources;      /* comma-separated resource types */
     uint64_t ring_capacity;     /* events per resource ring */
+    uint64_t warm_start_window; /* revisions below the store's current one
+                                   a first list reads at (0: none) */
     uint64_t ring_bytes;        /* bytes per resource ring */
     double bookmark_interval;   /* seconds */
     double min_request_timeout; /* seconds; watches end in [T, 2T) */

@@ -51,11 +51,18 @@ bool health_handle(struct stream *s, const char *path, bool verbose,
         checks = xstrdup("[+]ping ok\n[-]upstream failed: not connected\n");
     ok = upstream_connected;
     for (size_t i = 0; i < n; i++) {
-        bool ready = resource_ready(resources[i]);
-        char *more = xasprintf(
-            "%s%scache/%s %s\n", checks, ready ? "[+]" : "[-]",
-            resource_type(resources[i])->resource,
-            ready ? "ok" : "failed: initializing or relisting");
+        bool ready = resource_caught_up(resources[i]);
+        char *more =
+            ready ? xasprintf("%s[+]cache/%s ok\n", checks,
+                              resource_type(resources[i])->resource)
+            : resource_ready(resources[i])
+                ? xasprintf("%s[-]cache/%s failed: replaying the store's "
+                            "history to revision %lld (warm start)\n",
+                            checks, resource_type(resources[i])->resource,
+                            (long long)resource_catchup_rev(resources[i]))
+                : xasprintf("%s[-]cache/%s failed: initializing or "
+                            "relisting\n",
+                            checks, resource_type(resources[i])->resource);
 
         free(checks);
         checks = more;

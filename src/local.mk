@@ -13,6 +13,7 @@ src_libsrc_a_SOURCES = \
 	src/upstream_etcd.c src/upstream_etcd.h \
 	src/upstream_etcd_read.c src/upstream_etcd_read.h \
 	src/upstream_etcd_batch.c src/upstream_etcd_batch.h \
+	src/upstream_etcd_warm.c src/upstream_etcd_warm.h \
 	src/upstream_etcd_tls.c src/upstream_etcd_tls.h \
 	src/upstream_members.c src/upstream_members.h \
 	src/redis_client.c src/redis_client.h \

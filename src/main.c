@@ -403,6 +403,7 @@ static void daemon_start(struct daemon *d)
         .redis_per_resource =
             strcmp(d->cfg.redis_revisions, "per-resource") == 0,
         .redis_history = (int64_t)d->cfg.redis_history,
+        .warm_window = (int64_t)d->cfg.warm_start_window,
     };
     struct upstream_target *targets;
     char *password;

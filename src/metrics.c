@@ -98,7 +98,15 @@ static void get_store_bytes(struct resource *r, double *v)
 }
 static void get_ready(struct resource *r, double *v)
 {
-    *v = resource_ready(r) ? 1 : 0;
+    *v = resource_caught_up(r) ? 1 : 0;
+}
+static void get_start_rv(struct resource *r, double *v)
+{
+    *v = (double)watchcache_list_rv(resource_cache(r));
+}
+static void get_catchup_rv(struct resource *r, double *v)
+{
+    *v = (double)resource_catchup_rev(r);
 }
 static void get_watch_ratio(struct resource *r, double *v)
 {
@@ -148,8 +156,21 @@ static const struct family_def families[] = {
      "Bytes of object JSON in the resource's store.", U64,
      GET(get_store_bytes)},
     {"ringwatch_cache_ready", "gauge",
-     "1 when the resource's cache holds a complete list (not (re)listing).",
+     "1 when the resource's cache holds a complete list (not (re)listing) "
+     "and has caught up with the store after a warm start, as /readyz.",
      U64, GET(get_ready)},
+    {"ringwatch_cache_start_revision", "gauge",
+     "Revision of the cache's last complete list: its ring's history starts "
+     "after it (a warm start lists below the store's revision).",
+     I64, GET(get_start_rv)},
+    {"ringwatch_cache_catchup_revision", "gauge",
+     "The store's revision when the cache was warm-started below it; ready "
+     "once the cache reaches it (0: no warm start).",
+     I64, GET(get_catchup_rv)},
+    {"ringwatch_warm_start_replayed_events_total", "counter",
+     "Changes at or below the catch-up revision that the upstream watch "
+     "replayed into the cache after a warm start.",
+     U64, COUNTER(events_replayed)},
     {"ringwatch_watch_cache_hits_total", "counter",
      "WATCH starts with an explicit resourceVersion served from the ring.", U64,
      COUNTER(watch_hits)},
@@ -180,7 +201,8 @@ static const struct family_def families[] = {
      COUNTER(events_dispatched)},
     {"ringwatch_freshness_probes_total", "counter",
      "Linearizable reads sent to the store to prove a consistent read fresh "
-     "(shared by the reads of one prefix that wait at the same time).",
+     "(shared by the reads of one prefix that wait at the same time), or "
+     "the end of a warm start's replay.",
      U64, COUNTER(probes)},
     {"ringwatch_dispatch_visits_total", "counter",
      "(event, watcher) pairs examined to dispatch events; per received "

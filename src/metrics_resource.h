@@ -24,6 +24,8 @@ struct metrics_resource {
     uint64_t gets;              /* GETs of one object */
     uint64_t probes;            /* freshness probes sent to the store */
     uint64_t events_received;   /* changes applied from the upstream */
+    uint64_t events_replayed;   /* of those, replayed by a warm start
+                                   (src/resource.h resource_catch_up) */
     uint64_t events_dispatched; /* event frames written to watch streams */
     uint64_t dispatch_visits;   /* (event, watcher) pairs the dispatcher or a
                                    watcher's pull looked at */

@@ -21,6 +21,19 @@
  * interval runs from the revision the store was restored to, which
  * nothing reports, up to what the old history showed, so it is known only
  * to end there, and the union of such intervals is [1, highest end].
+ *
+ * Catching up (resource_catch_up): after a warm start the cache is at an
+ * older revision than the store and the upstream watch replays the
+ * history since.  catchup_rev is the store's revision then; the cache is
+ * caught up once its revision reaches it.  A resource without changes
+ * near the end of the replay would only get there with the store's next
+ * progress notification (etcd: every 10 minutes by default), so the
+ * resource proves it itself: a probe (upstream.h) that finds nothing
+ * changed under its prefix since the cache's revision s up to the
+ * store's R moves the cache to R (resource_progress), if the cache is
+ * still at s when the answer comes.  One probe at a time, a new one
+ * CATCHUP_PROBE_INTERVAL seconds after a probe that found changes (the
+ * replay delivers them meanwhile).
  */
 #include "src/resource.h"
 
@@ -29,11 +42,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/clock.h"
 #include "cache/ring.h"
 #include "cache/rw.h"
 #include "proto/kjson_decode.h"
 #include "src/log.h"
 #include "src/metrics_resource.h"
+#include "src/upstream.h"
+
+/* Seconds between two probes that look for the end of a replay. */
+#define CATCHUP_PROBE_INTERVAL 0.25
 
 /* Keys whose undecodable values have been logged, bounded. */
 #define LOGGED_KEYS_MAX 4096
@@ -136,6 +154,11 @@ struct resource {
     uint64_t epoch;            /* store history resets seen */
     int64_t reset_high;        /* highest revision of a reset history */
     bool in_lost;              /* the cache's revision is a lost one */
+    int64_t catchup_rev;       /* the store's at a warm start; 0: none */
+    int64_t catchup_since;     /* the cache's revision the probe is from */
+    double catchup_started;    /* monotonic seconds */
+    struct upstream_read *catchup_read; /* the probe in flight */
+    struct event *catchup_timer;
     struct keyset logged;      /* keys logged, for the log-once rule */
 };
 
@@ -169,6 +192,10 @@ static void resource_bookmark_cb(evutil_socket_t fd, short what, void *arg)
     r->sub->bookmark(r->sub_arg);
 }
 
+static void resource_catchup_cb(evutil_socket_t fd, short what, void *arg);
+static void resource_catchup_stop(struct resource *r);
+static void resource_catchup_check(struct resource *r);
+
 struct resource *resource_new(struct event_base *base,
                               const struct resource_type *rt,
                               const struct resource_config *cfg)
@@ -185,6 +212,7 @@ struct resource *resource_new(struct event_base *base,
     r->bookmark_timer =
         event_new(base, -1, EV_PERSIST, resource_bookmark_cb, r);
     event_add(r->bookmark_timer, &tv);
+    r->catchup_timer = evtimer_new(base, resource_catchup_cb, r);
     return r;
 }
 
@@ -197,6 +225,8 @@ void resource_free(struct resource *r)
     keyset_clear(&r->bad);
     keyset_clear(&r->listing_bad);
     event_free(r->bookmark_timer);
+    resource_catchup_stop(r);
+    event_free(r->catchup_timer);
     store_free(r->listing);
     watchcache_free(r->wc);
     keyset_clear(&r->logged);
@@ -278,7 +308,10 @@ static void resource_tell_observer(struct resource *r, bool force)
 
 void resource_set_reader(struct resource *r, const struct upstream_reader *rd)
 {
+    resource_catchup_stop(r); /* its read belongs to the old reader */
     r->reader = rd;
+    if (rd != NULL && r->catchup_rev > 0)
+        event_active(r->catchup_timer, EV_TIMEOUT, 0);
 }
 
 const struct upstream_reader *resource_reader(const struct resource *r)
@@ -474,6 +507,8 @@ void resource_history_reset(struct resource *r, enum resource_reset why,
     r->metrics.store_resets[why]++;
     r->reset_high =
         RW_MAX(r->reset_high, RW_MAX(old_rev, watchcache_rv(r->wc)));
+    resource_catchup_stop(r);
+    r->catchup_rev = 0; /* a revision of the abandoned history */
     r->epoch++;
     r->in_lost = false;
     resource_list_abort(r);
@@ -502,6 +537,106 @@ int64_t resource_lost_rv(const struct resource *r)
     return r->reset_high;
 }
 
+/* ---- catching up after a warm start ---- */
+
+bool resource_caught_up(const struct resource *r)
+{
+    return resource_ready(r) && watchcache_rv(r->wc) >= r->catchup_rev;
+}
+
+int64_t resource_catchup_rev(const struct resource *r)
+{
+    return r->catchup_rev;
+}
+
+/* Cancels the probe in flight and the timer. */
+static void resource_catchup_stop(struct resource *r)
+{
+    if (r->catchup_read != NULL && r->reader != NULL)
+        r->reader->cancel(r->reader->ctx, r->catchup_read);
+    r->catchup_read = NULL;
+    event_del(r->catchup_timer);
+}
+
+/* After a change of revision: done when caught up (logged once), else a
+ * probe is due unless one is in flight or waiting. */
+static void resource_catchup_check(struct resource *r)
+{
+    struct timeval tv = rw_timeval(CATCHUP_PROBE_INTERVAL);
+
+    if (r->catchup_rev == 0 || r->catchup_started == 0 || !resource_ready(r))
+        return;
+    if (watchcache_rv(r->wc) >= r->catchup_rev) {
+        resource_catchup_stop(r);
+        log_info("%s: caught up with the store at revision %" PRId64
+                 " (warm start: %" PRIu64 " events replayed in %.3f s)",
+                 r->rt->resource, watchcache_rv(r->wc),
+                 r->metrics.events_replayed,
+                 clock_mono_s() - r->catchup_started);
+        r->catchup_started = 0; /* said */
+        return;
+    }
+    if (r->catchup_read == NULL && !evtimer_pending(r->catchup_timer, NULL))
+        evtimer_add(r->catchup_timer, &tv);
+}
+
+static void resource_catchup_probe_cb(int err, const char *why,
+                                      const struct upstream_probe *p,
+                                      void *arg)
+{
+    struct resource *r = arg;
+
+    r->catchup_read = NULL;
+    if (err == RW_OK && p->unchanged && resource_ready(r) &&
+        watchcache_rv(r->wc) == r->catchup_since)
+        resource_progress(r, p->rev); /* checks */
+    else
+        resource_catchup_check(r);
+}
+
+static void resource_catchup_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct resource *r = arg;
+    struct timeval tv = rw_timeval(CATCHUP_PROBE_INTERVAL);
+    char *prefix;
+
+    if (r->catchup_started == 0 || !resource_ready(r) ||
+        r->catchup_read != NULL)
+        return;
+    if (watchcache_rv(r->wc) >= r->catchup_rev) {
+        resource_catchup_check(r);
+        return;
+    }
+    if (r->reader == NULL) {
+        evtimer_add(r->catchup_timer, &tv);
+        return;
+    }
+    prefix = resource_type_ns_prefix(r->rt, NULL);
+    r->catchup_since = watchcache_rv(r->wc);
+    r->catchup_read = r->reader->probe(
+        r->reader->ctx, prefix, strlen(prefix), r->catchup_since,
+        store_count(watchcache_store(r->wc)) + r->bad.n,
+        resource_catchup_probe_cb, r);
+    free(prefix);
+    if (r->catchup_read != NULL)
+        r->metrics.probes++;
+    else
+        evtimer_add(r->catchup_timer, &tv);
+}
+
+void resource_catch_up(struct resource *r, int64_t store_rev)
+{
+    if (!resource_ready(r) || store_rev <= watchcache_rv(r->wc))
+        return;
+    r->catchup_rev = store_rev;
+    r->catchup_started = clock_mono_s();
+    log_info("%s: replaying the store's history from revision %" PRId64
+             " to %" PRId64 " (warm start)",
+             r->rt->resource, watchcache_rv(r->wc), store_rev);
+    resource_catchup_stop(r);
+    event_active(r->catchup_timer, EV_TIMEOUT, 0);
+}
+
 /* ---- changes ---- */
 
 void resource_put(struct resource *r, const char *key, size_t key_len,
@@ -513,6 +648,8 @@ void resource_put(struct resource *r, const char *key, size_t key_len,
     if (mod_rev < watchcache_rv(r->wc))
         return;
     r->metrics.events_received++;
+    if (mod_rev <= r->catchup_rev)
+        r->metrics.events_replayed++;
     obj = resource_decode(r, key, key_len, value, value_len, mod_rev);
     if (obj != NULL)
         keyset_remove(&r->bad, key, key_len);
@@ -534,6 +671,8 @@ void resource_delete(struct resource *r, const char *key, size_t key_len,
     if (mod_rev < watchcache_rv(r->wc))
         return;
     r->metrics.events_received++;
+    if (mod_rev <= r->catchup_rev)
+        r->metrics.events_replayed++;
     keyset_remove(&r->bad, key, key_len);
     watchcache_delete(r->wc, key, key_len, mod_rev);
 }
@@ -543,6 +682,7 @@ void resource_progress(struct resource *r, int64_t rev)
     watchcache_progress(r->wc, rev);
     if (r->in_lost)
         resource_note_lost(r);
+    resource_catchup_check(r);
     resource_wake(r, false);
 }
 
@@ -552,6 +692,7 @@ void resource_flush(struct resource *r)
     resource_tell_observer(r, false);
     if (r->in_lost)
         resource_note_lost(r);
+    resource_catchup_check(r);
     resource_wake(r, false);
 }
 

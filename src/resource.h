@@ -50,8 +50,17 @@ const struct resource_type *resource_type(const struct resource *r);
 struct event_base *resource_base(const struct resource *r);
 struct watchcache *resource_cache(const struct resource *r);
 struct metrics_resource *resource_metrics(struct resource *r);
-/* Whether the cache holds a complete list and is not relisting. */
+/* Whether the cache holds a complete list and is not relisting: LIST and
+ * WATCH are served (else 429). */
 bool resource_ready(const struct resource *r);
+/* Ready, and caught up with the store after a warm start: the cache's
+ * revision has reached the store's at the time (resource_catch_up).
+ * What /readyz reports, so that a load balancer sends new clients only to
+ * a replica that is not replaying. */
+bool resource_caught_up(const struct resource *r);
+/* The store's revision the cache catches up to after a warm start (0:
+ * none since the start or the last reset of the store's history). */
+int64_t resource_catchup_rev(const struct resource *r);
 
 /* ---- the subscriber: what serves the resource's changes ---- */
 
@@ -217,6 +226,21 @@ void resource_progress(struct resource *r, int64_t rev);
 /* End of one upstream batch (WatchResponse): the subscriber's dispatch
  * (the watchers pull), then the waiters the revision reached. */
 void resource_flush(struct resource *r);
+
+/*
+ * Right after a resource_list_end at a revision older than the store's
+ * (a warm start, src/upstream_etcd_warm.h): the store was at store_rev;
+ * the changes in between come next, in order, as the upstream watch
+ * replays them.  Meanwhile LIST and WATCH are served by the usual
+ * resourceVersion rules (a watch from an RV above the cache's waits for
+ * the changes above it; a consistent read waits for the cache or reads
+ * the store, src/fresh.h), and resource_caught_up is false until the
+ * cache's revision reaches store_rev: by the replay, by a progress
+ * notification, or by a probe of the resource's keys that proves nothing
+ * changed since the cache's revision.  Ignored unless ready and
+ * store_rev is above the cache's revision.
+ */
+void resource_catch_up(struct resource *r, int64_t store_rev);
 
 /* Counts one upstream (re)connect of this resource's watch. */
 void resource_note_reconnect(struct resource *r);

@@ -48,6 +48,11 @@ static void feed_history_reset(void *ctx, enum upstream_reset why,
                            old_rev, new_rev);
 }
 
+static void feed_catch_up(void *ctx, int64_t store_rev)
+{
+    resource_catch_up(ctx, store_rev);
+}
+
 static void feed_set_reader(void *ctx, const struct upstream_reader *rd)
 {
     resource_set_reader(ctx, rd);
@@ -95,5 +100,6 @@ const struct upstream_feed resource_feed = {
     .state = feed_state,
     .reconnect = feed_reconnect,
     .history_reset = feed_history_reset,
+    .catch_up = feed_catch_up,
     .set_reader = feed_set_reader,
 };

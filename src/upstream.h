@@ -89,6 +89,12 @@ struct upstream_feed {
      * up to old_rev are lost, the store is at new_rev. */
     void (*history_reset)(void *ctx, enum upstream_reset why, int64_t old_rev,
                           int64_t new_rev);
+    /* Optional (NULL: not told).  Right after a list_end(rev) whose list
+     * was read at a revision older than the store's (a warm start,
+     * src/upstream_etcd_warm.h): the store was at store_rev, and the
+     * watch that follows replays the changes in (rev, store_rev] before
+     * it delivers newer ones. */
+    void (*catch_up)(void *ctx, int64_t store_rev);
     /* The adapter's direct reads (borrowed until set_reader(NULL)). */
     void (*set_reader)(void *ctx, const struct upstream_reader *rd);
 };
@@ -136,6 +142,11 @@ struct upstream_config {
     const char *redis_password;
     bool redis_per_resource;
     int64_t redis_history;
+    /* etcd: revisions back from the current one a resource's first list
+     * is read at, so that the watch from it replays them into the ring
+     * (src/upstream_etcd_warm.h, --warm-start-window); 0: none, the
+     * first list is at the current revision. */
+    int64_t warm_window;
 };
 
 /* For /readyz, /metrics and SIGUSR1.  Strings are valid until the next

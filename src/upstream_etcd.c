@@ -73,6 +73,7 @@
 #include "src/upstream_etcd_batch.h"
 #include "src/upstream_etcd_read.h"
 #include "src/upstream_etcd_tls.h"
+#include "src/upstream_etcd_warm.h"
 #include "src/upstream_history.h"
 #include "src/upstream_members.h"
 
@@ -110,6 +111,10 @@ struct upstream_res {
     size_t list_items;
     double list_started;             /* monotonic seconds */
     struct upstream_mark range_mark; /* of the page in flight */
+    /* the first list's revision (upstream_etcd_warm.h); warm_wanted until
+     * a list completes or one at an old revision was compacted */
+    struct upstream_etcd_warm warm;
+    bool warm_wanted;
     /* watching */
     struct grpc_call *watch_call;
     bool created;  /* the watch is established */
@@ -258,6 +263,8 @@ static void res_list_start(struct upstream_res *res)
     res->next_key = xmemdup(res->prefix, res->prefix_len + 1);
     res->next_key_len = res->prefix_len;
     res->state = RES_LISTING;
+    upstream_etcd_warm_begin(&res->warm,
+                             res->warm_wanted ? res->u->cfg.warm_window : 0);
     res_range_page(res);
 }
 
@@ -268,7 +275,17 @@ static void res_list_done(struct upstream_res *res)
               res->u->url, res->prefix, res->list_items,
               (long long)res->list_rev, clock_mono_s() - res->list_started);
     res->list_open = false;
+    res->warm_wanted = false;
     res->t.feed->list_end(res->t.ctx, res->list_rev);
+    if (res->warm.phase == WARM_LIST && res->warm.current > res->list_rev) {
+        log_info("etcd %s: warm start of %s: listed at revision %lld "
+                 "(%u requests to find it), replaying to %lld",
+                 res->u->url, res->prefix, (long long)res->list_rev,
+                 res->warm.probes, (long long)res->warm.current);
+        if (res->t.feed->catch_up != NULL)
+            res->t.feed->catch_up(res->t.ctx, res->warm.current);
+    }
+    res->warm.phase = WARM_OFF;
     res_watch_start(res, res->list_rev + 1);
 }
 
@@ -284,6 +301,14 @@ static int res_page(struct upstream_res *res, const uint8_t *msg, size_t len)
     res->u->useful = res->u->ever_useful = true; /* etcd answers */
     if (upstream_observe(res->u, &res->range_mark, &r.header, true, "Range")) {
         etcd_range_response_fini(&r); /* res lists again already */
+        return RW_OK;
+    }
+    if (res->warm.phase == WARM_CURRENT || res->warm.phase == WARM_PROBE) {
+        upstream_etcd_warm_answer(&res->warm, true, r.header.revision);
+        if (res->warm.phase == WARM_LIST)
+            res->list_rev = res->warm.rev;
+        etcd_range_response_fini(&r);
+        res_range_page(res);
         return RW_OK;
     }
     if (res->list_rev == 0)
@@ -326,8 +351,15 @@ static void res_range_cb(int status, const char *message, const uint8_t *resp,
                   res->prefix);
         res_list_abort(res);
         res_retry_later(res, false);
+    } else if (status == GRPC_STATUS_OUT_OF_RANGE &&
+               res->warm.phase == WARM_PROBE) {
+        upstream_etcd_warm_answer(&res->warm, false, 0); /* go forward */
+        if (res->warm.phase == WARM_LIST)
+            res->list_rev = res->warm.rev;
+        res_range_page(res);
     } else if (status == GRPC_STATUS_OUT_OF_RANGE) {
         /* Compacted while paging: list again at a new revision. */
+        res->warm_wanted = false; /* at the current one */
         log_info("etcd %s: list %s: revision %lld compacted (%s), relisting",
                  u->url, res->prefix, (long long)res->list_rev, message);
         res_list_start(res);
@@ -355,7 +387,12 @@ static void res_range_page(struct upstream_res *res)
         .limit = (int64_t)res->page_limit,
         .revision = res->list_rev,
     };
-    struct rbuf *b = etcd_range_request_encode(&req);
+    struct rbuf *b =
+        res->warm.phase == WARM_CURRENT || res->warm.phase == WARM_PROBE
+            ? upstream_etcd_warm_request(&res->warm, res->prefix,
+                                         res->prefix_len, res->end,
+                                         res->end_len)
+            : etcd_range_request_encode(&req);
 
     res->range_mark = upstream_history_mark(u->history);
     res->range_call =
@@ -680,6 +717,7 @@ static void upstream_res_init(struct upstream_etcd *u, struct upstream_res *res,
     res->prefix_len = strlen(res->prefix);
     res->end = etcd_prefix_end(res->prefix, res->prefix_len, &res->end_len);
     res->state = RES_IDLE;
+    res->warm_wanted = true;
     res->up = -1;
     res->retry = evtimer_new(u->base, res_retry_cb, res);
 }

@@ -17,6 +17,7 @@ STORE_TESTS = \
 	test/integration/c10_watch_list.py \
 	test/integration/rv_semantics_test.py \
 	test/integration/resume_test.py \
+	test/integration/warm_restart_test.py \
 	test/integration/relist_test.py \
 	test/integration/relist_lagging_test.py \
 	test/integration/undecodable_test.py \
