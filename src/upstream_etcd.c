@@ -111,8 +111,9 @@ struct upstream_res {
     size_t list_items;
     double list_started;             /* monotonic seconds */
     struct upstream_mark range_mark; /* of the page in flight */
-    /* the first list's revision (upstream_etcd_warm.h); warm_wanted until
-     * a list completes or one at an old revision was compacted */
+    /* the list's revision (upstream_etcd_warm.h): older than the
+     * store's for the first list (until one completes or one at an old
+     * revision was compacted) and for a relist after a compaction */
     struct upstream_etcd_warm warm;
     bool warm_wanted;
     /* watching */
@@ -264,7 +265,8 @@ static void res_list_start(struct upstream_res *res)
     res->next_key_len = res->prefix_len;
     res->state = RES_LISTING;
     upstream_etcd_warm_begin(&res->warm,
-                             res->warm_wanted ? res->u->cfg.warm_window : 0);
+                             res->warm_wanted ? res->u->cfg.warm_window : 0,
+                             res->t.feed->rv(res->t.ctx));
     res_range_page(res);
 }
 
@@ -428,6 +430,7 @@ static void res_watch_canceled(struct upstream_res *res,
                  "relisting",
                  u->url, res->prefix, (long long)res->watch_start,
                  (long long)w->compact_revision);
+        res->warm_wanted = true; /* at the compaction: a smaller gap */
         res_list_start(res);
         return;
     }
@@ -568,6 +571,7 @@ static void upstream_relist_all(void *arg)
 
     for (size_t i = 0; i < u->n; i++) {
         res_reset(&u->res[i]);
+        u->res[i].warm_wanted = false; /* old revisions are lost ones */
         res_start(&u->res[i], false);
     }
 }

@@ -24,9 +24,10 @@ int64_t upstream_etcd_warm_rev(int64_t current, int64_t window)
     return current - window >= 1 ? current - window : 1;
 }
 
-void upstream_etcd_warm_begin(struct upstream_etcd_warm *w, int64_t window)
+void upstream_etcd_warm_begin(struct upstream_etcd_warm *w, int64_t window,
+                              int64_t floor)
 {
-    *w = (struct upstream_etcd_warm){.window = window};
+    *w = (struct upstream_etcd_warm){.window = window, .floor = floor};
     w->phase = window > 0 ? WARM_CURRENT : WARM_OFF;
 }
 
@@ -70,6 +71,8 @@ void upstream_etcd_warm_answer(struct upstream_etcd_warm *w, bool readable,
             return;
         w->current = w->hi = header_rev;
         w->rev = upstream_etcd_warm_rev(header_rev, w->window);
+        if (w->rev < w->floor)
+            w->rev = w->floor < header_rev ? w->floor : header_rev;
         w->lo = w->rev - 1;
         /* Nothing to go back into, or R_old asked first. */
         w->phase = w->rev >= w->hi ? WARM_LIST : WARM_PROBE;

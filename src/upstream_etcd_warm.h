@@ -12,6 +12,10 @@
  * the process before had, and resuming watchers get their missed events.
  *
  * R_old = max(current - window, 1, the oldest revision not compacted).
+ * The same serves a relist after the watch's start revision was
+ * compacted: listed at the compaction (not below the revision the cache
+ * already reflects), the relist ends only the watchers whose selection
+ * changed up to it, and the changes after it reach the others as events.
  * The current revision is read first (one Range, count only); etcd does
  * not say what it compacted (a Range below it fails with OUT_OF_RANGE,
  * "required revision has been compacted"), so the oldest revision still
@@ -45,6 +49,7 @@ enum upstream_etcd_warm_phase {
 struct upstream_etcd_warm {
     enum upstream_etcd_warm_phase phase;
     int64_t window;  /* revisions back from the current one */
+    int64_t floor;   /* the lowest revision to list at */
     int64_t current; /* the store's revision when asked (C) */
     int64_t lo;      /* the highest revision known compacted (or below
                         R_old: not asked) */
@@ -58,8 +63,11 @@ struct upstream_etcd_warm {
  * events. */
 int64_t upstream_etcd_warm_rev(int64_t current, int64_t window);
 
-/* Starts a warm start of window revisions (<= 0: none: phase WARM_OFF). */
-void upstream_etcd_warm_begin(struct upstream_etcd_warm *w, int64_t window);
+/* Starts a warm start of window revisions (<= 0: none: phase WARM_OFF),
+ * never below floor: the revision the cache already reflects (0: none),
+ * so that a relist does not take it back. */
+void upstream_etcd_warm_begin(struct upstream_etcd_warm *w, int64_t window,
+                              int64_t floor);
 
 /*
  * The request to send in phase WARM_CURRENT or WARM_PROBE, for the key

@@ -14,6 +14,15 @@ test_etcd_test_SOURCES = test/etcd_test.c
 test_etcd_test_CFLAGS = $(TEST_CFLAGS)
 test_etcd_test_LDADD = $(TEST_LIBS)
 
+# The revision a warm start lists at, against a simulated compaction; its
+# requests unpacked with protobuf-c, hence the generated headers.
+test/upstream_etcd_warm_test-upstream_etcd_warm_test.$(OBJEXT): \
+	proto/kv.pb-c.h proto/rpc.pb-c.h
+UNIT_TESTS += test/upstream_etcd_warm_test
+test_upstream_etcd_warm_test_SOURCES = test/upstream_etcd_warm_test.c
+test_upstream_etcd_warm_test_CFLAGS = $(TEST_CFLAGS)
+test_upstream_etcd_warm_test_LDADD = $(TEST_LIBS)
+
 # Against a real etcd: each program reads its endpoint from RW_TEST_ETCD and
 # is run by a shell test that starts etcd with scripts/etcd-local (so the
 # programs are built by `make check` but are not TESTS themselves).
