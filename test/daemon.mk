@@ -45,7 +45,8 @@ test_watch_test_CFLAGS = $(TEST_CFLAGS)
 test_watch_test_LDADD = $(TEST_LIBS)
 
 UNIT_TESTS += test/resource_test
-test_resource_test_SOURCES = test/resource_test.c $(CORE_TEST_SOURCES)
+test_resource_test_SOURCES = test/resource_test.c $(CORE_TEST_SOURCES) \
+	test/fake_upstream.c test/fake_upstream.h
 test_resource_test_CFLAGS = $(TEST_CFLAGS)
 test_resource_test_LDADD = $(TEST_LIBS)
 

@@ -11,7 +11,11 @@
  * when the revision is reached and all of them on a history reset; a
  * reset empties the cache, is counted, moves the epoch and makes every
  * revision up to the old history's lost; an undecodable value is never
- * served: it leaves the cache as a DELETED event and is counted.
+ * served: it leaves the cache as a DELETED event and is counted; after a
+ * warm start (resource_catch_up) it is ready but not caught up until its
+ * revision reaches the store's, by the replay or by a probe that proves
+ * nothing changed (a probe that finds changes moves nothing), and counts
+ * the events replayed.
  */
 #include "test/core_testlib.h"
 
@@ -19,6 +23,7 @@
 #include "cache/store.h"
 #include "cache/watchcache.h"
 #include "src/metrics_resource.h"
+#include "test/fake_upstream.h"
 
 /* ---- a recording subscriber ---- */
 
@@ -330,6 +335,57 @@ static void test_history_reset(void **state)
     assert_int_equal(f->rec.relist_begins, 0);
 }
 
+static void test_catch_up(void **state)
+{
+    struct fixture *f = *state;
+    struct fake_upstream *fu = fake_upstream_new(f->c.base);
+    struct fake_probe changed = {.rev = 40, .count = 2, .modified = true};
+    struct fake_probe quiet = {.rev = 40, .count = 2, .modified = false};
+    size_t probes;
+
+    resource_set_reader(f->c.r, fake_upstream_reader(fu));
+    core_list(&f->c, 10, "a");
+    assert_true(resource_caught_up(f->c.r)); /* no warm start */
+    resource_catch_up(f->c.r, 30);
+    assert_true(resource_ready(f->c.r));
+    assert_false(resource_caught_up(f->c.r));
+    assert_int_equal(resource_catchup_rev(f->c.r), 30);
+
+    /* The replay: below the store's revision, not caught up yet. */
+    core_put(&f->c, "b", NULL, "1", 20);
+    resource_flush(f->c.r);
+    assert_false(resource_caught_up(f->c.r));
+    assert_int_equal(resource_metrics(f->c.r)->events_replayed, 1);
+
+    /* A probe that finds changes since 20 moves nothing. */
+    fake_upstream_set_probe(fu, &changed);
+    core_run(&f->c, NULL, 100);
+    assert_true(fake_upstream_probes(fu) >= 1);
+    assert_false(resource_caught_up(f->c.r));
+    assert_int_equal(resource_rv(f->c.r), 20);
+
+    /* Nothing changed since 20 up to 40: caught up at 40. */
+    fake_upstream_set_probe(fu, &quiet);
+    core_run(&f->c, NULL, 400);
+    assert_true(resource_caught_up(f->c.r));
+    assert_int_equal(resource_rv(f->c.r), 40);
+
+    /* Later changes are not replayed ones; no probe once caught up. */
+    core_put(&f->c, "c", NULL, "1", 41);
+    resource_flush(f->c.r);
+    assert_int_equal(resource_metrics(f->c.r)->events_replayed, 1);
+    probes = fake_upstream_probes(fu);
+    core_run(&f->c, NULL, 400);
+    assert_int_equal(fake_upstream_probes(fu), probes);
+
+    /* A reset forgets the catch-up (a revision of the old history). */
+    resource_catch_up(f->c.r, 50);
+    resource_history_reset(f->c.r, RESOURCE_RESET_REVISION, 50, 3);
+    assert_int_equal(resource_catchup_rev(f->c.r), 0);
+    resource_set_reader(f->c.r, NULL);
+    fake_upstream_free(fu);
+}
+
 static void test_undecodable(void **state)
 {
     struct fixture *f = *state;
@@ -369,6 +425,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_waiters, setup, teardown),
         cmocka_unit_test_setup_teardown(test_history_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_undecodable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_catch_up, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
