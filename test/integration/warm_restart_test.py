@@ -16,11 +16,13 @@ Then the contrasts:
    the watchers below K get 410 (correctly: their events are gone) and
    the others resume without one.
 
-RW_WARM_WATCHERS sets N (default 1000).  Prints one line per restart:
+RW_WARM_WATCHERS sets N (default 1000), RW_WARM_DOWN_WRITES the writes
+made while ringwatch is down (default 40).  Prints one line per restart:
 410s and the seconds from the restart until every watcher had resumed
 and received every write made while ringwatch was down."""
 import asyncio
 import random
+import re
 import threading
 import resource as rlimit
 
@@ -41,7 +43,7 @@ class Watcher:
         self.rv = rv
         self.events = []     # (rv, type, name) of ADDED/MODIFIED/DELETED
         self.gone = 0        # ERROR 410 received
-        self.streams = 0     # watch streams answered 200
+        self.streams = []    # when each watch stream was answered 200
         self.bad = []        # what should never happen, in words
         self.stopped = False
 
@@ -64,7 +66,7 @@ class Watcher:
             status = int(head.split(b" ", 2)[1])
             if status != 200:
                 return  # 429 while ringwatch lists: retried
-            self.streams += 1
+            self.streams.append(time.time())
             body = b""
             while not self.stopped:
                 size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
@@ -167,7 +169,10 @@ def kill9(rw):
     os.unlink(rw.log.name)
 
 
-def restart(store, rw, how, writes, *args, down_writes=40, compact=None):
+DOWN_WRITES = int(os.environ.get("RW_WARM_DOWN_WRITES", "40"))
+
+
+def restart(store, rw, how, writes, *args, down_writes=DOWN_WRITES, compact=None):
     """Stops rw (how: "term" or "kill"), writes while it is down (and
     compacts at compact(writes) if given), starts it again on its port.
     Returns (the new Ringwatch, the restart time, the last revision)."""
@@ -208,11 +213,19 @@ def scenario(store, how, *args, expect_gone):
         fleet.wait(lambda w: w.rv >= last or w.gone, 60, "resumed after the restart")
     took = time.time() - t0
     gone = sum(w.gone for w in fleet.watchers)
+    # The last watcher to get its stream back (200 or its 410).
+    back = max(min([s for s in w.streams if s > t0], default=took + t0)
+               for w in fleet.watchers) - t0
     fleet.stop()
     rw.wait_ready()
     fleet.check(writes)
-    print("restart (%s%s): %d watchers, %d got 410, all resumed or ended in %.2f s"
-          % (how, " " + " ".join(args) if args else "", N, gone, took), flush=True)
+    m = re.search(r"caught up with the store at revision \d+ \(warm start: (\d+) events "
+                  r"replayed in ([0-9.]+) s", rw.logtext())
+    print("restart (%s%s): %d watchers, %d got 410, every stream back in %.2f s, every "
+          "missed event delivered in %.2f s; %s"
+          % (how, " " + " ".join(args) if args else "", N, gone, back, took,
+             "cache caught up in %s s (%s events replayed)" % (m.group(2), m.group(1))
+             if m else "no replay"), flush=True)
     return rw, gone, took, writes, rv0
 
 
