@@ -4,7 +4,13 @@ relists.  No watcher silently misses a change: a watcher
 whose selection changed in the gap gets ERROR 410 and its stream ends; a
 watcher whose selection did not change is carried across and keeps
 receiving; a new LIST shows the new state; a watch from before the relist
-is 410."""
+is 410.
+
+Over etcd, whose history reaches back to the compaction, the relist reads
+the state at the compaction revision K, not the current one, and the
+watch replays the changes after K (src/upstream_etcd_warm.h): only the
+watchers whose selection changed up to K get 410; a watcher whose
+selection changed only after K gets those changes as events."""
 from harness import *
 
 
@@ -51,6 +57,34 @@ def main():
     events, ended = old.events_for(5)
     check(ended and [e["type"] for e in events] == ["ERROR"],
           "watch from before the relist: %r", events)
+    if store.old_revisions:
+        relist_at_compaction(store, relay, rw)
+
+
+def relist_at_compaction(store, relay, rw):
+    r1 = store.revision()
+    rw.wait_rv(r1)
+    early = rw.watch("/api/v1/namespaces/early/configmaps?watch=true&resourceVersion=%d" % r1)
+    late = rw.watch("/api/v1/namespaces/late/configmaps?watch=true&resourceVersion=%d" % r1)
+    relay.cut()
+    store.put(cm_key("early", "x"), configmap("early", "x"))
+    k = store.put(cm_key("early", "x"), configmap("early", "x", {"v": "2"}))
+    l1 = store.put(cm_key("late", "y"), configmap("late", "y"))
+    l2 = store.put(cm_key("late", "y"), configmap("late", "y", {"v": "2"}))
+    store.compact(k)
+    time.sleep(1)
+    relay.restore()
+
+    events, ended = early.events_for(10)
+    check(ended and [e["type"] for e in events] == ["ERROR"],
+          "watcher whose selection changed up to the compaction: %r", events)
+    events, ended = late.events_for(3)
+    check(not ended, "watcher whose selection changed only after the compaction ended")
+    eq([(e["type"], rv_of(e["object"])) for e in events], [("ADDED", l1), ("MODIFIED", l2)],
+       "watcher whose selection changed only after the compaction")
+    eq(rw.metric("ringwatch_cache_start_revision", resource="configmaps"), float(k),
+       "relisted at the compaction")
+    eq(rw.metric("ringwatch_relists_total", resource="configmaps"), 2.0, "relists")
 
 
 run(main)

@@ -232,8 +232,7 @@ def scenario(store, how, *args, expect_gone):
 def main():
     soft, hard = rlimit.getrlimit(rlimit.RLIMIT_NOFILE)
     rlimit.setrlimit(rlimit.RLIMIT_NOFILE, (min(hard, max(soft, 4 * N + 256)), hard))
-    store = Store(progress_notify=None)
-    check(getattr(store, "old_revisions", False), "warm restart needs etcd's history")
+    store = Etcd(progress_notify=None)  # over Redis the first list is cold
 
     # Warm, SIGTERM: nobody gets 410, every event once, in order.
     rw, gone, _, writes, rv0 = scenario(store, "term", expect_gone=False)
