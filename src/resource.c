@@ -156,9 +156,10 @@ struct resource {
     bool in_lost;              /* the cache's revision is a lost one */
     int64_t catchup_rev;       /* the store's at a warm start; 0: none */
     int64_t catchup_since;     /* the cache's revision the probe is from */
-    double catchup_started;    /* monotonic seconds */
-    struct upstream_read *catchup_read; /* the probe in flight */
-    struct event *catchup_timer;
+    double catchup_started;    /* monotonic seconds; 0: caught up */
+    struct event *catchup_timer; /* the next probe */
+    /* the probe in flight */
+    struct upstream_read *catchup_read;
     struct keyset logged;      /* keys logged, for the log-once rule */
 };
 
@@ -581,8 +582,7 @@ static void resource_catchup_check(struct resource *r)
 }
 
 static void resource_catchup_probe_cb(int err, const char *why,
-                                      const struct upstream_probe *p,
-                                      void *arg)
+                                      const struct upstream_probe *p, void *arg)
 {
     struct resource *r = arg;
 

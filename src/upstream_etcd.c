@@ -279,16 +279,19 @@ static void res_list_done(struct upstream_res *res)
     res->list_open = false;
     res->warm_wanted = false;
     res->t.feed->list_end(res->t.ctx, res->list_rev);
-    if (res->warm.phase == WARM_LIST && res->warm.current > res->list_rev) {
-        log_info("etcd %s: warm start of %s: listed at revision %lld "
-                 "(%u requests to find it), replaying to %lld",
-                 res->u->url, res->prefix, (long long)res->list_rev,
-                 res->warm.probes, (long long)res->warm.current);
-        if (res->t.feed->catch_up != NULL)
-            res->t.feed->catch_up(res->t.ctx, res->warm.current);
-    }
-    res->warm.phase = WARM_OFF;
+    upstream_etcd_warm_end(&res->warm, res->u->url, &res->t, res->list_rev);
     res_watch_start(res, res->list_rev + 1);
+}
+
+/* A warm start's request was answered (upstream_etcd_warm.h): the next
+ * one, or the list's first page at the revision found. */
+static void res_warm_answer(struct upstream_res *res, bool readable,
+                            int64_t header_rev)
+{
+    upstream_etcd_warm_answer(&res->warm, readable, header_rev);
+    if (res->warm.phase == WARM_LIST)
+        res->list_rev = res->warm.rev;
+    res_range_page(res);
 }
 
 /* One page arrived: items to the resource, then the next page or the end.
@@ -306,11 +309,10 @@ static int res_page(struct upstream_res *res, const uint8_t *msg, size_t len)
         return RW_OK;
     }
     if (res->warm.phase == WARM_CURRENT || res->warm.phase == WARM_PROBE) {
-        upstream_etcd_warm_answer(&res->warm, true, r.header.revision);
-        if (res->warm.phase == WARM_LIST)
-            res->list_rev = res->warm.rev;
+        int64_t rev = r.header.revision;
+
         etcd_range_response_fini(&r);
-        res_range_page(res);
+        res_warm_answer(res, true, rev);
         return RW_OK;
     }
     if (res->list_rev == 0)
@@ -355,10 +357,7 @@ static void res_range_cb(int status, const char *message, const uint8_t *resp,
         res_retry_later(res, false);
     } else if (status == GRPC_STATUS_OUT_OF_RANGE &&
                res->warm.phase == WARM_PROBE) {
-        upstream_etcd_warm_answer(&res->warm, false, 0); /* go forward */
-        if (res->warm.phase == WARM_LIST)
-            res->list_rev = res->warm.rev;
-        res_range_page(res);
+        res_warm_answer(res, false, 0); /* compacted: go forward */
     } else if (status == GRPC_STATUS_OUT_OF_RANGE) {
         /* Compacted while paging: list again at a new revision. */
         res->warm_wanted = false; /* at the current one */

@@ -14,8 +14,11 @@
 #include "src/upstream_etcd_warm.h"
 
 #include "cache/rbuf.h"
+#include "cache/resource_type.h"
 #include "cache/rw.h"
 #include "proto/etcd.h"
+#include "src/log.h"
+#include "src/upstream.h"
 
 int64_t upstream_etcd_warm_rev(int64_t current, int64_t window)
 {
@@ -87,4 +90,18 @@ void upstream_etcd_warm_answer(struct upstream_etcd_warm *w, bool readable,
     else
         w->lo = w->rev;
     warm_next(w);
+}
+
+void upstream_etcd_warm_end(struct upstream_etcd_warm *w, const char *store,
+                            const struct upstream_target *t, int64_t list_rev)
+{
+    if (w->phase == WARM_LIST && w->current > list_rev) {
+        log_info("etcd %s: listed %s at revision %lld (%u requests to find "
+                 "it), below the store's: replaying to %lld",
+                 store, t->rt->resource, (long long)list_rev, w->probes,
+                 (long long)w->current);
+        if (t->feed->catch_up != NULL)
+            t->feed->catch_up(t->ctx, w->current);
+    }
+    w->phase = WARM_OFF;
 }

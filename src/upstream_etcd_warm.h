@@ -25,7 +25,7 @@
  * which are etcd's global ones: a resource's events in it are at most as
  * many, and usually fewer (other resources' writes share the count).
  *
- * Pure: the adapter (upstream_etcd.c) sends the requests this module
+ * No I/O: the adapter (upstream_etcd.c) sends the requests this module
  * encodes and hands their outcomes back.
  */
 #ifndef UPSTREAM_ETCD_WARM_H
@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 struct rbuf;
+struct upstream_target;
 
 enum upstream_etcd_warm_phase {
     WARM_OFF,     /* list at the current revision (warm start not wanted,
@@ -88,5 +89,14 @@ struct rbuf *upstream_etcd_warm_request(const struct upstream_etcd_warm *w,
  */
 void upstream_etcd_warm_answer(struct upstream_etcd_warm *w, bool readable,
                                int64_t header_rev);
+
+/*
+ * The list at list_rev is complete (its list_end called): when it was read
+ * below the store's revision (phase WARM_LIST, current > list_rev), logs
+ * it (store names the store) and tells the target (its feed's catch_up,
+ * src/upstream.h).  Phase WARM_OFF after it.
+ */
+void upstream_etcd_warm_end(struct upstream_etcd_warm *w, const char *store,
+                            const struct upstream_target *t, int64_t list_rev);
 
 #endif
