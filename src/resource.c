@@ -30,10 +30,14 @@
  * progress notification (etcd: every 10 minutes by default), so the
  * resource proves it itself: a probe (upstream.h) that finds nothing
  * changed under its prefix since the cache's revision s up to the
- * store's R moves the cache to R (resource_progress), if the cache is
- * still at s when the answer comes.  One probe at a time, a new one
- * CATCHUP_PROBE_INTERVAL seconds after a probe that found changes (the
- * replay delivers them meanwhile).
+ * store's R, while the cache is still at s when the answer comes, proves
+ * the cache's state is the store's at R (as for a consistent read,
+ * fresh.h): caught up (catchup_proven).  The probe does NOT move the
+ * cache's revision to R: a key created and deleted after s leaves no
+ * trace in it, and its two events, still to come from the replay, would
+ * then be dropped as older than the cache.  One probe at a time, a new
+ * one CATCHUP_PROBE_INTERVAL seconds after a probe that found changes
+ * (the replay delivers them meanwhile).
  */
 #include "src/resource.h"
 
@@ -157,6 +161,7 @@ struct resource {
     int64_t catchup_rev;       /* the store's at a warm start; 0: none */
     int64_t catchup_since;     /* the cache's revision the probe is from */
     double catchup_started;    /* monotonic seconds; 0: caught up */
+    bool catchup_proven;       /* a probe proved the state the store's */
     struct event *catchup_timer; /* the next probe */
     /* the probe in flight */
     struct upstream_read *catchup_read;
@@ -510,6 +515,7 @@ void resource_history_reset(struct resource *r, enum resource_reset why,
         RW_MAX(r->reset_high, RW_MAX(old_rev, watchcache_rv(r->wc)));
     resource_catchup_stop(r);
     r->catchup_rev = 0; /* a revision of the abandoned history */
+    r->catchup_proven = false;
     r->epoch++;
     r->in_lost = false;
     resource_list_abort(r);
@@ -542,7 +548,8 @@ int64_t resource_lost_rv(const struct resource *r)
 
 bool resource_caught_up(const struct resource *r)
 {
-    return resource_ready(r) && watchcache_rv(r->wc) >= r->catchup_rev;
+    return resource_ready(r) &&
+           (watchcache_rv(r->wc) >= r->catchup_rev || r->catchup_proven);
 }
 
 int64_t resource_catchup_rev(const struct resource *r)
@@ -559,8 +566,21 @@ static void resource_catchup_stop(struct resource *r)
     event_del(r->catchup_timer);
 }
 
-/* After a change of revision: done when caught up (logged once), else a
- * probe is due unless one is in flight or waiting. */
+/* Caught up at the store's revision rev: said once. */
+static void resource_catchup_done(struct resource *r, int64_t rev)
+{
+    resource_catchup_stop(r);
+    log_info("%s: caught up with the store at revision %" PRId64
+             " (warm start: %" PRIu64 " events replayed in %.3f s%s)",
+             r->rt->resource, rev, r->metrics.events_replayed,
+             clock_mono_s() - r->catchup_started,
+             r->catchup_proven ? "; the rest of the state proven unchanged"
+                               : "");
+    r->catchup_started = 0;
+}
+
+/* After a change of revision: done when caught up, else a probe is due
+ * unless one is in flight or waiting. */
 static void resource_catchup_check(struct resource *r)
 {
     struct timeval tv = rw_timeval(CATCHUP_PROBE_INTERVAL);
@@ -568,13 +588,7 @@ static void resource_catchup_check(struct resource *r)
     if (r->catchup_rev == 0 || r->catchup_started == 0 || !resource_ready(r))
         return;
     if (watchcache_rv(r->wc) >= r->catchup_rev) {
-        resource_catchup_stop(r);
-        log_info("%s: caught up with the store at revision %" PRId64
-                 " (warm start: %" PRIu64 " events replayed in %.3f s)",
-                 r->rt->resource, watchcache_rv(r->wc),
-                 r->metrics.events_replayed,
-                 clock_mono_s() - r->catchup_started);
-        r->catchup_started = 0; /* said */
+        resource_catchup_done(r, watchcache_rv(r->wc));
         return;
     }
     if (r->catchup_read == NULL && !evtimer_pending(r->catchup_timer, NULL))
@@ -588,10 +602,13 @@ static void resource_catchup_probe_cb(int err, const char *why,
 
     r->catchup_read = NULL;
     if (err == RW_OK && p->unchanged && resource_ready(r) &&
-        watchcache_rv(r->wc) == r->catchup_since)
-        resource_progress(r, p->rev); /* checks */
-    else
-        resource_catchup_check(r);
+        watchcache_rv(r->wc) == r->catchup_since &&
+        p->rev >= r->catchup_rev) {
+        r->catchup_proven = true;
+        resource_catchup_done(r, p->rev);
+        return;
+    }
+    resource_catchup_check(r);
 }
 
 static void resource_catchup_cb(evutil_socket_t fd, short what, void *arg)
@@ -629,6 +646,7 @@ void resource_catch_up(struct resource *r, int64_t store_rev)
     if (!resource_ready(r) || store_rev <= watchcache_rv(r->wc))
         return;
     r->catchup_rev = store_rev;
+    r->catchup_proven = false;
     r->catchup_started = clock_mono_s();
     log_info("%s: replaying the store's history from revision %" PRId64
              " to %" PRId64 " (warm start)",

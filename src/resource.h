@@ -235,10 +235,12 @@ void resource_flush(struct resource *r);
  * resourceVersion rules (a watch from an RV above the cache's waits for
  * the changes above it; a consistent read waits for the cache or reads
  * the store, src/fresh.h), and resource_caught_up is false until the
- * cache's revision reaches store_rev: by the replay, by a progress
- * notification, or by a probe of the resource's keys that proves nothing
- * changed since the cache's revision.  Ignored unless ready and
- * store_rev is above the cache's revision.
+ * cache's revision reaches store_rev (by the replay or a progress
+ * notification) or a probe of the resource's keys proves its state is
+ * the store's at store_rev or later (nothing changed since the cache's
+ * revision; the revision stays: the replay may still hold a key created
+ * and deleted since).  Ignored unless ready and store_rev is above the
+ * cache's revision.
  */
 void resource_catch_up(struct resource *r, int64_t store_rev);
 

@@ -9,8 +9,12 @@ holds in the namespace:
 3. ringwatch ends watches cleanly (--min-request-timeout 1): the informer
    re-watches from its last RV, without relisting and without errors;
 4. ringwatch is restarted on the same port while writes happen: the
-   informer's watch breaks (its "error" handler restarts it), its RV
-   predates the new cache, the new ringwatch answers 410 and it relists;
+   informer's watch breaks (its "error" handler restarts it) and it
+   re-watches from its RV: over etcd the new ringwatch warm-starts (its
+   first list reads an older revision and the history since is replayed
+   into the ring), so the informer gets the changes it missed without
+   relisting; over Redis its RV predates the new cache, the new ringwatch
+   answers 410 and it relists;
 5. the store compacts past ringwatch's revision while ringwatch is cut
    off from it (etcd's compaction; Redis trims the change log): ringwatch
    relists, the informer's watch gets ERROR 410 and the informer relists;
@@ -228,8 +232,11 @@ def main():
     rw = Ringwatch(store, "--ring-capacity", "4", resources="configmaps", upstream=relay.url,
                    port=port)
     converge(store, inf, rw, "after the restart")
-    check(inf.count("list") > lists, "the informer converged without relisting:\n%s",
-          inf.diagnostics())
+    if store.old_revisions:  # a warm restart
+        eq(inf.count("list"), lists, "informer lists after a warm restart")
+    else:
+        check(inf.count("list") > lists, "the informer converged without relisting:\n%s",
+              inf.diagnostics())
     for i in range(8):  # more than the ring holds
         put(store, "r%d" % i)
     store.delete(cm_key(NS, "r0"))
