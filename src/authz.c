@@ -10,7 +10,9 @@
  * parse, any other is parsed (and, malformed, logged and counted once);
  * then a new index replaces the old, and the change callback runs.
  * While a resource's cache is not ready (emptied by a store history
- * reset, until its next list), its last state holds.
+ * reset, until its next list) or not caught up with the store (a warm
+ * start replaying the history since an older revision, resource.h), its
+ * last state holds.
  */
 #include "src/authz.h"
 
@@ -255,8 +257,10 @@ static void authz_source_changed_cb(void *arg)
     struct authz *z = src->z;
 
     /* A cache emptied by a store history reset is no statement about
-     * RBAC: the last state holds until the store is listed again. */
-    if (!resource_ready(src->r))
+     * RBAC: the last state holds until the store is listed again.  Nor is
+     * an older state while a warm start replays the history since
+     * (resource_catch_up): a binding deleted since would grant again. */
+    if (!resource_caught_up(src->r))
         return;
     source_refresh(src);
     authz_reindex(z);

@@ -17,9 +17,10 @@
  * that changed are parsed again), so a change takes effect as soon as its
  * event arrives.  A malformed object (src/rbac_object.h) is logged,
  * counted (ringwatch_rbac_objects_skipped_total) and grants nothing.
- * Until the four are listed, nothing but system:masters is allowed; when
- * the store's history is reset, the last RBAC state holds until they are
- * listed again.
+ * Until the four are listed and caught up with the store (a warm start
+ * replays the history since an older revision: resource_catch_up),
+ * nothing but system:masters is allowed; when the store's history is
+ * reset, the last RBAC state holds until they are listed again.
  */
 #ifndef AUTHZ_H
 #define AUTHZ_H

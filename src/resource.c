@@ -475,6 +475,10 @@ void resource_list_end(struct resource *r, int64_t rev)
         r->sub->relist_begin(r->sub_arg);
     watchcache_replace(r->wc, fresh, rev,
                        relist ? resource_relist_diff_cb : NULL, r);
+    if (r->catchup_started != 0 && rev < r->catchup_rev)
+        log_info("%s: replaying the store's history from revision %" PRId64
+                 " to %" PRId64 " (warm start)",
+                 r->rt->resource, rev, r->catchup_rev);
     if (relist)
         r->sub->relist_done(r->sub_arg);
     resource_note_lost(r);
@@ -570,6 +574,7 @@ static void resource_catchup_stop(struct resource *r)
 static void resource_catchup_done(struct resource *r, int64_t rev)
 {
     resource_catchup_stop(r);
+    resource_tell_observer(r, true); /* the state it may rely on now */
     log_info("%s: caught up with the store at revision %" PRId64
              " (warm start: %" PRIu64 " events replayed in %.3f s%s)",
              r->rt->resource, rev, r->metrics.events_replayed,
@@ -643,16 +648,13 @@ static void resource_catchup_cb(evutil_socket_t fd, short what, void *arg)
 
 void resource_catch_up(struct resource *r, int64_t store_rev)
 {
-    if (!resource_ready(r) || store_rev <= watchcache_rv(r->wc))
+    if (r->listing == NULL)
         return;
     r->catchup_rev = store_rev;
     r->catchup_proven = false;
     r->catchup_started = clock_mono_s();
-    log_info("%s: replaying the store's history from revision %" PRId64
-             " to %" PRId64 " (warm start)",
-             r->rt->resource, watchcache_rv(r->wc), store_rev);
     resource_catchup_stop(r);
-    event_active(r->catchup_timer, EV_TIMEOUT, 0);
+    event_active(r->catchup_timer, EV_TIMEOUT, 0); /* after list_end */
 }
 
 /* ---- changes ---- */

@@ -228,8 +228,9 @@ void resource_progress(struct resource *r, int64_t rev);
 void resource_flush(struct resource *r);
 
 /*
- * Right after a resource_list_end at a revision older than the store's
- * (a warm start, src/upstream_etcd_warm.h): the store was at store_rev;
+ * Right before the resource_list_end of a list read at a revision older
+ * than the store's (a warm start, src/upstream_etcd_warm.h): the store
+ * was at store_rev;
  * the changes in between come next, in order, as the upstream watch
  * replays them.  Meanwhile LIST and WATCH are served by the usual
  * resourceVersion rules (a watch from an RV above the cache's waits for
@@ -239,8 +240,8 @@ void resource_flush(struct resource *r);
  * notification) or a probe of the resource's keys proves its state is
  * the store's at store_rev or later (nothing changed since the cache's
  * revision; the revision stays: the replay may still hold a key created
- * and deleted since).  Ignored unless ready and store_rev is above the
- * cache's revision.
+ * and deleted since).  The observer (resource_observe) is told when it
+ * is caught up.  Ignored unless a list is open.
  */
 void resource_catch_up(struct resource *r, int64_t store_rev);
 

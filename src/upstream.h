@@ -89,8 +89,8 @@ struct upstream_feed {
      * up to old_rev are lost, the store is at new_rev. */
     void (*history_reset)(void *ctx, enum upstream_reset why, int64_t old_rev,
                           int64_t new_rev);
-    /* Optional (NULL: not told).  Right after a list_end(rev) whose list
-     * was read at a revision older than the store's (a warm start,
+    /* Optional (NULL: not told).  Right before the list_end(rev) of a
+     * list read at a revision older than the store's (a warm start,
      * src/upstream_etcd_warm.h): the store was at store_rev, and the
      * watch that follows replays the changes in (rev, store_rev] before
      * it delivers newer ones. */

@@ -278,8 +278,8 @@ static void res_list_done(struct upstream_res *res)
               (long long)res->list_rev, clock_mono_s() - res->list_started);
     res->list_open = false;
     res->warm_wanted = false;
-    res->t.feed->list_end(res->t.ctx, res->list_rev);
     upstream_etcd_warm_end(&res->warm, res->u->url, &res->t, res->list_rev);
+    res->t.feed->list_end(res->t.ctx, res->list_rev);
     res_watch_start(res, res->list_rev + 1);
 }
 

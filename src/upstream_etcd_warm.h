@@ -91,10 +91,10 @@ void upstream_etcd_warm_answer(struct upstream_etcd_warm *w, bool readable,
                                int64_t header_rev);
 
 /*
- * The list at list_rev is complete (its list_end called): when it was read
- * below the store's revision (phase WARM_LIST, current > list_rev), logs
- * it (store names the store) and tells the target (its feed's catch_up,
- * src/upstream.h).  Phase WARM_OFF after it.
+ * The list at list_rev is complete, its list_end about to be called: when
+ * it was read below the store's revision (phase WARM_LIST, current >
+ * list_rev), logs it (store names the store) and tells the target (its
+ * feed's catch_up, src/upstream.h).  Phase WARM_OFF after it.
  */
 void upstream_etcd_warm_end(struct upstream_etcd_warm *w, const char *store,
                             const struct upstream_target *t, int64_t list_rev);

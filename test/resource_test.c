@@ -336,6 +336,11 @@ static void test_history_reset(void **state)
     assert_int_equal(f->rec.relist_begins, 0);
 }
 
+static void observed_cb(void *arg)
+{
+    ++*(int *)arg;
+}
+
 static void test_catch_up(void **state)
 {
     struct fixture *f = *state;
@@ -343,13 +348,24 @@ static void test_catch_up(void **state)
     struct fake_probe changed = {.rev = 40, .count = 2, .modified = true};
     struct fake_probe quiet = {.rev = 40, .count = 2, .modified = false};
     size_t probes;
+    int observed = 0;
+    char *key, *value;
 
     resource_set_reader(f->c.r, fake_upstream_reader(fu));
-    core_list(&f->c, 10, "a");
-    assert_true(resource_caught_up(f->c.r)); /* no warm start */
+    resource_observe(f->c.r, observed_cb, &observed);
+    resource_catch_up(f->c.r, 30); /* no list open: ignored */
+    assert_int_equal(resource_catchup_rev(f->c.r), 0);
+    /* The adapter says so before the list's end. */
+    resource_list_begin(f->c.r);
+    key = cm_key("a");
+    value = cm_value("a", NULL, "0");
+    resource_list_item(f->c.r, key, strlen(key), value, strlen(value), 10);
+    free(key);
+    free(value);
     resource_catch_up(f->c.r, 30);
+    resource_list_end(f->c.r, 10);
     assert_true(resource_ready(f->c.r));
-    assert_false(resource_caught_up(f->c.r));
+    assert_false(resource_caught_up(f->c.r)); /* at once, not a moment */
     assert_int_equal(resource_catchup_rev(f->c.r), 30);
 
     /* The replay: below the store's revision, not caught up yet. */
@@ -369,8 +385,10 @@ static void test_catch_up(void **state)
      * the revision left to the replay (a key created and deleted after
      * 20 is still to come, and is not dropped). */
     fake_upstream_set_probe(fu, &quiet);
+    observed = 0;
     core_run(&f->c, NULL, 400);
     assert_true(resource_caught_up(f->c.r));
+    assert_int_equal(observed, 1); /* the observer relies on it now */
     assert_int_equal(resource_rv(f->c.r), 20);
     core_put(&f->c, "t", NULL, "1", 25);
     core_delete(&f->c, "t", 26);
@@ -387,9 +405,13 @@ static void test_catch_up(void **state)
     assert_int_equal(fake_upstream_probes(fu), probes);
 
     /* A reset forgets the catch-up (a revision of the old history). */
+    resource_list_begin(f->c.r);
     resource_catch_up(f->c.r, 50);
+    resource_list_end(f->c.r, 41);
+    assert_false(resource_caught_up(f->c.r));
     resource_history_reset(f->c.r, RESOURCE_RESET_REVISION, 50, 3);
     assert_int_equal(resource_catchup_rev(f->c.r), 0);
+    resource_observe(f->c.r, NULL, NULL);
     resource_set_reader(f->c.r, NULL);
     fake_upstream_free(fu);
 }
