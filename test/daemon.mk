@@ -44,6 +44,12 @@ test_watch_test_SOURCES = test/watch_test.c $(CORE_TEST_SOURCES)
 test_watch_test_CFLAGS = $(TEST_CFLAGS)
 test_watch_test_LDADD = $(TEST_LIBS)
 
+# The authorizer over real RBAC resources, fed as the adapter feeds them.
+UNIT_TESTS += test/authz_test
+test_authz_test_SOURCES = test/authz_test.c
+test_authz_test_CFLAGS = $(TEST_CFLAGS)
+test_authz_test_LDADD = $(TEST_LIBS)
+
 UNIT_TESTS += test/resource_test
 test_resource_test_SOURCES = test/resource_test.c $(CORE_TEST_SOURCES) \
 	test/fake_upstream.c test/fake_upstream.h
