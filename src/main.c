@@ -280,7 +280,10 @@ static void daemon_state_cb(struct sbuf *line, void *arg)
 
         sbuf_addf(line, "; %s %s rv %" PRId64 " objects %zu watchers %zu",
                   resource_type(r)->resource,
-                  resource_ready(r) ? "ready" : "listing", resource_rv(r),
+                  resource_caught_up(r) ? "ready"
+                  : resource_ready(r)   ? "replaying"
+                                        : "listing",
+                  resource_rv(r),
                   store_count(watchcache_store(resource_cache(r))),
                   watch_set_count(ws, 0) + watch_set_count(ws, 1));
     }
