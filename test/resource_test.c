@@ -127,6 +127,17 @@ static struct ring_event *last_event(struct fixture *f)
     return ring_get(ring(f), ring_head_seq(ring(f)) - 1);
 }
 
+/* One item of the open list: configmap ns/name with data v=value. */
+static void list_item(struct fixture *f, const char *name, const char *value,
+                      int64_t rev)
+{
+    char *key = cm_key(name), *v = cm_value(name, NULL, value);
+
+    resource_list_item(f->c.r, key, strlen(key), v, strlen(v), rev);
+    free(key);
+    free(v);
+}
+
 static void test_lists(void **state)
 {
     struct fixture *f = *state;
@@ -202,16 +213,8 @@ static void test_relist_tells_subscriber(void **state)
     resource_list_item(f->c.r, key, strlen(key), v, strlen(v), 10);
     free(key);
     free(v);
-    key = cm_key("b");
-    v = cm_value("b", NULL, "changed");
-    resource_list_item(f->c.r, key, strlen(key), v, strlen(v), 15);
-    free(key);
-    free(v);
-    key = cm_key("d");
-    v = cm_value("d", NULL, "0");
-    resource_list_item(f->c.r, key, strlen(key), v, strlen(v), 16);
-    free(key);
-    free(v);
+    list_item(f, "b", "changed", 15);
+    list_item(f, "d", "0", 16);
     resource_list_end(f->c.r, 20);
 
     assert_int_equal(f->rec.relist_begins, 1);
@@ -349,7 +352,6 @@ static void test_catch_up(void **state)
     struct fake_probe quiet = {.rev = 40, .count = 2, .modified = false};
     size_t probes;
     int observed = 0;
-    char *key, *value;
 
     resource_set_reader(f->c.r, fake_upstream_reader(fu));
     resource_observe(f->c.r, observed_cb, &observed);
@@ -357,11 +359,7 @@ static void test_catch_up(void **state)
     assert_int_equal(resource_catchup_rev(f->c.r), 0);
     /* The adapter says so before the list's end. */
     resource_list_begin(f->c.r);
-    key = cm_key("a");
-    value = cm_value("a", NULL, "0");
-    resource_list_item(f->c.r, key, strlen(key), value, strlen(value), 10);
-    free(key);
-    free(value);
+    list_item(f, "a", "0", 10);
     resource_catch_up(f->c.r, 30);
     resource_list_end(f->c.r, 10);
     assert_true(resource_ready(f->c.r));
