@@ -16,6 +16,7 @@ src_libsrc_a_SOURCES = \
 	src/upstream_etcd_tls.c src/upstream_etcd_tls.h \
 	src/upstream_members.c src/upstream_members.h \
 	src/redis_client.c src/redis_client.h \
+	src/redis_cluster.c src/redis_cluster.h \
 	src/upstream_redis.c src/upstream_redis.h \
 	src/upstream_redis_snap.c src/upstream_redis_snap.h \
 	src/upstream_redis_entry.c src/upstream_redis_entry.h \
