@@ -22,6 +22,7 @@ src_libsrc_a_SOURCES = \
 	src/upstream_redis_entry.c src/upstream_redis_entry.h \
 	src/upstream_redis_list.c src/upstream_redis_tail.c \
 	src/upstream_redis_read.c src/upstream_redis_impl.h \
+	src/upstream_redis_nodes.c \
 	src/backoff.c src/backoff.h \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \

@@ -113,7 +113,7 @@ void upstream_redis_list_retry_cb(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    if (upstream_redis_usable(res->u))
+    if (upstream_redis_usable(res->node))
         upstream_redis_list_start(res);
 }
 
@@ -149,7 +149,7 @@ static void res_snapshot_failed(struct rres *res, const char *what,
 static bool res_send(struct rres *res, int argc, const char **argv,
                      redis_client_reply_fn cb)
 {
-    if (!upstream_redis_send(res->u->cmd, argc, argv, cb, res))
+    if (!upstream_redis_res_send(res, argc, argv, NULL, cb, res))
         return false;
     res->in_flight = true;
     return true;
@@ -314,14 +314,16 @@ static void res_send_range(struct rres *res, const char *from, const char *to,
     struct upstream_redis *u = res->u;
     const char *xrange[] = {"XRANGE", res->k_log, from, to, "COUNT", count};
 
-    if (upstream_redis_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL, NULL) &&
-        upstream_redis_send(u->cmd, count != NULL ? 6 : 4, xrange, NULL,
-                            NULL) &&
-        upstream_redis_send(
-            u->cmd, 2, (const char *[]){"GET", res->k_compacted}, NULL, NULL) &&
-        upstream_redis_send(u->cmd, 2,
-                            (const char *[]){"GET", u->rev_keys[res->tag]},
-                            NULL, NULL))
+    if (upstream_redis_res_send(res, 1, (const char *[]){"MULTI"}, NULL, NULL,
+                                NULL) &&
+        upstream_redis_res_send(res, count != NULL ? 6 : 4, xrange, NULL, NULL,
+                                NULL) &&
+        upstream_redis_res_send(res, 2,
+                                (const char *[]){"GET", res->k_compacted},
+                                NULL, NULL, NULL) &&
+        upstream_redis_res_send(res, 2,
+                                (const char *[]){"GET", u->rev_keys[res->tag]},
+                                NULL, NULL, NULL))
         res_send(res, 1, (const char *[]){"EXEC"}, cb);
 }
 
@@ -385,10 +387,9 @@ static void res_tail_cb(struct redis_client *c,
          * Its counter starts at 1, as etcd's first revision, so that the
          * first write is 2 and a watch from the empty list's revision sees
          * it; NX: a writer that came first has counted already. */
-        upstream_redis_send(
-            u->cmd, 4,
-            (const char *[]){"SET", u->rev_keys[res->tag], "1", "NX"}, NULL,
-            NULL);
+        upstream_redis_res_send(
+            res, 4, (const char *[]){"SET", u->rev_keys[res->tag], "1", "NX"},
+            NULL, NULL, NULL);
         upstream_redis_list_start(res);
         return;
     }
@@ -407,7 +408,7 @@ static void res_tail_cb(struct redis_client *c,
     upstream_redis_snap_free(res->snap);
     res->snap = NULL;
     res->state = RES_WATCHING;
-    upstream_redis_tail_kick(u);
+    upstream_redis_tail_kick(res->node);
 }
 
 static void res_tail(struct rres *res)
@@ -434,7 +435,7 @@ void upstream_redis_list_start(struct rres *res)
         res->relist = true; /* after the reply in flight */
         return;
     }
-    if (!upstream_redis_usable(res->u))
+    if (!upstream_redis_usable(res->node))
         return;
     res_send(res, 6, argv, res_l0_cb);
 }
@@ -487,7 +488,7 @@ static void res_verify_cb(struct redis_client *c,
         return;
     }
     res->state = RES_WATCHING;
-    upstream_redis_tail_kick(u);
+    upstream_redis_tail_kick(res->node);
 }
 
 /*
