@@ -1,0 +1,207 @@
+"""ringwatch over a Redis Cluster (src/upstream_redis_nodes.c): 3 masters +
+3 replicas on loopback (redis-cli --cluster create --cluster-replicas 1,
+harness_redis.RedisCluster), every node given as a seed.
+
+With --redis-revisions per-resource the resources spread over the shards
+(configmaps and pods on one master, secrets on another, serviceaccounts on
+the third); with global they all live in the slot of {rw}.  For each:
+
+1. LIST of every resource equals the cluster's state; WATCH from it gets
+   ADDED/MODIFIED/DELETED at the revisions Redis gave, and bookmarks.
+2. Resharding: the slot of one resource moves to another master
+   (IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE): ringwatch follows the
+   MOVED and the watch goes on, no event lost, no 410.
+3. Failover without loss: the writes replicated (WAIT), the master
+   killed (SIGKILL), its replica promoted by the cluster: ringwatch
+   reconnects to the new master and the watch goes on, no 410.
+4. Failover that loses writes: the replica cut off from its master, a
+   write that ringwatch serves, the master killed, the replica takes over
+   without it: every watch of the affected resources (all of them with
+   global revisions) ends with 410, the reset is counted, and the cache
+   ends equal to the store, the lost write gone; the other shards' watches
+   go on.  Once the new history has passed the lost revision, a new
+   informer's LIST is past it and its watch sees the next write.
+Every wait is bounded.
+"""
+from harness import *
+from harness_redis import RedisCluster, key_slot
+
+NS = "ns"
+RESOURCES = {"configmaps": "ConfigMap", "secrets": "Secret",
+             "serviceaccounts": "ServiceAccount", "pods": "Pod"}
+
+
+def obj(resource, name, v):
+    return {"apiVersion": "v1", "kind": RESOURCES[resource],
+            "metadata": {"name": name, "namespace": NS, "labels": {"v": str(v)}}}
+
+
+def key(resource, name):
+    return "/registry/%s/%s/%s" % (resource, NS, name)
+
+
+def path(resource):
+    return "/api/v1/namespaces/%s/%s" % (NS, resource)
+
+
+def state(lst):
+    return sorted((i["metadata"]["name"], rv_of(i), i["metadata"]["labels"]["v"])
+                  for i in lst["items"])
+
+
+def store_state(cluster, resource):
+    return sorted((k.rsplit("/", 1)[1], rev, json.loads(v)["metadata"]["labels"]["v"])
+                  for k, (rev, v) in cluster.range(key(resource, "")).items())
+
+
+def next_of(w, types, what, timeout=15):
+    """The next event of one of types, skipping bookmarks."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        ev = w.next_event(deadline - time.time())
+        check(ev is not None, "%s: the watch ended" % what)
+        if ev["type"] in types:
+            return ev
+        check(ev["type"] == "BOOKMARK", "%s: unexpected %s %s" % (what, ev["type"], ev))
+    raise Failure("%s: no %s in %ds" % (what, types, timeout))
+
+
+def converge(rw, cluster, resource, what, timeout=30):
+    """Until a LIST of resource equals the store (bounded)."""
+    deadline = time.time() + timeout
+    while True:
+        status, _, body = rw.get(path(resource))
+        if status == 200:
+            got = state(json.loads(body))
+            want = store_state(cluster, resource)
+            if got == want:
+                return
+        check(time.time() < deadline, "%s: %s LIST %s %r, store %r"
+              % (what, resource, status, body[:300], store_state(cluster, resource)))
+        time.sleep(0.1)
+
+
+def put_event(rw, cluster, w, resource, name, v, what):
+    """Writes name, expects its event on w at the revision Redis gave."""
+    rev = cluster.put(key(resource, name), obj(resource, name, v))
+    ev = next_of(w, ("ADDED", "MODIFIED"), what)
+    eq(ev["object"]["metadata"]["name"], name, "%s: object" % what)
+    eq(rv_of(ev["object"]), rev, "%s: revision" % what)
+    return rev
+
+
+def watch(rw, resource, rv):
+    return rw.watch("%s?watch=1&resourceVersion=%d&allowWatchBookmarks=true"
+                    % (path(resource), rv), timeout=20)
+
+
+def scenario(revisions):
+    cluster = RedisCluster(revisions=revisions, password="s3cret", node_timeout=1000)
+    masters = {r: cluster.master_of(r).port for r in RESOURCES}
+    if revisions == "per-resource":
+        check(len(set(masters.values())) == 3, "the resources spread over the "
+              "3 masters: %r" % masters)
+    for r in RESOURCES:
+        for i in range(3):
+            cluster.put(key(r, "o%d" % i), obj(r, "o%d" % i, 0))
+    rw = Ringwatch(cluster, "--bookmark-interval", "1",
+                   resources=",".join(RESOURCES), upstream=cluster.url)
+    eq(rw.metric("ringwatch_upstream_connected", store="redis"), 1.0, "connected")
+
+    # 1. LIST and WATCH over every shard
+    watches = {}
+    for r in RESOURCES:
+        lst = rw.get_json(path(r))
+        eq(rv_of(lst), cluster.revision(r), "%s: LIST revision" % r)
+        eq(state(lst), store_state(cluster, r), "%s: LIST" % r)
+        watches[r] = watch(rw, r, rv_of(lst))
+    for r in RESOURCES:
+        put_event(rw, cluster, watches[r], r, "n", 1, "%s ADDED" % r)
+        rev = cluster.delete(key(r, "n"))
+        ev = next_of(watches[r], ("DELETED",), "%s DELETED" % r)
+        eq(rv_of(ev["object"]), rev, "%s DELETED revision" % r)
+
+    # 2. resharding: secrets' slot moves to another master
+    slot = key_slot(cluster.tag("secrets"))
+    src = cluster.master_of("secrets")
+    dst = next(cluster.node(p) for p in set(masters.values()) | {
+        m for m, _ in cluster.slots.values()} if p != src.port)
+    cluster.move_slot(slot, dst)
+    put_event(rw, cluster, watches["secrets"], "secrets", "moved", 1,
+              "secrets after the resharding")
+    for r in RESOURCES:
+        converge(rw, cluster, r, "after the resharding")
+    check("moved to 127.0.0.1:%d" % dst.port in rw.logtext(),
+          "ringwatch followed the MOVED:\n%s" % rw.logtext())
+
+    # 3. failover without loss: configmaps' master killed, its replica
+    # promoted by the cluster
+    m = cluster.master_of("configmaps")
+    rep = cluster.replica_of(m)
+    check(rep is not None, "configmaps' master has a replica")
+    rev = cluster.put(key("configmaps", "kept"), obj("configmaps", "kept", 1))
+    next_of(watches["configmaps"], ("ADDED",), "configmaps before the failover")
+    eq(m.command("WAIT", 1, 5000), 1, "the write replicated")
+    cluster.kill(m)
+    cluster.wait_master(key_slot(cluster.tag("configmaps")), rep, timeout=30)
+    put_event(rw, cluster, watches["configmaps"], "configmaps", "after", 1,
+              "configmaps after the failover")
+    converge(rw, cluster, "configmaps", "after the failover")
+
+    # 4. failover that loses a write ringwatch served: serviceaccounts'
+    # replica cut off, a write, the master killed, the replica takes over
+    resets = {r: rw.metric("ringwatch_upstream_store_resets_total", resource=r,
+                           reason="revision") or 0 for r in RESOURCES}
+    m = cluster.master_of("serviceaccounts")
+    if cluster.replica_of(m) is None:
+        # global: the slot of {rw} is on 3.'s promoted replica, alone:
+        # resharded to a master with a replica (another MOVED)
+        m = next(cluster.node(p) for p, reps in cluster.slots.values() if reps)
+        cluster.move_slot(key_slot(cluster.tag("serviceaccounts")), m)
+    rep = cluster.replica_of(m)
+    cluster.cut_replication(rep)
+    served = put_event(rw, cluster, watches["serviceaccounts"], "serviceaccounts",
+                       "lost", 1, "serviceaccounts: the write to be lost")
+    cluster.kill(m)
+    cluster.takeover(rep)
+    cluster.wait_master(key_slot(cluster.tag("serviceaccounts")), rep, timeout=30)
+    check("o0" in [k.rsplit("/", 1)[1] for k in cluster.range(key("serviceaccounts", ""))]
+          and key("serviceaccounts", "lost") not in cluster.range(key("serviceaccounts", "")),
+          "the new master lacks the write")
+    affected = [r for r in RESOURCES if revisions == "global" or r == "serviceaccounts"]
+    for r in affected:
+        ev = next_of(watches[r], ("ERROR",), "%s: 410 after the lossy failover" % r, timeout=30)
+        eq(ev["object"]["code"], 410, "%s: ERROR code" % r)
+    for r in RESOURCES:
+        converge(rw, cluster, r, "after the lossy failover")
+    for r in affected:
+        got = rw.metric("ringwatch_upstream_store_resets_total", resource=r,
+                        reason="revision") or 0
+        check(got > resets[r], "%s: the reset counted (%s -> %s)" % (r, resets[r], got))
+        # Revisions up to the lost one are refused until the new history
+        # passes it (store_reset_test's rule): write past it, then a new
+        # informer lists and watches.
+        n = 0
+        while cluster.revision(r) <= served:
+            cluster.put(key(r, "filler%d" % n), obj(r, "filler%d" % n, 0))
+            n += 1
+        lst = rw.wait_rv(cluster.revision(r), path(r), timeout=15)
+        eq(state(lst), store_state(cluster, r), "%s: LIST past the lost revision" % r)
+        w = watch(rw, r, rv_of(lst))
+        put_event(rw, cluster, w, r, "again", 2, "%s: a new watch after the reset" % r)
+    for r in RESOURCES:
+        if r not in affected:
+            put_event(rw, cluster, watches[r], r, "still", 1,
+                      "%s: the other shards' watch goes on" % r)
+    for r in RESOURCES:
+        converge(rw, cluster, r, "at the end")
+    rw.stop()
+    cluster.stop()
+
+
+def main():
+    for revisions in sys.argv[1:] or ("per-resource", "global"):
+        scenario(revisions)
+
+
+run(main)
