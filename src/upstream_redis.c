@@ -1,9 +1,9 @@
 /*
  * upstream_redis.c: the Redis upstream adapter (see upstream_redis.h).
  *
- * Data structure: one struct upstream_redis holds the two connections
- * (cmd: commands; tail: the log reader) and one struct rres per target,
- * in one of
+ * Data structure: one struct upstream_redis holds the nodes (each two
+ * connections, cmd: commands; tail: the log reader) and one struct rres
+ * per target, in one of
  *
  *   IDLE      no connection (or not started)
  *   LISTING   its snapshot's commands are in flight on cmd, one at a time
@@ -22,7 +22,7 @@
  * collected, then handed to the feed sorted by key in one loop turn
  * (list_begin, list_item..., list_end): no list stays open across turns.
  *
- * The log, all watching targets at once, in rounds on the tail:
+ * The log, all watching targets of a node at once, in rounds on its tail:
  *   1. XREAD COUNT 1 BLOCK <progress interval> STREAMS logs... ids...: a
  *      wake-up only (its entries are read again in 2); CLIENT UNBLOCK from
  *      cmd ends it early when a target joins or a probe needs progress.
@@ -51,12 +51,19 @@
  * writes: every target of that tag gets history_reset (watches end with
  * 410, never a revision reused for another change) and is listed again.
  *
- * Connections: when either goes down, both are dropped, every target goes
- * IDLE (state false) and the seeds are tried again, in turn, after a
- * jittered backoff.  The first connection's handshake refused (wrong
- * password, not a Redis server, Redis older than 7) is fatal
- * (upstream_config's fatal); later ones are retried.  Direct reads in
- * flight when cmd goes down are answered RW_EUNAVAIL.
+ * Connections (upstream_redis_nodes.c): discovery (CLUSTER SLOTS on the
+ * seeds) finds a standalone Redis or a Redis Cluster; one node (two
+ * connections) per standalone Redis, or per hash tag on a cluster, at the
+ * master of its slot.  Every command goes through upstream_redis_res_send,
+ * which follows MOVED and ASK.  When a node's connection goes down, its
+ * targets go IDLE (state false), the map is refreshed and the node
+ * reconnects after a jittered backoff; on reconnect each target resumes
+ * after the check of the log (upstream_redis_list_verify): a replica
+ * promoted without the last writes is found there.  The first
+ * connection's handshake refused (wrong password, not a Redis server,
+ * Redis older than 7) is fatal (upstream_config's fatal); later ones are
+ * retried.  Direct reads in flight when a node goes down are answered
+ * RW_EUNAVAIL.
  */
 #include "src/upstream_redis.h"
 

@@ -110,7 +110,6 @@ struct rnode {
     struct event *reconnect;
     unsigned attempt; /* connections in a row lost without useful work */
     bool ever_connected;
-    uint64_t moved, asked; /* MOVED and ASK redirections followed */
     TAILQ_HEAD(, rsend) sends;
     LIST_HEAD(, rask) asks;
 };

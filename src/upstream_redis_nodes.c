@@ -148,7 +148,6 @@ static bool node_redirect(struct rnode *node, struct rsend *s,
                                                           ask_down_cb};
         struct rask *a = xcalloc(1, sizeof(*a));
 
-        node->asked++;
         a->s = s;
         LIST_INSERT_HEAD(&node->asks, a, link);
         a->c = redis_client_new(node->u->base, host, rd.port,
@@ -158,7 +157,6 @@ static bool node_redirect(struct rnode *node, struct rsend *s,
     }
     if (rd.kind == REDIS_CLUSTER_ASK)
         return false; /* inside a transaction: EXECABORT follows */
-    node->moved++;
     snprintf(why, sizeof(why), "slot %u moved to %s:%u", rd.slot, host,
              (unsigned)rd.port);
     log_info("redis %s: %s:%u: %s", node->u->url, node->host,
