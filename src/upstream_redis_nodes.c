@@ -80,14 +80,23 @@ static void rsend_free(struct rsend *s)
     free(s);
 }
 
-static void ask_free(struct rask *a)
+static void ask_release(struct rask *a)
 {
-    LIST_REMOVE(a, link);
     redis_client_free(a->c);
     rsend_free(a->s);
     free(a);
 }
 
+/* Drops an ASK in flight without its callback (its node's connections
+ * dropped). */
+static void ask_free(struct rask *a)
+{
+    LIST_REMOVE(a, link);
+    ask_release(a);
+}
+
+/* The redirected command's reply: to its callback, then the one-shot
+ * connection goes (the callback may drop the node: a is off its list). */
 static void ask_reply_cb(struct redis_client *c,
                          const struct redis_client_reply *r, void *arg)
 {
@@ -95,10 +104,10 @@ static void ask_reply_cb(struct redis_client *c,
     redis_client_reply_fn cb = a->s->cb;
     void *cb_arg = a->s->arg;
 
-    a->s->cb = NULL;
+    LIST_REMOVE(a, link);
     if (cb != NULL)
         cb(c, r, cb_arg);
-    ask_free(a); /* its client's free is deferred inside its callback */
+    ask_release(a); /* its client's free is deferred inside its callback */
 }
 
 static void ask_ready_cb(struct redis_client *c, void *arg)
@@ -380,13 +389,21 @@ static void node_start(struct rnode *node)
 }
 
 /* A first connection that reached a server which answered wrongly (a
- * wrong password, not Redis, Redis < 7): fatal; true then. */
+ * wrong password, not Redis, Redis < 7): fatal; true then.  A server that
+ * is loading its data, or a cluster node that is a replica or has lost its
+ * shard for now, answers so only for a while. */
 static bool fatal_first(struct upstream_redis *u, bool reached,
                         const char *why)
 {
-    if (u->ever_connected || !reached || strstr(why, "LOADING") != NULL ||
-        u->cfg.fatal == NULL)
+    static const char *const transient[] = {"LOADING", "READONLY",
+                                            "MASTERDOWN", "CLUSTERDOWN",
+                                            "TRYAGAIN"};
+
+    if (u->ever_connected || !reached || u->cfg.fatal == NULL)
         return false;
+    for (size_t i = 0; i < sizeof(transient) / sizeof(transient[0]); i++)
+        if (strstr(why, transient[i]) != NULL)
+            return false;
     u->connect_failures++;
     u->cfg.fatal(why, u->cfg.fatal_arg);
     return true;

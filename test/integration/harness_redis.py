@@ -378,6 +378,20 @@ class Redis(Schema):
 REDIS_CLI = shutil.which("redis-cli")
 
 
+def next_of(w, types, what, timeout=10):
+    """The next event of w of one of types, skipping bookmarks (any other
+    type, or the watch's end, fails)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        ev = w.next_event(deadline - time.time())
+        harness.check(ev is not None, "%s: the watch ended" % what)
+        if ev["type"] in types:
+            return ev
+        harness.check(ev["type"] == "BOOKMARK", "%s: unexpected %s %s"
+                      % (what, ev["type"], ev))
+    raise harness.Failure("%s: no %s in %ds" % (what, types, timeout))
+
+
 def crc16(data):
     """CRC16-XMODEM, Redis Cluster's key hash (its spec's keyHashSlot)."""
     crc = 0
@@ -598,10 +612,11 @@ class RedisCluster(Schema):
                 return port
         return None
 
-    def move_slot(self, slot, dst):
+    def move_slot(self, slot, dst, during=None):
         """Reshards slot to the master dst, as redis-cli --cluster reshard
         does one slot: IMPORTING/MIGRATING, MIGRATE of its keys, SETSLOT
-        NODE on every master."""
+        NODE on every master.  during(): called while the slot migrates,
+        its keys on dst (commands on the slot get ASK)."""
         src = self.node(self.master_port(slot))
         src_id, dst_id = self.node_id(src), self.node_id(dst)
         dst.command("CLUSTER", "SETSLOT", slot, "IMPORTING", src_id)
@@ -613,6 +628,8 @@ class RedisCluster(Schema):
             auth = ["AUTH", self.password] if self.password else []
             src.command("MIGRATE", "127.0.0.1", dst.port, "", 0, 5000, *auth,
                         "KEYS", *keys)
+        if during is not None:
+            during()
         masters = [dst, src] + [self.node(p) for p, _ in self.slots.values()
                                 if p not in (dst.port, src.port)]
         for m in masters:

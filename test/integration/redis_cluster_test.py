@@ -9,8 +9,9 @@ the third); with global they all live in the slot of {rw}.  For each:
 1. LIST of every resource equals the cluster's state; WATCH from it gets
    ADDED/MODIFIED/DELETED at the revisions Redis gave, and bookmarks.
 2. Resharding: the slot of one resource moves to another master
-   (IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE): ringwatch follows the
-   MOVED and the watch goes on, no event lost, no 410.
+   (IMPORTING/MIGRATING, MIGRATE, writes while it migrates (ASK), SETSLOT
+   NODE): ringwatch follows the MOVED and the watch goes on, every write
+   delivered in order, no 410.
 3. Failover without loss: the writes replicated (WAIT), the master
    killed (SIGKILL), its replica promoted by the cluster: ringwatch
    reconnects to the new master and the watch goes on, no 410.
@@ -24,7 +25,7 @@ the third); with global they all live in the slot of {rw}.  For each:
 Every wait is bounded.
 """
 from harness import *
-from harness_redis import RedisCluster, key_slot
+from harness_redis import RedisCluster, key_slot, next_of
 
 NS = "ns"
 RESOURCES = {"configmaps": "ConfigMap", "secrets": "Secret",
@@ -54,18 +55,6 @@ def store_state(cluster, resource):
                   for k, (rev, v) in cluster.range(key(resource, "")).items())
 
 
-def next_of(w, types, what, timeout=15):
-    """The next event of one of types, skipping bookmarks."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        ev = w.next_event(deadline - time.time())
-        check(ev is not None, "%s: the watch ended" % what)
-        if ev["type"] in types:
-            return ev
-        check(ev["type"] == "BOOKMARK", "%s: unexpected %s %s" % (what, ev["type"], ev))
-    raise Failure("%s: no %s in %ds" % (what, types, timeout))
-
-
 def converge(rw, cluster, resource, what, timeout=30):
     """Until a LIST of resource equals the store (bounded)."""
     deadline = time.time() + timeout
@@ -84,7 +73,7 @@ def converge(rw, cluster, resource, what, timeout=30):
 def put_event(rw, cluster, w, resource, name, v, what):
     """Writes name, expects its event on w at the revision Redis gave."""
     rev = cluster.put(key(resource, name), obj(resource, name, v))
-    ev = next_of(w, ("ADDED", "MODIFIED"), what)
+    ev = next_of(w, ("ADDED", "MODIFIED"), what, timeout=20)
     eq(ev["object"]["metadata"]["name"], name, "%s: object" % what)
     eq(rv_of(ev["object"]), rev, "%s: revision" % what)
     return rev
@@ -126,7 +115,21 @@ def scenario(revisions):
     src = cluster.master_of("secrets")
     dst = next(cluster.node(p) for p in set(masters.values()) | {
         m for m, _ in cluster.slots.values()} if p != src.port)
-    cluster.move_slot(slot, dst)
+    migrating = []
+
+    def during():
+        # writes while the slot migrates (ASK), then a pause in that state
+        for i in range(3):
+            migrating.append(cluster.put(key("secrets", "m%d" % i),
+                                         obj("secrets", "m%d" % i, 1)))
+        time.sleep(1.5)
+
+    cluster.move_slot(slot, dst, during=during)
+    for i, rev in enumerate(migrating):
+        ev = next_of(watches["secrets"], ("ADDED",), "secrets written while migrating",
+                     timeout=20)
+        eq((ev["object"]["metadata"]["name"], rv_of(ev["object"])), ("m%d" % i, rev),
+           "secrets written while migrating")
     put_event(rw, cluster, watches["secrets"], "secrets", "moved", 1,
               "secrets after the resharding")
     for r in RESOURCES:
