@@ -41,6 +41,7 @@ struct rres {
     unsigned gen;   /* bumped by every list start */
     bool in_flight; /* a snapshot command is in flight on cmd */
     bool relist;    /* list again when it returns */
+    bool reverify;  /* the retry checks the log again, not lists */
     bool resuming;  /* the next round re-establishes a lost watch */
     bool watching;  /* a round delivered since the last (re)start */
     unsigned tries; /* snapshots in a row lost to trimming */
@@ -205,7 +206,8 @@ void upstream_redis_set_up(struct rres *res, bool up);
 /* Lists res from scratch, a new generation: rounds in flight forget it;
  * a snapshot command in flight finishes first. */
 void upstream_redis_list_start(struct rres *res);
-/* The retry timer's callback (arg: the rres): lists again. */
+/* The retry timer's callback (arg: the rres): lists again, or checks the
+ * log again when that check failed (reverify). */
 void upstream_redis_list_retry_cb(evutil_socket_t fd, short what, void *arg);
 /* Checks, before res's watch resumes on a new connection, that the log
  * still holds the history served; then it joins the rounds (or the tag is

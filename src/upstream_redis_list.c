@@ -113,7 +113,11 @@ void upstream_redis_list_retry_cb(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    if (upstream_redis_usable(res->node))
+    if (!upstream_redis_usable(res->node))
+        return;
+    if (res->reverify)
+        upstream_redis_list_verify(res);
+    else
         upstream_redis_list_start(res);
 }
 
@@ -135,9 +139,13 @@ static void res_snapshot_failed(struct rres *res, const char *what,
 {
     char text[160];
 
-    log_warnx("redis %s: list %s: %s: %s", res->u->url, res->name, what,
+    log_warnx("redis %s: %s %s: %s: %s", res->u->url,
+              res->state == RES_VERIFYING ? "resume" : "list", res->name, what,
               r != NULL ? redis_client_reply_text(r, text, sizeof(text))
                         : "unexpected reply");
+    /* A check before resuming that failed (a slot migrating, a cluster
+     * failing over) is tried again: the watch may still resume. */
+    res->reverify = res->state == RES_VERIFYING;
     res->state = RES_IDLE;
     upstream_redis_snap_free(res->snap);
     res->snap = NULL;
@@ -426,6 +434,7 @@ void upstream_redis_list_start(struct rres *res)
     const char *argv[] = {"XREVRANGE", res->k_log, "+", "-", "COUNT", "1"};
 
     event_del(res->retry);
+    res->reverify = false;
     res->gen++;
     res->seen_ms = res->seen_seq = 0;
     res_set_last(res, 0, NULL);
@@ -506,6 +515,7 @@ void upstream_redis_list_verify(struct rres *res)
 
     snprintf(from, sizeof(from), "%" PRId64 "-0", res->last_rev);
     snprintf(to, sizeof(to), "%" PRId64 "-0", res->t.feed->rv(res->t.ctx));
+    res->reverify = false;
     res->state = RES_VERIFYING;
     res_send_range(res, res->last_rev > 0 ? from : "-", to, "2", res_verify_cb);
 }

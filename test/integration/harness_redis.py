@@ -535,7 +535,9 @@ class RedisCluster(Schema):
         return node.command("CLUSTER", "MYID").decode()
 
     def command(self, *args):
-        """One command routed by its key, following MOVED/ASK (at most 5)."""
+        """One command routed by its key, following MOVED/ASK (at most 5),
+        retrying TRYAGAIN (a multi-key command on a migrating slot) for up
+        to 10 s."""
         name = str(args[0]).upper()
         if name in ("FCALL", "FCALL_RO", "EVAL"):
             key = args[3] if int(args[2]) > 0 else ""
@@ -545,14 +547,21 @@ class RedisCluster(Schema):
             self.refresh()
         node = self.node(self.master_port(key_slot(key)))
         asking = False
-        for _ in range(5):
+        tries = 0
+        deadline = time.time() + 10
+        while tries < 5:
             try:
                 if asking:
                     node.command("ASKING")
                 return node.command(*args)
             except RedisError as e:
+                if e.code == "TRYAGAIN" and time.time() < deadline:
+                    # keys of a migrating slot on both sides: later
+                    time.sleep(0.05)
+                    continue
                 if e.code not in ("MOVED", "ASK"):
                     raise
+                tries += 1
                 port = int(e.message.rsplit(":", 1)[1])
                 asking = e.code == "ASK"
                 if not asking:

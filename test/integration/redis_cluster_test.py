@@ -24,6 +24,8 @@ the third); with global they all live in the slot of {rw}.  For each:
    informer's LIST is past it and its watch sees the next write.
 Every wait is bounded.
 """
+import threading
+
 from harness import *
 from harness_redis import RedisCluster, key_slot, next_of
 
@@ -117,14 +119,22 @@ def scenario(revisions):
         m for m, _ in cluster.slots.values()} if p != src.port)
     migrating = []
 
-    def during():
-        # writes while the slot migrates (ASK), then a pause in that state
+    def writes():
         for i in range(3):
             migrating.append(cluster.put(key("secrets", "m%d" % i),
                                          obj("secrets", "m%d" % i, 1)))
+
+    writer = threading.Thread(target=writes)
+
+    def during():
+        # writes while the slot migrates (ASK, then TRYAGAIN until it has
+        # moved), and a pause in that state
+        writer.start()
         time.sleep(1.5)
 
     cluster.move_slot(slot, dst, during=during)
+    writer.join(15)
+    eq(len(migrating), 3, "the writes while migrating done")
     for i, rev in enumerate(migrating):
         ev = next_of(watches["secrets"], ("ADDED",), "secrets written while migrating",
                      timeout=20)
