@@ -110,25 +110,9 @@ static void ask_reply_cb(struct redis_client *c,
     ask_release(a); /* its client's free is deferred inside its callback */
 }
 
-static void ask_ready_cb(struct redis_client *c, void *arg)
+/* The redirection failed: its callback gets an ERROR reply saying why. */
+static void ask_fail(struct redis_client *c, struct rask *a, const char *why)
 {
-    struct rask *a = arg;
-
-    if (redis_client_command(c, 1, (const char *[]){"ASKING"}, NULL, NULL,
-                             NULL) != RW_OK ||
-        redis_client_command(c, a->s->argc, (const char **)a->s->argv,
-                             a->s->lens, ask_reply_cb, a) != RW_OK)
-        ask_reply_cb(c,
-                     &(struct redis_client_reply){
-                         .type = REDIS_CLIENT_ERROR,
-                         .str = "ASK redirection failed: cannot send",
-                         .len = 35},
-                     a);
-}
-
-static void ask_down_cb(struct redis_client *c, const char *why, void *arg)
-{
-    struct rask *a = arg;
     char text[600];
     int n = snprintf(text, sizeof(text), "ASK redirection failed: %s", why);
 
@@ -138,6 +122,22 @@ static void ask_down_cb(struct redis_client *c, const char *why, void *arg)
                      .str = text,
                      .len = (size_t)RW_MIN(n, (int)sizeof(text) - 1)},
                  a);
+}
+
+static void ask_ready_cb(struct redis_client *c, void *arg)
+{
+    struct rask *a = arg;
+
+    if (redis_client_command(c, 1, (const char *[]){"ASKING"}, NULL, NULL,
+                             NULL) != RW_OK ||
+        redis_client_command(c, a->s->argc, (const char **)a->s->argv,
+                             a->s->lens, ask_reply_cb, a) != RW_OK)
+        ask_fail(c, a, "cannot send");
+}
+
+static void ask_down_cb(struct redis_client *c, const char *why, void *arg)
+{
+    ask_fail(c, arg, why);
 }
 
 /* Follows a redirection of node's command s (popped): true when handled
@@ -235,21 +235,15 @@ bool upstream_redis_res_send(struct rres *res, int argc, const char **argv,
                              void *arg)
 {
     struct rnode *node = res->node;
+    bool multi = strcmp(argv[0], "MULTI") == 0,
+         exec = strcmp(argv[0], "EXEC") == 0;
     /* A command queued in a transaction cannot be redirected alone. */
-    static const char *const tx[] = {"MULTI", "EXEC"};
-    bool copy = true;
+    bool copy = !multi && !exec && node != NULL && !node->cmd_in_multi;
 
     if (node == NULL)
         return false;
-    for (size_t i = 0; i < 2; i++)
-        if (strcmp(argv[0], tx[i]) == 0)
-            copy = false;
-    if (node->cmd_in_multi)
-        copy = false;
-    if (strcmp(argv[0], "MULTI") == 0)
-        node->cmd_in_multi = true;
-    else if (strcmp(argv[0], "EXEC") == 0)
-        node->cmd_in_multi = false;
+    if (multi || exec)
+        node->cmd_in_multi = multi;
     return node_send(node, node->cmd, argc, argv, argvlen, cb, arg, copy);
 }
 

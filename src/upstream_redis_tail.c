@@ -68,7 +68,7 @@ static void round_read_cb(struct redis_client *c,
     struct upstream_redis *u = node->u;
     const struct redis_client_reply *streams;
     size_t k = 0, in = 0, tags = 0;
-    size_t *tag_at = xcalloc(u->n_tags, sizeof(*tag_at));
+    size_t *tag_at = xcalloc(u->n_tags ? u->n_tags : 1, sizeof(*tag_at));
 
     (void)c;
     node->round_busy = false;
