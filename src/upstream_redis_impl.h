@@ -178,7 +178,11 @@ bool upstream_redis_usable(const struct rnode *node);
  *       MULTI, Redis aborts the transaction (EXECABORT reaches cb).
  * Returns false when the node cannot take the command (not usable, or the
  * connection just failed: its loss is handled as any other); cb is then
- * never called.
+ * never called.  A caller that must answer for every command (a probe, a
+ * write) keeps its own record and answers it when the node is lost:
+ * upstream_redis_lost calls upstream_redis_read_fail(node, why) for the
+ * probes, and a writer hooks there the same way.  A command answered
+ * MOVED did not run: sending it again after the reconnect is safe.
  */
 bool upstream_redis_res_send(struct rres *res, int argc, const char **argv,
                              const size_t *argvlen, redis_client_reply_fn cb,

@@ -630,10 +630,13 @@ class RedisCluster(Schema):
         src_id, dst_id = self.node_id(src), self.node_id(dst)
         dst.command("CLUSTER", "SETSLOT", slot, "IMPORTING", src_id)
         src.command("CLUSTER", "SETSLOT", slot, "MIGRATING", dst_id)
+        deadline = time.time() + 30
         while True:
             keys = src.command("CLUSTER", "GETKEYSINSLOT", slot, 100)
             if not keys:
                 break
+            if time.time() > deadline:
+                raise harness.Failure("slot %d not migrated in 30 s" % slot)
             auth = ["AUTH", self.password] if self.password else []
             src.command("MIGRATE", "127.0.0.1", dst.port, "", 0, 5000, *auth,
                         "KEYS", *keys)
