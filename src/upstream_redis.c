@@ -67,7 +67,6 @@
  */
 #include "src/upstream_redis.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,8 +79,6 @@
 #include "cache/rw.h"
 #include "src/backoff.h"
 #include "src/log.h"
-#include "src/redis_client.h"
-#include "src/redis_functions.h"
 #include "src/upstream.h"
 #include "src/upstream_redis_impl.h"
 #include "src/upstream_redis_snap.h"

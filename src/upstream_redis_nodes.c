@@ -29,7 +29,6 @@
  * Redis older than 7) is fatal (upstream_config's fatal); later ones are
  * retried.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
