@@ -543,10 +543,13 @@ static void nodes_create(struct upstream_redis *u, bool cluster)
 }
 
 /* node belongs at host:port: moves it there (dropping connections to
- * another address), connects it when idle and not waiting. */
+ * another address: a new master is tried at once, the backoff was the old
+ * one's), connects it when idle and not waiting. */
 static void node_place(struct rnode *node, const char *host, uint16_t port)
 {
     if (strcmp(node->host, host) != 0 || node->port != port) {
+        event_del(node->reconnect);
+        node->attempt = 0;
         if (node->host[0] != '\0')
             log_info("redis %s: slot %d: master %s:%u (was %s:%u)",
                      node->u->url, node->slot, host, (unsigned)port,

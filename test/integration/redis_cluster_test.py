@@ -133,6 +133,7 @@ def scenario(revisions):
         time.sleep(1.5)
 
     cluster.move_slot(slot, dst, during=during)
+    moved_at = time.time()
     writer.join(15)
     eq(len(migrating), 3, "the writes while migrating done")
     for i, rev in enumerate(migrating):
@@ -140,6 +141,8 @@ def scenario(revisions):
                      timeout=20)
         eq((ev["object"]["metadata"]["name"], rv_of(ev["object"])), ("m%d" % i, rev),
            "secrets written while migrating")
+    print("%s: resharding: the writes while migrating delivered %.2f s after "
+          "the slot moved" % (revisions, time.time() - moved_at))
     put_event(rw, cluster, watches["secrets"], "secrets", "moved", 1,
               "secrets after the resharding")
     for r in RESOURCES:
@@ -155,10 +158,15 @@ def scenario(revisions):
     rev = cluster.put(key("configmaps", "kept"), obj("configmaps", "kept", 1))
     next_of(watches["configmaps"], ("ADDED",), "configmaps before the failover")
     eq(m.command("WAIT", 1, 5000), 1, "the write replicated")
+    killed_at = time.time()
     cluster.kill(m)
     cluster.wait_master(key_slot(cluster.tag("configmaps")), rep, timeout=30)
+    promoted_at = time.time()
     put_event(rw, cluster, watches["configmaps"], "configmaps", "after", 1,
               "configmaps after the failover")
+    print("%s: failover: replica promoted %.2f s after the kill, the next write "
+          "delivered %.2f s after that" % (revisions, promoted_at - killed_at,
+                                           time.time() - promoted_at))
     converge(rw, cluster, "configmaps", "after the failover")
 
     # 4. failover that loses a write ringwatch served: serviceaccounts'
@@ -176,6 +184,7 @@ def scenario(revisions):
     served = put_event(rw, cluster, watches["serviceaccounts"], "serviceaccounts",
                        "lost", 1, "serviceaccounts: the write to be lost")
     cluster.kill(m)
+    took_at = time.time()
     cluster.takeover(rep)
     cluster.wait_master(key_slot(cluster.tag("serviceaccounts")), rep, timeout=30)
     check("o0" in [k.rsplit("/", 1)[1] for k in cluster.range(key("serviceaccounts", ""))]
@@ -185,6 +194,8 @@ def scenario(revisions):
     for r in affected:
         ev = next_of(watches[r], ("ERROR",), "%s: 410 after the lossy failover" % r, timeout=30)
         eq(ev["object"]["code"], 410, "%s: ERROR code" % r)
+        print("%s: lossy failover: %s's watch ended with 410 %.2f s after the "
+              "takeover" % (revisions, r, time.time() - took_at))
     for r in RESOURCES:
         converge(rw, cluster, r, "after the lossy failover")
     for r in affected:
