@@ -141,7 +141,6 @@ struct upstream_redis {
     struct backoff backoff;
     bool ever_connected;
     uint64_t connects, reconnects, connect_failures, malformed;
-    uint64_t refreshes; /* slot maps read */
     char version[32];
     char last_error[256];
 };

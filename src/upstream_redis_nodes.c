@@ -616,17 +616,17 @@ static void disc_answered(struct upstream_redis *u)
     redis_client_free(u->disc);
     u->disc = NULL;
     u->disc_attempt = 0;
-    u->refreshes++;
 }
 
 static void disc_slots_cb(struct redis_client *c,
                           const struct redis_client_reply *r, void *arg)
 {
     struct upstream_redis *u = arg;
-    const char *asked = u->seeds[0].host;
+    const char *asked;
     uint16_t asked_port;
     char why[300], text[200];
 
+    (void)c;
     disc_candidate(u, &asked, &asked_port);
     if (r->type == REDIS_CLIENT_ERROR &&
         (redis_cluster_disabled(r->str, r->len) ||
@@ -645,7 +645,6 @@ static void disc_slots_cb(struct redis_client *c,
         free(host);
         return;
     }
-    (void)c;
     struct redis_cluster_map *map =
         r->type == REDIS_CLIENT_ERROR
             ? NULL
