@@ -22,8 +22,14 @@ the third); with global they all live in the slot of {rw}.  For each:
    ends equal to the store, the lost write gone; the other shards' watches
    go on.  Once the new history has passed the lost revision, a new
    informer's LIST is past it and its watch sees the next write.
+5. The same while ringwatch is stopped (SIGSTOP), the new master written
+   up to the lost revision before it runs again: the revision counter is
+   no longer behind, the log's entries tell (another key at the revision
+   served); the same outcome.
 Every wait is bounded.
 """
+import os
+import signal
 import threading
 
 from harness import *
@@ -84,6 +90,78 @@ def put_event(rw, cluster, w, resource, name, v, what):
 def watch(rw, resource, rv):
     return rw.watch("%s?watch=1&resourceVersion=%d&allowWatchBookmarks=true"
                     % (path(resource), rv), timeout=20)
+
+
+def lossy_failover(cluster, rw, watches, revisions, res, step, paused):
+    """A failover of res's master to a replica cut off from it, after a
+    write ringwatch served; paused: ringwatch stopped meanwhile, and the new
+    master written past that revision.  The affected watches end with 410
+    (replaced in watches by new ones), the others go on, the caches end
+    equal to the store."""
+    resets = {r: rw.metric("ringwatch_upstream_store_resets_total", resource=r,
+                           reason="revision") or 0 for r in RESOURCES}
+    slot = key_slot(cluster.tag(res))
+    m = cluster.master_of(res)
+    if cluster.replica_of(m) is None:
+        # its master's replica was promoted by an earlier step, and that
+        # master killed: res's slot is resharded to a master with a replica
+        m = next(cluster.node(p) for p, reps in cluster.slots.values() if reps)
+        cluster.move_slot(slot, m)
+    rep = cluster.replica_of(m)
+    cluster.cut_replication(rep)
+    served = put_event(rw, cluster, watches[res], res, step + "-lost", 1,
+                       "%s: the write to be lost" % res)
+    if paused:
+        os.kill(rw.proc.pid, signal.SIGSTOP)
+    try:
+        cluster.kill(m)
+        took_at = time.time()
+        cluster.takeover(rep)
+        cluster.wait_master(slot, rep, timeout=30)
+        check(key(res, step + "-lost") not in cluster.range(key(res, "")),
+              "the new master lacks the write")
+        n = 0
+        while paused and cluster.revision(res) < served:
+            name = "%s-past%d" % (step, n)
+            cluster.put(key(res, name), obj(res, name, 0))
+            n += 1
+    finally:
+        if paused:
+            os.kill(rw.proc.pid, signal.SIGCONT)
+    affected = [r for r in RESOURCES if revisions == "global" or r == res]
+    for r in affected:
+        ev = next_of(watches[r], ("ERROR",), "%s: 410 after the lossy failover" % r,
+                     timeout=30)
+        eq(ev["object"]["code"], 410, "%s: ERROR code" % r)
+        print("%s: lossy failover%s: %s's watch ended with 410 %.2f s after the "
+              "takeover" % (revisions, " (ringwatch stopped)" if paused else "", r,
+                            time.time() - took_at))
+    if paused:
+        check("its log no longer holds the changes of %s" % res in rw.logtext(),
+              "the log's entries told:\n%s" % rw.logtext())
+    for r in RESOURCES:
+        converge(rw, cluster, r, "after the lossy failover")
+    for r in affected:
+        got = rw.metric("ringwatch_upstream_store_resets_total", resource=r,
+                        reason="revision") or 0
+        check(got > resets[r], "%s: the reset counted (%s -> %s)" % (r, resets[r], got))
+        # Revisions up to the lost one are refused until the new history
+        # passes it (store_reset_test's rule): write past it, then a new
+        # informer lists and watches.
+        n = 0
+        while cluster.revision(r) <= served:
+            name = "%s-filler%d" % (step, n)
+            cluster.put(key(r, name), obj(r, name, 0))
+            n += 1
+        lst = rw.wait_rv(cluster.revision(r), path(r), timeout=15)
+        eq(state(lst), store_state(cluster, r), "%s: LIST past the lost revision" % r)
+        watches[r] = watch(rw, r, rv_of(lst))
+        put_event(rw, cluster, watches[r], r, step + "-again", 2,
+                  "%s: a new watch after the reset" % r)
+    for r in RESOURCES:
+        if r not in affected:
+            put_event(rw, cluster, watches[r], r, step + "-still", 1,
+                      "%s: the other shards' watch goes on" % r)
 
 
 def scenario(revisions):
@@ -171,52 +249,11 @@ def scenario(revisions):
 
     # 4. failover that loses a write ringwatch served: serviceaccounts'
     # replica cut off, a write, the master killed, the replica takes over
-    resets = {r: rw.metric("ringwatch_upstream_store_resets_total", resource=r,
-                           reason="revision") or 0 for r in RESOURCES}
-    m = cluster.master_of("serviceaccounts")
-    if cluster.replica_of(m) is None:
-        # global: the slot of {rw} is on 3.'s promoted replica, alone:
-        # resharded to a master with a replica (another MOVED)
-        m = next(cluster.node(p) for p, reps in cluster.slots.values() if reps)
-        cluster.move_slot(key_slot(cluster.tag("serviceaccounts")), m)
-    rep = cluster.replica_of(m)
-    cluster.cut_replication(rep)
-    served = put_event(rw, cluster, watches["serviceaccounts"], "serviceaccounts",
-                       "lost", 1, "serviceaccounts: the write to be lost")
-    cluster.kill(m)
-    took_at = time.time()
-    cluster.takeover(rep)
-    cluster.wait_master(key_slot(cluster.tag("serviceaccounts")), rep, timeout=30)
-    check("o0" in [k.rsplit("/", 1)[1] for k in cluster.range(key("serviceaccounts", ""))]
-          and key("serviceaccounts", "lost") not in cluster.range(key("serviceaccounts", "")),
-          "the new master lacks the write")
-    affected = [r for r in RESOURCES if revisions == "global" or r == "serviceaccounts"]
-    for r in affected:
-        ev = next_of(watches[r], ("ERROR",), "%s: 410 after the lossy failover" % r, timeout=30)
-        eq(ev["object"]["code"], 410, "%s: ERROR code" % r)
-        print("%s: lossy failover: %s's watch ended with 410 %.2f s after the "
-              "takeover" % (revisions, r, time.time() - took_at))
-    for r in RESOURCES:
-        converge(rw, cluster, r, "after the lossy failover")
-    for r in affected:
-        got = rw.metric("ringwatch_upstream_store_resets_total", resource=r,
-                        reason="revision") or 0
-        check(got > resets[r], "%s: the reset counted (%s -> %s)" % (r, resets[r], got))
-        # Revisions up to the lost one are refused until the new history
-        # passes it (store_reset_test's rule): write past it, then a new
-        # informer lists and watches.
-        n = 0
-        while cluster.revision(r) <= served:
-            cluster.put(key(r, "filler%d" % n), obj(r, "filler%d" % n, 0))
-            n += 1
-        lst = rw.wait_rv(cluster.revision(r), path(r), timeout=15)
-        eq(state(lst), store_state(cluster, r), "%s: LIST past the lost revision" % r)
-        w = watch(rw, r, rv_of(lst))
-        put_event(rw, cluster, w, r, "again", 2, "%s: a new watch after the reset" % r)
-    for r in RESOURCES:
-        if r not in affected:
-            put_event(rw, cluster, watches[r], r, "still", 1,
-                      "%s: the other shards' watch goes on" % r)
+    lossy_failover(cluster, rw, watches, revisions, "serviceaccounts", "s4", False)
+    # 5. the same, and the new master written past the lost revision while
+    # ringwatch is stopped (SIGSTOP): its revision counter is no longer
+    # behind, the log's entries tell
+    lossy_failover(cluster, rw, watches, revisions, "secrets", "s5", True)
     for r in RESOURCES:
         converge(rw, cluster, r, "at the end")
     rw.stop()
