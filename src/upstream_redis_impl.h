@@ -39,7 +39,7 @@ struct rres {
     char *prefix; /* its keys' prefix (resource_type_ns_prefix) */
     enum rres_state state;
     unsigned gen;   /* bumped by every list start */
-    bool in_flight; /* a snapshot command is in flight on cmd */
+    bool in_flight; /* a snapshot command is in flight on its node's cmd */
     bool relist;    /* list again when it returns */
     bool reverify;  /* the retry checks the log again, not lists */
     bool resuming;  /* the next round re-establishes a lost watch */
