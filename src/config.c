@@ -31,7 +31,9 @@ const struct option_spec config_options[] = {
      "URL",
      "the store to cache, its adapter chosen by the URL's scheme: "
      "http://HOST:PORT or https://HOST:PORT for etcd (gRPC over HTTP/2, "
-     "cleartext or TLS), a comma-separated list for a cluster's members"},
+     "cleartext or TLS), a comma-separated list for a cluster's members; "
+     "redis://HOST:PORT[,redis://...] for Redis (a standalone server, or "
+     "seeds of a Redis Cluster)"},
     /* The alias: the same field, so that the last one given wins. */
     {"etcd", OPT_STRING, OFF(upstream), 0, 0, CONFIG_UPSTREAM_DEFAULT, "URL",
      "an alias of --upstream, kept for compatibility (the last of the two "

@@ -17,11 +17,13 @@ src_libsrc_a_SOURCES = \
 	src/upstream_etcd_tls.c src/upstream_etcd_tls.h \
 	src/upstream_members.c src/upstream_members.h \
 	src/redis_client.c src/redis_client.h \
+	src/redis_cluster.c src/redis_cluster.h \
 	src/upstream_redis.c src/upstream_redis.h \
 	src/upstream_redis_snap.c src/upstream_redis_snap.h \
 	src/upstream_redis_entry.c src/upstream_redis_entry.h \
 	src/upstream_redis_list.c src/upstream_redis_tail.c \
 	src/upstream_redis_read.c src/upstream_redis_impl.h \
+	src/upstream_redis_nodes.c \
 	src/backoff.c src/backoff.h \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \

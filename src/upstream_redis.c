@@ -1,9 +1,9 @@
 /*
  * upstream_redis.c: the Redis upstream adapter (see upstream_redis.h).
  *
- * Data structure: one struct upstream_redis holds the two connections
- * (cmd: commands; tail: the log reader) and one struct rres per target,
- * in one of
+ * Data structure: one struct upstream_redis holds the nodes (each two
+ * connections, cmd: commands; tail: the log reader) and one struct rres
+ * per target, in one of
  *
  *   IDLE      no connection (or not started)
  *   LISTING   its snapshot's commands are in flight on cmd, one at a time
@@ -22,7 +22,7 @@
  * collected, then handed to the feed sorted by key in one loop turn
  * (list_begin, list_item..., list_end): no list stays open across turns.
  *
- * The log, all watching targets at once, in rounds on the tail:
+ * The log, all watching targets of a node at once, in rounds on its tail:
  *   1. XREAD COUNT 1 BLOCK <progress interval> STREAMS logs... ids...: a
  *      wake-up only (its entries are read again in 2); CLIENT UNBLOCK from
  *      cmd ends it early when a target joins or a probe needs progress.
@@ -51,16 +51,22 @@
  * writes: every target of that tag gets history_reset (watches end with
  * 410, never a revision reused for another change) and is listed again.
  *
- * Connections: when either goes down, both are dropped, every target goes
- * IDLE (state false) and the seeds are tried again, in turn, after a
- * jittered backoff.  The first connection's handshake refused (wrong
- * password, not a Redis server, Redis older than 7) is fatal
- * (upstream_config's fatal); later ones are retried.  Direct reads in
- * flight when cmd goes down are answered RW_EUNAVAIL.
+ * Connections (upstream_redis_nodes.c): discovery (CLUSTER SLOTS on the
+ * seeds) finds a standalone Redis or a Redis Cluster; one node (two
+ * connections) per standalone Redis, or per hash tag on a cluster, at the
+ * master of its slot.  Every command goes through upstream_redis_res_send,
+ * which follows MOVED and ASK.  When a node's connection goes down, its
+ * targets go IDLE (state false), the map is refreshed and the node
+ * reconnects after a jittered backoff; on reconnect each target resumes
+ * after the check of the log (upstream_redis_list_verify): a replica
+ * promoted without the last writes is found there.  The first
+ * connection's handshake refused (wrong password, not a Redis server,
+ * Redis older than 7) is fatal (upstream_config's fatal); later ones are
+ * retried.  Direct reads in flight when a node goes down are answered
+ * RW_EUNAVAIL.
  */
 #include "src/upstream_redis.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,8 +79,6 @@
 #include "cache/rw.h"
 #include "src/backoff.h"
 #include "src/log.h"
-#include "src/redis_client.h"
-#include "src/redis_functions.h"
 #include "src/upstream.h"
 #include "src/upstream_redis_impl.h"
 #include "src/upstream_redis_snap.h"
@@ -87,204 +91,12 @@
 #define REDIS_DEFAULT_HISTORY 10000
 #define REDIS_DEFAULT_PORT 6379
 
-/* ==== helpers ==== */
-
-bool upstream_redis_usable(const struct upstream_redis *u)
-{
-    return u->cmd_ready && u->tail_ready && u->loaded;
-}
-
-/* Sends argv on c; false when c cannot take it (the connection's loss is
- * reported by its on_down). */
-bool upstream_redis_send(struct redis_client *c, int argc, const char **argv,
-                         redis_client_reply_fn cb, void *arg)
-{
-    return c != NULL &&
-           redis_client_command(c, argc, argv, NULL, cb, arg) == RW_OK;
-}
-
 void upstream_redis_set_up(struct rres *res, bool up)
 {
     if (res->watching == up)
         return;
     res->watching = up;
     res->t.feed->state(res->t.ctx, up);
-}
-
-/* ==== connection ==== */
-
-static void u_connect(struct upstream_redis *u);
-
-static void u_reconnect_cb(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    u_connect(arg);
-}
-
-/* Both connections are up and the library loaded: list or resume. */
-static void u_start_all(struct upstream_redis *u)
-{
-    u->connects++;
-    if (u->ever_connected) {
-        u->reconnects++;
-        log_info("redis %s: reconnected to %s", u->url,
-                 redis_client_address(u->cmd));
-    } else {
-        log_info("redis %s: connected to %s (Redis %s)", u->url,
-                 redis_client_address(u->cmd), u->version);
-    }
-    for (size_t i = 0; i < u->n; i++) {
-        struct rres *res = &u->res[i];
-
-        if (res->t.feed->rv(res->t.ctx) > 0) {
-            res->resuming = u->ever_connected;
-            upstream_redis_list_verify(
-                res); /* then the rounds check trimming */
-        } else {
-            upstream_redis_list_start(res);
-        }
-    }
-    u->ever_connected = true;
-    upstream_redis_tail_send(u);
-}
-
-static void u_load_cb(struct redis_client *c,
-                      const struct redis_client_reply *r, void *arg)
-{
-    struct upstream_redis *u = arg;
-    char text[200], why[320];
-
-    (void)c;
-    if (r->type == REDIS_CLIENT_ERROR) {
-        snprintf(why, sizeof(why),
-                 "FUNCTION LOAD of the ringwatch library refused (Redis >= "
-                 "7.0 is needed): %s",
-                 redis_client_reply_text(r, text, sizeof(text)));
-        if (!u->ever_connected && strstr(why, "LOADING") == NULL &&
-            u->cfg.fatal != NULL) {
-            u->cfg.fatal(why, u->cfg.fatal_arg);
-            return;
-        }
-        upstream_redis_lost(u, why);
-        return;
-    }
-    u->loaded = true;
-    if (upstream_redis_usable(u))
-        u_start_all(u);
-}
-
-static void u_info_cb(struct redis_client *c,
-                      const struct redis_client_reply *r, void *arg)
-{
-    struct upstream_redis *u = arg;
-    const char *v;
-
-    (void)c;
-    if (r->type == REDIS_CLIENT_STRING &&
-        (v = strstr(r->str, "redis_version:")) != NULL)
-        snprintf(u->version, sizeof(u->version), "%.*s",
-                 (int)strcspn(v + 14, "\r\n"), v + 14);
-}
-
-static void u_cmd_ready_cb(struct redis_client *c, void *arg)
-{
-    struct upstream_redis *u = arg;
-
-    u->cmd_ready = true;
-    upstream_redis_send(c, 2, (const char *[]){"INFO", "server"}, u_info_cb, u);
-    upstream_redis_send(c, 4,
-                        (const char *[]){"FUNCTION", "LOAD", "REPLACE",
-                                         redis_functions_source()},
-                        u_load_cb, u);
-}
-
-static void u_id_cb(struct redis_client *c, const struct redis_client_reply *r,
-                    void *arg)
-{
-    struct upstream_redis *u = arg;
-
-    (void)c;
-    u->tail_id = r->type == REDIS_CLIENT_INTEGER ? r->integer : 0;
-    u->tail_ready = true;
-    if (upstream_redis_usable(u))
-        u_start_all(u);
-}
-
-static void u_tail_ready_cb(struct redis_client *c, void *arg)
-{
-    struct upstream_redis *u = arg;
-
-    upstream_redis_send(c, 2, (const char *[]){"CLIENT", "ID"}, u_id_cb, u);
-}
-
-static void u_down_cb(struct redis_client *c, const char *why, void *arg)
-{
-    struct upstream_redis *u = arg;
-
-    if (!u->ever_connected && redis_client_reached(c) &&
-        strstr(why, "LOADING") == NULL && u->cfg.fatal != NULL) {
-        /* The server answered, wrongly: a wrong password, not Redis. */
-        u->connect_failures++;
-        u->cfg.fatal(why, u->cfg.fatal_arg);
-        return;
-    }
-    upstream_redis_lost(u, why);
-}
-
-/* Drops both connections and schedules the next attempt, on the next
- * seed. */
-void upstream_redis_lost(struct upstream_redis *u, const char *why)
-{
-    bool was = upstream_redis_usable(u);
-    double delay;
-
-    snprintf(u->last_error, sizeof(u->last_error), "%s", why);
-    redis_client_free(u->cmd); /* deferred when inside its callbacks */
-    redis_client_free(u->tail);
-    u->cmd = u->tail = NULL;
-    u->cmd_ready = u->tail_ready = u->loaded = false;
-    u->round_busy = u->round_blocked = u->unblocking = false;
-    upstream_redis_read_fail(u, why);
-    for (size_t i = 0; i < u->n; i++) {
-        struct rres *res = &u->res[i];
-
-        event_del(res->retry);
-        res->state = RES_IDLE;
-        res->in_flight = res->relist = false;
-        res->tries = 0;
-        upstream_redis_snap_free(res->snap);
-        res->snap = NULL;
-        upstream_redis_set_up(res, false);
-    }
-    if (!was)
-        u->connect_failures++;
-    delay = backoff_delay(&u->backoff, u->attempt++);
-    if (was || u->attempt == 1)
-        log_warnx("redis %s: %s: %s; retrying in %.2f s", u->url,
-                  was ? "connection lost" : "cannot connect", why, delay);
-    else
-        log_debug("redis %s: cannot connect (attempt %u): %s; retrying in "
-                  "%.2f s",
-                  u->url, u->attempt, why, delay);
-    u->seed = (u->seed + 1) % u->n_seeds;
-    struct timeval tv = rw_timeval(delay);
-    event_add(u->reconnect, &tv);
-}
-
-static void u_connect(struct upstream_redis *u)
-{
-    static const struct redis_client_callbacks cmd_cbs = {u_cmd_ready_cb,
-                                                          u_down_cb};
-    static const struct redis_client_callbacks tail_cbs = {u_tail_ready_cb,
-                                                           u_down_cb};
-    const struct seed *s = &u->seeds[u->seed];
-
-    rw_assert(u->cmd == NULL && u->tail == NULL);
-    u->cmd = redis_client_new(u->base, s->host, s->port, u->password,
-                              u->cfg.dial_timeout, &cmd_cbs, u);
-    u->tail = redis_client_new(u->base, s->host, s->port, u->password,
-                               u->cfg.dial_timeout, &tail_cbs, u);
 }
 
 /* ==== construction ==== */
@@ -435,7 +247,6 @@ static struct upstream *redis_create(struct event_base *base, const char *url,
     u->history =
         u->cfg.redis_history > 0 ? u->cfg.redis_history : REDIS_DEFAULT_HISTORY;
     backoff_init(&u->backoff, u->cfg.backoff_min, u->cfg.backoff_max);
-    u->reconnect = evtimer_new(base, u_reconnect_cb, u);
     LIST_INIT(&u->reads);
     u->n = n;
     u->n_tags = u->per_resource ? n : 1;
@@ -443,7 +254,6 @@ static struct upstream *redis_create(struct event_base *base, const char *url,
     if (n == 0)
         u->rev_keys[0] = xstrdup("{rw}:rev");
     u->res = xcalloc(n ? n : 1, sizeof(*u->res));
-    u->round_gen = xcalloc(n ? n : 1, sizeof(*u->round_gen));
     for (size_t i = 0; i < n; i++)
         res_init(u, &u->res[i], &targets[i], i);
     for (size_t i = 0; i < n; i++)
@@ -457,7 +267,7 @@ static int redis_start(struct upstream *up)
 
     if (!u->started) {
         u->started = true;
-        u_connect(u);
+        upstream_redis_nodes_start(u);
     }
     return RW_OK;
 }
@@ -468,8 +278,7 @@ static void redis_free(struct upstream *up)
 
     if (u == NULL)
         return;
-    redis_client_free(u->cmd);
-    redis_client_free(u->tail);
+    upstream_redis_nodes_free(u);
     upstream_redis_read_free_all(u);
     for (size_t i = 0; i < u->n; i++) {
         struct rres *res = &u->res[i];
@@ -490,9 +299,7 @@ static void redis_free(struct upstream *up)
         free(u->rev_keys[0]);
     for (size_t i = 0; i < u->n_seeds; i++)
         free(u->seeds[i].host);
-    event_free(u->reconnect);
     free(u->rev_keys);
-    free(u->round_gen);
     free(u->seeds);
     free(u->res);
     free(u->password);
@@ -506,7 +313,7 @@ static void redis_status(const struct upstream *up, struct upstream_status *st)
 
     memset(st, 0, sizeof(*st));
     st->store = upstream_redis_ops.store;
-    st->connected = upstream_redis_usable(u);
+    st->connected = upstream_redis_nodes_usable(u);
     st->version = u->version;
     st->connects = u->connects;
     st->reconnects = u->reconnects;

@@ -8,10 +8,13 @@
  * value), a counter T:rev and T:R:compacted (every change above it is in
  * the log).
  *
- * Two connections to one Redis (src/redis_client.h): one for commands
+ * Two connections per node (src/redis_client.h): one for commands
  * (FUNCTION LOAD REPLACE of the library at every connect, the snapshots,
- * the direct reads, CLIENT UNBLOCK) and one that reads every resource's log
- * (XREAD BLOCK over all of them at once).  Per target, as kube-apiserver's
+ * the direct reads, CLIENT UNBLOCK) and one that reads the logs of the
+ * node's resources (XREAD BLOCK over all of them at once).  A standalone
+ * Redis is one node; on a Redis Cluster (found by CLUSTER SLOTS) each hash
+ * tag is one node, at its slot's master, following MOVED/ASK and
+ * failovers (src/upstream_redis_nodes.c).  Per target, as kube-apiserver's
  * reflector over its storage: a snapshot (see upstream_redis.c), then the
  * log from the snapshot's revision on; on reconnect the log resumes after
  * the feed's rv(); a log trimmed past it (T:R:compacted above it) relists
@@ -19,8 +22,7 @@
  * behind what the cache served (Redis restarted from an older RDB/AOF, or a
  * replica promoted behind its primary) resets the target's history first
  * (its watches end with 410).  Redis keeps no old values: direct reads of
- * a past revision answer RW_EEXPIRED.  Plaintext only (hiredis 0.14); one
- * Redis node (no Redis Cluster yet).
+ * a past revision answer RW_EEXPIRED.  Plaintext only (hiredis 0.14).
  */
 #ifndef UPSTREAM_REDIS_H
 #define UPSTREAM_REDIS_H
@@ -28,8 +30,9 @@
 struct upstream_ops;
 
 /* The adapter: store "redis", scheme redis:// (comma-separated
- * redis://HOST[:PORT] seeds, PORT 6379 by default; connects to the first
- * that answers, moving on when a connection fails).  Its status's version
+ * redis://HOST[:PORT] seeds, PORT 6379 by default; discovery asks the
+ * first that answers, moving on when a connection fails; a seed of a
+ * Redis Cluster leads to the whole cluster).  Its status's version
  * is redis_version from INFO server. */
 extern const struct upstream_ops upstream_redis_ops;
 

@@ -113,7 +113,11 @@ void upstream_redis_list_retry_cb(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    if (upstream_redis_usable(res->u))
+    if (!upstream_redis_usable(res->node))
+        return;
+    if (res->reverify)
+        upstream_redis_list_verify(res);
+    else
         upstream_redis_list_start(res);
 }
 
@@ -135,9 +139,13 @@ static void res_snapshot_failed(struct rres *res, const char *what,
 {
     char text[160];
 
-    log_warnx("redis %s: list %s: %s: %s", res->u->url, res->name, what,
+    log_warnx("redis %s: %s %s: %s: %s", res->u->url,
+              res->state == RES_VERIFYING ? "resume" : "list", res->name, what,
               r != NULL ? redis_client_reply_text(r, text, sizeof(text))
                         : "unexpected reply");
+    /* A check before resuming that failed (a slot migrating, a cluster
+     * failing over) is tried again: the watch may still resume. */
+    res->reverify = res->state == RES_VERIFYING;
     res->state = RES_IDLE;
     upstream_redis_snap_free(res->snap);
     res->snap = NULL;
@@ -149,7 +157,7 @@ static void res_snapshot_failed(struct rres *res, const char *what,
 static bool res_send(struct rres *res, int argc, const char **argv,
                      redis_client_reply_fn cb)
 {
-    if (!upstream_redis_send(res->u->cmd, argc, argv, cb, res))
+    if (!upstream_redis_res_send(res, argc, argv, NULL, cb, res))
         return false;
     res->in_flight = true;
     return true;
@@ -314,14 +322,16 @@ static void res_send_range(struct rres *res, const char *from, const char *to,
     struct upstream_redis *u = res->u;
     const char *xrange[] = {"XRANGE", res->k_log, from, to, "COUNT", count};
 
-    if (upstream_redis_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL, NULL) &&
-        upstream_redis_send(u->cmd, count != NULL ? 6 : 4, xrange, NULL,
-                            NULL) &&
-        upstream_redis_send(
-            u->cmd, 2, (const char *[]){"GET", res->k_compacted}, NULL, NULL) &&
-        upstream_redis_send(u->cmd, 2,
-                            (const char *[]){"GET", u->rev_keys[res->tag]},
-                            NULL, NULL))
+    if (upstream_redis_res_send(res, 1, (const char *[]){"MULTI"}, NULL, NULL,
+                                NULL) &&
+        upstream_redis_res_send(res, count != NULL ? 6 : 4, xrange, NULL, NULL,
+                                NULL) &&
+        upstream_redis_res_send(res, 2,
+                                (const char *[]){"GET", res->k_compacted},
+                                NULL, NULL, NULL) &&
+        upstream_redis_res_send(res, 2,
+                                (const char *[]){"GET", u->rev_keys[res->tag]},
+                                NULL, NULL, NULL))
         res_send(res, 1, (const char *[]){"EXEC"}, cb);
 }
 
@@ -385,10 +395,9 @@ static void res_tail_cb(struct redis_client *c,
          * Its counter starts at 1, as etcd's first revision, so that the
          * first write is 2 and a watch from the empty list's revision sees
          * it; NX: a writer that came first has counted already. */
-        upstream_redis_send(
-            u->cmd, 4,
-            (const char *[]){"SET", u->rev_keys[res->tag], "1", "NX"}, NULL,
-            NULL);
+        upstream_redis_res_send(
+            res, 4, (const char *[]){"SET", u->rev_keys[res->tag], "1", "NX"},
+            NULL, NULL, NULL);
         upstream_redis_list_start(res);
         return;
     }
@@ -407,7 +416,7 @@ static void res_tail_cb(struct redis_client *c,
     upstream_redis_snap_free(res->snap);
     res->snap = NULL;
     res->state = RES_WATCHING;
-    upstream_redis_tail_kick(u);
+    upstream_redis_tail_kick(res->node);
 }
 
 static void res_tail(struct rres *res)
@@ -425,6 +434,7 @@ void upstream_redis_list_start(struct rres *res)
     const char *argv[] = {"XREVRANGE", res->k_log, "+", "-", "COUNT", "1"};
 
     event_del(res->retry);
+    res->reverify = false;
     res->gen++;
     res->seen_ms = res->seen_seq = 0;
     res_set_last(res, 0, NULL);
@@ -434,7 +444,7 @@ void upstream_redis_list_start(struct rres *res)
         res->relist = true; /* after the reply in flight */
         return;
     }
-    if (!upstream_redis_usable(res->u))
+    if (!upstream_redis_usable(res->node))
         return;
     res_send(res, 6, argv, res_l0_cb);
 }
@@ -487,7 +497,7 @@ static void res_verify_cb(struct redis_client *c,
         return;
     }
     res->state = RES_WATCHING;
-    upstream_redis_tail_kick(u);
+    upstream_redis_tail_kick(res->node);
 }
 
 /*
@@ -505,6 +515,7 @@ void upstream_redis_list_verify(struct rres *res)
 
     snprintf(from, sizeof(from), "%" PRId64 "-0", res->last_rev);
     snprintf(to, sizeof(to), "%" PRId64 "-0", res->t.feed->rv(res->t.ctx));
+    res->reverify = false;
     res->state = RES_VERIFYING;
     res_send_range(res, res->last_rev > 0 ? from : "-", to, "2", res_verify_cb);
 }

@@ -75,7 +75,7 @@ static void probe_cb(struct redis_client *c, const struct redis_client_reply *r,
     if (err == RW_OK && upstream_redis_list_check_rev(res->u, res->tag, p.rev))
         err = RW_EUNAVAIL, why = "the store's history was reset";
     else if (err == RW_OK && p.rev > res->t.feed->rv(res->t.ctx))
-        upstream_redis_tail_kick(res->u); /* the cache's progress, now */
+        upstream_redis_tail_kick(res->node); /* the cache's progress, now */
     cb(err, why, err == RW_OK ? &p : NULL, cb_arg);
 }
 
@@ -93,22 +93,22 @@ static struct upstream_read *reader_probe(void *ctx, const char *scope,
     (void)scope;
     (void)scope_len;
     (void)count;
-    if (!upstream_redis_usable(u))
+    if (!upstream_redis_usable(res->node))
         return NULL;
     rd = rread_new(res, arg);
     rd->probe_cb = cb;
     rd->since = since;
-    if (!upstream_redis_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL,
-                             NULL) ||
-        !upstream_redis_send(u->cmd, 2,
-                             (const char *[]){"GET", u->rev_keys[res->tag]},
-                             NULL, NULL) ||
-        !upstream_redis_send(
-            u->cmd, 6,
+    if (!upstream_redis_res_send(res, 1, (const char *[]){"MULTI"}, NULL, NULL,
+                                 NULL) ||
+        !upstream_redis_res_send(res, 2,
+                                 (const char *[]){"GET", u->rev_keys[res->tag]},
+                                 NULL, NULL, NULL) ||
+        !upstream_redis_res_send(
+            res, 6,
             (const char *[]){"XREVRANGE", res->k_log, "+", "-", "COUNT", "1"},
-            NULL, NULL) ||
-        !upstream_redis_send(u->cmd, 1, (const char *[]){"EXEC"}, probe_cb,
-                             rd)) {
+            NULL, NULL, NULL) ||
+        !upstream_redis_res_send(res, 1, (const char *[]){"EXEC"}, NULL,
+                                 probe_cb, rd)) {
         free(rd);
         return NULL;
     }
@@ -175,13 +175,13 @@ static void reader_cancel(void *ctx, struct upstream_read *read)
 }
 
 /* Pages still answer (from their timers). */
-void upstream_redis_read_fail(struct upstream_redis *u, const char *why)
+void upstream_redis_read_fail(struct rnode *node, const char *why)
 {
     struct rread *rd, *next;
 
-    for (rd = LIST_FIRST(&u->reads); rd != NULL; rd = next) {
+    for (rd = LIST_FIRST(&node->u->reads); rd != NULL; rd = next) {
         next = LIST_NEXT(rd, link);
-        if (rd->is_page)
+        if (rd->is_page || rd->res->node != node)
             continue;
         upstream_probe_cb cb = rd->canceled ? NULL : rd->probe_cb;
         void *cb_arg = rd->arg;

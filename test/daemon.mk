@@ -112,3 +112,10 @@ UNIT_TESTS += test/redis_functions_test
 test_redis_functions_test_SOURCES = test/redis_functions_test.c
 test_redis_functions_test_CFLAGS = $(TEST_CFLAGS)
 test_redis_functions_test_LDADD = $(TEST_LIBS)
+
+# redis_cluster_test: hash slots (the spec's CRC16 vector), CLUSTER SLOTS
+# maps, MOVED/ASK redirections.
+UNIT_TESTS += test/redis_cluster_test
+test_redis_cluster_test_SOURCES = test/redis_cluster_test.c
+test_redis_cluster_test_CFLAGS = $(TEST_CFLAGS)
+test_redis_cluster_test_LDADD = $(TEST_LIBS)

@@ -56,7 +56,8 @@ INTEGRATION_TESTS = \
 	test/integration/secure_front_test.py \
 	test/integration/cert_rotation_test.py \
 	test/integration/redis_functions_test.py \
-	test/integration/redis_store_test.py
+	test/integration/redis_store_test.py \
+	test/integration/redis_cluster_test.py
 TESTS += $(INTEGRATION_TESTS) $(REDIS_TESTS)
 TEST_EXTENSIONS += .redis
 REDIS_LOG_COMPILER = env PYTHON3='$(PYTHON3)' $(SHELL) $(srcdir)/test/integration/over_redis.sh

@@ -27,26 +27,7 @@ import json
 import random
 
 from harness import Failure, Redis, RedisError, check, eq, run
-
-
-def crc16(data):
-    """Redis Cluster's key hash (CRC16-CCITT, XMODEM)."""
-    crc = 0
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
-    return crc
-
-
-def slot(key):
-    start = key.find("{")
-    if start >= 0:
-        end = key.find("}", start + 1)
-        if end > start + 1:
-            key = key[start + 1:end]
-    return crc16(key.encode()) % 16384
+from harness_redis import key_slot as slot
 
 
 def pod(ns, name, **extra):

@@ -27,6 +27,7 @@ import subprocess
 import threading
 
 from harness import *
+from harness_redis import next_of
 
 CM = "/api/v1/namespaces/ns/configmaps"
 PODS = "/api/v1/namespaces/ns/pods"
@@ -49,18 +50,6 @@ def state(lst):
 def redis_state(redis, prefix):
     return sorted((k.rsplit("/", 1)[1], rev, json.loads(v).get("data"))
                   for k, (rev, v) in redis.range(prefix).items())
-
-
-def next_of(w, types, what, timeout=10):
-    """The next event of one of types (skipping bookmarks otherwise)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        ev = w.next_event(deadline - time.time())
-        check(ev is not None, "%s: the watch ended" % what)
-        if ev["type"] in types:
-            return ev
-        check(ev["type"] == "BOOKMARK", "%s: unexpected %s" % (what, ev["type"]))
-    raise Failure("%s: no %s in %ds" % (what, types, timeout))
 
 
 def exits_with(redis, upstream, text, *args):
