@@ -9,7 +9,6 @@
  */
 #include "proto/patch.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,35 +36,6 @@ int patch_type_of(const char *content_type)
         if (strlen(names[i]) == n && memcmp(names[i], content_type, n) == 0)
             return (int)i;
     return -1;
-}
-
-int patch_fail(struct patch_error *err, int code, const char *reason,
-               const char *fmt, ...)
-{
-    va_list ap;
-
-    err->code = code;
-    err->reason = reason;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof(err->message), fmt, ap);
-    va_end(ap);
-    return RW_EINVAL;
-}
-
-const char *patch_go_type(const struct jval *v)
-{
-    switch (jval_type(v)) {
-    case JVAL_OBJECT:
-        return "object";
-    case JVAL_ARRAY:
-        return "array";
-    case JVAL_STRING:
-        return "string";
-    case JVAL_NUMBER:
-        return "number";
-    default:
-        return "bool";
-    }
 }
 
 /*
@@ -98,13 +68,13 @@ static struct jval *parse_patch(enum patch_type t, const char *patch,
         patch_fail(err, 400, "BadRequest",
                    "json: cannot unmarshal %s into Go value of type "
                    "jsonpatch.Patch",
-                   patch_go_type(p));
+                   jval_go_type(p));
     } else if (t == PATCH_STRATEGIC && type != JVAL_OBJECT &&
                type != JVAL_NULL) {
         patch_fail(err, 400, "BadRequest",
                    "json: cannot unmarshal %s into Go value of type "
                    "map[string]interface {}",
-                   patch_go_type(p));
+                   jval_go_type(p));
     } else {
         return p;
     }

@@ -19,27 +19,12 @@
 
 #include <stddef.h>
 
-struct jval;
+#include "proto/patch_error.h"
 
 enum patch_type {
     PATCH_MERGE,     /* application/merge-patch+json */
     PATCH_JSON,      /* application/json-patch+json */
     PATCH_STRATEGIC, /* application/strategic-merge-patch+json */
-};
-
-/* Why a patch was not applied: the Status the apiserver answers with. */
-struct patch_error {
-    int code;           /* HTTP status: 400, 415, 422, 500 */
-    const char *reason; /* Status reason: "BadRequest", "Invalid",
-                           "UnsupportedMediaType", "InternalError", or ""
-                           (the apiserver's StatusReasonUnknown: a Status
-                           without a reason member, for the errors that
-                           strategicpatch returns unwrapped, code 500) */
-    char message[512];  /* Status message, as the apiserver words it */
-    char detail[512];   /* Why, in the library's words, when the Status
-                           message does not say (a failed JSON Patch op:
-                           the apiserver answers a fixed message); for
-                           logs and tests, not sent; "" otherwise */
 };
 
 /*
@@ -65,17 +50,5 @@ int patch_apply(enum patch_type t, const char *group, const char *kind,
                 const char *doc, size_t doc_len, const char *patch,
                 size_t patch_len, char **out, size_t *out_len,
                 struct patch_error *err);
-
-/* For the engines (patch_merge.c, patch_json.c, patch_strategic.c): fills
- * *err with code, reason and the printf-formatted message (cut to fit);
- * returns RW_EINVAL. */
-int patch_fail(struct patch_error *err, int code, const char *reason,
-               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-
-/* For the engines: Go's name of the JSON type of v in encoding/json's
- * "json: cannot unmarshal <type> into Go value of type T" ("object",
- * "array", "string", "number", "bool"). */
-const char *patch_go_type(const struct jval *v);
 
 #endif

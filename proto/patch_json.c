@@ -107,8 +107,8 @@ static long long array_index(struct op_ctx *c, const char *key, size_t len,
         return -1;
     }
     if (idx >= n || idx < -n) {
-        op_fail(c, "%sUnable to access invalid index: %lld" INVALID_INDEX,
-                ctx, idx);
+        op_fail(c, "%sUnable to access invalid index: %lld" INVALID_INDEX, ctx,
+                idx);
         return -1;
     }
     return idx < 0 ? idx + n : idx;
@@ -118,8 +118,7 @@ static long long array_index(struct op_ctx *c, const char *key, size_t len,
  * partialArray's get: NULL without an error for an absent or null object
  * member; NULL with the error text for a bad array index. */
 static const struct jval *child_of(struct op_ctx *c, const struct jval *con,
-                                   const char *key, const char *ctx,
-                                   bool *bad)
+                                   const char *key, const char *ctx, bool *bad)
 {
     const struct jval *v;
     long long i;
@@ -419,16 +418,16 @@ static int op_pointer(struct op_ctx *c, const char *op, const char *name,
     if (have == 1)
         return RW_OK;
     if (terse)
-        return op_fail(c, "%s operation failed to decode %s" MISSING, op,
-                       name);
+        return op_fail(c, "%s operation failed to decode %s" MISSING, op, name);
     if (have == 0)
-        return op_fail(c, "%s operation failed to decode %s: operation%s "
-                          "missing %s field" MISSING,
+        return op_fail(c,
+                       "%s operation failed to decode %s: operation%s "
+                       "missing %s field" MISSING,
                        op, name, strcmp(name, "from") == 0 ? "," : "", name);
     return op_fail(c,
                    "%s operation failed to decode %s: json: cannot "
                    "unmarshal %s into Go value of type string",
-                   op, name, patch_go_type(jval_get(c->op, name)));
+                   op, name, jval_go_type(jval_get(c->op, name)));
 }
 
 static int apply_op(struct op_ctx *c)
@@ -472,24 +471,26 @@ static int apply_op(struct op_ctx *c)
 int patch_json_apply(struct jval **doc, const struct jval *patch,
                      struct patch_error *err)
 {
-    struct op_ctx c = {.doc = doc, .why = err->detail,
-                       .why_size = sizeof(err->detail)};
+    struct op_ctx c = {
+        .doc = doc, .why = err->detail, .why_size = sizeof(err->detail)};
     const struct jval *op;
     size_t n = jval_count(patch);
 
-    JVAL_EACH(op, patch) {
+    JVAL_EACH(op, patch)
+    {
         if (jval_type(op) != JVAL_OBJECT && jval_type(op) != JVAL_NULL)
             return patch_fail(err, 400, "BadRequest",
                               "json: cannot unmarshal %s into Go value of "
                               "type jsonpatch.Operation",
-                              patch_go_type(op));
+                              jval_go_type(op));
     }
     if (n > MAX_OPS)
         return patch_fail(err, 413, "RequestEntityTooLarge",
                           "Request entity too large: The allowed maximum "
                           "operations in a JSON patch is %d, got %zu",
                           MAX_OPS, n);
-    JVAL_EACH(op, patch) {
+    JVAL_EACH(op, patch)
+    {
         c.op = op;
         if (apply_op(&c) != RW_OK)
             return patch_fail(err, 422, "Invalid",

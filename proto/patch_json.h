@@ -7,7 +7,7 @@
 #ifndef PATCH_JSON_H
 #define PATCH_JSON_H
 
-#include "proto/patch.h"
+#include "proto/patch_error.h"
 
 struct jval;
 

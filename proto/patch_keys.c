@@ -13,10 +13,22 @@
 
 #include "cache/rw.h"
 
-#define END {NULL, false, false, NULL, NULL}
-#define MERGE(name, key, type) {name, true, false, key, type}
-#define SET(name) {name, true, false, NULL, NULL} /* merged as a set */
-#define FIELD(name, type) {name, false, false, NULL, type}
+#define END                                                                    \
+    {                                                                          \
+        NULL, false, false, NULL, NULL                                         \
+    }
+#define MERGE(name, key, type)                                                 \
+    {                                                                          \
+        name, true, false, key, type                                           \
+    }
+#define SET(name)                                                              \
+    {                                                                          \
+        name, true, false, NULL, NULL                                          \
+    } /* merged as a set */
+#define FIELD(name, type)                                                      \
+    {                                                                          \
+        name, false, false, NULL, type                                         \
+    }
 
 /* metav1.ObjectMeta */
 static const struct patch_keys_field object_meta_fields[] = {
@@ -36,8 +48,7 @@ static const struct patch_keys_field container_fields[] = {
     MERGE("volumeDevices", "devicePath", NULL),
     END,
 };
-static const struct patch_keys_type container = {"Container",
-                                                 container_fields};
+static const struct patch_keys_type container = {"Container", container_fields};
 
 /* core/v1 PodSpec */
 static const struct patch_keys_field pod_spec_fields[] = {
@@ -163,8 +174,8 @@ static const struct patch_keys_field service_account_fields[] = {
     MERGE("secrets", "name", NULL),
     END,
 };
-static const struct patch_keys_type service_account = {
-    "ServiceAccount", service_account_fields};
+static const struct patch_keys_type service_account = {"ServiceAccount",
+                                                       service_account_fields};
 
 /* Kinds whose only tagged fields are metadata's and status.conditions
  * (Namespace, PersistentVolumeClaim, HorizontalPodAutoscaler; the others

@@ -15,7 +15,8 @@ static void merge_object(struct jval *doc, const struct jval *patch)
 {
     const struct jval *p, *cur;
 
-    JVAL_EACH(p, patch) {
+    JVAL_EACH(p, patch)
+    {
         const char *name = jval_name(p);
         struct jval *v;
 

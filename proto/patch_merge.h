@@ -10,7 +10,7 @@
 #ifndef PATCH_MERGE_H
 #define PATCH_MERGE_H
 
-#include "proto/patch.h"
+#include "proto/patch_error.h"
 
 struct jval;
 

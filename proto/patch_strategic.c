@@ -35,6 +35,7 @@
 #include "cache/sbuf.h"
 #include "proto/jval_edit.h"
 #include "proto/patch_keys.h"
+#include "proto/patch_list.h"
 
 #define SET_ORDER "$setElementOrder/"
 #define DELETE_FROM "$deleteFromPrimitiveList/"
@@ -44,64 +45,13 @@
 /* ------------------------------------------------------------------ */
 /* Errors as the library words them                                    */
 
-/* Go's %v of a decoded JSON value: map[k:v ...] with sorted keys. */
-static void go_format(struct sbuf *b, const struct jval *v);
-
-static int key_cmp(const void *a, const void *b)
-{
-    return strcmp(jval_name(*(const struct jval *const *)a),
-                  jval_name(*(const struct jval *const *)b));
-}
-
-static void go_format(struct sbuf *b, const struct jval *v)
-{
-    const struct jval *c, **members;
-    size_t n = 0, i = 0;
-    char *json;
-
-    switch (jval_type(v)) {
-    case JVAL_OBJECT:
-        members = xcalloc(jval_count(v) + 1, sizeof(*members));
-        JVAL_EACH(c, v) members[n++] = c;
-        qsort(members, n, sizeof(*members), key_cmp);
-        sbuf_add(b, "map[");
-        for (i = 0; i < n; i++) {
-            sbuf_addf(b, "%s%s:", i ? " " : "", jval_name(members[i]));
-            go_format(b, members[i]);
-        }
-        sbuf_add(b, "]");
-        free(members);
-        break;
-    case JVAL_ARRAY:
-        sbuf_add(b, "[");
-        JVAL_EACH(c, v) {
-            sbuf_add(b, i++ ? " " : "");
-            go_format(b, c);
-        }
-        sbuf_add(b, "]");
-        break;
-    case JVAL_STRING:
-        sbuf_add(b, jval_str(v));
-        break;
-    case JVAL_NULL:
-    case JVAL_NONE:
-        sbuf_add(b, "<nil>");
-        break;
-    default:
-        json = jval_edit_print(v, &n);
-        sbuf_add(b, json);
-        free(json);
-        break;
-    }
-}
-
 /* An error strategicpatch returns unwrapped: 500 without a reason. */
 static int fail_raw(struct patch_error *err, const char *fmt,
                     const struct jval *v, const char *tail)
 {
     struct sbuf b = {0};
 
-    go_format(&b, v);
+    patch_go_format(&b, v);
     patch_fail(err, 500, "", fmt, b.data != NULL ? b.data : "", tail);
     sbuf_fini(&b);
     return RW_EINVAL;
@@ -111,8 +61,8 @@ static int fail_raw(struct patch_error *err, const char *fmt,
 static int fail_no_merge_key(struct patch_error *err, const struct jval *m,
                              const char *key)
 {
-    return fail_raw(err, "map: %s does not contain declared merge key: %s",
-                    m, key);
+    return fail_raw(err, "map: %s does not contain declared merge key: %s", m,
+                    key);
 }
 
 /* mergepatch.ErrBadArgType */
@@ -120,10 +70,10 @@ static int fail_bad_arg(struct patch_error *err, const char *want,
                         const struct jval *got)
 {
     static const char *const kinds[] = {
-        [JVAL_NONE] = "invalid",  [JVAL_NULL] = "invalid",
-        [JVAL_FALSE] = "bool",    [JVAL_TRUE] = "bool",
+        [JVAL_NONE] = "invalid",   [JVAL_NULL] = "invalid",
+        [JVAL_FALSE] = "bool",     [JVAL_TRUE] = "bool",
         [JVAL_NUMBER] = "float64", [JVAL_STRING] = "string",
-        [JVAL_ARRAY] = "slice",   [JVAL_OBJECT] = "map",
+        [JVAL_ARRAY] = "slice",    [JVAL_OBJECT] = "map",
     };
 
     return patch_fail(err, 500, "", "expected a %s, but received a %s", want,
@@ -143,198 +93,6 @@ static int fail_invalid(struct patch_error *err, const char *why)
     return patch_fail(err, 422, "Invalid",
                       "the server rejected our request due to an error in "
                       "our request");
-}
-
-/* ------------------------------------------------------------------ */
-/* Vectors of items and the index of their merge key values            */
-
-struct vec {
-    struct jval **v;
-    size_t n, cap;
-};
-
-static void vec_push(struct vec *a, struct jval *x)
-{
-    if (a->n == a->cap) {
-        a->cap = a->cap ? 2 * a->cap : 16;
-        a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
-    }
-    a->v[a->n++] = x;
-}
-
-/* The JSON text identifying item: its merge key's value (NULL when it
- * has none), or the item itself in a list of scalars (key NULL). */
-static char *item_key(const struct jval *item, const char *key)
-{
-    size_t n;
-
-    if (key != NULL) {
-        item = jval_member(item, key, strlen(key));
-        if (item == NULL)
-            return NULL;
-    }
-    return jval_edit_print(item, &n);
-}
-
-/* An open-addressing hash set of key texts, each with its first position
- * (findMapInSliceBasedOnKeyValue finds the first match). */
-struct index {
-    const char **keys;
-    size_t *pos;
-    size_t mask;
-};
-
-static size_t hash(const char *s)
-{
-    size_t h = 14695981039346656037u;
-
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 1099511628211u;
-    return h;
-}
-
-static void index_init(struct index *ix, size_t n)
-{
-    size_t cap = 16;
-
-    while (cap < 2 * n)
-        cap *= 2;
-    ix->keys = xcalloc(cap, sizeof(*ix->keys));
-    ix->pos = xcalloc(cap, sizeof(*ix->pos));
-    ix->mask = cap - 1;
-}
-
-static void index_fini(struct index *ix)
-{
-    free(ix->keys);
-    free(ix->pos);
-}
-
-/* The slot of key: where it is, or the empty one where it would go. */
-static size_t index_slot(const struct index *ix, const char *key)
-{
-    size_t i = hash(key) & ix->mask;
-
-    while (ix->keys[i] != NULL && strcmp(ix->keys[i], key) != 0)
-        i = (i + 1) & ix->mask;
-    return i;
-}
-
-/* Adds key (borrowed: it must outlive the index) at pos unless present. */
-static void index_put(struct index *ix, const char *key, size_t pos)
-{
-    size_t i = index_slot(ix, key);
-
-    if (ix->keys[i] == NULL) {
-        ix->keys[i] = key;
-        ix->pos[i] = pos;
-    }
-}
-
-/* The first position of key, -1 when absent (key NULL included). */
-static long index_get(const struct index *ix, const char *key)
-{
-    size_t i;
-
-    if (key == NULL)
-        return -1;
-    i = index_slot(ix, key);
-    return ix->keys[i] != NULL ? (long)ix->pos[i] : -1;
-}
-
-/* The key texts of n items, indexed (the index borrows them). */
-struct keyed {
-    char **keys;
-    size_t n;
-    struct index ix;
-};
-
-static void keyed_init(struct keyed *k, struct jval *const *items, size_t n,
-                       const char *key)
-{
-    k->n = n;
-    k->keys = xcalloc(n + 1, sizeof(*k->keys));
-    index_init(&k->ix, n);
-    for (size_t i = 0; i < n; i++) {
-        k->keys[i] = item_key(items[i], key);
-        if (k->keys[i] != NULL)
-            index_put(&k->ix, k->keys[i], i);
-    }
-}
-
-/* keyed_init over the elements of array list (NULL: none). */
-static void keyed_init_list(struct keyed *k, const struct jval *list,
-                            const char *key)
-{
-    struct vec items = {0};
-    const struct jval *c;
-
-    JVAL_EACH(c, list) vec_push(&items, jval_edit_mut(c));
-    keyed_init(k, items.v, items.n, key);
-    free(items.v);
-}
-
-static void keyed_fini(struct keyed *k)
-{
-    for (size_t i = 0; i < k->n; i++)
-        free(k->keys[i]);
-    free(k->keys);
-    index_fini(&k->ix);
-}
-
-/* ------------------------------------------------------------------ */
-/* List order                                                          */
-
-struct ranked {
-    struct jval *item;
-    long rank;   /* position in the list ordering this side */
-    long server; /* position in the original, -1 when new */
-    size_t seq;
-};
-
-static int ranked_cmp(const void *a, const void *b)
-{
-    const struct ranked *x = a, *y = b;
-
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/*
- * normalizeElementOrder: the items (taken, their keys checked) present in
- * order sorted by it, the others by server; then mergeSortedSlice: at each
- * step the server-only item goes first only when both items are in the
- * original and it comes first there.  The result replaces *items.
- */
-static void order_items(struct vec *items, const struct keyed *order,
-                        const struct keyed *server, const char *key)
-{
-    struct ranked *left = xcalloc(items->n + 1, sizeof(*left));
-    struct ranked *right = xcalloc(items->n + 1, sizeof(*right));
-    size_t nl = 0, nr = 0, i = 0, j = 0, k = 0;
-
-    for (size_t n = 0; n < items->n; n++) {
-        char *text = item_key(items->v[n], key);
-        long r = index_get(&order->ix, text), s = index_get(&server->ix, text);
-
-        if (r >= 0)
-            right[nr++] = (struct ranked){items->v[n], r, s, n};
-        else
-            left[nl++] = (struct ranked){items->v[n], s, s, n};
-        free(text);
-    }
-    qsort(left, nl, sizeof(*left), ranked_cmp);
-    qsort(right, nr, sizeof(*right), ranked_cmp);
-    while (i < nl || j < nr) {
-        bool take_left = j >= nr || (i < nl && left[i].server >= 0 &&
-                                     right[j].server >= 0 &&
-                                     left[i].server < right[j].server);
-
-        items->v[k++] = take_left ? left[i++].item : right[j++].item;
-    }
-    free(left);
-    free(right);
 }
 
 /* ------------------------------------------------------------------ */
@@ -361,16 +119,17 @@ static int element_type(const struct jval *a, const struct jval *b,
 
     *t = JVAL_NONE;
     for (size_t i = 0; i < 2; i++) {
-        JVAL_EACH(c, lists[i]) {
+        JVAL_EACH(c, lists[i])
+        {
             enum jval_type k = go_kind(c);
 
             if (*t == JVAL_NONE && k == JVAL_ARRAY)
                 return fail_invalid(err, "lists of lists are not supported");
             if (*t != JVAL_NONE && k != *t) {
                 sbuf_add(&s, "[");
-                go_format(&s, a);
+                patch_go_format(&s, a);
                 sbuf_add(&s, " ");
-                go_format(&s, b);
+                patch_go_format(&s, b);
                 sbuf_add(&s, "]");
                 patch_fail(err, 500, "",
                            "list element types are not identical: %s", s.data);
@@ -387,30 +146,30 @@ static int element_type(const struct jval *a, const struct jval *b,
  * (deduplicateScalars), or the original's without the patch's for a
  * $deleteFromPrimitiveList. Items taken from o and p (left NULL). */
 static void merge_scalars(struct jval **o, size_t no, struct jval **p,
-                          size_t np, bool delete_list, struct vec *out)
+                          size_t np, bool delete_list, struct patch_list *out)
 {
-    struct keyed ko, kp;
-    struct index seen;
+    struct patch_list_keys ko, kp;
+    struct patch_list_index seen;
 
-    keyed_init(&ko, o, no, NULL);
-    keyed_init(&kp, p, np, NULL);
-    index_init(&seen, no + np);
+    patch_list_keys_init(&ko, o, no, NULL);
+    patch_list_keys_init(&kp, p, np, NULL);
+    patch_list_index_init(&seen, no + np);
     for (size_t i = 0; i < no + np; i++) {
         struct jval **item = i < no ? &o[i] : &p[i - no];
         const char *text = i < no ? ko.keys[i] : kp.keys[i - no];
 
-        if (delete_list ? i >= no || index_get(&kp.ix, text) >= 0
-                        : index_get(&seen, text) >= 0)
+        if (delete_list ? i >= no || patch_list_index_get(&kp.ix, text) >= 0
+                        : patch_list_index_get(&seen, text) >= 0)
             continue;
-        index_put(&seen, text, i);
-        vec_push(out, *item);
+        patch_list_index_put(&seen, text, i);
+        patch_list_push(out, *item);
         *item = NULL;
     }
     if (!delete_list)
-        order_items(out, &kp, &ko, NULL);
-    index_fini(&seen);
-    keyed_fini(&ko);
-    keyed_fini(&kp);
+        patch_list_order(out, &kp, &ko, NULL);
+    patch_list_index_fini(&seen);
+    patch_list_keys_fini(&ko);
+    patch_list_keys_fini(&kp);
 }
 
 /* mergeSliceWithSpecialElements: the patch's items without a $patch
@@ -418,11 +177,11 @@ static void merge_scalars(struct jval **o, size_t no, struct jval **p,
  * items of their key from o (freed, left NULL); *replace set by a
  * "$patch": replace item. */
 static int list_directives(struct jval **o, size_t no, struct jval **p,
-                           size_t np, const char *key, struct vec *rest,
+                           size_t np, const char *key, struct patch_list *rest,
                            bool *replace, struct patch_error *err)
 {
-    struct vec gone = {0}; /* the key texts of the deleted items */
-    struct index del;
+    struct patch_list gone = {0}; /* the key texts of the deleted items */
+    struct patch_list_index del;
     int rc = RW_OK;
 
     for (size_t i = 0; i < np && rc == RW_OK; i++) {
@@ -431,13 +190,13 @@ static int list_directives(struct jval **o, size_t no, struct jval **p,
         char *text;
 
         if (d == NULL) {
-            vec_push(rest, p[i]);
+            patch_list_push(rest, p[i]);
             p[i] = NULL;
         } else if (strcmp(word, "delete") == 0 && jval_type(d) == JVAL_STRING) {
-            if ((text = item_key(p[i], key)) == NULL)
+            if ((text = patch_list_key(p[i], key)) == NULL)
                 rc = fail_no_merge_key(err, p[i], key);
             else
-                vec_push(&gone, (struct jval *)text);
+                patch_list_push(&gone, (struct jval *)text);
         } else if (strcmp(word, "replace") == 0) {
             *replace = true;
         } else if (strcmp(word, "merge") == 0) {
@@ -447,27 +206,27 @@ static int list_directives(struct jval **o, size_t no, struct jval **p,
         } else {
             struct sbuf b = {0}, m = {0};
 
-            go_format(&b, d);
-            go_format(&m, p[i]);
+            patch_go_format(&b, d);
+            patch_go_format(&m, p[i]);
             rc = patch_fail(err, 500, "", "unknown patch type: %s in map: %s",
                             b.data, m.data);
             sbuf_fini(&b);
             sbuf_fini(&m);
         }
     }
-    index_init(&del, gone.n);
+    patch_list_index_init(&del, gone.n);
     for (size_t i = 0; i < gone.n; i++)
-        index_put(&del, (const char *)gone.v[i], i);
+        patch_list_index_put(&del, (const char *)gone.v[i], i);
     for (size_t i = 0; i < no && gone.n > 0; i++) {
-        char *text = item_key(o[i], key);
+        char *text = patch_list_key(o[i], key);
 
-        if (index_get(&del, text) >= 0) {
+        if (patch_list_index_get(&del, text) >= 0) {
             jval_free(o[i]);
             o[i] = NULL;
         }
         free(text);
     }
-    index_fini(&del);
+    patch_list_index_fini(&del);
     for (size_t i = 0; i < gone.n; i++)
         free(gone.v[i]);
     free(gone.v);
@@ -481,12 +240,12 @@ static int list_directives(struct jval **o, size_t no, struct jval **p,
  */
 static int merge_map_list(struct jval **o, size_t no, struct jval **p,
                           size_t np, const struct patch_keys_field *f,
-                          struct vec *out, struct patch_error *err)
+                          struct patch_list *out, struct patch_error *err)
 {
     const char *key = f->merge_key;
-    struct vec rest = {0};
-    struct keyed kp, ks;
-    struct index at; /* key text -> position in out */
+    struct patch_list rest = {0};
+    struct patch_list_keys kp, ks;
+    struct patch_list_index at; /* key text -> position in out */
     bool replace = false;
     int rc;
 
@@ -495,23 +254,23 @@ static int merge_map_list(struct jval **o, size_t no, struct jval **p,
         if (o[i] != NULL && !replace) {
             if (jval_member(o[i], key, strlen(key)) == NULL)
                 rc = fail_no_merge_key(err, o[i], key);
-            vec_push(out, o[i]);
+            patch_list_push(out, o[i]);
             o[i] = NULL;
         }
     }
     if (rc != RW_OK || replace) {
         for (size_t i = 0; i < rest.n; i++)
-            vec_push(out, rest.v[i]); /* original := the patch's items */
+            patch_list_push(out, rest.v[i]); /* original := the patch's items */
         free(rest.v);
         return rc;
     }
-    keyed_init(&ks, out->v, out->n, key);
-    keyed_init(&kp, rest.v, rest.n, key);
-    index_init(&at, out->n + rest.n);
+    patch_list_keys_init(&ks, out->v, out->n, key);
+    patch_list_keys_init(&kp, rest.v, rest.n, key);
+    patch_list_index_init(&at, out->n + rest.n);
     for (size_t i = 0; i < out->n; i++)
-        index_put(&at, ks.keys[i], i);
+        patch_list_index_put(&at, ks.keys[i], i);
     for (size_t i = 0; i < rest.n; i++) {
-        long pos = index_get(&at, kp.keys[i]);
+        long pos = patch_list_index_get(&at, kp.keys[i]);
         struct jval *item = rest.v[i], *merged;
 
         if (rc == RW_OK && kp.keys[i] == NULL)
@@ -523,15 +282,15 @@ static int merge_map_list(struct jval **o, size_t no, struct jval **p,
             out->v[pos] = merged != NULL ? merged : jval_edit_new_null();
             rc = merged != NULL ? RW_OK : RW_EINVAL;
         } else {
-            index_put(&at, kp.keys[i], out->n);
-            vec_push(out, item);
+            patch_list_index_put(&at, kp.keys[i], out->n);
+            patch_list_push(out, item);
         }
     }
     if (rc == RW_OK)
-        order_items(out, &kp, &ks, key);
-    index_fini(&at);
-    keyed_fini(&kp);
-    keyed_fini(&ks);
+        patch_list_order(out, &kp, &ks, key);
+    patch_list_index_fini(&at);
+    patch_list_keys_fini(&kp);
+    patch_list_keys_fini(&ks);
     free(rest.v);
     return rc;
 }
@@ -550,15 +309,14 @@ static struct jval *merge_slice(struct jval *orig, struct jval *patch,
     size_t no, np;
     struct jval **o = jval_edit_take_all(orig, &no);
     struct jval **p = jval_edit_take_all(patch, &np);
-    struct vec out = {0};
+    struct patch_list out = {0};
 
     jval_free(patch);
     if (rc == RW_OK && t != JVAL_OBJECT && t != JVAL_NONE)
         merge_scalars(o, no, p, np, delete_list, &out);
     else if (rc == RW_OK && t == JVAL_OBJECT && f->merge_key == NULL)
         rc = patch_fail(err, 500, "",
-                        "cannot merge lists without merge key for %s",
-                        f->name);
+                        "cannot merge lists without merge key for %s", f->name);
     else if (rc == RW_OK && t == JVAL_OBJECT)
         rc = merge_map_list(o, no, p, np, f, &out, err);
     for (size_t i = 0; i < out.n; i++)
@@ -580,8 +338,7 @@ static struct jval *merge_slice(struct jval *orig, struct jval *patch,
 
 /* handleDirectiveInMergeMap: "$patch": replace or delete on a map. */
 static struct jval *map_directive(struct jval *orig, struct jval *patch,
-                                  const struct jval *d,
-                                  struct patch_error *err)
+                                  const struct jval *d, struct patch_error *err)
 {
     bool is_string = jval_type(d) == JVAL_STRING;
     struct sbuf b = {0}, m = {0};
@@ -595,8 +352,8 @@ static struct jval *map_directive(struct jval *orig, struct jval *patch,
         jval_free(patch);
         return jval_edit_new_object();
     }
-    go_format(&b, d);
-    go_format(&m, patch);
+    patch_go_format(&b, d);
+    patch_go_format(&m, patch);
     patch_fail(err, 500, "", "unknown patch type: %s in map: %s", b.data,
                m.data);
     sbuf_fini(&b);
@@ -615,7 +372,8 @@ static bool listed(const struct jval *list, const char *name)
 {
     const struct jval *c;
 
-    JVAL_EACH(c, list) {
+    JVAL_EACH(c, list)
+    {
         if (jval_type(c) == JVAL_STRING && strcmp(jval_str(c), name) == 0)
             return true;
     }
@@ -635,11 +393,11 @@ static int retain_keys(struct jval *orig, struct jval *patch,
         return RW_OK;
     if (jval_type(list) != JVAL_ARRAY)
         rc = fail_bad_request(err, "invalid patch format of retainKeys");
-    JVAL_EACH(c, patch) {
+    JVAL_EACH(c, patch)
+    {
         if (rc == RW_OK && jval_type(c) != JVAL_NULL &&
             !has_prefix(jval_name(c), DELETE_FROM) &&
-            !has_prefix(jval_name(c), SET_ORDER) &&
-            !listed(list, jval_name(c)))
+            !has_prefix(jval_name(c), SET_ORDER) && !listed(list, jval_name(c)))
             rc = fail_bad_request(err, "invalid patch format of retainKeys");
     }
     for (c = jval_first(orig); c != NULL && rc == RW_OK; c = next) {
@@ -667,8 +425,8 @@ static int check_order(const struct jval *patch_list, const struct jval *order,
             p = jval_next(p);
             continue;
         }
-        pk = item_key(p, key);
-        ok = item_key(o, key);
+        pk = patch_list_key(p, key);
+        ok = patch_list_key(o, key);
         if (pk == NULL || ok == NULL) {
             free(pk);
             free(ok);
@@ -682,8 +440,8 @@ static int check_order(const struct jval *patch_list, const struct jval *order,
     }
     if (p == NULL || jval_count(order) == 0)
         return RW_OK;
-    go_format(&a, patch_list);
-    go_format(&b, order);
+    patch_go_format(&a, patch_list);
+    patch_go_format(&b, order);
     patch_fail(err, 500, "",
                "The order in patch list:\n%s\n doesn't match $setElementOrder "
                "list:\n%s\n",
@@ -701,13 +459,13 @@ static struct jval *take_list(struct jval *obj, const char *name)
     return v != NULL ? v : jval_edit_new_array();
 }
 
-/* Orders the items of list (an array) as order_items; in a list of maps
+/* Orders the items of list (an array) as patch_list_order; in a list of maps
  * every item needs its merge key. */
-static int order_list(struct jval *list, const struct keyed *order,
-                      const struct keyed *server, const char *key,
+static int order_list(struct jval *list, const struct patch_list_keys *order,
+                      const struct patch_list_keys *server, const char *key,
                       bool maps, struct patch_error *err)
 {
-    struct vec items = {0};
+    struct patch_list items = {0};
     int rc = RW_OK;
 
     items.v = jval_edit_take_all(list, &items.n);
@@ -715,7 +473,7 @@ static int order_list(struct jval *list, const struct keyed *order,
         if (jval_member(items.v[i], key, strlen(key)) == NULL)
             rc = fail_no_merge_key(err, items.v[i], key);
     if (rc == RW_OK)
-        order_items(&items, order, server, maps ? key : NULL);
+        patch_list_order(&items, order, server, maps ? key : NULL);
     for (size_t i = 0; i < items.n; i++)
         jval_edit_append(list, items.v[i]);
     free(items.v);
@@ -739,7 +497,7 @@ static int set_element_order(struct jval *orig, struct jval *patch,
     const struct jval *ol = jval_member(orig, name, strlen(name));
     const struct jval *pl = jval_member(patch, name, strlen(name));
     struct jval *merged;
-    struct keyed ko, ks;
+    struct patch_list_keys ko, ks;
     enum jval_type type;
     int rc;
 
@@ -763,8 +521,8 @@ static int set_element_order(struct jval *orig, struct jval *patch,
     if (type == JVAL_OBJECT && key == NULL)
         return patch_fail(err, 500, "",
                           "cannot merge lists without merge key for %s", name);
-    keyed_init_list(&ks, ol, type == JVAL_OBJECT ? key : NULL);
-    keyed_init_list(&ko, order, type == JVAL_OBJECT ? key : NULL);
+    patch_list_keys_init_array(&ks, ol, type == JVAL_OBJECT ? key : NULL);
+    patch_list_keys_init_array(&ko, order, type == JVAL_OBJECT ? key : NULL);
     if (ol == NULL || pl == NULL)
         merged = take_list(ol == NULL ? patch : orig, name);
     else if (f != NULL && f->merge)
@@ -772,13 +530,13 @@ static int set_element_order(struct jval *orig, struct jval *patch,
                              false, err);
     else
         merged = take_list(patch, name);
-    rc = merged == NULL ? RW_EINVAL
-                        : order_list(merged, &ko, &ks, key,
-                                     type == JVAL_OBJECT, err);
+    rc = merged == NULL
+             ? RW_EINVAL
+             : order_list(merged, &ko, &ks, key, type == JVAL_OBJECT, err);
     if (merged != NULL)
         jval_edit_set(orig, name, merged);
-    keyed_fini(&ko);
-    keyed_fini(&ks);
+    patch_list_keys_fini(&ko);
+    patch_list_keys_fini(&ks);
     return rc;
 }
 

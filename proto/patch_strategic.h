@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "proto/patch.h"
+#include "proto/patch_error.h"
 
 struct jval;
 

@@ -172,7 +172,8 @@ static void smp_refused(const char *patch, int code, const char *reason,
                         const char *message)
 {
     assert_refused(PATCH_STRATEGIC, "", "Pod",
-                   "{\"metadata\":{\"name\":\"p\",\"finalizers\":[]},\"spec\":{\"containers\":"
+                   "{\"metadata\":{\"name\":\"p\",\"finalizers\":[]},\"spec\":{"
+                   "\"containers\":"
                    "[{\"name\":\"a\"}]}}",
                    patch, code, reason, message);
 }
@@ -194,8 +195,8 @@ static void test_errors(void **state)
                 "list element types are not identical: [[map[name:a]] [a]]");
     smp_refused("{\"metadata\":{\"$retainKeys\":[\"name\"],\"labels\":{}}}",
                 400, "BadRequest", "invalid patch format of retainKeys");
-    smp_refused("{\"metadata\":{\"$retainKeys\":\"name\"}}", 400,
-                "BadRequest", "invalid patch format of retainKeys");
+    smp_refused("{\"metadata\":{\"$retainKeys\":\"name\"}}", 400, "BadRequest",
+                "invalid patch format of retainKeys");
     smp_refused(POD("{\"$setElementOrder/containers\":[{\"name\":\"a\"}],"
                     "\"containers\":[{\"name\":\"z\"}]}"),
                 500, "",
@@ -228,15 +229,14 @@ static void test_large_list(void **state)
     for (int i = 0; i < n; i++) {
         sbuf_addf(&doc, "%s{\"name\":\"E%d\",\"value\":\"1\"}", i ? "," : "",
                   i);
-        sbuf_addf(&patch, "%s{\"name\":\"E%d\",\"value\":\"2\"}",
-                  i ? "," : "", n - 1 - i);
+        sbuf_addf(&patch, "%s{\"name\":\"E%d\",\"value\":\"2\"}", i ? "," : "",
+                  n - 1 - i);
     }
     sbuf_add(&doc, "]}]}}");
     sbuf_add(&patch, "]}]}}");
     t0 = clock();
-    assert_int_equal(patch_apply(PATCH_STRATEGIC, "", "Pod", doc.data,
-                                 doc.len, patch.data, patch.len, &out, &len,
-                                 &err),
+    assert_int_equal(patch_apply(PATCH_STRATEGIC, "", "Pod", doc.data, doc.len,
+                                 patch.data, patch.len, &out, &len, &err),
                      RW_OK);
     /* the patch's order: E19999 first */
     assert_non_null(strstr(out, "[{\"name\":\"E19999\",\"value\":\"2\"}"));

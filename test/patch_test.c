@@ -25,8 +25,7 @@ static void test_type_of(void **state)
     (void)state;
     assert_int_equal(patch_type_of("application/merge-patch+json"),
                      PATCH_MERGE);
-    assert_int_equal(patch_type_of("application/json-patch+json"),
-                     PATCH_JSON);
+    assert_int_equal(patch_type_of("application/json-patch+json"), PATCH_JSON);
     assert_int_equal(
         patch_type_of("application/strategic-merge-patch+json; charset=utf-8"),
         PATCH_STRATEGIC);
@@ -141,10 +140,9 @@ static void test_json_rfc6902(void **state)
     assert_patched(PATCH_JSON, "", "Pod", "{\"foo\":[\"bar\",\"qux\",\"baz\"]}",
                    "[{\"op\":\"remove\",\"path\":\"/foo/1\"}]",
                    "{\"foo\":[\"bar\",\"baz\"]}");
-    assert_patched(
-        PATCH_JSON, "", "Pod", "{\"baz\":\"qux\",\"foo\":\"bar\"}",
-        "[{\"op\":\"replace\",\"path\":\"/baz\",\"value\":\"boo\"}]",
-        "{\"baz\":\"boo\",\"foo\":\"bar\"}");
+    assert_patched(PATCH_JSON, "", "Pod", "{\"baz\":\"qux\",\"foo\":\"bar\"}",
+                   "[{\"op\":\"replace\",\"path\":\"/baz\",\"value\":\"boo\"}]",
+                   "{\"baz\":\"boo\",\"foo\":\"bar\"}");
     assert_patched(PATCH_JSON, "", "Pod",
                    "{\"foo\":{\"bar\":\"baz\",\"waldo\":\"fred\"},"
                    "\"qux\":{\"corge\":\"grault\"}}",
@@ -161,9 +159,10 @@ static void test_json_rfc6902(void **state)
                    "[{\"op\":\"test\",\"path\":\"/baz\",\"value\":\"qux\"},"
                    "{\"op\":\"test\",\"path\":\"/foo/1\",\"value\":2}]",
                    "{\"baz\":\"qux\",\"foo\":[\"a\",2,\"c\"]}");
-    assert_json_failed("{\"baz\":\"qux\"}",
-                       "[{\"op\":\"test\",\"path\":\"/baz\",\"value\":\"bar\"}]",
-                       "testing value /baz failed: test failed");
+    assert_json_failed(
+        "{\"baz\":\"qux\"}",
+        "[{\"op\":\"test\",\"path\":\"/baz\",\"value\":\"bar\"}]",
+        "testing value /baz failed: test failed");
     assert_patched(PATCH_JSON, "", "Pod", "{\"foo\":\"bar\"}",
                    "[{\"op\":\"add\",\"path\":\"/child\",\"value\":"
                    "{\"grandchild\":{}}}]",
@@ -265,8 +264,7 @@ static void test_json_errors(void **state)
                        "error in add for path: '/a/x': value was not a proper "
                        "array index: 'x': strconv.Atoi: parsing \"x\": "
                        "invalid syntax");
-    assert_json_failed("{\"a\":[1]}",
-                       "[{\"op\":\"remove\",\"path\":\"/a/-\"}]",
+    assert_json_failed("{\"a\":[1]}", "[{\"op\":\"remove\",\"path\":\"/a/-\"}]",
                        "error in remove for path: '/a/-': strconv.Atoi: "
                        "parsing \"-\": invalid syntax");
     assert_json_failed("{}",
@@ -353,11 +351,12 @@ static void test_limits(void **state)
     free(ok);
     assert_refused(PATCH_MERGE, "", "Pod", "{}", "{\"a\":\"\xff\"}", 400,
                    "BadRequest", "Invalid JSON Patch");
-    assert_refused(PATCH_STRATEGIC, "example.com", "Widget", "{}", "{}", 415,
-                   "UnsupportedMediaType",
-                   "the body of the request was in an unknown format - "
-                   "accepted media types include: application/json-patch+json, "
-                   "application/merge-patch+json, application/apply-patch+yaml");
+    assert_refused(
+        PATCH_STRATEGIC, "example.com", "Widget", "{}", "{}", 415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - "
+        "accepted media types include: application/json-patch+json, "
+        "application/merge-patch+json, application/apply-patch+yaml");
 }
 
 int main(void)

@@ -18,9 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const kinds[][2] = {
-        {"", "Pod"}, {"apps", "Deployment"}, {"", "ConfigMap"},
-        {"example.com", "Widget"}};
+    static const char *const kinds[][2] = {{"", "Pod"},
+                                           {"apps", "Deployment"},
+                                           {"", "ConfigMap"},
+                                           {"example.com", "Widget"}};
     const char *body, *sep, *why;
     struct patch_error err;
     enum patch_type t;
