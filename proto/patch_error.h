@@ -11,9 +11,10 @@ struct sbuf;
 
 /* Why a patch was not applied: the Status the apiserver answers with. */
 struct patch_error {
-    int code;           /* HTTP status: 400, 415, 422, 500 */
+    int code;           /* HTTP status: 400, 413, 415, 422, 500 */
     const char *reason; /* Status reason: "BadRequest", "Invalid",
-                           "UnsupportedMediaType", "InternalError", or ""
+                           "UnsupportedMediaType", "RequestEntityTooLarge",
+                           "InternalError", or ""
                            (the apiserver's StatusReasonUnknown: a Status
                            without a reason member, for the errors that
                            strategicpatch returns unwrapped, code 500) */

@@ -21,7 +21,7 @@
  *    original's items it is compared with.
  *
  * Lists are handled as vectors (jval_edit_take_all) with a hash index of
- * the merge key values (their JSON text), so merging lists of thousands of
+ * the merge key values (patch_list.h), so merging lists of thousands of
  * items is linear.  Every error is the library's, with its code as the
  * apiserver's interpretStrategicMergePatchError maps it.
  */
