@@ -647,6 +647,30 @@ static struct jval *merge_map(struct jval *orig, struct jval *patch,
 
 /* ------------------------------------------------------------------ */
 
+/* Whether name is a directive: Go's decoder of the patched object drops
+ * such members (no field of a built-in type starts with '$'). */
+static bool is_directive(const char *name)
+{
+    return strcmp(name, DIRECTIVE) == 0 || strcmp(name, RETAIN_KEYS) == 0 ||
+           has_prefix(name, SET_ORDER) || has_prefix(name, DELETE_FROM);
+}
+
+/* Drops the directives the merge took over unapplied (in values added
+ * whole, as mergeMap takes them), as decoding into the kind's struct
+ * does. */
+static void drop_directives(struct jval *v)
+{
+    const struct jval *c, *next;
+
+    for (c = jval_first(v); c != NULL; c = next) {
+        next = jval_next(c);
+        if (jval_type(v) == JVAL_OBJECT && is_directive(jval_name(c)))
+            jval_free(jval_edit_detach(v, c));
+        else
+            drop_directives(jval_edit_mut(c));
+    }
+}
+
 bool patch_strategic_supported(const char *group, const char *kind)
 {
     return patch_keys_find(group, kind) != NULL;
@@ -660,5 +684,8 @@ int patch_strategic_apply(struct jval **doc, const struct jval *patch,
         return RW_OK;
     *doc = merge_map(*doc, jval_edit_dup(patch), patch_keys_find(group, kind),
                      err);
-    return *doc != NULL ? RW_OK : RW_EINVAL;
+    if (*doc == NULL)
+        return RW_EINVAL;
+    drop_directives(*doc);
+    return RW_OK;
 }

@@ -163,6 +163,14 @@ static void test_directives(void **state)
         "{\"metadata\":{\"labels\":{\"a\":null}},\"spec\":{\"volumes\":null}}",
         "{\"metadata\":{\"labels\":{\"b\":\"2\"}},\"spec\":{}}");
     smp("", "Pod", "{\"a\":1}", "null", "{\"a\":1}");
+    /* directives inside values taken whole are dropped, as decoding the
+     * result into the kind's struct drops them */
+    smp("", "Pod", POD("{\"containers\":[{\"name\":\"a\"}]}"),
+        POD("{\"containers\":[{\"name\":\"b\",\"$retainKeys\":[\"name\"],"
+            "\"env\":[{\"name\":\"E\"}],\"$setElementOrder/env\":"
+            "[{\"name\":\"E\"}]}]}"),
+        POD("{\"containers\":[{\"name\":\"b\",\"env\":[{\"name\":\"E\"}]},"
+            "{\"name\":\"a\"}]}"));
     /* a member the original lacks is taken, its nulls dropped */
     smp("", "Pod", "{}", "{\"spec\":{\"nodeName\":\"n\",\"x\":null}}",
         "{\"spec\":{\"nodeName\":\"n\"}}");
