@@ -80,6 +80,21 @@ static int fail_bad_arg(struct patch_error *err, const char *want,
                       kinds[jval_type(got)]);
 }
 
+/* mergepatch.ErrBadPatchType */
+static int fail_bad_patch_type(struct patch_error *err, const struct jval *d,
+                               const struct jval *m)
+{
+    struct sbuf b = {0}, n = {0};
+
+    patch_go_format(&b, d);
+    patch_go_format(&n, m);
+    patch_fail(err, 500, "", "unknown patch type: %s in map: %s", b.data,
+               n.data);
+    sbuf_fini(&b);
+    sbuf_fini(&n);
+    return RW_EINVAL;
+}
+
 static int fail_bad_request(struct patch_error *err, const char *message)
 {
     return patch_fail(err, 400, "BadRequest", "%s", message);
@@ -180,8 +195,9 @@ static int list_directives(struct jval **o, size_t no, struct jval **p,
                            size_t np, const char *key, struct patch_list *rest,
                            bool *replace, struct patch_error *err)
 {
-    struct patch_list gone = {0}; /* the key texts of the deleted items */
+    char **gone = xcalloc(np + 1, sizeof(*gone)); /* the deleted keys */
     struct patch_list_index del;
+    size_t ngone = 0;
     int rc = RW_OK;
 
     for (size_t i = 0; i < np && rc == RW_OK; i++) {
@@ -192,11 +208,11 @@ static int list_directives(struct jval **o, size_t no, struct jval **p,
         if (d == NULL) {
             patch_list_push(rest, p[i]);
             p[i] = NULL;
-        } else if (strcmp(word, "delete") == 0 && jval_type(d) == JVAL_STRING) {
+        } else if (strcmp(word, "delete") == 0) {
             if ((text = patch_list_key(p[i], key)) == NULL)
                 rc = fail_no_merge_key(err, p[i], key);
             else
-                patch_list_push(&gone, (struct jval *)text);
+                gone[ngone++] = text;
         } else if (strcmp(word, "replace") == 0) {
             *replace = true;
         } else if (strcmp(word, "merge") == 0) {
@@ -204,20 +220,13 @@ static int list_directives(struct jval **o, size_t no, struct jval **p,
                             "merging lists cannot yet be specified in the "
                             "patch");
         } else {
-            struct sbuf b = {0}, m = {0};
-
-            patch_go_format(&b, d);
-            patch_go_format(&m, p[i]);
-            rc = patch_fail(err, 500, "", "unknown patch type: %s in map: %s",
-                            b.data, m.data);
-            sbuf_fini(&b);
-            sbuf_fini(&m);
+            rc = fail_bad_patch_type(err, d, p[i]);
         }
     }
-    patch_list_index_init(&del, gone.n);
-    for (size_t i = 0; i < gone.n; i++)
-        patch_list_index_put(&del, (const char *)gone.v[i], i);
-    for (size_t i = 0; i < no && gone.n > 0; i++) {
+    patch_list_index_init(&del, ngone);
+    for (size_t i = 0; i < ngone; i++)
+        patch_list_index_put(&del, gone[i], i);
+    for (size_t i = 0; i < no && ngone > 0; i++) {
         char *text = patch_list_key(o[i], key);
 
         if (patch_list_index_get(&del, text) >= 0) {
@@ -227,9 +236,9 @@ static int list_directives(struct jval **o, size_t no, struct jval **p,
         free(text);
     }
     patch_list_index_fini(&del);
-    for (size_t i = 0; i < gone.n; i++)
-        free(gone.v[i]);
-    free(gone.v);
+    for (size_t i = 0; i < ngone; i++)
+        free(gone[i]);
+    free(gone);
     return rc;
 }
 
@@ -341,7 +350,6 @@ static struct jval *map_directive(struct jval *orig, struct jval *patch,
                                   const struct jval *d, struct patch_error *err)
 {
     bool is_string = jval_type(d) == JVAL_STRING;
-    struct sbuf b = {0}, m = {0};
 
     jval_free(orig);
     if (is_string && strcmp(jval_str(d), "replace") == 0) {
@@ -352,12 +360,7 @@ static struct jval *map_directive(struct jval *orig, struct jval *patch,
         jval_free(patch);
         return jval_edit_new_object();
     }
-    patch_go_format(&b, d);
-    patch_go_format(&m, patch);
-    patch_fail(err, 500, "", "unknown patch type: %s in map: %s", b.data,
-               m.data);
-    sbuf_fini(&b);
-    sbuf_fini(&m);
+    fail_bad_patch_type(err, d, patch);
     jval_free(patch);
     return NULL;
 }
