@@ -117,6 +117,25 @@ enum jval_type jval_type(const struct jval *v)
     }
 }
 
+const char *jval_go_type(const struct jval *v)
+{
+    switch (jval_type(v)) {
+    case JVAL_FALSE:
+    case JVAL_TRUE:
+        return "bool";
+    case JVAL_NUMBER:
+        return "number";
+    case JVAL_STRING:
+        return "string";
+    case JVAL_ARRAY:
+        return "array";
+    case JVAL_OBJECT:
+        return "object";
+    default:
+        return "null";
+    }
+}
+
 const char *jval_str(const struct jval *v)
 {
     const cJSON *c = item(v);

@@ -73,6 +73,11 @@ enum jval_type {
 };
 enum jval_type jval_type(const struct jval *v);
 
+/* The JSON type of v as Go's encoding/json names it in "json: cannot
+ * unmarshal <type> into Go value of type T": "object", "array",
+ * "string", "number", "bool"; "null" for null or NULL. */
+const char *jval_go_type(const struct jval *v);
+
 /* The string v, "" for anything else (NULL included); borrowed. */
 const char *jval_str(const struct jval *v);
 

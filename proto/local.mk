@@ -37,6 +37,14 @@ proto_libproto_a_SOURCES = \
 	proto/accept.c proto/accept.h \
 	proto/table.c proto/table.h \
 	proto/jval.c proto/jval.h \
+	proto/jval_edit.c proto/jval_edit.h \
+	proto/patch.c proto/patch.h \
+	proto/patch_error.c proto/patch_error.h \
+	proto/patch_list.c proto/patch_list.h \
+	proto/patch_merge.c proto/patch_merge.h \
+	proto/patch_json.c proto/patch_json.h \
+	proto/patch_strategic.c proto/patch_strategic.h \
+	proto/patch_keys.c proto/patch_keys.h \
 	proto/quantity.c proto/quantity.h \
 	proto/metatime.c proto/metatime.h \
 	proto/printer.c proto/printer.h \

@@ -19,18 +19,12 @@
 
 #include <stddef.h>
 
+#include "proto/patch_error.h"
+
 enum patch_type {
     PATCH_MERGE,     /* application/merge-patch+json */
     PATCH_JSON,      /* application/json-patch+json */
     PATCH_STRATEGIC, /* application/strategic-merge-patch+json */
-};
-
-/* Why a patch was not applied: the Status the apiserver answers with. */
-struct patch_error {
-    int code;           /* HTTP status: 400, 415, 422, 500 */
-    const char *reason; /* Status reason: "BadRequest", "Invalid",
-                           "UnsupportedMediaType", "InternalError" */
-    char message[512];  /* Status message, as the apiserver words it */
 };
 
 /*
@@ -43,14 +37,32 @@ int patch_type_of(const char *content_type);
  * Applies patch (patch_len bytes of JSON) of type t to doc (doc_len bytes,
  * the current object's JSON, an object) of the kind group/kind ("" and
  * "Pod"; "apps" and "Deployment": the strategic patch's table key; unused
- * by the other types).  On success returns RW_OK and the patched object's
- * JSON in *out (malloc'd, *out_len bytes, owned by the caller).  Else
- * returns RW_EINVAL with *err filled: a patch that is not JSON of the
- * type's shape (400 BadRequest), a JSON Patch op that fails, "test"
- * included, or a result that is not a JSON object (422 Invalid, as the
- * apiserver), a strategic patch of a kind without a table (415
- * UnsupportedMediaType); documents nested deeper than 1000 levels are
- * refused (400).  doc and patch are not modified.
+ * by the other types), as the apiserver's patcher would on the object it
+ * read: the whole patch or nothing.  Both texts are read as Go's decoder
+ * reads them (a repeated member's last occurrence); the result is compact
+ * JSON whose numbers went through a double (integers beyond 2^53 lose
+ * precision, as in any cJSON tree) and whose members keep the object's
+ * order, new ones last.
+ *
+ * On success returns RW_OK and the patched object's JSON in *out
+ * (malloc'd, *out_len bytes, owned by the caller).  Else returns RW_EINVAL,
+ * *out NULL, and *err filled as the apiserver answers:
+ *  - 400 BadRequest: a body that is not JSON of the type's shape (merge:
+ *    "Invalid JSON Patch"; JSON patch and strategic: Go's "json: cannot
+ *    unmarshal ..."), nested deeper than 1000 levels (cJSON's limit; also
+ *    a result that deep), not UTF-8; a malformed strategic directive
+ *    ("invalid patch format of retainKeys");
+ *  - 413 RequestEntityTooLarge: a JSON patch of more than 10000 operations;
+ *  - 415 UnsupportedMediaType: a strategic patch of a kind without a table
+ *    (custom resources), with the apiserver's message;
+ *  - 422 Invalid: a JSON patch operation that fails, "test" included, and
+ *    a strategic list of lists (the apiserver's fixed message "the server
+ *    rejected our request due to an error in our request"; the library's
+ *    words in err->detail); a result that is not a JSON object;
+ *  - 500 with reason "": the errors strategicpatch returns unwrapped ("map:
+ *    map[image:x] does not contain declared merge key: name", ...); 500
+ *    InternalError: doc is not a JSON object.
+ * doc and patch are not modified.
  */
 int patch_apply(enum patch_type t, const char *group, const char *kind,
                 const char *doc, size_t doc_len, const char *patch,

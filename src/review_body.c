@@ -52,24 +52,6 @@ static int fail(struct review_error *err, int code, const char *reason,
     return RW_EINVAL;
 }
 
-/* A JSON type as Go's decoder names it in its errors. */
-static const char *go_type(const struct jval *v)
-{
-    switch (jval_type(v)) {
-    case JVAL_FALSE:
-    case JVAL_TRUE:
-        return "bool";
-    case JVAL_NUMBER:
-        return "number";
-    case JVAL_STRING:
-        return "string";
-    case JVAL_ARRAY:
-        return "array";
-    default:
-        return "object";
-    }
-}
-
 enum media {
     MEDIA_JSON,
     MEDIA_PROTOBUF,
@@ -133,7 +115,7 @@ static int check_kind(const struct jval *root, const struct review_kind *k,
                     "couldn't get version/kind; json parse error: json: "
                     "cannot unmarshal %s into Go struct field .%s of type "
                     "string",
-                    go_type(bad_kind ? kind : av),
+                    jval_go_type(bad_kind ? kind : av),
                     bad_kind ? "kind" : "apiVersion");
     return check_names(jval_str(kind), jval_str(av), k, err);
 }
@@ -183,7 +165,7 @@ static int wrong_type(const struct jval *v, const char *field, const char *type,
     return fail(err, 400, "BadRequest",
                 "%.*s in version \"v1\" cannot be handled as a %.*s: json: "
                 "cannot unmarshal %s into Go struct field %s of type %s",
-                kind_len, field, kind_len, field, go_type(v), field, type);
+                kind_len, field, kind_len, field, jval_go_type(v), field, type);
 }
 
 /* Member name of object v as a string ("" when absent or null); a
