@@ -172,7 +172,7 @@ static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
     h2_req_free(r);
     if (st->body_too_large) {
         snprintf(msg, sizeof(msg),
-                 "Request entity too large: limit is %d bytes",
+                 "Request entity too large: limit is %d",
                  STREAM_MAX_BODY);
         h2_reject(st, 413, "RequestEntityTooLarge", msg);
     } else if (rv == RW_ELIMIT) {
