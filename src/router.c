@@ -481,6 +481,54 @@ out:
     request_info_fini(&ri);
 }
 
+bool router_precheck(const struct request *req, void *arg,
+                     struct request_refusal *out)
+{
+    struct router *rt = arg;
+    struct identity *id, *as = NULL;
+    struct request_info ri;
+    char why[512], reason[AUTHZ_REASON_MAX];
+
+    memset(out, 0, sizeof(*out));
+    if (rt->cfg.authn == NULL)
+        id = identity_ref(rt->anonymous);
+    else if (authn_authenticate(rt->cfg.authn, req, &id, why, sizeof(why)) !=
+             RW_OK) {
+        *out = (struct request_refusal){
+            401, kjson_status(401, "Unauthorized", "Unauthorized"), false};
+        return true;
+    }
+    if (req->impersonate[0] != '\0') {
+        switch (impersonate(rt->cfg.authz, id, req->impersonate, &as,
+                            &out->body, why, sizeof(why))) {
+        case IMPERSONATE_OK:
+            break;
+        case IMPERSONATE_FORBIDDEN:
+            out->code = 403;
+            out->nosniff = true;
+            break;
+        case IMPERSONATE_INVALID:
+            out->code = 500;
+            out->body = kjson_status(500, "InternalError", why);
+            break;
+        }
+        identity_unref(id);
+        if ((id = as) == NULL)
+            return true;
+    }
+    if (authz_may_deny(rt->cfg.authz)) {
+        memset(&ri, 0, sizeof(ri));
+        request_info_init(&ri, req);
+        if (authz_authorize(rt->cfg.authz, id, &ri.a, reason, sizeof(reason)) !=
+            AUTHZ_ALLOW)
+            *out = (struct request_refusal){
+                403, authz_forbidden_status(id, &ri.a, reason, false), true};
+        request_info_fini(&ri);
+    }
+    identity_unref(id);
+    return out->code != 0;
+}
+
 /* fairness_serve_fn: a seat is free (or none is needed). */
 static void router_admitted(struct stream *s, struct identity *id, void *arg)
 {

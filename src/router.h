@@ -74,6 +74,17 @@ void router_free(struct router *rt);
  * still answer. */
 void router_shutting_down(struct router *rt);
 
+/*
+ * The request_precheck_fn given to the listener (arg: the router): a
+ * request with a body is authenticated, becomes whom it impersonates, and
+ * is authorized, before its body is read, as the apiserver's filters run
+ * before its handler reads the body: a 401, 403 (or 500 for a bad
+ * impersonation) is answered without reading it (no 100 Continue); a
+ * request that passes is decided again, whole, when dispatched.
+ */
+bool router_precheck(const struct request *req, void *arg,
+                     struct request_refusal *out);
+
 /* The request_handler_fn given to the listener; arg is the router. */
 void router_handle(struct stream *s, void *arg);
 

@@ -344,6 +344,60 @@ def test_watch_and_read_your_writes(rw):
           % (waits[len(waits) // 2] * 1000, waits[-1] * 1000))
 
 
+RBAC = "rbac.authorization.k8s.io"
+
+
+def test_rbac(store):
+    """Anonymous may create configmaps in namespace ok, nothing more: every
+    other write is 403 in the apiserver's words, decided before the body is
+    read (a body over 3 MiB is 403, not 413; no 100 Continue)."""
+    def put(kind, res, name, ns=None, **rest):
+        meta = {"name": name}
+        if ns:
+            meta["namespace"] = ns
+        o = {"apiVersion": RBAC + "/v1", "kind": kind, "metadata": meta}
+        o.update(rest)
+        return store.put("/registry/%s/%s%s" % (res, ns + "/" if ns else "", name), json.dumps(o))
+
+    put("Role", "roles", "cm-create", "ok", rules=[
+        {"apiGroups": [""], "resources": ["configmaps"],
+         "verbs": ["get", "list", "watch", "create"]}])
+    rev = put("RoleBinding", "rolebindings", "anon", "ok",
+              roleRef={"apiGroup": RBAC, "kind": "Role", "name": "cm-create"},
+              subjects=[{"kind": "Group", "name": "system:unauthenticated", "apiGroup": RBAC}])
+    rw = Ringwatch(store, "--authorization-mode", "RBAC", resources="configmaps")
+    rw.wait_rv(rev, "/api/v1/namespaces/ok/configmaps")
+    who = 'User "system:anonymous"'
+    ok = "/api/v1/namespaces/ok/configmaps"
+    o = created(rw, ok, cm("mine"), "an allowed create")
+    for method, path, verb, name, body in (
+            ("POST", "/api/v1/namespaces/no/configmaps", "create", None, cm("x")),
+            ("PUT", ok + "/mine", "update", "mine", o),
+            ("PATCH", ok + "/mine", "patch", "mine", {"data": {"k": "p"}}),
+            ("DELETE", ok + "/mine", "delete", "mine", None)):
+        ns = path.split("/")[4]
+        status_is(call(rw, method, path, body, ctype="application/merge-patch+json"
+                       if method == "PATCH" else "application/json"),
+                  403, "Forbidden",
+                  '%s is forbidden: %s cannot %s resource "configmaps" in API group "" in '
+                  'the namespace "%s"' % ('configmaps "%s"' % name if name else "configmaps",
+                                          who, verb, ns),
+                  dict({"name": name} if name else {}, kind="configmaps"), verb + " denied")
+    # before the body: 403 for a forbidden body over the limit, 413 for an
+    # allowed one
+    status, body = send_big(rw, "POST", "/api/v1/namespaces/no/configmaps")
+    eq((status, body["reason"]), (403, "Forbidden"), "forbidden, over 3 MiB")
+    status, body = send_big(rw, "POST", ok)
+    eq((status, body["reason"]), (413, "RequestEntityTooLarge"), "allowed, over 3 MiB")
+    out = rw.raw(b"POST /api/v1/namespaces/no/configmaps HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: 10\r\n"
+                 b"Expect: 100-continue\r\n\r\n")
+    check(out.startswith(b"HTTP/1.1 403 "), "403 before 100 Continue: %r", out[:80])
+    eq(rw.get_json(ok + "/mine")["metadata"]["resourceVersion"],
+       o["metadata"]["resourceVersion"], "nothing written")
+    rw.stop()
+
+
 def main():
     store = Store()
     rw = Ringwatch(store, resources="configmaps,namespaces,leases.coordination.k8s.io")
@@ -354,6 +408,8 @@ def main():
     test_update(rw)
     test_delete(rw)
     test_watch_and_read_your_writes(rw)
+    rw.stop()
+    test_rbac(store)
 
 
 run(main)
