@@ -13,6 +13,7 @@ import re
 import time
 
 from harness import *
+from h2raw import END_HEADERS, HEADERS, H2Client, h2_frame, h2_request_headers
 
 NS = "/api/v1/namespaces/w/configmaps"
 OPT = "Operation cannot be fulfilled on configmaps \"%s\": "
@@ -383,6 +384,14 @@ def test_rbac(store):
                  b"Content-Type: application/json\r\nContent-Length: 10\r\n"
                  b"Expect: 100-continue\r\n\r\n")
     check(out.startswith(b"HTTP/1.1 403 "), "403 before 100 Continue: %r", out[:80])
+    # HTTP/2: answered at the end of the header block, no DATA sent
+    h2 = H2Client(rw.port, open_windows=True)
+    h2.send(h2_frame(HEADERS, END_HEADERS, 1, h2_request_headers(
+        "/api/v1/namespaces/no/configmaps", "POST",
+        extra=[("content-type", "application/json")])))
+    check(h2.until(lambda: 1 in h2.ended or 1 in h2.resets), "h2: no answer before the body")
+    eq(json.loads(h2.data.get(1, b"{}")).get("reason"), "Forbidden", "h2 403 before the body")
+    h2.close()
     eq(rw.get_json(ok + "/mine")["metadata"]["resourceVersion"],
        o["metadata"]["resourceVersion"], "nothing written")
     rw.stop()
