@@ -248,7 +248,7 @@ static void write_store_error(struct write_req *wr, int err, const char *why)
     static const char *const ops[] = {"create", "update", "patch", "delete"};
     char m[512];
 
-    log_warnx("%s %s: the store failed: %s: %s", ops[wr->verb], wr->key,
+    log_debug("%s %s: the store failed: %s: %s", ops[wr->verb], wr->key,
               rw_strerror(err), why);
     if (err == RW_EUNAVAIL || err == RW_ETIMEDOUT) {
         struct sbuf b = {0};
@@ -289,6 +289,31 @@ static void write_answer_object(struct write_req *wr, int code,
 
 /* ==== the store calls ==== */
 
+/* The store's current value of the key (len bytes at mod revision rev)
+ * as the current object, as reads serve it (metadata.resourceVersion
+ * rev: what a patch applies to); the value as it is when the store
+ * decoder refuses it. */
+static void write_set_current(struct write_req *wr, const void *value,
+                              size_t len, int64_t rev)
+{
+    struct object *obj;
+    const char *why;
+
+    free(wr->cur);
+    if (kjson_decode_object(wr->rt, wr->key, strlen(wr->key), value, len, rev,
+                            &obj, &why) == RW_OK) {
+        wr->cur = xstrndup(obj->json->data, obj->json->len);
+        wr->cur_len = obj->json->len;
+        object_unref(obj);
+    } else {
+        wr->cur = xstrndup(value, len);
+        wr->cur_len = len;
+    }
+    wr->cur_rev = rev;
+    wr->cur_present = true;
+    wr->cur_fresh = true;
+}
+
 static void write_got_cb(int err, const char *why, int64_t rev,
                          const struct upstream_kv *kv, void *arg)
 {
@@ -300,12 +325,16 @@ static void write_got_cb(int err, const char *why, int64_t rev,
         write_store_error(wr, err, why);
         return;
     }
-    free(wr->cur);
-    wr->cur = kv ? xstrndup(kv->value, kv->value_len) : NULL;
-    wr->cur_len = kv ? kv->value_len : 0;
-    wr->cur_rev = kv ? kv->mod_rev : 0;
-    wr->cur_present = kv != NULL;
-    wr->cur_fresh = true;
+    if (kv != NULL) {
+        write_set_current(wr, kv->value, kv->value_len, kv->mod_rev);
+    } else {
+        free(wr->cur);
+        wr->cur = NULL;
+        wr->cur_len = 0;
+        wr->cur_rev = 0;
+        wr->cur_present = false;
+        wr->cur_fresh = true;
+    }
     write_step(wr);
 }
 
@@ -440,12 +469,7 @@ static void write_done_cb(int err, const char *why,
     /* The compare failed: the store's current state, then again. */
     if (err == RW_ECONFLICT && res != NULL && res->value != NULL &&
         ++wr->tries <= WRITE_TRIES) {
-        free(wr->cur);
-        wr->cur = xstrndup(res->value, res->value_len);
-        wr->cur_len = res->value_len;
-        wr->cur_rev = res->mod_rev;
-        wr->cur_present = true;
-        wr->cur_fresh = true;
+        write_set_current(wr, res->value, res->value_len, res->mod_rev);
         write_step(wr);
         return;
     }
