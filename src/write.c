@@ -37,7 +37,6 @@
 #include "src/upstream.h"
 #include "src/write_impl.h"
 #include "src/write_meta.h"
-#define patch_type_of(ct) ((void)(ct), -1) /* until proto/patch.c */
 
 static void write_free(struct write_req *wr)
 {
@@ -301,7 +300,8 @@ void write_refresh(struct write_req *wr)
 {
     if (++wr->tries > WRITE_TRIES) {
         write_fail(wr, 500, "InternalError",
-                   "Internal error occurred: too many conflicting writes");
+                   "Internal error occurred: the object kept changing: "
+                   "gave up after 100 conflicting writes");
         return;
     }
     wr->call = wr->rd->get(wr->rd->ctx, wr->key, strlen(wr->key),
@@ -398,7 +398,8 @@ static void write_done_cb(int err, const char *why,
         write_succeeded(wr, res);
         return;
     case RW_EEXIST:
-        if (wr->generate_base != NULL && ++wr->tries < WRITE_TRIES) {
+        if (wr->generate_base != NULL &&
+            ++wr->tries < WRITE_GENERATE_TRIES) {
             write_flow_create(wr); /* another name */
             return;
         }

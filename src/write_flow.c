@@ -14,7 +14,6 @@
 #include "proto/patch.h"
 #include "src/write_impl.h"
 #include "src/write_meta.h"
-#define patch_apply(...) (RW_EINVAL) /* until proto/patch.c */
 
 /* ==== create ==== */
 

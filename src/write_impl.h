@@ -17,9 +17,12 @@
 #include "src/upstream.h"
 #include "src/write_meta.h"
 
-/* Store calls one request makes at most: GuaranteedUpdate's rounds, and
- * generateName's attempts (the apiserver's create retries 8 times). */
-#define WRITE_TRIES 8
+/* Rounds of GuaranteedUpdate one request makes at most: the apiserver's
+ * loop runs until the request's deadline; a bound here, far above what
+ * contention needs (each round lost is a write of another client). */
+#define WRITE_TRIES 100
+/* Names a create under generateName tries (the apiserver's 8). */
+#define WRITE_GENERATE_TRIES 8
 
 enum write_verb { VERB_CREATE, VERB_UPDATE, VERB_PATCH, VERB_DELETE };
 

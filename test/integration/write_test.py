@@ -335,6 +335,39 @@ def test_watch_and_read_your_writes(rw):
           % (waits[len(waits) // 2] * 1000, waits[-1] * 1000))
 
 
+def test_patch(rw):
+    path = NS + "/p"
+    o = created(rw, NS, cm("p", {"a": "1"}), "create p")
+    merge = "application/merge-patch+json"
+    status, m = call(rw, "PATCH", path, {"data": {"b": "2"}}, ctype=merge)
+    eq(status, 200, "merge patch (%r)" % (m,))
+    eq(m["data"], {"a": "1", "b": "2"}, "merged")
+    eq(m["metadata"]["uid"], o["metadata"]["uid"], "uid kept")
+    check(int(m["metadata"]["resourceVersion"]) > int(o["metadata"]["resourceVersion"]),
+          "new resourceVersion")
+    eq(m["metadata"]["generation"], 2, "data changed: generation + 1")
+    eq(rw.get_json(path), m, "GET after the patch")
+    # a patch naming a stale resourceVersion conflicts; renaming is refused
+    status_is(call(rw, "PATCH", path, {"metadata": {"resourceVersion": o["metadata"]
+                                                    ["resourceVersion"]}}, ctype=merge),
+              409, "Conflict", OPT % "p" + MODIFIED, what="stale patch")
+    status_is(call(rw, "PATCH", path, {"metadata": {"name": "q"}}, ctype=merge),
+              400, "BadRequest",
+              "the name of the object (q) does not match the name on the URL (p)",
+              what="patch renaming")
+    status_is(call(rw, "PATCH", NS + "/absent", {"data": {}}, ctype=merge), 404, "NotFound",
+              'configmaps "absent" not found', what="patch of an absent object")
+    status, body = call(rw, "PATCH", path, b"metadata: {}",
+                        ctype="application/apply-patch+yaml")
+    eq((status, body["reason"]), (415, "UnsupportedMediaType"), "server-side apply")
+    check("server-side apply" in body["message"], "apply message %r", body["message"])
+    status, body = call(rw, "PATCH", path, {"data": {}}, ctype="application/json")
+    eq((status, body["reason"]), (415, "UnsupportedMediaType"), "PATCH as application/json")
+    status, d = call(rw, "PATCH", path + "?dryRun=All", {"data": {"z": "9"}}, ctype=merge)
+    eq((status, d["data"].get("z")), (200, "9"), "dry-run patch")
+    check("z" not in rw.get_json(path)["data"], "dry-run patch wrote")
+
+
 RBAC = "rbac.authorization.k8s.io"
 
 
@@ -405,6 +438,7 @@ def main():
     test_names(rw)
     test_dry_run(rw)
     test_update(rw)
+    test_patch(rw)
     test_delete(rw)
     test_watch_and_read_your_writes(rw)
     rw.stop()
