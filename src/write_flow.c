@@ -46,6 +46,9 @@ static bool write_stamp_new(struct write_req *wr, const struct write_body *b,
     if (*b->generate_name)
         write_meta_check_name(&wr->rules, b->generate_name, true,
                               "metadata.generateName", causes, &n);
+    if (st.ns != NULL) /* ValidateObjectMeta: ValidateNamespaceName */
+        write_meta_check_name(&(struct write_rules){.name = WRITE_NAME_LABEL},
+                              st.ns, false, "metadata.namespace", causes, &n);
     if (n > 0) {
         write_invalid(wr, wr->name, causes, n);
         return false;

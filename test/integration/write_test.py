@@ -173,6 +173,9 @@ def test_names(rw):
     status, body = call(rw, "POST", NS, cm(long))
     eq((status, body["details"]["causes"][0]["message"]),
        (422, 'Invalid value: "%s": must be no more than 253 characters' % long), "too long")
+    status_is(call(rw, "POST", "/api/v1/namespaces/Bad/configmaps", cm("x")), 422, "Invalid",
+              'ConfigMap "x" is invalid: metadata.namespace: Invalid value: "Bad": ' + LABEL,
+              what="a namespace that is not a label")
     # a namespace's name is an RFC 1123 label: no dots
     status_is(call(rw, "POST", "/api/v1/namespaces", {"metadata": {"name": "a.b"}}),
               422, "Invalid", 'Namespace "a.b" is invalid: metadata.name: Invalid value: '
