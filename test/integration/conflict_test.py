@@ -29,6 +29,15 @@ def call(rw, method, path, body=None):
     return resp.status, out
 
 
+def together(fn, n, timeout=90):
+    """fn(0) .. fn(n - 1), each on its own thread; returns once all end."""
+    threads = [threading.Thread(target=fn, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+
+
 def race(rw, obj, rounds):
     """Two PUTs from the same resourceVersion, released together."""
     for i in range(rounds):
@@ -40,11 +49,7 @@ def race(rw, obj, rounds):
             barrier.wait()
             results.append(call(rw, "PUT", PATH + "/race", body))
 
-        threads = [threading.Thread(target=writer, args=(n,)) for n in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(30)
+        together(writer, 2, 30)
         codes = sorted(status for status, _ in results)
         eq(codes, [200, 409], "round %d: one winner, one conflict" % i)
         loser = [body for status, body in results if status == 409][0]
@@ -65,7 +70,7 @@ def increments(rw):
     conflicts, errors = [], []
     deadline = time.time() + 60
 
-    def writer():
+    def writer(_):
         lost = 0
         for _ in range(INCREMENTS):
             while time.time() < deadline:
@@ -83,11 +88,7 @@ def increments(rw):
                 lost += 1
         conflicts.append(lost)
 
-    threads = [threading.Thread(target=writer) for _ in range(WRITERS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(90)
+    together(writer, WRITERS)
     eq(errors, [], "no error but 409")
     final = rw.get_json(PATH + "/counter")
     eq(final["data"]["n"], str(WRITERS * INCREMENTS), "every increment counted once")
@@ -127,11 +128,7 @@ def patches(rw):
             if resp.status != 200:
                 errors.append((resp.status, body[:200]))
 
-    threads = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    together(writer, WRITERS, 60)
     eq(errors, [], "every patch answered 200")
     got = rw.get_json(PATH + "/patched")
     eq(sorted(got["data"]), sorted("w%d-%d" % (w, i) for w in range(WRITERS)
