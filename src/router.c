@@ -311,7 +311,20 @@ static bool router_is_write(enum stream_method m)
            m == STREAM_DELETE;
 }
 
-static void router_not_allowed(struct stream *s, const char *allow);
+static void router_not_found(struct stream *s)
+{
+    status_respond(s, 404, "NotFound",
+                   "the server could not find the requested resource");
+}
+
+/* 405 MethodNotAllowed with what the target supports (RFC 9110 15.5.6). */
+static void router_not_allowed(struct stream *s, const char *allow)
+{
+    stream_add_header(s, "allow", allow);
+    status_respond(s, 405, "MethodNotAllowed",
+                   "the server does not allow this method on the requested "
+                   "resource");
+}
 
 /* A write on a resource path (write.h): POST on a collection (a
  * namespaced type's inside its namespace), PUT, PATCH and DELETE on an
@@ -330,21 +343,6 @@ static void router_write(struct stream *s, const struct target *t,
                                          : "DELETE, GET, HEAD, PATCH, PUT");
     else
         write_handle(s, t->res, t->ns, t->name);
-}
-
-static void router_not_found(struct stream *s)
-{
-    status_respond(s, 404, "NotFound",
-                   "the server could not find the requested resource");
-}
-
-/* 405 MethodNotAllowed with what the target supports (RFC 9110 15.5.6). */
-static void router_not_allowed(struct stream *s, const char *allow)
-{
-    stream_add_header(s, "allow", allow);
-    status_respond(s, 405, "MethodNotAllowed",
-                   "the server does not allow this method on the requested "
-                   "resource");
 }
 
 /*
