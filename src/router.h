@@ -6,6 +6,8 @@
  *   /api/v1/[namespaces/NS/]RESOURCE[/NAME]          LIST, WATCH, GET
  *   /apis/G/V/[namespaces/NS/]RESOURCE[/NAME]
  *   the same under .../watch/... (deprecated watch paths)
+ *   POST on a collection (inside its namespace for a namespaced type),
+ *   PUT, PATCH and DELETE on an object        the writes (write.h)
  *   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews,
  *        /apis/authorization.k8s.io/v1/selfsubjectrulesreviews and
  *        /apis/authentication.k8s.io/v1/selfsubjectreviews (review.h)
@@ -18,9 +20,12 @@
  * src/request_info.h reads from it: a denial is 403 Forbidden, whatever
  * the path names.  A WATCH keeps its identity and attributes, and ends if
  * a change of RBAC takes its access away (src/watch_authz.h).
- * Only GET and HEAD are served, and POST on the reviews (405
- * MethodNotAllowed otherwise, with "Allow: GET, HEAD", or "Allow: POST" on
- * the reviews, as RFC 9110 15.5.6 wants); a path
+ * GET and HEAD are served, the writes on resources, and POST on the
+ * reviews (405 MethodNotAllowed otherwise, with "Allow: GET, HEAD" (a
+ * collection that takes a create adds POST; an object "DELETE, GET, HEAD,
+ * PATCH, PUT"), or "Allow: POST" on the reviews, as RFC 9110 15.5.6
+ * wants); a request with a body is decided before its body is read
+ * (router_precheck); a path
  * that names nothing is 404 NotFound; a bad query or selector is 400
  * BadRequest; an Accept header that allows nothing ringwatch writes is 406
  * NotAcceptable (proto/accept.h, in the apiserver's order: go-restful's
