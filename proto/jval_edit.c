@@ -56,7 +56,8 @@ static size_t text_depth(const char *json, size_t len)
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
-            max = RW_MAX(max, ++depth);
+            depth++;
+            max = RW_MAX(max, depth);
         } else if ((c == ']' || c == '}') && depth > 0) {
             depth--;
         }
@@ -135,8 +136,11 @@ size_t jval_edit_depth(const struct jval *v)
 
     if (!cJSON_IsObject(c) && !cJSON_IsArray(c))
         return 0;
-    for (const cJSON *e = c->child; e != NULL; e = e->next)
-        max = RW_MAX(max, jval_edit_depth(val((cJSON *)e)));
+    for (const cJSON *e = c->child; e != NULL; e = e->next) {
+        size_t d = jval_edit_depth(val((cJSON *)e));
+
+        max = RW_MAX(max, d);
+    }
     return max + 1;
 }
 
@@ -241,9 +245,24 @@ void jval_edit_append(struct jval *arr, struct jval *v)
 
 void jval_edit_insert(struct jval *arr, size_t i, struct jval *v)
 {
-    rw_assert(cJSON_IsArray(node(arr)) && i <= (size_t)INT32_MAX);
-    set_name(node(v), NULL);
-    cJSON_InsertItemInArray(node(arr), (int)i, node(v));
+    cJSON *a = node(arr), *item = node(v), *after;
+
+    rw_assert(cJSON_IsArray(a) && i <= (size_t)INT32_MAX);
+    set_name(item, NULL);
+    after = cJSON_GetArrayItem(a, (int)i);
+    if (after == NULL) {
+        cJSON_AddItemToArray(a, item);
+        return;
+    }
+    /* linked by hand: Debian's cJSON 1.7.15 refuses to insert in the
+     * middle (cJSON_InsertItemInArray returns false) */
+    item->next = after;
+    item->prev = after->prev;
+    if (after == a->child)
+        a->child = item;
+    else
+        after->prev->next = item;
+    after->prev = item;
 }
 
 struct jval **jval_edit_take_all(struct jval *arr, size_t *n)

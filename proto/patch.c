@@ -52,8 +52,7 @@ int patch_fail(struct patch_error *err, int code, const char *reason,
     return RW_EINVAL;
 }
 
-/* Go's name of a JSON value's type in "json: cannot unmarshal X". */
-static const char *go_json_type(const struct jval *v)
+const char *patch_go_type(const struct jval *v)
 {
     switch (jval_type(v)) {
     case JVAL_OBJECT:
@@ -99,13 +98,13 @@ static struct jval *parse_patch(enum patch_type t, const char *patch,
         patch_fail(err, 400, "BadRequest",
                    "json: cannot unmarshal %s into Go value of type "
                    "jsonpatch.Patch",
-                   go_json_type(p));
+                   patch_go_type(p));
     } else if (t == PATCH_STRATEGIC && type != JVAL_OBJECT &&
                type != JVAL_NULL) {
         patch_fail(err, 400, "BadRequest",
                    "json: cannot unmarshal %s into Go value of type "
                    "map[string]interface {}",
-                   go_json_type(p));
+                   patch_go_type(p));
     } else {
         return p;
     }

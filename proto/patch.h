@@ -19,6 +19,8 @@
 
 #include <stddef.h>
 
+struct jval;
+
 enum patch_type {
     PATCH_MERGE,     /* application/merge-patch+json */
     PATCH_JSON,      /* application/json-patch+json */
@@ -69,5 +71,11 @@ int patch_apply(enum patch_type t, const char *group, const char *kind,
  * returns RW_EINVAL. */
 int patch_fail(struct patch_error *err, int code, const char *reason,
                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+
+/* For the engines: Go's name of the JSON type of v in encoding/json's
+ * "json: cannot unmarshal <type> into Go value of type T" ("object",
+ * "array", "string", "number", "bool"). */
+const char *patch_go_type(const struct jval *v);
 
 #endif

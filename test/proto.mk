@@ -77,3 +77,8 @@ UNIT_TESTS += test/metatime_test
 test_metatime_test_SOURCES = test/metatime_test.c
 test_metatime_test_CFLAGS = $(TEST_CFLAGS)
 test_metatime_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/patch_test
+test_patch_test_SOURCES = test/patch_test.c test/patch_testlib.h
+test_patch_test_CFLAGS = $(TEST_CFLAGS)
+test_patch_test_LDADD = $(TEST_LIBS)
