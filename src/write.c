@@ -101,8 +101,10 @@ static struct rbuf *write_status(const struct resource_type *rt, int code,
     sbuf_add(&b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
                  "\"status\":\"Failure\",\"message\":");
     kjson_add_string(&b, message);
-    sbuf_add(&b, ",\"reason\":");
-    kjson_add_string(&b, reason);
+    if (*reason) { /* "": StatusReasonUnknown, no member */
+        sbuf_add(&b, ",\"reason\":");
+        kjson_add_string(&b, reason);
+    }
     if (name != NULL) {
         sbuf_add(&b, ",\"details\":{\"name\":");
         kjson_add_string(&b, name);
@@ -194,7 +196,8 @@ void write_invalid(struct write_req *wr, const char *name,
 void write_fail(struct write_req *wr, int code, const char *reason,
                 const char *message)
 {
-    write_answer(wr, code, kjson_status(code, reason, message));
+    write_answer(wr, code, write_status(wr->rt, code, reason, message, NULL,
+                                        NULL, 0, false));
 }
 
 /* A store call that failed: the apiserver's answers to its storage

@@ -365,6 +365,13 @@ def test_patch(rw):
           "new resourceVersion")
     eq(m["metadata"]["generation"], 2, "data changed: generation + 1")
     eq(rw.get_json(path), m, "GET after the patch")
+    status, j = call(rw, "PATCH", path, [{"op": "replace", "path": "/data/a", "value": "3"}],
+                     ctype="application/json-patch+json")
+    eq((status, j.get("data")), (200, {"a": "3", "b": "2"}), "JSON patch")
+    status, body = call(rw, "PATCH", path, [{"op": "test", "path": "/data/a", "value": "1"}],
+                        ctype="application/json-patch+json")
+    eq((status, body.get("reason")), (422, "Invalid"), "a JSON patch test that fails")
+    eq(rw.get_json(path)["data"], {"a": "3", "b": "2"}, "a failed patch writes nothing")
     # a patch naming a stale resourceVersion conflicts; renaming is refused
     status_is(call(rw, "PATCH", path, {"metadata": {"resourceVersion": o["metadata"]
                                                     ["resourceVersion"]}}, ctype=merge),
