@@ -160,6 +160,21 @@ bool jval_edit_equal(const struct jval *a, const struct jval *b)
     return cJSON_Compare(node(a), node(b), true);
 }
 
+void jval_edit_drop_nulls(struct jval *v)
+{
+    cJSON *c = node(v), *e, *next;
+
+    if (!cJSON_IsObject(c) && !cJSON_IsArray(c))
+        return;
+    for (e = c->child; e != NULL; e = next) {
+        next = e->next;
+        if (cJSON_IsObject(c) && cJSON_IsNull(e))
+            cJSON_Delete(cJSON_DetachItemViaPointer(c, e));
+        else
+            jval_edit_drop_nulls(val(e));
+    }
+}
+
 struct jval *jval_edit_dup(const struct jval *v)
 {
     edit_init();
@@ -214,7 +229,7 @@ void jval_edit_set(struct jval *obj, const char *name, struct jval *v)
     rw_assert(cJSON_IsObject(o));
     set_name(node(v), name);
     if (old != NULL)
-        cJSON_ReplaceItemViaPointer(o, old, node(v));
+        jval_edit_replace(obj, val(old), v);
     else
         cJSON_AddItemToObject(o, name, node(v));
 }
@@ -229,11 +244,30 @@ struct jval *jval_edit_detach(struct jval *parent, const struct jval *child)
     return val(cJSON_DetachItemViaPointer(node(parent), node(child)));
 }
 
+struct jval *jval_edit_swap(struct jval *parent, const struct jval *child,
+                            struct jval *v)
+{
+    cJSON *p = node(parent), *c = node(child), *n = node(v);
+
+    set_name(n, c->string);
+    n->next = c->next;
+    n->prev = c->prev;
+    if (c == p->child)
+        p->child = n;
+    else
+        c->prev->next = n;
+    if (c->next != NULL)
+        c->next->prev = n;
+    else
+        p->child->prev = n; /* the first element's prev is the last */
+    c->next = c->prev = NULL;
+    return val(c);
+}
+
 void jval_edit_replace(struct jval *parent, const struct jval *child,
                        struct jval *v)
 {
-    set_name(node(v), node(child)->string);
-    cJSON_ReplaceItemViaPointer(node(parent), node(child), node(v));
+    jval_free(jval_edit_swap(parent, child, v));
 }
 
 void jval_edit_append(struct jval *arr, struct jval *v)

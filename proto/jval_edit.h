@@ -41,6 +41,11 @@ char *jval_edit_print(const struct jval *v, size_t *len);
  * objects by their member sets (order ignored), numbers by value. */
 bool jval_edit_equal(const struct jval *a, const struct jval *b);
 
+/* Drops the null members of every object in v, descending into arrays,
+ * whose null elements stay (evanphx/json-patch's pruneNulls,
+ * strategicpatch's discardNullValuesFromPatch). */
+void jval_edit_drop_nulls(struct jval *v);
+
 /* A deep copy of v, owned by the caller. */
 struct jval *jval_edit_dup(const struct jval *v);
 
@@ -64,6 +69,12 @@ struct jval *jval_edit_take(struct jval *obj, const char *name);
 /* Detaches child (a member or element of parent) and returns it, owned by
  * the caller. */
 struct jval *jval_edit_detach(struct jval *parent, const struct jval *child);
+
+/* Puts v (taken to own; an object member keeps child's name) where child
+ * (a member or element of parent) is, and returns child, detached and
+ * owned by the caller. */
+struct jval *jval_edit_swap(struct jval *parent, const struct jval *child,
+                            struct jval *v);
 
 /* Replaces child (a member or element of parent) by v (taken to own; an
  * object member keeps its name) and frees child. */

@@ -42,6 +42,7 @@ proto_libproto_a_SOURCES = \
 	proto/patch_merge.c proto/patch_merge.h \
 	proto/patch_json.c proto/patch_json.h \
 	proto/patch_strategic.c proto/patch_strategic.h \
+	proto/patch_keys.c proto/patch_keys.h \
 	proto/quantity.c proto/quantity.h \
 	proto/metatime.c proto/metatime.h \
 	proto/printer.c proto/printer.h \

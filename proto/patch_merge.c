@@ -11,21 +11,6 @@
 #include "cache/rw.h"
 #include "proto/jval_edit.h"
 
-/* evanphx's pruneNulls: drops the null members of every object in v,
- * descending into arrays (whose null elements stay). */
-static void prune_nulls(struct jval *v)
-{
-    const struct jval *c, *next;
-
-    for (c = jval_first(v); c != NULL; c = next) {
-        next = jval_next(c);
-        if (jval_type(v) == JVAL_OBJECT && jval_type(c) == JVAL_NULL)
-            jval_free(jval_edit_detach(v, c));
-        else
-            prune_nulls(jval_edit_mut(c));
-    }
-}
-
 static void merge_object(struct jval *doc, const struct jval *patch)
 {
     const struct jval *p, *cur;
@@ -46,7 +31,7 @@ static void merge_object(struct jval *doc, const struct jval *patch)
         }
         v = jval_edit_dup(p);
         if (jval_type(cur) != JVAL_OBJECT)
-            prune_nulls(v);
+            jval_edit_drop_nulls(v);
         jval_edit_set(doc, name, v);
     }
 }
@@ -58,7 +43,7 @@ int patch_merge_apply(struct jval **doc, const struct jval *patch,
     if (jval_type(patch) == JVAL_ARRAY) {
         struct jval *v = jval_edit_dup(patch);
 
-        prune_nulls(v);
+        jval_edit_drop_nulls(v);
         jval_free(*doc);
         *doc = v;
         return RW_OK;

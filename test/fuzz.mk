@@ -108,3 +108,8 @@ FUZZ_TESTS += test/fuzz/redis_entry_fuzz
 test_fuzz_redis_entry_fuzz_SOURCES = test/fuzz/redis_entry_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_redis_entry_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_redis_entry_fuzz_LDADD = $(TEST_LIBS)
+
+FUZZ_TESTS += test/fuzz/patch_fuzz
+test_fuzz_patch_fuzz_SOURCES = test/fuzz/patch_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_patch_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_patch_fuzz_LDADD = $(TEST_LIBS)

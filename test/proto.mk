@@ -82,3 +82,9 @@ UNIT_TESTS += test/patch_test
 test_patch_test_SOURCES = test/patch_test.c test/patch_testlib.h
 test_patch_test_CFLAGS = $(TEST_CFLAGS)
 test_patch_test_LDADD = $(TEST_LIBS)
+
+UNIT_TESTS += test/patch_strategic_test
+test_patch_strategic_test_SOURCES = test/patch_strategic_test.c \
+	test/patch_testlib.h
+test_patch_strategic_test_CFLAGS = $(TEST_CFLAGS)
+test_patch_strategic_test_LDADD = $(TEST_LIBS)
