@@ -149,8 +149,8 @@ def main():
     # ---- the writes (write_test.py has the rest) ----
     works("label", "pod", name, "-n", ns, "a=b", want="labeled")
     works("annotate", "pod", name, "-n", ns, "a=b", want="annotated")
-    works("patch", "pod", name, "-n", ns, "--type", "merge", "-p",
-          '{"metadata":{"labels":{"c":"d"}}}', want="patched")
+    works("patch", "pod", name, "-n", ns, "-p", '{"metadata":{"labels":{"c":"d"}}}',
+          want="patched")
 
     # ---- needs a real kube-apiserver ----
     not_allowed = "the server does not allow this method on the requested resource"

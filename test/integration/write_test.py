@@ -7,7 +7,8 @@ dryRun; the types' rules (a namespace's name is an RFC 1123 label, a PUT
 creates a Lease but not a ConfigMap, a DELETE answers a Namespace but a
 Status for a ConfigMap); a watcher sees each write exactly once with the
 write's resourceVersion; a GET or LIST sent after a write's answer sees it
-(and how long the cache takes to catch up, printed); RBAC refuses writes
+(and how long the cache takes to catch up, printed); the Python client's
+create, replace, patch and delete; RBAC refuses writes
 (403) for verbs it does not grant, before the body is read."""
 import re
 import time
@@ -372,6 +373,10 @@ def test_patch(rw):
                         ctype="application/json-patch+json")
     eq((status, body.get("reason")), (422, "Invalid"), "a JSON patch test that fails")
     eq(rw.get_json(path)["data"], {"a": "3", "b": "2"}, "a failed patch writes nothing")
+    status, sm = call(rw, "PATCH", path, {"metadata": {"labels": {"l": "v"}}},
+                      ctype="application/strategic-merge-patch+json")
+    eq((status, sm["metadata"].get("labels")), (200, {"l": "v"}), "strategic merge patch")
+    eq(sm["metadata"]["generation"], 3, "labels only: generation kept")
     # a patch naming a stale resourceVersion conflicts; renaming is refused
     status_is(call(rw, "PATCH", path, {"metadata": {"resourceVersion": o["metadata"]
                                                     ["resourceVersion"]}}, ctype=merge),
@@ -391,6 +396,35 @@ def test_patch(rw):
     status, d = call(rw, "PATCH", path + "?dryRun=All", {"data": {"z": "9"}}, ctype=merge)
     eq((status, d["data"].get("z")), (200, "9"), "dry-run patch")
     check("z" not in rw.get_json(path)["data"], "dry-run patch wrote")
+
+
+def test_python_client(rw):
+    """The Python client's create, replace (and its 409), patch (a dict: a
+    strategic merge patch; a list: a JSON patch) and delete."""
+    from kubernetes import client
+    from kubernetes.client.rest import ApiException
+    conf = client.Configuration()
+    conf.host = rw.url
+    api = client.CoreV1Api(client.ApiClient(conf))
+    made = api.create_namespaced_config_map("w", {"metadata": {"name": "py"},
+                                                  "data": {"a": "1"}})
+    made.data["a"] = "2"
+    replaced = api.replace_namespaced_config_map("py", "w", made)
+    eq((replaced.data, replaced.metadata.uid), ({"a": "2"}, made.metadata.uid), "replace")
+    try:
+        api.replace_namespaced_config_map("py", "w", made)
+        raise Failure("a stale replace succeeded")
+    except ApiException as e:
+        eq((e.status, json.loads(e.body)["message"]), (409, OPT % "py" + MODIFIED),
+           "stale replace")
+    patched = api.patch_namespaced_config_map("py", "w", {"data": {"b": "3"}})
+    eq(patched.data, {"a": "2", "b": "3"}, "strategic merge patch")
+    patched = api.patch_namespaced_config_map(
+        "py", "w", [{"op": "add", "path": "/data/c", "value": "4"}])
+    eq(patched.data, {"a": "2", "b": "3", "c": "4"}, "JSON patch")
+    api.delete_namespaced_config_map("py", "w")
+    status, _ = call(rw, "GET", NS + "/py")
+    eq(status, 404, "deleted")
 
 
 RBAC = "rbac.authorization.k8s.io"
@@ -464,6 +498,7 @@ def main():
     test_dry_run(rw)
     test_update(rw)
     test_patch(rw)
+    test_python_client(rw)
     test_delete(rw)
     test_watch_and_read_your_writes(rw)
     rw.stop()
