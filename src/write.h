@@ -25,7 +25,7 @@
  * Updates, patches and deletes run as the etcd3 store's GuaranteedUpdate
  * and conditionalDelete: from the cache's object first, and on a compare
  * that fails, from the store's current one (upstream get), at most
- * WRITE_TRIES times.  Server-set fields, name validation and the body's
+ * WRITE_TRIES (100) times.  Server-set fields, name validation and the body's
  * checks are src/write_meta.h's.  ?dryRun=All validates and answers
  * without writing; fieldManager and fieldValidation are checked and
  * otherwise ignored (no managed fields, no schema).  Every error is the
