@@ -170,10 +170,12 @@ def cell_rss(r):
     return "%.0f B" % rpw if r["workload"] == "idle" else "(%.0f B)" % rpw
 
 order_w = {"idle": 0, "fanout": 1, "kubelet": 2}
-order_t = {"rw-h2": 0, "rw-h1": 1, "etcd": 2, "grpc-proxy": 3, "rw-h2-tls": 4, "etcd-tls": 5,
-           "grpc-proxy-tls": 6, "raw": 7, "raw-batched": 8}
-rows.sort(key=lambda r: (order_w.get(r["workload"], 9), order_t.get(r["target"], 9)))
+order_t = {t: i for i, t in enumerate((
+    "rw-h2", "rw-h2-redis", "rw-h1", "rw-h1-redis", "etcd", "grpc-proxy", "rw-h2-tls", "etcd-tls",
+    "grpc-proxy-tls", "raw", "raw-batched"))}
+rows.sort(key=lambda r: (order_w.get(r["workload"], 9), order_t.get(r["target"], 99)))
 names = {"rw-h2": "ringwatch h2", "rw-h1": "ringwatch http1", "etcd": "etcd direct",
+         "rw-h2-redis": "ringwatch h2 over Redis", "rw-h1-redis": "ringwatch http1 over Redis",
          "grpc-proxy": "etcd grpc-proxy", "rw-h2-tls": "ringwatch h2 TLS",
          "etcd-tls": "etcd direct TLS", "grpc-proxy-tls": "etcd grpc-proxy TLS",
          "raw": "raw sockets",
@@ -193,15 +195,15 @@ def find(w, t):
 
 head = ("| workload | target | status | deliveries/s | wire events/s | server CPU s "
         "| server CPU s / M deliveries | server RSS / watcher | p50 ms | p99 ms "
-        "| errors | etcd CPU s |")
-lines = [head, "|" + "---|" * 12]
+        "| errors | etcd CPU s | Redis CPU s |")
+lines = [head, "|" + "---|" * 13]
 for r in rows:
     st = r["status"]
     if st == "unavailable":
         st = "not available"
     measured = r["status"] in ("ok", "fail")
     samples = get(r, "report", "latency_ms", "count")
-    lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+    lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         r["workload"], names.get(r["target"], r["target"]), st, cell_rate(r),
         fmt(r.get("wire_per_s"), ",.0f"), fmt(r.get("server_cpu_s"), ".2f"),
         fmt(r.get("cpu_s_per_million"), ".2f"),
@@ -209,7 +211,9 @@ for r in rows:
         fmt(r.get("p50_ms") if samples else None, ".1f"),
         fmt(r.get("p99_ms") if samples else None, ".1f"),
         fmt(r.get("errors"), ",d") + (" (not drained)" if get(r, "report", "drained") is False else ""),
-        "-" if r["target"].startswith("raw") or not measured else fmt(r.get("etcd_cpu_s"), ".2f")))
+        "-" if r["target"].startswith("raw") or not measured or r.get("redis_cpu_s") is not None
+        else fmt(r.get("etcd_cpu_s"), ".2f"),
+        fmt(r.get("redis_cpu_s") if measured else None, ".2f")))
 
 ratios = []
 def per_m(w, t):
@@ -224,6 +228,11 @@ for w in ("fanout", "kubelet"):
     rw1 = per_m(w, "rw-h1")
     ratios.append((w, "ringwatch http1 / ringwatch h2 CPU per delivery",
                    "%.2fx" % (rw1 / rw) if rw1 and rw else "-"))
+    # Over Redis: the same server, another store (target: at most 1.10x).
+    for t, base in (("rw-h2-redis", "rw-h2"), ("rw-h1-redis", "rw-h1")):
+        o, b = per_m(w, t), per_m(w, base)
+        ratios.append((w, "%s / %s CPU per delivery" % (names[t], names[base]),
+                       "%.2fx" % (o / b) if o and b else "-"))
     # TLS: what it costs ringwatch, and how it compares with etcd's own
     # TLS front ends (targets: at most 1.5x; grpc-proxy TLS >= 10x).
     tls = per_m(w, "rw-h2-tls")

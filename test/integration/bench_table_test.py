@@ -21,7 +21,8 @@ RUNS = ["2026-11-29-2205-quick.json", "2026-11-29-2315.json"]
 NAMES = {"rw-h2": "ringwatch h2", "rw-h1": "ringwatch http1", "etcd": "etcd direct",
          "grpc-proxy": "etcd grpc-proxy", "raw": "raw sockets",
          "raw-batched": "raw sockets, 100/write", "rw-h2-tls": "ringwatch h2 TLS",
-         "etcd-tls": "etcd direct TLS", "grpc-proxy-tls": "etcd grpc-proxy TLS"}
+         "etcd-tls": "etcd direct TLS", "grpc-proxy-tls": "etcd grpc-proxy TLS",
+         "rw-h2-redis": "ringwatch h2 over Redis", "rw-h1-redis": "ringwatch http1 over Redis"}
 
 
 def growth(row):
@@ -76,6 +77,52 @@ def main():
     check(not_significant >= 4, "the quick run's small growths were judged (%d)",
           not_significant)
     tls_rows(tmp)
+    redis_rows(tmp)
+
+
+def render_cells(tmp, saved, name):
+    """{(workload, target or ratio): the row's cells after the first two}
+    of saved rendered as bench/results/name."""
+    with open(os.path.join(tmp, name), "w") as f:
+        json.dump(saved, f)
+    p = subprocess.run([os.path.join(TOP, "scripts", "bench"), "--render",
+                        os.path.join(tmp, name)], capture_output=True, text=True, timeout=60)
+    eq(p.returncode, 0, "scripts/bench --render %s (%s)" % (name, p.stderr))
+    with open(os.path.join(tmp, name[:-5] + ".md")) as f:
+        rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+                for line in f if line.startswith("| ")]
+    return {(r[0], r[1]): r[2:] for r in rows}
+
+
+def redis_rows(tmp):
+    """The rows over Redis (rw-h2-redis, rw-h1-redis) sit next to their
+    etcd rows, show redis-server's CPU in the Redis CPU column (and none in
+    etcd's), and their ratios divide their CPU per delivery by the same
+    server's over etcd.  The full run's rows, copied as Redis rows with
+    known factors, are the input."""
+    with open(os.path.join(TOP, "bench", "results", RUNS[1])) as f:
+        saved = json.load(f)
+    factor = {"rw-h2": 1.05, "rw-h1": 0.9}
+    for row in list(saved["rows"]):
+        if row["target"] in factor and row["status"] in ("ok", "fail"):
+            red = json.loads(json.dumps(row))
+            red["target"] += "-redis"
+            if red.get("cpu_s_per_million") is not None:
+                red["cpu_s_per_million"] *= factor[row["target"]]
+            red["redis_cpu_s"] = 1.25
+            saved["rows"].append(red)
+    cells = render_cells(tmp, saved, "2026-11-30-0001-redis.json")
+    per_m = {r["target"]: r.get("cpu_s_per_million") for r in saved["rows"]
+             if r["workload"] == "fanout"}
+    for t, base in (("rw-h2-redis", "rw-h2"), ("rw-h1-redis", "rw-h1")):
+        row = cells[("fanout", NAMES[t])]
+        eq(row[9:11], ["-", "1.25"], "%s: the etcd and Redis CPU cells" % t)
+        eq(cells[("fanout", NAMES[base])][10], "-", "%s: no Redis CPU" % base)
+        eq(cells[("fanout", "%s / %s CPU per delivery" % (NAMES[t], NAMES[base]))][0],
+           "%.2fx" % (per_m[t] / per_m[base]), "%s ratio" % t)
+    order = [k[1] for k in cells if k[0] == "fanout" and k[1] in NAMES.values()]
+    eq(order[:4], [NAMES[t] for t in ("rw-h2", "rw-h2-redis", "rw-h1", "rw-h1-redis")],
+       "the Redis rows follow their etcd rows")
 
 
 def tls_rows(tmp):
