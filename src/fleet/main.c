@@ -86,7 +86,7 @@ struct fleet {
     size_t controller_filters; /* 1 when filters[0] is the controllers' */
     struct filter_index *ix;
     struct filter **candidates; /* scratch: filter_index_max entries */
-    struct histogram latency;
+    struct histogram latency, first_latency;
     struct oracle *oracle;
     struct writer *writer;
     struct watcher_set *ws;
@@ -502,6 +502,14 @@ static void fleet_fill_report(struct fleet *f, struct report *r)
     r->elapsed_s = f->t_run > 0 ? f->t_end - f->t_run : 0;
     r->writes = st.ok;
     r->writes_failed = st.failed;
+    r->write_via = f->cfg.write_via;
+    r->contention = f->cfg.contention;
+    r->write_latency = f->writer ? writer_latency(f->writer) : NULL;
+    r->first_latency = &f->first_latency;
+    r->write_requests = st.requests;
+    r->conflicts = st.conflicts;
+    r->rereads = st.rereads;
+    r->gave_up = st.gave_up;
     watcher_set_totals(f->ws, &r->t);
     r->expected = r->t.matched + r->t.lost;
     r->latency = &f->latency;
@@ -680,9 +688,14 @@ static void fleet_build(struct fleet *f)
     };
     const struct redis_store_config *redis =
         f->setup.redis.host != NULL ? &f->setup.redis : NULL;
+    struct writer_via via = {
+        f->setup.write_via_server ? &f->setup.server : NULL,
+        f->cfg.contention,
+    };
 
     f->keys = keys_new();
     histogram_init(&f->latency);
+    histogram_init(&f->first_latency);
     fleet_build_filters(f);
     if (f->cfg.etcd)
         f->oracle = oracle_new(f->base, &f->setup.etcd, f->setup.rt, f->keys,
@@ -694,14 +707,15 @@ static void fleet_build(struct fleet *f)
                                      f->oracle, &fcbs, f);
     }
     if (f->cfg.write_rate > 0)
-        f->writer = writer_new(f->base, &f->setup.etcd, redis, f->setup.rt,
-                               f->keys, f->cfg.write_rate,
+        f->writer = writer_new(f->base, &f->setup.etcd, redis, &via,
+                               f->setup.rt, f->keys, f->cfg.write_rate,
                                f->cfg.churn ? &churn : NULL, &wcbs, f);
     wc.rt = f->setup.rt;
     wc.collection = f->setup.collection;
     wc.keys = f->keys;
     wc.oracle = f->oracle;
     wc.latency = &f->latency;
+    wc.first_latency = &f->first_latency;
     wc.send_time = fleet_send_time_cb;
     wc.on_list_ready = fleet_list_ready_cb;
     wc.arg = f;

@@ -62,6 +62,15 @@ static int setup_check_more(struct setup *s, struct fleet_config *c, char *why,
                            "out of range: expected 0 to 1");
     if (c->write_rate > 0 && c->etcd == NULL && c->redis == NULL)
         return SETUP_PROBLEM("--write-rate needs --etcd URL or --redis URL");
+    if (strcmp(c->write_via, "store") != 0 &&
+        strcmp(c->write_via, "server") != 0)
+        return config_fail(why, why_len, "write-via", c->write_via,
+                           "expected store or server");
+    s->write_via_server = strcmp(c->write_via, "server") == 0;
+    if (s->write_via_server && s->target_etcd)
+        return SETUP_PROBLEM("--write-via server needs --target ringwatch");
+    if (c->contention > 1 && !s->write_via_server)
+        return SETUP_PROBLEM("--contention needs --write-via server");
     if (s->target_etcd && c->http1)
         return SETUP_PROBLEM("--http1 and --target etcd: etcd speaks gRPC "
                              "over HTTP/2 only");

@@ -33,6 +33,7 @@ struct setup {
     struct redis_store_config redis; /* --redis's; host NULL: none */
     struct profile profile;          /* --profile, --nodes, --watchers */
     bool target_etcd;                /* --target etcd */
+    bool write_via_server;           /* --write-via server */
     double move_fraction;            /* --move-fraction, in [0, 1] */
     uint64_t connections;            /* watch connections to open: one per
                                         watcher with --http1, else
@@ -65,6 +66,11 @@ struct setup {
  *   - --move-fraction "F": "expected a number from 0 to 1" (not a number,
  *     NaN) or "out of range: expected 0 to 1";
  *   - "--write-rate needs --etcd URL or --redis URL";
+ *   - --write-via "M": expected store or server;
+ *   - "--write-via server needs --target ringwatch" (with --target etcd);
+ *   - "--contention needs --write-via server" (K > 1 and writes straight
+ *     to the store, which has no resourceVersion precondition to race
+ *     on);
  *   - "--http1 and --target etcd: etcd speaks gRPC over HTTP/2 only";
  *   - "--profile P needs a --resource with spec.nodeName (pods)" when
  *     kubelets watch a resource without that field;
