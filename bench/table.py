@@ -169,13 +169,15 @@ def cell_rss(r):
         return "-"
     return "%.0f B" % rpw if r["workload"] == "idle" else "(%.0f B)" % rpw
 
-order_w = {"idle": 0, "fanout": 1, "kubelet": 2}
+order_w = {"idle": 0, "fanout": 1, "kubelet": 2, "write": 3}
 order_t = {t: i for i, t in enumerate((
     "rw-h2", "rw-h2-redis", "rw-h1", "rw-h1-redis", "etcd", "grpc-proxy", "rw-h2-tls", "etcd-tls",
-    "grpc-proxy-tls", "raw", "raw-batched"))}
+    "grpc-proxy-tls", "raw", "raw-batched", "write-store", "write-server", "write-conflict"))}
 rows.sort(key=lambda r: (order_w.get(r["workload"], 9), order_t.get(r["target"], 99)))
 names = {"rw-h2": "ringwatch h2", "rw-h1": "ringwatch http1", "etcd": "etcd direct",
          "rw-h2-redis": "ringwatch h2 over Redis", "rw-h1-redis": "ringwatch http1 over Redis",
+         "write-store": "writes straight to etcd", "write-server": "writes through ringwatch",
+         "write-conflict": "writes through ringwatch, contended",
          "grpc-proxy": "etcd grpc-proxy", "rw-h2-tls": "ringwatch h2 TLS",
          "etcd-tls": "etcd direct TLS", "grpc-proxy-tls": "etcd grpc-proxy TLS",
          "raw": "raw sockets",
@@ -285,14 +287,48 @@ if meta is None:
 idle_n = meta.get("idle_watchers") or meta["watchers"]
 if not any(r["workload"] == "idle" for r in rows):
     idle_n = meta["watchers"]
+write_n = [r["watchers"] for r in rows if r["workload"] == "write"]
 md = ["# ringwatch benchmark, %s (%s)" % (started, mode), "",
-      "%d watchers%s, %s s per case, %s writes/s; %s CPUs (%s), Linux %s; git %s." % (
+      "%d watchers%s%s, %s s per case, %s writes/s; %s CPUs (%s), Linux %s; git %s." % (
           meta["watchers"], "" if idle_n == meta["watchers"] else " (idle: %d)" % idle_n,
+          " (write: %d)" % write_n[0] if write_n else "",
           duration, rate, meta["cpus"], cpu_model or "?", meta["kernel"], meta["git"] or "?"),
       "Fleet and server share the machine.  Server RSS per watcher is measured in the idle "
       "workload (in parentheses under load, where it includes queued bytes); where the "
       "RSS grew less than the %s noise floor it is n.s. (not significant), with the "
       "growth seen.  See bench/README.md for what each number means." % size(RSS_NOISE_FLOOR), ""]
+# The writes: each row's writer, request to response and to the first
+# watcher's receipt (bench/README.md "Writes").
+writes = [r for r in rows if r["workload"] == "write" and r["status"] in ("ok", "fail")]
+def quant(r, name, q):
+    return fmt(get(r, "report", name, q) if get(r, "report", name, "count") else None, ".2f")
+def writes_per_s(r):
+    rep = r.get("report") or {}
+    return rep["writes"] / rep["duration_s"] if rep.get("writes") and rep.get("duration_s") else None
+if writes:
+    md += lines + ["", "| workload | target | writers per update | writes/s | write p50 ms "
+                   "| write p99 ms | first receipt p50 ms | first receipt p99 ms | 409s "
+                   "| given up |", "|" + "---|" * 10]
+    for r in writes:
+        rep = r.get("report") or {}
+        md.append("| write | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            names.get(r["target"], r["target"]), rep.get("contention", 1),
+            fmt(writes_per_s(r), ",.0f"), quant(r, "write_latency_ms", "p50"),
+            quant(r, "write_latency_ms", "p99"), quant(r, "first_receipt_ms", "p50"),
+            quant(r, "first_receipt_ms", "p99"),
+            "%d (%.1f%%)" % (rep["conflicts"], 100 * rep.get("conflict_rate", 0))
+            if rep.get("write_requests") else "-",
+            fmt(rep.get("gave_up") if rep.get("write_requests") else None, "d")))
+    lines = []
+    # What ringwatch adds to a write (target: at most 1 ms at p50).
+    a, b = find("write", "write-server"), find("write", "write-store")
+    def lat(r, q):
+        return get(r, "report", "write_latency_ms", q) if r and get(
+            r, "report", "write_latency_ms", "count") else None
+    for q in ("p50", "p99"):
+        x, y = lat(a, q), lat(b, q)
+        ratios.append(("write", "writes through ringwatch - straight to etcd, %s (ms added)" % q,
+                       "%+.2f ms" % (x - y) if x is not None and y is not None else "-"))
 md += lines + ["", "| workload | ratio | value |", "|---|---|---|"]
 md += ["| %s | %s | %s |" % x for x in ratios]
 def error_parts(r):

@@ -22,7 +22,9 @@ NAMES = {"rw-h2": "ringwatch h2", "rw-h1": "ringwatch http1", "etcd": "etcd dire
          "grpc-proxy": "etcd grpc-proxy", "raw": "raw sockets",
          "raw-batched": "raw sockets, 100/write", "rw-h2-tls": "ringwatch h2 TLS",
          "etcd-tls": "etcd direct TLS", "grpc-proxy-tls": "etcd grpc-proxy TLS",
-         "rw-h2-redis": "ringwatch h2 over Redis", "rw-h1-redis": "ringwatch http1 over Redis"}
+         "rw-h2-redis": "ringwatch h2 over Redis", "rw-h1-redis": "ringwatch http1 over Redis",
+         "write-store": "writes straight to etcd", "write-server": "writes through ringwatch",
+         "write-conflict": "writes through ringwatch, contended"}
 
 
 def growth(row):
@@ -78,6 +80,7 @@ def main():
           not_significant)
     tls_rows(tmp)
     redis_rows(tmp)
+    write_rows(tmp)
 
 
 def render_cells(tmp, saved, name):
@@ -123,6 +126,48 @@ def redis_rows(tmp):
     order = [k[1] for k in cells if k[0] == "fanout" and k[1] in NAMES.values()]
     eq(order[:4], [NAMES[t] for t in ("rw-h2", "rw-h2-redis", "rw-h1", "rw-h1-redis")],
        "the Redis rows follow their etcd rows")
+
+
+def write_rows(tmp):
+    """The write workload's rows (write-store, write-server,
+    write-conflict) get the writes table: writes/s from the writer's
+    acknowledged writes over the load time, the write latencies to the
+    response and to the first watcher's receipt, the 409s with their rate
+    and the updates given up; and the ms ringwatch adds at p50 and p99.
+    The full run's fanout ringwatch h2 row, copied as write rows with
+    known write reports, is the input; a row without samples shows "-"."""
+    with open(os.path.join(TOP, "bench", "results", RUNS[1])) as f:
+        saved = json.load(f)
+    base = next(r for r in saved["rows"] if r["workload"] == "fanout" and r["target"] == "rw-h2")
+    writes = {"write-store": (1, 1000, 0.8, 2.5, 0, 0, 0),
+              "write-server": (1, 1000, 1.3, 4.0, 1000, 0, 0),
+              "write-conflict": (3, 2000, 2.0, 9.0, 3000, 1000, 7)}
+    for t, (k, acked, p50, p99, reqs, conflicts, gave_up) in writes.items():
+        row = json.loads(json.dumps(base))
+        row.update(workload="write", target=t, watchers=100)
+        row["report"].update(writes=acked, duration_s=10.0, contention=k,
+                             write_requests=reqs, conflicts=conflicts,
+                             conflict_rate=conflicts / reqs if reqs else 0, gave_up=gave_up,
+                             write_latency_ms={"count": acked, "p50": p50, "p99": p99},
+                             first_receipt_ms={"count": acked, "p50": p50 + 0.5,
+                                               "p99": p99 + 1})
+        saved["rows"].append(row)
+    cells = render_cells(tmp, saved, "2026-11-30-0002-write.json")
+    eq(cells[("write", NAMES["write-store"])][:8],
+       ["1", "100", "0.80", "2.50", "1.30", "3.50", "-", "-"], "write-store's writes")
+    eq(cells[("write", NAMES["write-server"])][:8],
+       ["1", "100", "1.30", "4.00", "1.80", "5.00", "0 (0.0%)", "0"], "write-server's writes")
+    eq(cells[("write", NAMES["write-conflict"])][:8],
+       ["3", "200", "2.00", "9.00", "2.50", "10.00", "1000 (33.3%)", "7"],
+       "write-conflict's writes")
+    eq(cells[("write", "writes through ringwatch - straight to etcd, p50 (ms added)")][0],
+       "+0.50 ms", "p50 added")
+    eq(cells[("write", "writes through ringwatch - straight to etcd, p99 (ms added)")][0],
+       "+1.50 ms", "p99 added")
+    saved["rows"] = [r for r in saved["rows"] if r["target"] != "write-store"]
+    cells = render_cells(tmp, saved, "2026-11-30-0003-write.json")
+    eq(cells[("write", "writes through ringwatch - straight to etcd, p50 (ms added)")][0],
+       "-", "no p50 added without the straight row")
 
 
 def tls_rows(tmp):
