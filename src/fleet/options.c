@@ -26,7 +26,8 @@ const struct option_spec options_specs[] = {
      "bearer token sent to --server with every request (Authorization: "
      "Bearer TOKEN)"},
     {"target", OPT_STRING, OFF(target), 0, 0, "ringwatch", "TARGET",
-     "ringwatch (kube LIST and WATCH) or etcd (native gRPC Watch streams)"},
+     "ringwatch (kube LIST and WATCH), etcd (native gRPC Watch streams) or "
+     "redis (each watcher reads --redis's log with XREAD BLOCK)"},
     {"profile", OPT_STRING, OFF(profile), 0, 0, "controller", "PROFILE",
      "controller (all watch the selection), kubelet (one node each) or mix"},
     {"nodes", OPT_UINT, OFF(nodes), 0, 10000000, "0", "N",
