@@ -12,6 +12,7 @@ src_libsrc_a_SOURCES = \
 	src/grpc_client.c src/grpc_client.h \
 	src/upstream_etcd.c src/upstream_etcd.h \
 	src/upstream_etcd_read.c src/upstream_etcd_read.h \
+	src/upstream_etcd_write.c src/upstream_etcd_write.h \
 	src/upstream_etcd_batch.c src/upstream_etcd_batch.h \
 	src/upstream_etcd_tls.c src/upstream_etcd_tls.h \
 	src/upstream_members.c src/upstream_members.h \
@@ -20,7 +21,8 @@ src_libsrc_a_SOURCES = \
 	src/upstream_redis_snap.c src/upstream_redis_snap.h \
 	src/upstream_redis_entry.c src/upstream_redis_entry.h \
 	src/upstream_redis_list.c src/upstream_redis_tail.c \
-	src/upstream_redis_read.c src/upstream_redis_impl.h \
+	src/upstream_redis_read.c src/upstream_redis_write.c \
+	src/upstream_redis_impl.h \
 	src/backoff.c src/backoff.h \
 	src/upstream_registry.c src/upstream_registry.h \
 	src/upstream_history.c src/upstream_history.h \
@@ -64,6 +66,8 @@ src_libsrc_a_SOURCES = \
 	src/discovery_json.c src/discovery_json.h \
 	src/health.c src/health.h \
 	src/router.c src/router.h \
+	src/write.c src/write.h \
+	src/write_meta.c src/write_meta.h \
 	src/status.c src/status.h \
 	src/identity.c src/identity.h \
 	src/fairness.c src/fairness.h \

@@ -29,6 +29,7 @@
 #include "src/status.h"
 #include "src/watch_authz.h"
 #include "src/watch_start.h"
+#include "src/write.h"
 
 #define ROUTER_MAX_SEGMENTS 10
 #define ROUTER_ALLOW "GET, HEAD"
@@ -304,6 +305,33 @@ static bool router_special(struct router *rt, struct stream *s,
     return discovery_handle(rt->cfg.discovery, s, req->path);
 }
 
+static bool router_is_write(enum stream_method m)
+{
+    return m == STREAM_POST || m == STREAM_PUT || m == STREAM_PATCH ||
+           m == STREAM_DELETE;
+}
+
+static void router_not_allowed(struct stream *s, const char *allow);
+
+/* A write on a resource path (write.h): POST on a collection (a
+ * namespaced type's inside its namespace), PUT, PATCH and DELETE on an
+ * object, as the apiserver's routes; 405 on the others. */
+static void router_write(struct stream *s, const struct target *t,
+                         const struct request *req)
+{
+    bool collection = t->name == NULL;
+    bool creatable = collection && (t->ns != NULL ||
+                                    !resource_type(t->res)->namespaced);
+
+    if (t->watch_path || (req->method == STREAM_POST) != collection ||
+        (collection && !creatable))
+        router_not_allowed(s, collection ? (creatable ? "GET, HEAD, POST"
+                                                      : ROUTER_ALLOW)
+                                         : "DELETE, GET, HEAD, PATCH, PUT");
+    else
+        write_handle(s, t->res, t->ns, t->name);
+}
+
 static void router_not_found(struct stream *s)
 {
     status_respond(s, 404, "NotFound",
@@ -316,8 +344,7 @@ static void router_not_allowed(struct stream *s, const char *allow)
     stream_add_header(s, "allow", allow);
     status_respond(s, 405, "MethodNotAllowed",
                    "the server does not allow this method on the requested "
-                   "resource (ringwatch serves get, list and watch, and "
-                   "create of the self reviews)");
+                   "resource");
 }
 
 /*
@@ -421,12 +448,12 @@ static void router_route(struct router *rt, struct stream *s,
             router_not_allowed(s, "POST");
         goto out;
     }
-    if (req->method != STREAM_GET && req->method != STREAM_HEAD) {
-        /* every other path serves the same two */
+    if (req->method != STREAM_GET && req->method != STREAM_HEAD &&
+        !router_is_write(req->method)) {
         router_not_allowed(s, ROUTER_ALLOW);
         goto out;
     }
-    if (router_special(rt, s, req))
+    if (!router_is_write(req->method) && router_special(rt, s, req))
         goto out;
     if (segments_split(req->path, &p) != RW_OK) {
         segments_fini(&p);
@@ -441,8 +468,12 @@ static void router_route(struct router *rt, struct stream *s,
         status_respond(s, 429, "TooManyRequests",
                        "The apiserver is shutting down, please try again "
                        "later.");
+    else if (found && router_is_write(req->method))
+        router_write(s, &t, req);
     else if (found)
         router_serve(rt, s, &t, req, id, &ri.a);
+    else if (router_is_write(req->method))
+        router_not_allowed(s, ROUTER_ALLOW); /* discovery, health */
     else
         router_not_found(s);
     segments_fini(&p);

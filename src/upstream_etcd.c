@@ -72,6 +72,7 @@
 #include "src/upstream.h"
 #include "src/upstream_etcd_batch.h"
 #include "src/upstream_etcd_read.h"
+#include "src/upstream_etcd_write.h"
 #include "src/upstream_etcd_tls.h"
 #include "src/upstream_history.h"
 #include "src/upstream_members.h"
@@ -729,6 +730,7 @@ static struct upstream *etcd_create(struct event_base *base, const char *url,
     u->history = upstream_history_new(name, targets, n);
     u->reads = upstream_etcd_read_new(name, u->history, u->cfg.request_timeout,
                                       upstream_relist_all, u);
+    upstream_etcd_write_install(u->reads);
     free(name);
     u->n = n;
     u->res = xcalloc(n ? n : 1, sizeof(*u->res));

@@ -36,6 +36,10 @@ struct upstream_read {
     upstream_page_cb page_cb;
     size_t count; /* probe: the caller's count */
     void *arg;
+    /* a call of another module (upstream_etcd_read_call): its reply
+     * function and state (freed with the read) */
+    upstream_etcd_reply_fn reply;
+    void *state;
 };
 
 /* Seconds for Maintenance/Status. */
@@ -74,6 +78,7 @@ static struct upstream_read *read_new(struct upstream_etcd_read *o, void *arg)
 static void read_free(struct upstream_read *rd)
 {
     TAILQ_REMOVE(&rd->owner->reads, rd, link);
+    free(rd->state);
     free(rd);
 }
 
@@ -206,6 +211,55 @@ static struct upstream_read *read_probe(void *ctx, const char *scope,
     rd->probe_cb = cb;
     rd->count = count;
     return read_send(rd, ETCD_PATH_TXN, b, read_probe_cb);
+}
+
+/* ==== calls of the adapter's other modules ==== */
+
+static void read_reply_cb(int status, const char *message, const uint8_t *resp,
+                          size_t resp_len, void *arg)
+{
+    struct upstream_read *rd = arg;
+
+    rd->call = NULL;
+    rd->reply(rd, status == GRPC_STATUS_OK ? RW_OK : read_error(status, message),
+              message, resp, resp_len, rd->state);
+    read_free(rd);
+}
+
+struct upstream_read *upstream_etcd_read_call(struct upstream_etcd_read *o,
+                                              const char *path, struct rbuf *b,
+                                              upstream_etcd_reply_fn reply,
+                                              void *state)
+{
+    struct upstream_read *rd;
+
+    if (!read_usable(o)) {
+        rbuf_unref(b);
+        free(state);
+        return NULL;
+    }
+    rd = read_new(o, NULL);
+    rd->reply = reply;
+    rd->state = state;
+    return read_send(rd, path, b, read_reply_cb);
+}
+
+void upstream_etcd_read_observe(struct upstream_read *rd,
+                                const struct etcd_header *hdr,
+                                const char *what)
+{
+    read_observe(rd, hdr, what);
+}
+
+void upstream_etcd_read_set_writes(
+    struct upstream_etcd_read *o,
+    struct upstream_read *(*get)(void *, const char *, size_t,
+                                 upstream_get_cb, void *),
+    struct upstream_read *(*write)(void *, const struct upstream_write *,
+                                   upstream_write_cb, void *))
+{
+    o->reader.get = get;
+    o->reader.write = write;
 }
 
 /* ==== pages ==== */

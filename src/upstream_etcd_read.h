@@ -10,8 +10,14 @@
 #define UPSTREAM_ETCD_READ_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
+#include "src/upstream.h"
+
+struct etcd_header;
 struct h2_client;
+struct rbuf;
 struct upstream_etcd_read;
 struct upstream_history;
 struct upstream_reader;
@@ -44,5 +50,38 @@ const char *upstream_etcd_read_version(const struct upstream_etcd_read *rd);
 /* The reader to hand to every target (valid until _free). */
 const struct upstream_reader *
 upstream_etcd_read_reader(const struct upstream_etcd_read *rd);
+
+/* ---- calls of the adapter's other modules (upstream_etcd_write.c) ---- */
+
+/* A reply to upstream_etcd_read_call: err RW_OK with the response message
+ * (resp_len bytes, valid during the call), or the call's failure as an
+ * rw_err (RW_EUNAVAIL, RW_ETIMEDOUT, ...) with why; state is the call's,
+ * freed after the function returns. */
+typedef void (*upstream_etcd_reply_fn)(struct upstream_read *rd, int err,
+                                       const char *why, const uint8_t *resp,
+                                       size_t resp_len, void *state);
+
+/* Sends the request b (taken) to path as a read of rd's list (canceled by
+ * the reader's cancel, whose free frees state: malloc'd, taken on every
+ * path).  Returns the read, NULL (b and state freed) without a
+ * connection. */
+struct upstream_read *upstream_etcd_read_call(struct upstream_etcd_read *rd,
+                                              const char *path, struct rbuf *b,
+                                              upstream_etcd_reply_fn reply,
+                                              void *state);
+
+/* A reply's header to the adapter's history (as every read's). */
+void upstream_etcd_read_observe(struct upstream_read *rd,
+                                const struct etcd_header *hdr,
+                                const char *what);
+
+/* Sets the reader's get and write (upstream_etcd_write.h), whose ctx is
+ * rd. */
+void upstream_etcd_read_set_writes(
+    struct upstream_etcd_read *rd,
+    struct upstream_read *(*get)(void *ctx, const char *key, size_t key_len,
+                                 upstream_get_cb cb, void *arg),
+    struct upstream_read *(*write)(void *ctx, const struct upstream_write *w,
+                                   upstream_write_cb cb, void *arg));
 
 #endif

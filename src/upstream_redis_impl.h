@@ -6,6 +6,7 @@
  *                           applying log entries
  *   upstream_redis_tail.c   the log's rounds on the tail connection
  *   upstream_redis_read.c   the direct reads (upstream_reader)
+ *   upstream_redis_write.c  its get and conditional writes
  * See upstream_redis.c for the design.
  */
 #ifndef UPSTREAM_REDIS_IMPL_H
@@ -66,6 +67,12 @@ struct rread {
     void *arg;
     int64_t since, rev;
     struct event *timer;
+    /* a get or a write (upstream_redis_write.c): its callbacks and state,
+     * freed with the read */
+    upstream_get_cb get_cb;
+    upstream_write_cb write_cb;
+    void *state;
+    void (*state_free)(void *state); /* NULL: free() */
 };
 
 struct seed {
@@ -155,9 +162,21 @@ void upstream_redis_tail_kick(struct upstream_redis *u);
 
 /* Fills res->reader. */
 void upstream_redis_read_init(struct rres *res);
+/* A read of res (arg: its callback's) in u->reads once sent, and its
+ * free (out of u->reads, its timer and state with it). */
+struct rread *upstream_redis_read_new(struct rres *res, void *arg);
+void upstream_redis_read_free(struct rread *rd);
 /* cmd went down: every probe in flight fails with RW_EUNAVAIL and why. */
 void upstream_redis_read_fail(struct upstream_redis *u, const char *why);
 /* Frees every read without its callback (the adapter's free). */
 void upstream_redis_read_free_all(struct upstream_redis *u);
+
+/* ---- upstream_redis_write.c ---- */
+
+/* Sets res->reader's get and write. */
+void upstream_redis_write_init(struct rres *res);
+/* A get or write in flight (rd->get_cb or rd->write_cb set) fails with
+ * RW_EUNAVAIL and why: its callback runs, rd is freed. */
+void upstream_redis_write_fail(struct rread *rd, const char *why);
 
 #endif

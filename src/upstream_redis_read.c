@@ -20,7 +20,7 @@
 
 /* ==== direct reads ==== */
 
-static struct rread *rread_new(struct rres *res, void *arg)
+struct rread *upstream_redis_read_new(struct rres *res, void *arg)
 {
     struct rread *rd = xcalloc(1, sizeof(*rd));
 
@@ -29,11 +29,15 @@ static struct rread *rread_new(struct rres *res, void *arg)
     return rd;
 }
 
-static void rread_free(struct rread *rd)
+void upstream_redis_read_free(struct rread *rd)
 {
     LIST_REMOVE(rd, link);
     if (rd->timer != NULL)
         event_free(rd->timer);
+    if (rd->state_free != NULL)
+        rd->state_free(rd->state);
+    else
+        free(rd->state);
     free(rd);
 }
 
@@ -66,12 +70,12 @@ static void probe_cb(struct redis_client *c, const struct redis_client_reply *r,
         p.unchanged = last_ms <= rd->since && p.rev >= rd->since;
     }
     if (rd->canceled) {
-        rread_free(rd);
+        upstream_redis_read_free(rd);
         return;
     }
     upstream_probe_cb cb = rd->probe_cb;
     void *cb_arg = rd->arg;
-    rread_free(rd);
+    upstream_redis_read_free(rd);
     if (err == RW_OK && upstream_redis_list_check_rev(res->u, res->tag, p.rev))
         err = RW_EUNAVAIL, why = "the store's history was reset";
     else if (err == RW_OK && p.rev > res->t.feed->rv(res->t.ctx))
@@ -95,7 +99,7 @@ static struct upstream_read *reader_probe(void *ctx, const char *scope,
     (void)count;
     if (!upstream_redis_usable(u))
         return NULL;
-    rd = rread_new(res, arg);
+    rd = upstream_redis_read_new(res, arg);
     rd->probe_cb = cb;
     rd->since = since;
     if (!upstream_redis_send(u->cmd, 1, (const char *[]){"MULTI"}, NULL,
@@ -130,7 +134,7 @@ static void page_timer_cb(evutil_socket_t fd, short what, void *arg)
              "revision %" PRId64 " is gone: Redis keeps no old values, only "
              "the current ones and the log of changes",
              rev);
-    rread_free(rd);
+    upstream_redis_read_free(rd);
     cb(RW_EEXPIRED, why, rev, NULL, 0, NULL, 0, cb_arg);
 }
 
@@ -151,7 +155,7 @@ static struct upstream_read *reader_page(void *ctx, const char *scope,
     (void)cursor;
     (void)cursor_len;
     (void)limit;
-    rd = rread_new(res, arg); /* connected or not: nothing to ask Redis */
+    rd = upstream_redis_read_new(res, arg); /* connected or not: nothing to ask Redis */
     rd->is_page = true;
     rd->page_cb = cb;
     rd->rev = rev;
@@ -169,7 +173,7 @@ static void reader_cancel(void *ctx, struct upstream_read *read)
     if (rd == NULL)
         return;
     if (rd->is_page)
-        rread_free(rd); /* its timer with it */
+        upstream_redis_read_free(rd); /* its timer with it */
     else
         rd->canceled = true; /* freed when its answer comes */
 }
@@ -183,10 +187,14 @@ void upstream_redis_read_fail(struct upstream_redis *u, const char *why)
         next = LIST_NEXT(rd, link);
         if (rd->is_page)
             continue;
+        if (rd->get_cb != NULL || rd->write_cb != NULL) {
+            upstream_redis_write_fail(rd, why);
+            continue;
+        }
         upstream_probe_cb cb = rd->canceled ? NULL : rd->probe_cb;
         void *cb_arg = rd->arg;
 
-        rread_free(rd);
+        upstream_redis_read_free(rd);
         if (cb != NULL)
             cb(RW_EUNAVAIL, why, NULL, cb_arg);
     }
@@ -199,10 +207,11 @@ void upstream_redis_read_init(struct rres *res)
                                  .probe = reader_probe,
                                  .page = reader_page,
                                  .cancel = reader_cancel};
+    upstream_redis_write_init(res);
 }
 
 void upstream_redis_read_free_all(struct upstream_redis *u)
 {
     while (!LIST_EMPTY(&u->reads))
-        rread_free(LIST_FIRST(&u->reads));
+        upstream_redis_read_free(LIST_FIRST(&u->reads));
 }

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "cache/rw.h"
+
 static void violation(struct upstream_contract *c, const char *what, int64_t a,
                       int64_t b)
 {
@@ -298,4 +300,225 @@ void upstream_contract_freed(struct upstream_contract *c)
     if (c->listing)
         violation(c, "list left open after free", 0, 0);
     c->freed = true;
+}
+
+/* ==== the write scenarios ==== */
+
+/* What one get or write answered. */
+struct contract_answer {
+    bool done;
+    int err;
+    int64_t rev, mod_rev;
+    bool present;
+    char value[UPSTREAM_CONTRACT_TEXT];
+};
+
+static void contract_write_cb(int err, const char *why,
+                              const struct upstream_write_result *r, void *arg)
+{
+    struct contract_answer *a = arg;
+
+    (void)why;
+    a->done = true;
+    a->err = err;
+    if (r != NULL) {
+        a->rev = r->rev;
+        a->mod_rev = r->mod_rev;
+        a->present = r->value != NULL;
+        if (r->value != NULL)
+            upstream_contract_copy(a->value, r->value, r->value_len);
+    }
+}
+
+static void contract_get_cb(int err, const char *why, int64_t rev,
+                            const struct upstream_kv *kv, void *arg)
+{
+    struct contract_answer *a = arg;
+
+    (void)why;
+    a->done = true;
+    a->err = err;
+    a->rev = rev;
+    a->present = kv != NULL;
+    if (kv != NULL) {
+        a->mod_rev = kv->mod_rev;
+        upstream_contract_copy(a->value, kv->value, kv->value_len);
+    }
+}
+
+struct contract_run {
+    struct upstream_contract *c;
+    void (*turn)(void *arg);
+    void *arg;
+    char key[2][UPSTREAM_CONTRACT_TEXT];
+    char value[4][UPSTREAM_CONTRACT_TEXT];
+};
+
+/* Runs the loop until a is answered (never from inside the call). */
+static void contract_await(struct contract_run *run, struct contract_answer *a)
+{
+    for (int i = 0; i < 1000 && !a->done; i++)
+        run->turn(run->arg);
+    assert_true(a->done);
+}
+
+static struct contract_answer contract_get(struct contract_run *run, int key)
+{
+    const struct upstream_reader *rd = run->c->reader;
+    struct contract_answer a = {0};
+
+    assert_non_null(rd->get(rd->ctx, run->key[key], strlen(run->key[key]),
+                            contract_get_cb, &a));
+    assert_false(a.done);
+    contract_await(run, &a);
+    return a;
+}
+
+static struct contract_answer contract_write(struct contract_run *run,
+                                             enum upstream_write_op op,
+                                             int key, int value,
+                                             int64_t expected)
+{
+    const struct upstream_reader *rd = run->c->reader;
+    struct contract_answer a = {0};
+    struct upstream_write w = {
+        .op = op,
+        .key = run->key[key],
+        .key_len = strlen(run->key[key]),
+        .value = op == UPSTREAM_DELETE ? NULL : run->value[value],
+        .value_len = op == UPSTREAM_DELETE ? 0 : strlen(run->value[value]),
+        .expected = expected,
+    };
+
+    assert_non_null(rd->write(rd->ctx, &w, contract_write_cb, &a));
+    assert_false(a.done);
+    contract_await(run, &a);
+    return a;
+}
+
+/* The feed's log holds exactly the writes at want[0..n), in order, from
+ * the first one on. */
+static void contract_feed_shows(struct contract_run *run,
+                                const struct upstream_contract_event *want,
+                                size_t n)
+{
+    struct upstream_contract *c = run->c;
+    size_t first;
+
+    for (int i = 0; i < 1000 && c->rv < want[n - 1].rev; i++)
+        run->turn(run->arg);
+    assert_true(c->rv >= want[n - 1].rev);
+    for (first = 0; first < c->n_log && c->log[first].rev < want[0].rev;
+         first++)
+        ;
+    assert_true(c->n_log - first >= n);
+    for (size_t i = 0; i < n; i++) {
+        const struct upstream_contract_event *e = &c->log[first + i];
+
+        assert_int_equal(e->kind, want[i].kind);
+        assert_int_equal(e->rev, want[i].rev);
+        assert_string_equal(e->key, want[i].key);
+        if (e->kind == UPSTREAM_CONTRACT_PUT)
+            assert_string_equal(e->value, want[i].value);
+    }
+}
+
+static void contract_event(struct upstream_contract_event *e,
+                           enum upstream_contract_kind kind, const char *key,
+                           const char *value, int64_t rev)
+{
+    e->kind = kind;
+    e->rev = rev;
+    upstream_contract_copy(e->key, key, strlen(key));
+    upstream_contract_copy(e->value, value, strlen(value));
+}
+
+void upstream_contract_writes(struct upstream_contract *c,
+                              void (*turn)(void *arg), void *arg)
+{
+    struct contract_run run = {.c = c, .turn = turn, .arg = arg};
+    struct upstream_contract_event want[6];
+    struct contract_answer a;
+    int64_t r1, r2, r3, r4, r5, r6;
+
+    assert_non_null(c->reader);
+    assert_non_null(c->reader->get);
+    assert_non_null(c->reader->write);
+    snprintf(run.key[0], sizeof(run.key[0]), "%sw1", c->prefix);
+    snprintf(run.key[1], sizeof(run.key[1]), "%sw2", c->prefix);
+    for (int i = 0; i < 4; i++)
+        snprintf(run.value[i], sizeof(run.value[i]),
+                 "{\"metadata\":{\"name\":\"w1\"},\"v\":%d}", i);
+
+    a = contract_get(&run, 0);
+    assert_int_equal(a.err, 0);
+    assert_false(a.present);
+    assert_true(a.rev > 0);
+
+    a = contract_write(&run, UPSTREAM_CREATE, 0, 0, 0);
+    assert_int_equal(a.err, 0);
+    r1 = a.rev;
+    a = contract_write(&run, UPSTREAM_CREATE, 0, 1, 0);
+    assert_int_equal(a.err, RW_EEXIST);
+    assert_int_equal(a.mod_rev, r1);
+    a = contract_get(&run, 0);
+    assert_int_equal(a.err, 0);
+    assert_true(a.present);
+    assert_int_equal(a.mod_rev, r1);
+    assert_true(a.rev >= r1);
+    assert_string_equal(a.value, run.value[0]);
+
+    a = contract_write(&run, UPSTREAM_UPDATE, 0, 1, r1);
+    assert_int_equal(a.err, 0);
+    r2 = a.rev;
+    assert_true(r2 > r1);
+    a = contract_write(&run, UPSTREAM_UPDATE, 0, 3, r1); /* stale */
+    assert_int_equal(a.err, RW_ECONFLICT);
+    assert_int_equal(a.mod_rev, r2);
+    a = contract_write(&run, UPSTREAM_UPDATE, 0, 2, 0); /* any */
+    assert_int_equal(a.err, 0);
+    r3 = a.rev;
+    assert_true(r3 > r2);
+    a = contract_write(&run, UPSTREAM_UPDATE, 1, 2, 0);
+    assert_int_equal(a.err, RW_ENOTFOUND);
+    a = contract_write(&run, UPSTREAM_UPDATE, 1, 2, r3);
+    assert_int_equal(a.err, RW_ENOTFOUND);
+
+    a = contract_write(&run, UPSTREAM_DELETE, 0, 0, r2); /* stale */
+    assert_int_equal(a.err, RW_ECONFLICT);
+    assert_int_equal(a.mod_rev, r3);
+    a = contract_write(&run, UPSTREAM_DELETE, 0, 0, r3);
+    assert_int_equal(a.err, 0);
+    r4 = a.rev;
+    assert_true(a.present);
+    assert_string_equal(a.value, run.value[2]);
+    a = contract_write(&run, UPSTREAM_DELETE, 0, 0, 0);
+    assert_int_equal(a.err, RW_ENOTFOUND);
+    a = contract_write(&run, UPSTREAM_DELETE, 0, 0, r4);
+    assert_int_equal(a.err, RW_ENOTFOUND);
+    a = contract_get(&run, 0);
+    assert_int_equal(a.err, 0);
+    assert_false(a.present);
+    assert_true(a.rev >= r4);
+
+    a = contract_write(&run, UPSTREAM_CREATE, 0, 3, 0);
+    assert_int_equal(a.err, 0);
+    r5 = a.rev;
+    a = contract_write(&run, UPSTREAM_DELETE, 0, 0, 0); /* any */
+    assert_int_equal(a.err, 0);
+    r6 = a.rev;
+    assert_string_equal(a.value, run.value[3]);
+
+    contract_event(&want[0], UPSTREAM_CONTRACT_PUT, run.key[0], run.value[0],
+                   r1);
+    contract_event(&want[1], UPSTREAM_CONTRACT_PUT, run.key[0], run.value[1],
+                   r2);
+    contract_event(&want[2], UPSTREAM_CONTRACT_PUT, run.key[0], run.value[2],
+                   r3);
+    contract_event(&want[3], UPSTREAM_CONTRACT_DELETE, run.key[0], "", r4);
+    contract_event(&want[4], UPSTREAM_CONTRACT_PUT, run.key[0], run.value[3],
+                   r5);
+    contract_event(&want[5], UPSTREAM_CONTRACT_DELETE, run.key[0], "", r6);
+    contract_feed_shows(&run, want, 6);
+    assert_int_equal(c->violations, 0);
 }

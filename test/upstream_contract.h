@@ -98,6 +98,24 @@ void upstream_contract_turn(struct upstream_contract *c);
  * from now on is a violation. */
 void upstream_contract_freed(struct upstream_contract *c);
 
+/*
+ * The write scenarios, the same for every adapter (src/upstream.h's get
+ * and write), on the keys PREFIX"w1" and PREFIX"w2" (absent at the start)
+ * of c's target, whose feed must be up: get of an absent and a present
+ * key; CREATE, and CREATE of a key that exists (RW_EEXIST with its mod
+ * revision); UPDATE at the key's revision, at a stale one (RW_ECONFLICT
+ * with the current mod revision), at any (expected 0), of an absent key
+ * (RW_ENOTFOUND); DELETE at a stale revision (RW_ECONFLICT), at the
+ * current one and at any (the deleted value answered), of an absent key
+ * (RW_ENOTFOUND); then every write shows up on the feed, once, in order,
+ * at the revision its answer gave.  Values are JSON objects named after
+ * their key (a Redis store checks that).  turn(arg) runs one turn of the
+ * adapter's event loop (returning within ~10 ms when idle) and
+ * upstream_contract_turn.  Fails the running cmocka test on a breach.
+ */
+void upstream_contract_writes(struct upstream_contract *c,
+                              void (*turn)(void *arg), void *arg);
+
 /* The model's entry for key, or NULL. */
 struct upstream_contract_kv *
 upstream_contract_find(struct upstream_contract_kv *m, size_t n,

@@ -665,6 +665,31 @@ static void do_page(struct fixture *f, const char *cursor, size_t cursor_len,
  * exactly (a write after s, a key more or less: changed); pages read the
  * past, from the cursor the last one handed out; compacted and future
  * revisions are told apart. */
+/* One loop turn for upstream_contract_writes. */
+static void writes_turn(void *arg)
+{
+    struct fixture *f = arg;
+    struct timeval tv = {0, 10000};
+
+    event_base_loopexit(f->base, &tv);
+    event_base_loop(f->base, EVLOOP_ONCE);
+    upstream_contract_turn(&f->res);
+}
+
+/* The write scenarios every adapter passes (test/upstream_contract.h),
+ * as Txns. */
+static void test_writes(void **state)
+{
+    struct fixture f;
+
+    (void)state;
+    fixture_start(&f, "/tw/", 0, false);
+    upstream_etcd_ops.start(f.u);
+    assert_true(wait_for(&f, is_up, ETEST_TIMEOUT));
+    upstream_contract_writes(&f.res, writes_turn, &f);
+    fixture_stop(&f);
+}
+
 static void test_reads(void **state)
 {
     struct fixture f;
@@ -753,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_relist_after_compaction),
         cmocka_unit_test(test_compacted_while_paging),
         cmocka_unit_test(test_reads),
+        cmocka_unit_test(test_writes),
     };
 
     log_init(LOG_INFO, "upstream_etcd_test");

@@ -606,6 +606,31 @@ static void test_reads(void **state)
     fixture_stop(&f);
 }
 
+/* One loop turn for upstream_contract_writes. */
+static void writes_turn(void *arg)
+{
+    struct fixture *f = arg;
+    struct timeval tv = {0, 10000};
+
+    event_base_loopexit(f->base, &tv);
+    event_base_loop(f->base, EVLOOP_ONCE);
+    for (int i = 0; i < NRES; i++)
+        upstream_contract_turn(&f->res[i]);
+}
+
+/* The write scenarios every adapter passes (test/upstream_contract.h),
+ * over the functions library. */
+static void test_writes(void **state)
+{
+    struct fixture f;
+
+    (void)state;
+    fixture_start(&f, false, server.password, 0);
+    start_up(&f);
+    upstream_contract_writes(&f.res[0], writes_turn, &f);
+    fixture_stop(&f);
+}
+
 static void test_per_resource(void **state)
 {
     struct fixture f;
@@ -775,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_store_went_back),
         cmocka_unit_test(test_store_rewritten),
         cmocka_unit_test(test_reads),
+        cmocka_unit_test(test_writes),
         cmocka_unit_test(test_per_resource),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_refused_at_startup),
