@@ -72,8 +72,11 @@ def collect(work):
         d = os.path.dirname(case_path)
         fleet = load(os.path.join(d, "fleet.json"))
         raw = load(os.path.join(d, "rawfan.json"))
+        pub = load(os.path.join(d, "pubsub.json"))
         row = dict(case)
-        if raw is not None:
+        if pub is not None:
+            row["report"] = pub
+        elif raw is not None:
             row["report"] = raw
             row["deliveries_per_s"] = raw.get("deliveries_per_s")
             row["wire_per_s"] = raw.get("deliveries_per_s")
@@ -169,13 +172,14 @@ def cell_rss(r):
         return "-"
     return "%.0f B" % rpw if r["workload"] == "idle" else "(%.0f B)" % rpw
 
-order_w = {"idle": 0, "fanout": 1, "kubelet": 2, "write": 3}
+order_w = {"idle": 0, "fanout": 1, "kubelet": 2, "write": 3, "pubsub": 4}
 order_t = {t: i for i, t in enumerate((
-    "rw-h2", "rw-h2-redis", "rw-h1", "rw-h1-redis", "etcd", "grpc-proxy", "rw-h2-tls", "etcd-tls",
+    "rw-h2", "rw-h2-redis", "redis-xread", "rw-h1", "rw-h1-redis", "etcd", "grpc-proxy", "rw-h2-tls", "etcd-tls",
     "grpc-proxy-tls", "raw", "raw-batched", "write-store", "write-server", "write-conflict"))}
 rows.sort(key=lambda r: (order_w.get(r["workload"], 9), order_t.get(r["target"], 99)))
 names = {"rw-h2": "ringwatch h2", "rw-h1": "ringwatch http1", "etcd": "etcd direct",
          "rw-h2-redis": "ringwatch h2 over Redis", "rw-h1-redis": "ringwatch http1 over Redis",
+         "redis-xread": "Redis direct, XREAD BLOCK", "redis-pubsub": "Redis pub/sub",
          "write-store": "writes straight to etcd", "write-server": "writes through ringwatch",
          "write-conflict": "writes through ringwatch, contended",
          "grpc-proxy": "etcd grpc-proxy", "rw-h2-tls": "ringwatch h2 TLS",
@@ -200,6 +204,8 @@ head = ("| workload | target | status | deliveries/s | wire events/s | server CP
         "| errors | etcd CPU s | Redis CPU s |")
 lines = [head, "|" + "---|" * 13]
 for r in rows:
+    if r["workload"] == "pubsub":
+        continue  # the losses table
     st = r["status"]
     if st == "unavailable":
         st = "not available"
@@ -244,6 +250,15 @@ for w in ("fanout", "kubelet"):
         o = per_m(w, t)
         ratios.append((w, "%s / ringwatch h2 TLS CPU per delivery" % names[t],
                        "%.2fx" % (o / tls) if o and tls else "-"))
+# Redis's own CPU per delivery, every watcher reading the log itself
+# against ringwatch in front (target: at least 5x).
+def redis_per_m(t):
+    r = find("fanout", t)
+    return r["redis_cpu_s"] / r["deliveries"] * 1e6 if r and r.get(
+        "redis_cpu_s") and r.get("deliveries") else None
+x, y = redis_per_m("redis-xread"), redis_per_m("rw-h2-redis")
+ratios.append(("fanout", "Redis CPU per delivery: Redis direct, XREAD BLOCK / ringwatch h2 "
+               "over Redis", "%.1fx" % (x / y) if x and y else "-"))
 for t, base in (("rw-h2", "raw"), ("rw-h1", "raw"), ("rw-h2", "raw-batched")):
     raw, rw = per_m("fanout", base), per_m("fanout", t)
     ratios.append(("fanout", "%s as %% of %s (its CPU per delivery / ringwatch's x 100)" % (
@@ -329,6 +344,28 @@ if writes:
         x, y = lat(a, q), lat(b, q)
         ratios.append(("write", "writes through ringwatch - straight to etcd, %s (ms added)" % q,
                        "%+.2f ms" % (x - y) if x is not None and y is not None else "-"))
+# What the clients lost across disconnects (bench/README.md "Pub/sub
+# losses"): Redis pub/sub per group of subscribers, ringwatch's watchers.
+pubsub = [r for r in rows if r["workload"] == "pubsub" and r["status"] in ("ok", "fail")]
+if pubsub:
+    md += lines + ["", "| workload | target | clients | disconnects | changes written "
+                   "| expected | lost | lost, keyspace notifications |", "|" + "---|" * 8]
+    lines = []
+    for r in pubsub:
+        rep = r.get("report") or {}
+        if r["target"] == "redis-pubsub":
+            for g, x in sorted((rep.get("groups") or {}).items()):
+                md.append("| pubsub | Redis pub/sub, %s | %d | %s | %s | %s | %s | %s |" % (
+                    g, x["subscribers"], "%d reconnects, %d closed by Redis" % (
+                        x["reconnects"], x["closed_by_redis"]), fmt(rep.get("logged"), ",d"),
+                    fmt(x["expected"], ",d"), fmt(x["publish"]["lost"], ",d"),
+                    fmt(x["keyspace"]["lost"], ",d")))
+        else:
+            md.append("| pubsub | %s, watches ended every 1-2 s | %d | %s | %s | %s | %s | - |" % (
+                names.get(r["target"], r["target"]), rep.get("watchers", 0),
+                fmt((rep.get("rewatches") or 0) + (rep.get("watch_failures") or 0), ",d"),
+                fmt(rep.get("writes"), ",d"), fmt(rep.get("expected"), ",d"),
+                fmt(rep.get("lost"), ",d")))
 md += lines + ["", "| workload | ratio | value |", "|---|---|---|"]
 md += ["| %s | %s | %s |" % x for x in ratios]
 def error_parts(r):

@@ -24,7 +24,8 @@ NAMES = {"rw-h2": "ringwatch h2", "rw-h1": "ringwatch http1", "etcd": "etcd dire
          "etcd-tls": "etcd direct TLS", "grpc-proxy-tls": "etcd grpc-proxy TLS",
          "rw-h2-redis": "ringwatch h2 over Redis", "rw-h1-redis": "ringwatch http1 over Redis",
          "write-store": "writes straight to etcd", "write-server": "writes through ringwatch",
-         "write-conflict": "writes through ringwatch, contended"}
+         "write-conflict": "writes through ringwatch, contended",
+         "redis-xread": "Redis direct, XREAD BLOCK"}
 
 
 def growth(row):
@@ -81,6 +82,7 @@ def main():
     tls_rows(tmp)
     redis_rows(tmp)
     write_rows(tmp)
+    pubsub_rows(tmp)
 
 
 def render_cells(tmp, saved, name):
@@ -126,6 +128,15 @@ def redis_rows(tmp):
     order = [k[1] for k in cells if k[0] == "fanout" and k[1] in NAMES.values()]
     eq(order[:4], [NAMES[t] for t in ("rw-h2", "rw-h2-redis", "rw-h1", "rw-h1-redis")],
        "the Redis rows follow their etcd rows")
+    # Redis direct: its Redis CPU per delivery over ringwatch h2 over Redis's
+    h2 = next(r for r in saved["rows"] if r["workload"] == "fanout" and r["target"] == "rw-h2-redis")
+    xread = json.loads(json.dumps(h2))
+    xread.update(target="redis-xread", redis_cpu_s=9.0, deliveries=h2["deliveries"] // 2)
+    saved["rows"].append(xread)
+    cells = render_cells(tmp, saved, "2026-11-30-0001-redis.json")
+    eq(cells[("fanout", "Redis CPU per delivery: Redis direct, XREAD BLOCK / ringwatch h2 over Redis")][0],
+       "%.1fx" % ((9.0 / (h2["deliveries"] // 2)) / (1.25 / h2["deliveries"])), "XREAD ratio")
+    eq(cells[("fanout", NAMES["redis-xread"])][10], "9.00", "XREAD's Redis CPU")
 
 
 def write_rows(tmp):
@@ -168,6 +179,39 @@ def write_rows(tmp):
     cells = render_cells(tmp, saved, "2026-11-30-0003-write.json")
     eq(cells[("write", "writes through ringwatch - straight to etcd, p50 (ms added)")][0],
        "-", "no p50 added without the straight row")
+
+
+def pubsub_rows(tmp):
+    """The pubsub workload's rows (bench/pubsub.py's groups, ringwatch's
+    watchers) are in the losses table only: per Redis pub/sub group its
+    subscribers, reconnects and closures, the changes the log holds, the
+    messages expected and lost on both channels; ringwatch's watchers with
+    their watch ends and the fleet's lost count."""
+    with open(os.path.join(TOP, "bench", "results", RUNS[1])) as f:
+        saved = json.load(f)
+    base = next(r for r in saved["rows"] if r["workload"] == "fanout" and r["target"] == "rw-h2")
+    rw = json.loads(json.dumps(base))
+    rw.update(workload="pubsub", target="rw-h1-redis")
+    rw["report"].update(watchers=90, rewatches=500, watch_failures=7, writes=999,
+                        expected=89910, lost=0)
+    group = lambda n, rc, closed, lost: {
+        "subscribers": n, "expected": 1000 * n, "reconnects": rc, "closed_by_redis": closed,
+        "publish": {"received": 1000 * n - lost, "lost": lost},
+        "keyspace": {"received": 1000 * n - lost + 1, "lost": lost - 1}}
+    pub = {"workload": "pubsub", "target": "redis-pubsub", "status": "ok", "watchers": 90,
+           "report": {"logged": 1000, "groups": {"steady": group(30, 0, 0, 0),
+                                                 "reconnect": group(30, 30, 0, 3000),
+                                                 "slow": group(30, 150, 151, 15000)}}}
+    saved["rows"] += [rw, pub]
+    cells = render_cells(tmp, saved, "2026-11-30-0004-pubsub.json")
+    eq(cells[("pubsub", "Redis pub/sub, slow")],
+       ["30", "150 reconnects, 151 closed by Redis", "1,000", "30,000", "15,000", "14,999"],
+       "the slow subscribers' losses")
+    eq(cells[("pubsub", "Redis pub/sub, steady")][4], "0", "the control loses nothing")
+    eq(cells[("pubsub", NAMES["rw-h1-redis"] + ", watches ended every 1-2 s")],
+       ["90", "507", "999", "89,910", "0", "-"], "ringwatch's watchers")
+    check(not any(k[0] == "pubsub" and k[1] == NAMES["rw-h1-redis"] for k in cells),
+          "a pubsub row in the main table")
 
 
 def tls_rows(tmp):
