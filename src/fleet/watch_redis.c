@@ -30,7 +30,6 @@
 #include "src/fleet/watcher.h"
 #include "src/log.h"
 #include "src/redis_client.h"
-#include "src/upstream_redis_entry.h"
 
 #define WATCH_REDIS_CACHE 8192 /* decode cache entries (power of two) */
 #define WATCH_REDIS_RETRY 0.5  /* seconds before reconnecting */
@@ -95,9 +94,11 @@ static struct redis_current *redis_current_at(struct watch_redis *t,
 }
 
 static const struct redis_decoded *
-redis_lookup(struct watch_redis *t, int64_t rv, uint32_t key, bool deleted,
-             const char *k, size_t k_len, const char *v, size_t v_len)
+redis_lookup(struct watch_redis *t, const struct redis_store_entry *e,
+             uint32_t key)
 {
+    int64_t rv = e->rev;
+    bool deleted = e->deleted;
     uint64_t h = ((uint64_t)rv * 0x9e3779b97f4a7c15ull) ^ (key * 0x85ebca6bu);
     struct redis_decoded *d = &t->cache[(h >> 17) & (WATCH_REDIS_CACHE - 1)];
     struct redis_current *cur = redis_current_at(t, key);
@@ -112,9 +113,10 @@ redis_lookup(struct watch_redis *t, int64_t rv, uint32_t key, bool deleted,
     d->rv = rv;
     d->key = key;
     d->written_at = -1;
-    if (kjson_decode_object(t->rt, k, k_len, v, v_len, rv, &obj, &why) != RW_OK)
+    if (kjson_decode_object(t->rt, e->key, e->key_len, e->value, e->value_len,
+                            rv, &obj, &why) != RW_OK)
         obj = NULL;
-    if (!deleted && scan_object(v, v_len, &meta) == 0)
+    if (!deleted && scan_object(e->value, e->value_len, &meta) == 0)
         d->written_at = meta.written_at;
     if (rv > cur->rv) { /* the first read of this entry */
         d->old = cur->obj;
@@ -136,31 +138,21 @@ static bool redis_entry(struct redis_slot *s,
                         const struct redis_client_reply *entry, int64_t now_ns)
 {
     struct watch_redis *t = s->t;
-    const struct redis_client_reply *type, *key, *value;
+    struct redis_store_entry e;
     const struct redis_decoded *d;
     enum event_type et;
-    int64_t rev;
     uint32_t k;
-    bool deleted;
 
-    if (entry->type != REDIS_CLIENT_ARRAY || entry->n != 2 ||
-        (rev = upstream_redis_entry_rev(&entry->elem[0])) <= s->last)
+    if (!redis_store_entry(entry, &e) || e.rev <= s->last)
         return false;
-    upstream_redis_entry_fields(&entry->elem[1], &type, &key, &value);
-    if (type == NULL || key == NULL || value == NULL ||
-        type->type != REDIS_CLIENT_STRING || key->type != REDIS_CLIENT_STRING ||
-        value->type != REDIS_CLIENT_STRING)
-        return false;
-    deleted = type->len == 6 && memcmp(type->str, "DELETE", 6) == 0;
-    s->last = rev;
+    s->last = e.rev;
     watcher_wire_events(s->w, 1);
-    if (key->len <= t->plen || memcmp(key->str, t->rt->key_prefix, t->plen))
+    if (e.key_len <= t->plen || memcmp(e.key, t->rt->key_prefix, t->plen))
         return true;
-    k = keys_intern(t->keys, "", 0, key->str + t->plen, key->len - t->plen);
-    d = redis_lookup(t, rev, k, deleted, key->str, key->len, value->str,
-                     value->len);
+    k = keys_intern(t->keys, "", 0, e.key + t->plen, e.key_len - t->plen);
+    d = redis_lookup(t, &e, k);
     if (filter_transition(watcher_filter(s->w), d->old, d->new_obj, &et))
-        watcher_relevant_event(s->w, et, k, rev, d->written_at, now_ns);
+        watcher_relevant_event(s->w, et, k, e.rev, d->written_at, now_ns);
     return true;
 }
 
@@ -219,12 +211,7 @@ static void redis_xread_cb(const struct redis_client_reply *reply,
         redis_failed(s, redis_client_reply_text(reply, text, sizeof(text)));
         return;
     }
-    /* [[log, [entry...]]] or NIL when BLOCK timed out */
-    if (reply->type == REDIS_CLIENT_ARRAY && reply->n == 1 &&
-        reply->elem[0].type == REDIS_CLIENT_ARRAY && reply->elem[0].n == 2 &&
-        reply->elem[0].elem[1].type == REDIS_CLIENT_ARRAY)
-        entries = &reply->elem[0].elem[1];
-    else if (reply->type != REDIS_CLIENT_NIL) {
+    if (!redis_store_xread_entries(reply, &entries)) {
         watcher_error(s->w, 500);
         redis_failed(s, "XREAD: unexpected reply");
         return;

@@ -342,6 +342,18 @@ static void writer_failed(struct writer *w, const char *status,
         log_warnx("writer: write failed: %s: %s", status, message);
 }
 
+/* A write's callback ran: no longer in flight.  False when the writer is
+ * closing (put is then freed, nothing else to do). */
+static bool writer_returned(struct writer_put *put)
+{
+    put->w->st.inflight--;
+    if (put->w->closing) {
+        free(put);
+        return false;
+    }
+    return true;
+}
+
 static void writer_put_cb(int status, const char *message, const uint8_t *resp,
                           size_t resp_len, void *arg)
 {
@@ -349,11 +361,8 @@ static void writer_put_cb(int status, const char *message, const uint8_t *resp,
     struct writer *w = put->w;
     struct etcd_put_response r;
 
-    w->st.inflight--;
-    if (w->closing) {
-        free(put);
+    if (!writer_returned(put))
         return;
-    }
     if (status == GRPC_STATUS_OK &&
         etcd_put_response_decode(&r, resp, resp_len) == 0) {
         writer_acked(w, put, r.header.revision);
@@ -371,11 +380,8 @@ static void writer_delete_cb(int status, const char *message,
     struct writer *w = put->w;
     struct etcd_delete_range_response r;
 
-    w->st.inflight--;
-    if (w->closing) {
-        free(put);
+    if (!writer_returned(put))
         return;
-    }
     if (status == GRPC_STATUS_OK &&
         etcd_delete_range_response_decode(&r, resp, resp_len) == 0) {
         if (r.deleted > 0)
@@ -395,11 +401,8 @@ static void writer_redis_cb(int err, const char *why, int64_t rev, void *arg)
     struct writer_put *put = arg;
     struct writer *w = put->w;
 
-    w->st.inflight--;
-    if (w->closing) {
-        free(put);
+    if (!writer_returned(put))
         return;
-    }
     if (err == RW_OK)
         writer_acked(w, put, rev);
     else if (strncmp(why, "NOTFOUND", 8) != 0)
@@ -416,11 +419,8 @@ static void writer_kube_cb(int err, const char *why, int64_t rev,
     struct writer_put *put = arg;
     struct writer *w = put->w;
 
-    w->st.inflight--;
-    if (w->closing) {
-        free(put);
+    if (!writer_returned(put))
         return;
-    }
     put->sent_ns = sent_ns;
     if (err == RW_OK)
         writer_acked(w, put, rev);

@@ -230,16 +230,7 @@ def tls_rows(tmp):
             if tls.get("cpu_s_per_million") is not None:
                 tls["cpu_s_per_million"] *= factor[row["target"]]
             saved["rows"].append(tls)
-    name = "2026-11-30-0000-tls.json"
-    with open(os.path.join(tmp, name), "w") as f:
-        json.dump(saved, f)
-    p = subprocess.run([os.path.join(TOP, "scripts", "bench"), "--render",
-                        os.path.join(tmp, name)], capture_output=True, text=True, timeout=60)
-    eq(p.returncode, 0, "scripts/bench --render %s (%s)" % (name, p.stderr))
-    with open(os.path.join(tmp, name[:-5] + ".md")) as f:
-        cells = {tuple(c.strip() for c in line.strip().strip("|").split("|")[:2]):
-                 line.strip().strip("|").split("|")[2].strip()
-                 for line in f if line.startswith("| ")}
+    cells = {k: v[0] for k, v in render_cells(tmp, saved, "2026-11-30-0000-tls.json").items()}
     for t in ("rw-h2-tls", "etcd-tls", "grpc-proxy-tls"):
         check(("fanout", NAMES[t]) in cells, "no fanout row for %s" % t)
     rw = {r["target"]: r for r in saved["rows"] if r["workload"] == "fanout"}
