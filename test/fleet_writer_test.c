@@ -26,7 +26,8 @@
 #include "src/fleet/stamp.h"
 #include "src/fleet/writer.h"
 
-#define STAMP "\"" SCAN_WRITTEN_AT "\":\"1234\",\"" STAMP_WRITE_COUNT "\":\"7\""
+#define STAMP                                                                  \
+    "\"" SCAN_WRITTEN_AT "\":\"1234\",\"" STAMP_WRITE_COUNT "\":\"7\""
 
 /* Stamps value and returns the parsed result (cJSON_Delete it). */
 static cJSON *stamp(const char *value)

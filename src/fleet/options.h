@@ -35,23 +35,23 @@ struct fleet_config {
     const char *etcd;           /* etcd URL (oracle, writer, final state) */
     const char *etcd_cacert;    /* --etcd's CA (PEM); NULL: system's */
     const char *etcd_cert, *etcd_key; /* client certificate for --etcd */
-    const char *redis;                /* Redis URL, in place of --etcd */
-    const char *redis_password_file;  /* AUTH password file; NULL: none */
-    const char *redis_revisions;      /* global or per-resource */
-    uint64_t redis_history;           /* log length the writes trim to */
-    uint64_t write_rate;              /* writes per second; 0: no writer */
-    const char *write_via;            /* store or server */
-    uint64_t contention;              /* writers per update (>= 1) */
-    uint64_t server_pid;       /* ringwatch's pid for CPU and RSS; 0: none */
-    const char *report;        /* JSON report path; NULL: none */
-    const char *profile;       /* controller, kubelet or mix */
-    uint64_t nodes;            /* kubelet nodes; 0: one per kubelet */
-    uint64_t mix_controllers;  /* controllers of --profile mix */
-    bool churn;                /* create/update/move/delete pods */
-    uint64_t pods;             /* live pods --churn keeps */
-    const char *move_fraction; /* of churn updates, in [0, 1] (text) */
-    uint64_t seed;             /* churn's random seed */
-    const char *target;        /* ringwatch or etcd */
+    const char *redis;          /* Redis URL, in place of --etcd */
+    const char *redis_password_file; /* AUTH password file; NULL: none */
+    const char *redis_revisions;     /* global or per-resource */
+    uint64_t redis_history;          /* log length the writes trim to */
+    uint64_t write_rate;        /* writes per second; 0: no writer */
+    const char *write_via;      /* store or server */
+    uint64_t contention;        /* writers per update (>= 1) */
+    uint64_t server_pid;        /* ringwatch's pid for CPU and RSS; 0: none */
+    const char *report;         /* JSON report path; NULL: none */
+    const char *profile;        /* controller, kubelet or mix */
+    uint64_t nodes;             /* kubelet nodes; 0: one per kubelet */
+    uint64_t mix_controllers;   /* controllers of --profile mix */
+    bool churn;                 /* create/update/move/delete pods */
+    uint64_t pods;              /* live pods --churn keeps */
+    const char *move_fraction;  /* of churn updates, in [0, 1] (text) */
+    uint64_t seed;              /* churn's random seed */
+    const char *target;         /* ringwatch, etcd or redis */
     const char *log_level;
 };
 

@@ -35,7 +35,9 @@
 #include "cache/resource_type.h"
 #include "src/fleet/keys.h"
 
-#define WATCH_REDIS_COUNT 1000      /* entries per XREAD at most */
+#define WATCH_REDIS_COUNT 100       /* entries per XREAD at most: a reply
+                                       waiting in Redis for a watcher is at
+                                       most this many (about 110 KiB) */
 #define WATCH_REDIS_BLOCK_MS "5000" /* XREAD's BLOCK */
 
 struct event_base;
