@@ -38,14 +38,11 @@ def growth(row):
 
 
 def render(tmp, name):
-    shutil.copy(os.path.join(TOP, "bench", "results", name), tmp)
-    p = subprocess.run([os.path.join(TOP, "scripts", "bench"), "--render",
-                        os.path.join(tmp, name)], capture_output=True, text=True, timeout=60)
-    eq(p.returncode, 0, "scripts/bench --render %s (%s)" % (name, p.stderr))
-    with open(os.path.join(tmp, name[:-5] + ".md")) as f:
-        cells = [[c.strip() for c in line.strip().strip("|").split("|")]
-                 for line in f if line.startswith("| ")]
-    return {(c[0], c[1]): c for c in cells}
+    """The committed run name rendered again: {(workload, target): every
+    cell of its row}."""
+    with open(os.path.join(TOP, "bench", "results", name)) as f:
+        saved = json.load(f)
+    return {k: list(k) + v for k, v in render_cells(tmp, saved, name).items()}
 
 
 def main():
