@@ -37,6 +37,11 @@ proto_libproto_a_SOURCES = \
 	proto/accept.c proto/accept.h \
 	proto/table.c proto/table.h \
 	proto/jval.c proto/jval.h \
+	proto/jval_edit.c proto/jval_edit.h \
+	proto/patch.c proto/patch.h \
+	proto/patch_merge.c proto/patch_merge.h \
+	proto/patch_json.c proto/patch_json.h \
+	proto/patch_strategic.c proto/patch_strategic.h \
 	proto/quantity.c proto/quantity.h \
 	proto/metatime.c proto/metatime.h \
 	proto/printer.c proto/printer.h \

@@ -29,8 +29,15 @@ enum patch_type {
 struct patch_error {
     int code;           /* HTTP status: 400, 415, 422, 500 */
     const char *reason; /* Status reason: "BadRequest", "Invalid",
-                           "UnsupportedMediaType", "InternalError" */
+                           "UnsupportedMediaType", "InternalError", or ""
+                           (the apiserver's StatusReasonUnknown: a Status
+                           without a reason member, for the errors that
+                           strategicpatch returns unwrapped, code 500) */
     char message[512];  /* Status message, as the apiserver words it */
+    char detail[512];   /* Why, in the library's words, when the Status
+                           message does not say (a failed JSON Patch op:
+                           the apiserver answers a fixed message); for
+                           logs and tests, not sent; "" otherwise */
 };
 
 /*
@@ -56,5 +63,11 @@ int patch_apply(enum patch_type t, const char *group, const char *kind,
                 const char *doc, size_t doc_len, const char *patch,
                 size_t patch_len, char **out, size_t *out_len,
                 struct patch_error *err);
+
+/* For the engines (patch_merge.c, patch_json.c, patch_strategic.c): fills
+ * *err with code, reason and the printf-formatted message (cut to fit);
+ * returns RW_EINVAL. */
+int patch_fail(struct patch_error *err, int code, const char *reason,
+               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #endif

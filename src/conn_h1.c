@@ -291,6 +291,24 @@ static void h1_printf(struct conn_h1 *c, const char *fmt, ...)
         h1_queue_failed(c, strlen(fmt));
 }
 
+/* Answers with the Status body (taken) and closes (no stream involved),
+ * the answer flushed within flush_seconds of no progress; a 403 says
+ * nosniff, as the apiserver's responsewriters.Forbidden. */
+static void h1_reject_body(struct conn_h1 *c, int status, struct rbuf *body,
+                           bool nosniff, unsigned flush_seconds)
+{
+    h1_printf(c,
+              "HTTP/1.1 %d %s\r\nDate: %s\r\n"
+              "Content-Type: application/json\r\n%s"
+              "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+              status, stream_reason(status), stream_date(),
+              nosniff ? "X-Content-Type-Options: nosniff\r\n" : "",
+              body->len);
+    h1_add_ref(c, body, 0, body->len);
+    rbuf_unref(body);
+    h1_close(c, flush_seconds);
+}
+
 /* Answers with a Kubernetes Status and closes (no stream involved), the
  * answer flushed within flush_seconds of no progress. */
 static void h1_reject(struct conn_h1 *c, int status, const char *reason,
@@ -299,14 +317,7 @@ static void h1_reject(struct conn_h1 *c, int status, const char *reason,
     struct rbuf *body = kjson_status(status, reason, message);
 
     log_debug("conn_h1: %d %s: %s", status, reason, message);
-    h1_printf(c,
-              "HTTP/1.1 %d %s\r\nDate: %s\r\n"
-              "Content-Type: application/json\r\n"
-              "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-              status, stream_reason(status), stream_date(), body->len);
-    h1_add_ref(c, body, 0, body->len);
-    rbuf_unref(body);
-    h1_close(c, flush_seconds);
+    h1_reject_body(c, status, body, false, flush_seconds);
 }
 
 /* Refuses the request being read with status (400, 413, 414, 417, 431,
@@ -481,6 +492,33 @@ static bool h1_body_read(struct conn_h1 *c)
     return rc == H1_READER_DONE;
 }
 
+/* A request with a body is decided before its body is read
+ * (front_config precheck: authentication and authorization, as the
+ * apiserver's filters before its handler reads the body): a refusal is
+ * answered now, without 100 Continue, and the connection closes (the
+ * body unread).  Returns whether it was refused. */
+static bool h1_refused(struct conn_h1 *c)
+{
+    const struct front_config *cfg = registry_config(c->base.registry);
+    enum http_method m = (enum http_method)c->parser.method;
+    struct request_refusal ref;
+    struct stream tmp;
+    bool refused;
+
+    if (cfg->precheck == NULL || m == HTTP_GET || m == HTTP_HEAD ||
+        c->req->reader.head.framing == H1_FRAMING_NONE)
+        return false;
+    stream_init(&tmp, &h1_ops, FRONT_H1);
+    tmp.req.peer = c->base.peer;
+    h1_req_apply(c->req, &tmp);
+    refused = cfg->precheck(stream_request(&tmp), cfg->precheck_arg, &ref);
+    stream_finish(&tmp);
+    if (refused)
+        h1_reject_body(c, ref.code, ref.body, ref.nosniff,
+                       registry_flush_seconds(c->base.registry));
+    return refused;
+}
+
 /* RFC 9110 10.1.1: a client waiting for 100 (Continue) before it sends
  * the body gets it once the head is accepted. */
 static void h1_continue(struct conn_h1 *c)
@@ -514,6 +552,8 @@ static void h1_parse(struct conn_h1 *c)
                       "met");
             return;
         }
+        if (h1_refused(c))
+            return;
         h1_continue(c);
     }
     if (h1_body_read(c))

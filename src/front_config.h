@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "src/stream_types.h"
+
 struct tls_server;
 
 struct front_config {
@@ -62,6 +64,10 @@ struct front_config {
      * as Go's net/http (listener.h).  Without tls, plaintext is always
      * served. */
     bool tls_plaintext;
+    /* Decides a request with a body before the body is read (NULL:
+     * none; stream_types.h). */
+    request_precheck_fn precheck;
+    void *precheck_arg;
 };
 
 #endif

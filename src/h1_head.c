@@ -710,7 +710,7 @@ int h1_head_reader_body(struct h1_reader *r, struct evbuffer *in,
     return H1_READER_DONE;
 too_large:
     *status = refuse(413, why, why_len,
-                     "Request entity too large: limit is %llu bytes",
+                     "Request entity too large: limit is %llu",
                      (unsigned long long)max_body);
     return RW_EINVAL;
 }

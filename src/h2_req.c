@@ -128,6 +128,18 @@ int h2_req_body_add(struct h2_req *r, const uint8_t *data, size_t len,
 
 int h2_req_apply(struct h2_req *r, struct stream *s)
 {
+    int rv = h2_req_apply_head(r, s);
+
+    if (rv != RW_OK)
+        return rv;
+    stream_set_body(s, r->body, r->body_len);
+    r->body = NULL;
+    r->body_len = r->body_cap = 0;
+    return RW_OK;
+}
+
+int h2_req_apply_head(const struct h2_req *r, struct stream *s)
+{
     struct stream_value fields[STREAM_FIELD_COUNT];
     const char *v[H2_REQ_COUNT], *path, *q;
     size_t len, path_len;
@@ -151,8 +163,5 @@ int h2_req_apply(struct h2_req *r, struct stream *s)
     stream_set_request(s, 20, v[H2_REQ_METHOD], r->vlen[H2_REQ_METHOD], path,
                        path_len, q != NULL ? q + 1 : NULL,
                        q != NULL ? len - path_len - 1 : 0, fields);
-    stream_set_body(s, r->body, r->body_len);
-    r->body = NULL;
-    r->body_len = r->body_cap = 0;
     return RW_OK;
 }

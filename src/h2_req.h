@@ -51,4 +51,8 @@ int h2_req_body_add(struct h2_req *r, const uint8_t *data, size_t len,
  */
 int h2_req_apply(struct h2_req *r, struct stream *s);
 
+/* h2_req_apply without the body (r keeps it): the request's head, for a
+ * decision before the body is read (front_config precheck). */
+int h2_req_apply_head(const struct h2_req *r, struct stream *s);
+
 #endif

@@ -50,6 +50,7 @@ struct h2_stream {
     bool awaiting : 1;       /* counted in the set's awaiting */
     bool refused : 1;        /* reset REFUSED_STREAM: over H2_BODY_BUDGET */
     bool dispatched : 1;
+    bool prechecked : 1; /* its head went through the precheck */
     bool closed : 1;   /* nghttp2 closed it (or the connection died) */
     bool deferred : 1; /* the data source returned DEFERRED */
 };
@@ -153,14 +154,11 @@ static void h2_reject(struct h2_stream *st, int status, const char *reason,
     rbuf_unref(body);
 }
 
-/* Hands a complete request to the handler, or answers it: 431 beyond
- * max_header_bytes, 413 for a body beyond STREAM_MAX_BODY, 400 without
- * :method or :path, a stream reset for an invalid URL escape in :path
- * (h2_req_apply). */
-static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
+/* st's request becomes its stream's, and st is dispatched (live, its body
+ * no longer kept); returns h2_req_apply's result. */
+static int h2_take_request(struct h2_streams *ss, struct h2_stream *st)
 {
     struct h2_req *r = st->req;
-    char msg[128];
     int rv;
 
     st->dispatched = true;
@@ -170,9 +168,63 @@ static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
     st->req = NULL;
     rv = h2_req_apply(r, &st->base);
     h2_req_free(r);
+    return rv;
+}
+
+/* Answers a request refused by the precheck (ref's body taken). */
+static void h2_refuse(struct h2_stream *st, struct request_refusal *ref)
+{
+    if (ref->nosniff)
+        stream_add_header(&st->base, "x-content-type-options", "nosniff");
+    stream_respond(&st->base, ref->code, "application/json", ref->body);
+    rbuf_unref(ref->body);
+}
+
+/* The head of a request with a body is decided before its body is read
+ * (front_config precheck, as conn_h1's): a refusal is answered (st
+ * dispatched; what DATA follows is dropped, and the stream reset with
+ * NO_ERROR once answered).  Returns whether it was refused. */
+static bool h2_refused(struct h2_streams *ss, struct h2_stream *st)
+{
+    const struct front_config *cfg = registry_config(ss->conn->registry);
+    struct request_refusal ref;
+    struct stream tmp;
+    bool refused;
+
+    if (cfg->precheck == NULL || st->prechecked || st->req == NULL ||
+        !h2_req_has_body(st->req))
+        return false;
+    st->prechecked = true;
+    stream_init(&tmp, st->base.ops, FRONT_H2);
+    tmp.req.peer = st->base.req.peer;
+    if (h2_req_apply_head(st->req, &tmp) != RW_OK) {
+        stream_finish(&tmp);
+        return false; /* answered at dispatch */
+    }
+    refused = cfg->precheck(stream_request(&tmp), cfg->precheck_arg, &ref);
+    stream_finish(&tmp);
+    if (refused) {
+        (void)h2_take_request(ss, st);
+        h2_refuse(st, &ref);
+    }
+    return refused;
+}
+
+/* Hands a complete request to the handler, or answers it: 431 beyond
+ * max_header_bytes, 413 for a body beyond STREAM_MAX_BODY, 400 without
+ * :method or :path, a stream reset for an invalid URL escape in :path
+ * (h2_req_apply). */
+static void h2_dispatch(struct h2_streams *ss, struct h2_stream *st)
+{
+    char msg[128];
+    int rv;
+
+    if (st->body_too_large && h2_refused(ss, st))
+        return;
+    rv = h2_take_request(ss, st);
     if (st->body_too_large) {
         snprintf(msg, sizeof(msg),
-                 "Request entity too large: limit is %d bytes",
+                 "Request entity too large: limit is %d",
                  STREAM_MAX_BODY);
         h2_reject(st, 413, "RequestEntityTooLarge", msg);
     } else if (rv == RW_ELIMIT) {
@@ -211,7 +263,8 @@ void h2_stream_run_work(struct h2_streams *ss)
             h2_stream_free(ss, st);
         else if (h2_stream_ready(st))
             h2_dispatch(ss, st);
-        else if (st->headers_done && !st->dispatched && !st->refused)
+        else if (st->headers_done && !st->dispatched && !st->refused &&
+                 !h2_refused(ss, st))
             h2_stream_awaiting(ss, st, true);
         else
             stream_drained(&st->base);

@@ -66,7 +66,7 @@ src_libsrc_a_SOURCES = \
 	src/discovery_json.c src/discovery_json.h \
 	src/health.c src/health.h \
 	src/router.c src/router.h \
-	src/write.c src/write.h \
+	src/write.c src/write.h src/write_impl.h src/write_flow.c \
 	src/write_meta.c src/write_meta.h \
 	src/status.c src/status.h \
 	src/identity.c src/identity.h \

@@ -460,6 +460,8 @@ static void daemon_start(struct daemon *d)
     fc.tls = d->tls;
     fc.tls_plaintext =
         d->cfg.insecure_allow_plaintext || d->served.listen_loopback;
+    fc.precheck = router_precheck;
+    fc.precheck_arg = d->router;
     d->listener =
         listener_new(d->base, d->cfg.listen, &fc, router_handle, d->router);
     if (d->listener == NULL)

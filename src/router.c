@@ -311,7 +311,20 @@ static bool router_is_write(enum stream_method m)
            m == STREAM_DELETE;
 }
 
-static void router_not_allowed(struct stream *s, const char *allow);
+static void router_not_found(struct stream *s)
+{
+    status_respond(s, 404, "NotFound",
+                   "the server could not find the requested resource");
+}
+
+/* 405 MethodNotAllowed with what the target supports (RFC 9110 15.5.6). */
+static void router_not_allowed(struct stream *s, const char *allow)
+{
+    stream_add_header(s, "allow", allow);
+    status_respond(s, 405, "MethodNotAllowed",
+                   "the server does not allow this method on the requested "
+                   "resource");
+}
 
 /* A write on a resource path (write.h): POST on a collection (a
  * namespaced type's inside its namespace), PUT, PATCH and DELETE on an
@@ -330,21 +343,6 @@ static void router_write(struct stream *s, const struct target *t,
                                          : "DELETE, GET, HEAD, PATCH, PUT");
     else
         write_handle(s, t->res, t->ns, t->name);
-}
-
-static void router_not_found(struct stream *s)
-{
-    status_respond(s, 404, "NotFound",
-                   "the server could not find the requested resource");
-}
-
-/* 405 MethodNotAllowed with what the target supports (RFC 9110 15.5.6). */
-static void router_not_allowed(struct stream *s, const char *allow)
-{
-    stream_add_header(s, "allow", allow);
-    status_respond(s, 405, "MethodNotAllowed",
-                   "the server does not allow this method on the requested "
-                   "resource");
 }
 
 /*
@@ -479,6 +477,54 @@ static void router_route(struct router *rt, struct stream *s,
     segments_fini(&p);
 out:
     request_info_fini(&ri);
+}
+
+bool router_precheck(const struct request *req, void *arg,
+                     struct request_refusal *out)
+{
+    struct router *rt = arg;
+    struct identity *id, *as = NULL;
+    struct request_info ri;
+    char why[512], reason[AUTHZ_REASON_MAX];
+
+    memset(out, 0, sizeof(*out));
+    if (rt->cfg.authn == NULL)
+        id = identity_ref(rt->anonymous);
+    else if (authn_authenticate(rt->cfg.authn, req, &id, why, sizeof(why)) !=
+             RW_OK) {
+        *out = (struct request_refusal){
+            401, kjson_status(401, "Unauthorized", "Unauthorized"), false};
+        return true;
+    }
+    if (req->impersonate[0] != '\0') {
+        switch (impersonate(rt->cfg.authz, id, req->impersonate, &as,
+                            &out->body, why, sizeof(why))) {
+        case IMPERSONATE_OK:
+            break;
+        case IMPERSONATE_FORBIDDEN:
+            out->code = 403;
+            out->nosniff = true;
+            break;
+        case IMPERSONATE_INVALID:
+            out->code = 500;
+            out->body = kjson_status(500, "InternalError", why);
+            break;
+        }
+        identity_unref(id);
+        if ((id = as) == NULL)
+            return true;
+    }
+    if (authz_may_deny(rt->cfg.authz)) {
+        memset(&ri, 0, sizeof(ri));
+        request_info_init(&ri, req);
+        if (authz_authorize(rt->cfg.authz, id, &ri.a, reason, sizeof(reason)) !=
+            AUTHZ_ALLOW)
+            *out = (struct request_refusal){
+                403, authz_forbidden_status(id, &ri.a, reason, false), true};
+        request_info_fini(&ri);
+    }
+    identity_unref(id);
+    return out->code != 0;
 }
 
 /* fairness_serve_fn: a seat is free (or none is needed). */

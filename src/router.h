@@ -6,6 +6,8 @@
  *   /api/v1/[namespaces/NS/]RESOURCE[/NAME]          LIST, WATCH, GET
  *   /apis/G/V/[namespaces/NS/]RESOURCE[/NAME]
  *   the same under .../watch/... (deprecated watch paths)
+ *   POST on a collection (inside its namespace for a namespaced type),
+ *   PUT, PATCH and DELETE on an object        the writes (write.h)
  *   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews,
  *        /apis/authorization.k8s.io/v1/selfsubjectrulesreviews and
  *        /apis/authentication.k8s.io/v1/selfsubjectreviews (review.h)
@@ -18,9 +20,12 @@
  * src/request_info.h reads from it: a denial is 403 Forbidden, whatever
  * the path names.  A WATCH keeps its identity and attributes, and ends if
  * a change of RBAC takes its access away (src/watch_authz.h).
- * Only GET and HEAD are served, and POST on the reviews (405
- * MethodNotAllowed otherwise, with "Allow: GET, HEAD", or "Allow: POST" on
- * the reviews, as RFC 9110 15.5.6 wants); a path
+ * GET and HEAD are served, the writes on resources, and POST on the
+ * reviews (405 MethodNotAllowed otherwise, with "Allow: GET, HEAD" (a
+ * collection that takes a create adds POST; an object "DELETE, GET, HEAD,
+ * PATCH, PUT"), or "Allow: POST" on the reviews, as RFC 9110 15.5.6
+ * wants); a request with a body is decided before its body is read
+ * (router_precheck); a path
  * that names nothing is 404 NotFound; a bad query or selector is 400
  * BadRequest; an Accept header that allows nothing ringwatch writes is 406
  * NotAcceptable (proto/accept.h, in the apiserver's order: go-restful's
@@ -73,6 +78,17 @@ void router_free(struct router *rt);
  * apiserver answers while it terminates; /healthz, /readyz and /metrics
  * still answer. */
 void router_shutting_down(struct router *rt);
+
+/*
+ * The request_precheck_fn given to the listener (arg: the router): a
+ * request with a body is authenticated, becomes whom it impersonates, and
+ * is authorized, before its body is read, as the apiserver's filters run
+ * before its handler reads the body: a 401, 403 (or 500 for a bad
+ * impersonation) is answered without reading it (no 100 Continue); a
+ * request that passes is decided again, whole, when dispatched.
+ */
+bool router_precheck(const struct request *req, void *arg,
+                     struct request_refusal *out);
 
 /* The request_handler_fn given to the listener; arg is the router. */
 void router_handle(struct stream *s, void *arg);

@@ -6,6 +6,8 @@
 #ifndef STREAM_TYPES_H
 #define STREAM_TYPES_H
 
+#include <stdbool.h>
+
 struct transport_peer;
 
 enum stream_method {
@@ -44,6 +46,23 @@ struct request {
 
 struct stream;
 typedef void (*stream_cb)(struct stream *s, void *arg);
+
+/* A request refused before its body is read: the answer's status and
+ * Status body (a reference the connection module takes), and whether it
+ * carries X-Content-Type-Options: nosniff (a 403). */
+struct rbuf;
+struct request_refusal {
+    int code;
+    struct rbuf *body;
+    bool nosniff;
+};
+
+/* Called by the connection modules once the head of a request with a body
+ * is in, before any of its body is read: true with *out filled when the
+ * request is refused (authentication, authorization: src/router.h
+ * router_precheck), false to read the body and dispatch it. */
+typedef bool (*request_precheck_fn)(const struct request *req, void *arg,
+                                    struct request_refusal *out);
 
 /* Called by the connection modules for each complete request. */
 typedef void (*request_handler_fn)(struct stream *s, void *arg);

@@ -36,7 +36,7 @@
 #include "src/upstream_redis_impl.h"
 
 /* Reads and function calls one write makes at most (lost races). */
-#define WRITE_TRIES 8
+#define WRITE_TRIES 64
 
 struct rwrite {
     struct upstream_write w; /* op and expected (key, value: below) */

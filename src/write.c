@@ -1,25 +1,25 @@
 /*
- * write.c: the write verbs (see write.h).
+ * write.c: the write verbs (see write.h): the request, its answers (the
+ * apiserver's Statuses) and its calls to the store; the flows are
+ * write_flow.c's.
  *
- * One struct write_req per request, alive from write_handle until its
- * answer (or the client's going away, which cancels the store call in
- * flight).  A create is one conditional write (again under another name
- * when a generateName collides).  Updates, patches and deletes run a loop
- * as the etcd3 store's GuaranteedUpdate: the current object comes from
- * the cache first (cur_fresh false); whatever would refuse the request
- * against a cached object (absent, another revision, a failed
- * precondition) reads the store's current one first (upstream get), and
- * a write whose compare on the current revision fails starts over from
- * the value the store answered with (or a get), at most WRITE_TRIES
- * times.
+ * One struct write_req per request (write_impl.h), alive from
+ * write_handle until its answer (or the client's going away, which
+ * cancels the store call in flight).  A create is one conditional write
+ * (again under another name when a generateName collides).  Updates,
+ * patches and deletes run a loop as the etcd3 store's GuaranteedUpdate:
+ * the current object comes from the cache first (cur_fresh false);
+ * whatever would refuse the request against a cached object (absent,
+ * another revision, a failed precondition) reads the store's current one
+ * first (upstream get), and a write whose compare on the current revision
+ * fails starts over from the value the store answered with (or a get),
+ * at most WRITE_TRIES times.
  */
 #include "src/write.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cache/object.h"
 #include "cache/rw.h"
@@ -31,54 +31,12 @@
 #include "proto/kjson.h"
 #include "proto/kjson_decode.h"
 #include "proto/patch.h"
-#define patch_type_of(ct) ((void)(ct), -1) /* until proto/patch.c */
-#define patch_apply(...) (RW_EINVAL)
 #include "proto/query.h"
 #include "src/log.h"
 #include "src/resource.h"
-#include "src/status.h"
 #include "src/upstream.h"
+#include "src/write_impl.h"
 #include "src/write_meta.h"
-
-/* Store calls one request makes at most: GuaranteedUpdate's rounds, and
- * generateName's attempts (the apiserver's create retries 8 times). */
-#define WRITE_TRIES 8
-
-enum write_verb { VERB_CREATE, VERB_UPDATE, VERB_PATCH, VERB_DELETE };
-
-struct write_req {
-    struct stream *s;
-    struct resource *r;
-    const struct resource_type *rt;
-    const struct upstream_reader *rd;
-    struct write_rules rules;
-    enum write_verb verb;
-    char *ns;   /* NULL: cluster-scoped */
-    char *name; /* the URL's, or the create's */
-    char *key;
-    bool dry_run;
-    const char *body; /* the stream's */
-    size_t body_len;
-    enum patch_type patch;
-    /* a create under generateName: its base, and the name tried */
-    char *generate_base;
-    /* the current object (update, patch, delete) */
-    char *cur;
-    size_t cur_len;
-    int64_t cur_rev;
-    bool cur_present;
-    bool cur_fresh; /* read from the store, not the cache */
-    /* delete preconditions; NULL: none */
-    char *pre_uid, *pre_rv;
-    /* the value being written, and whether a PUT creates */
-    char *value;
-    size_t value_len;
-    bool creating;
-    unsigned tries;
-    struct upstream_read *call;
-};
-
-static void write_step(struct write_req *wr);
 
 static void write_free(struct write_req *wr)
 {
@@ -105,8 +63,7 @@ static void write_close_cb(struct stream *s, void *arg)
 
 /* ==== answers ==== */
 
-/* The answer, and wr's end. */
-static void write_answer(struct write_req *wr, int code, struct rbuf *body)
+void write_answer(struct write_req *wr, int code, struct rbuf *body)
 {
     stream_set_callbacks(wr->s, NULL, NULL, NULL);
     stream_respond(wr->s, code, "application/json", body);
@@ -175,7 +132,7 @@ static struct rbuf *write_status(const struct resource_type *rt, int code,
 }
 
 /* 404 NotFound '<resource> "<name>" not found' (errors.NewNotFound). */
-static void write_not_found(struct write_req *wr)
+void write_not_found(struct write_req *wr)
 {
     struct sbuf m = {0};
 
@@ -188,7 +145,7 @@ static void write_not_found(struct write_req *wr)
 
 /* 409 Conflict "Operation cannot be fulfilled on <resource> \"<name>\":
  * <why>" (errors.NewConflict). */
-static void write_conflict(struct write_req *wr, const char *why)
+void write_conflict(struct write_req *wr, const char *why)
 {
     struct sbuf m = {0};
 
@@ -202,8 +159,8 @@ static void write_conflict(struct write_req *wr, const char *why)
 
 /* A failed precondition: the etcd3 store's InvalidObjError, as a
  * Conflict (storage/errors InterpretDeleteError, InterpretUpdateError). */
-static void write_precondition(struct write_req *wr, const char *what,
-                               const char *want, const char *have)
+void write_precondition(struct write_req *wr, const char *what,
+                        const char *want, const char *have)
 {
     char why[1024];
 
@@ -216,8 +173,8 @@ static void write_precondition(struct write_req *wr, const char *what,
 }
 
 /* 422 Invalid '<Kind> "<name>" is invalid: ...' (errors.NewInvalid). */
-static void write_invalid(struct write_req *wr, const char *name,
-                          const struct write_cause *causes, size_t n)
+void write_invalid(struct write_req *wr, const char *name,
+                   const struct write_cause *causes, size_t n)
 {
     struct sbuf m = {0};
 
@@ -234,8 +191,8 @@ static void write_invalid(struct write_req *wr, const char *name,
     sbuf_fini(&m);
 }
 
-static void write_fail(struct write_req *wr, int code, const char *reason,
-                       const char *message)
+void write_fail(struct write_req *wr, int code, const char *reason,
+                const char *message)
 {
     write_answer(wr, code, kjson_status(code, reason, message));
 }
@@ -243,12 +200,12 @@ static void write_fail(struct write_req *wr, int code, const char *reason,
 /* A store call that failed: the apiserver's answers to its storage
  * errors (errors.NewServerTimeout when etcd cannot be reached or timed
  * out, NewInternalError otherwise); the write may have happened. */
-static void write_store_error(struct write_req *wr, int err, const char *why)
+void write_store_error(struct write_req *wr, int err, const char *why)
 {
     static const char *const ops[] = {"create", "update", "patch", "delete"};
     char m[512];
 
-    log_warnx("%s %s: the store failed: %s: %s", ops[wr->verb], wr->key,
+    log_debug("%s %s: the store failed: %s: %s", ops[wr->verb], wr->key,
               rw_strerror(err), why);
     if (err == RW_EUNAVAIL || err == RW_ETIMEDOUT) {
         struct sbuf b = {0};
@@ -289,6 +246,31 @@ static void write_answer_object(struct write_req *wr, int code,
 
 /* ==== the store calls ==== */
 
+/* The store's current value of the key (len bytes at mod revision rev)
+ * as the current object, as reads serve it (metadata.resourceVersion
+ * rev: what a patch applies to); the value as it is when the store
+ * decoder refuses it. */
+static void write_set_current(struct write_req *wr, const void *value,
+                              size_t len, int64_t rev)
+{
+    struct object *obj;
+    const char *why;
+
+    free(wr->cur);
+    if (kjson_decode_object(wr->rt, wr->key, strlen(wr->key), value, len, rev,
+                            &obj, &why) == RW_OK) {
+        wr->cur = xstrndup(obj->json->data, obj->json->len);
+        wr->cur_len = obj->json->len;
+        object_unref(obj);
+    } else {
+        wr->cur = xstrndup(value, len);
+        wr->cur_len = len;
+    }
+    wr->cur_rev = rev;
+    wr->cur_present = true;
+    wr->cur_fresh = true;
+}
+
 static void write_got_cb(int err, const char *why, int64_t rev,
                          const struct upstream_kv *kv, void *arg)
 {
@@ -300,21 +282,26 @@ static void write_got_cb(int err, const char *why, int64_t rev,
         write_store_error(wr, err, why);
         return;
     }
-    free(wr->cur);
-    wr->cur = kv ? xstrndup(kv->value, kv->value_len) : NULL;
-    wr->cur_len = kv ? kv->value_len : 0;
-    wr->cur_rev = kv ? kv->mod_rev : 0;
-    wr->cur_present = kv != NULL;
-    wr->cur_fresh = true;
-    write_step(wr);
+    if (kv != NULL) {
+        write_set_current(wr, kv->value, kv->value_len, kv->mod_rev);
+    } else {
+        free(wr->cur);
+        wr->cur = NULL;
+        wr->cur_len = 0;
+        wr->cur_rev = 0;
+        wr->cur_present = false;
+        wr->cur_fresh = true;
+    }
+    write_flow_step(wr);
 }
 
 /* Reads the current object from the store, then steps again. */
-static void write_refresh(struct write_req *wr)
+void write_refresh(struct write_req *wr)
 {
     if (++wr->tries > WRITE_TRIES) {
         write_fail(wr, 500, "InternalError",
-                   "Internal error occurred: too many conflicting writes");
+                   "Internal error occurred: the object kept changing: "
+                   "gave up after 100 conflicting writes");
         return;
     }
     wr->call = wr->rd->get(wr->rd->ctx, wr->key, strlen(wr->key),
@@ -342,8 +329,8 @@ static void write_from_cache(struct write_req *wr)
 static void write_done_cb(int err, const char *why,
                           const struct upstream_write_result *res, void *arg);
 
-static void write_send(struct write_req *wr, enum upstream_write_op op,
-                       int64_t expected)
+void write_send(struct write_req *wr, enum upstream_write_op op,
+                int64_t expected)
 {
     struct upstream_write w = {
         .op = op,
@@ -360,8 +347,8 @@ static void write_send(struct write_req *wr, enum upstream_write_op op,
 }
 
 /* 201 (a create) or 200, or the deleted object or a Status Success. */
-static void write_succeeded(struct write_req *wr,
-                            const struct upstream_write_result *res)
+void write_succeeded(struct write_req *wr,
+                     const struct upstream_write_result *res)
 {
     struct sbuf b = {0};
     const char *uid = "";
@@ -400,8 +387,6 @@ static void write_succeeded(struct write_req *wr,
     write_answer(wr, 200, write_rbuf(&b));
 }
 
-static void write_create_step(struct write_req *wr);
-
 static void write_done_cb(int err, const char *why,
                           const struct upstream_write_result *res, void *arg)
 {
@@ -413,8 +398,9 @@ static void write_done_cb(int err, const char *why,
         write_succeeded(wr, res);
         return;
     case RW_EEXIST:
-        if (wr->generate_base != NULL && ++wr->tries < WRITE_TRIES) {
-            write_create_step(wr); /* another name */
+        if (wr->generate_base != NULL &&
+            ++wr->tries < WRITE_GENERATE_TRIES) {
+            write_flow_create(wr); /* another name */
             return;
         }
         if (wr->verb == VERB_CREATE) {
@@ -440,338 +426,14 @@ static void write_done_cb(int err, const char *why,
     /* The compare failed: the store's current state, then again. */
     if (err == RW_ECONFLICT && res != NULL && res->value != NULL &&
         ++wr->tries <= WRITE_TRIES) {
-        free(wr->cur);
-        wr->cur = xstrndup(res->value, res->value_len);
-        wr->cur_len = res->value_len;
-        wr->cur_rev = res->mod_rev;
-        wr->cur_present = true;
-        wr->cur_fresh = true;
-        write_step(wr);
+        write_set_current(wr, res->value, res->value_len, res->mod_rev);
+        write_flow_step(wr);
         return;
     }
     write_refresh(wr);
 }
 
-/* ==== create ==== */
-
-/* Validates and stamps the decoded body b as a new object named name;
- * false once answered. */
-static bool write_stamp_new(struct write_req *wr, const struct write_body *b,
-                            const char *uid, const char *created,
-                            int64_t generation)
-{
-    struct write_cause causes[WRITE_MAX_CAUSES];
-    size_t n = 0;
-    struct write_stamp st = {
-        .name = wr->name,
-        .ns = wr->rt->namespaced ? wr->ns : NULL,
-        .uid = uid,
-        .created = created,
-        .generation = generation,
-    };
-
-    if (*wr->name == '\0') {
-        causes[n].reason = "FieldValueRequired";
-        causes[n].field = "metadata.name";
-        snprintf(causes[n].message, sizeof(causes[n].message),
-                 "Required value: name or generateName is required");
-        n++;
-    } else {
-        write_meta_check_name(&wr->rules, wr->name, false, "metadata.name",
-                              causes, &n);
-    }
-    if (*b->generate_name)
-        write_meta_check_name(&wr->rules, b->generate_name, true,
-                              "metadata.generateName", causes, &n);
-    if (n > 0) {
-        write_invalid(wr, wr->name, causes, n);
-        return false;
-    }
-    free(wr->value);
-    wr->value = write_meta_render(wr->rt, b->json, b->len, &st, &wr->value_len);
-    return true;
-}
-
-static void write_create_step(struct write_req *wr)
-{
-    struct write_body b;
-    char why[1024], uid[37], created[21];
-    int code;
-
-    code = write_meta_decode(wr->rt, wr->body, wr->body_len, &b, why,
-                             sizeof(why));
-    if (code != 0) {
-        write_fail(wr, code, "BadRequest", why);
-        return;
-    }
-    if (wr->rt->namespaced && *b.ns && strcmp(b.ns, wr->ns) != 0) {
-        write_meta_body_fini(&b);
-        write_fail(wr, 400, "BadRequest",
-                   "the namespace of the provided object does not match the "
-                   "namespace sent on the request");
-        return;
-    }
-    free(wr->name);
-    free(wr->generate_base);
-    wr->generate_base = NULL;
-    if (*b.name == '\0' && *b.generate_name) {
-        wr->generate_base = xstrdup(b.generate_name);
-        wr->name = write_meta_generate_name(b.generate_name);
-    } else {
-        wr->name = xstrdup(b.name);
-    }
-    free(wr->key);
-    wr->key = resource_type_key(wr->rt, wr->ns, wr->name);
-    write_meta_uuid(uid);
-    write_meta_timestamp(time(NULL), created);
-    if (!write_stamp_new(wr, &b, uid, created, 1)) {
-        write_meta_body_fini(&b);
-        return;
-    }
-    if (*b.resource_version) {
-        write_meta_body_fini(&b);
-        write_fail(wr, 500, "InternalError",
-                   "Internal error occurred: resourceVersion should not be "
-                   "set on objects to be created");
-        return;
-    }
-    write_meta_body_fini(&b);
-    wr->creating = true;
-    if (wr->dry_run)
-        write_succeeded(wr, NULL);
-    else
-        write_send(wr, UPSTREAM_CREATE, 0);
-}
-
-/* ==== update and patch ==== */
-
-/* The new object's JSON (a PUT's body, or the patch applied to the
- * current object) in *out (malloc'd for a patch); false once answered. */
-static bool write_new_body(struct write_req *wr, const char **out,
-                           size_t *len, char **owned)
-{
-    struct patch_error perr = {0};
-
-    *owned = NULL;
-    if (wr->verb == VERB_UPDATE) {
-        *out = wr->body;
-        *len = wr->body_len;
-        return true;
-    }
-    if (patch_apply(wr->patch, wr->rt->group, wr->rt->kind, wr->cur,
-                    wr->cur_len, wr->body, wr->body_len, owned, len,
-                    &perr) != RW_OK) {
-        write_fail(wr, perr.code, perr.reason, perr.message);
-        return false;
-    }
-    *out = *owned;
-    return true;
-}
-
-/* The current object's server-set fields, for the new one. */
-struct write_old {
-    struct jval *doc;
-    const char *uid, *created;
-    int64_t generation;
-};
-
-static void write_old_read(struct write_req *wr, struct write_old *o)
-{
-    o->doc = jval_parse(wr->cur, wr->cur_len);
-    o->uid = jval_str(jval_path(o->doc, "metadata.uid"));
-    o->created = jval_str(jval_path(o->doc, "metadata.creationTimestamp"));
-    o->generation = jval_int(jval_path(o->doc, "metadata.generation"));
-}
-
-/* The update against the current object: checks, then the write with a
- * compare on the current revision.  b is the new object, decoded. */
-static void write_update_current(struct write_req *wr,
-                                 const struct write_body *b, int64_t want_rv)
-{
-    struct write_old o;
-    int64_t generation;
-
-    if (want_rv != 0 && want_rv != wr->cur_rev) {
-        if (!wr->cur_fresh) {
-            write_refresh(wr);
-            return;
-        }
-        write_conflict(wr, "the object has been modified; please apply your "
-                           "changes to the latest version and try again");
-        return;
-    }
-    write_old_read(wr, &o);
-    if (*b->uid && strcmp(b->uid, o.uid) != 0) {
-        if (!wr->cur_fresh) {
-            jval_free(o.doc);
-            write_refresh(wr);
-            return;
-        }
-        write_precondition(wr, "UID", b->uid, o.uid);
-        jval_free(o.doc);
-        return;
-    }
-    generation = o.generation > 0 ? o.generation : 1;
-    if (write_stamp_new(wr, b, o.uid, o.created, generation)) {
-        if (write_meta_spec_changed(wr->cur, wr->cur_len, wr->value,
-                                    wr->value_len)) {
-            struct write_stamp st = {wr->name,
-                                     wr->rt->namespaced ? wr->ns : NULL,
-                                     o.uid, o.created, generation + 1};
-
-            free(wr->value);
-            wr->value = write_meta_render(wr->rt, b->json, b->len, &st,
-                                          &wr->value_len);
-        }
-        wr->creating = false;
-        if (wr->dry_run)
-            write_succeeded(wr, NULL);
-        else
-            write_send(wr, UPSTREAM_UPDATE, wr->cur_rev);
-    }
-    jval_free(o.doc);
-}
-
-/* One round of GuaranteedUpdate for a PUT or a PATCH. */
-static void write_update_step(struct write_req *wr)
-{
-    const char *json;
-    size_t len;
-    char *owned, why[1024], *end;
-    struct write_body b;
-    int64_t want_rv = 0;
-    int code;
-
-    if (!wr->cur_present && !wr->cur_fresh) {
-        write_refresh(wr);
-        return;
-    }
-    if (!wr->cur_present && (wr->verb == VERB_PATCH ||
-                             !wr->rules.create_on_update)) {
-        write_not_found(wr);
-        return;
-    }
-    if (!write_new_body(wr, &json, &len, &owned))
-        return;
-    code = write_meta_decode(wr->rt, json, len, &b, why, sizeof(why));
-    if (code != 0) {
-        free(owned);
-        write_fail(wr, code, "BadRequest", why);
-        return;
-    }
-    if (strcmp(b.name, wr->name) != 0) {
-        snprintf(why, sizeof(why),
-                 "the name of the object (%s) does not match the name on the "
-                 "URL (%s)",
-                 b.name, wr->name);
-        write_fail(wr, 400, "BadRequest", why);
-    } else if (wr->ns != NULL && *b.ns && strcmp(b.ns, wr->ns) != 0) {
-        snprintf(why, sizeof(why),
-                 "the namespace of the object (%s) does not match the "
-                 "namespace on the request (%s)",
-                 b.ns, wr->ns);
-        write_fail(wr, 400, "BadRequest", why);
-    } else if (*b.resource_version &&
-               ((want_rv = strtoll(b.resource_version, &end, 10)) <= 0 ||
-                *end != '\0')) {
-        snprintf(why, sizeof(why),
-                 "Internal error occurred: strconv.ParseUint: parsing \"%s\": "
-                 "invalid syntax",
-                 b.resource_version);
-        write_fail(wr, 500, "InternalError", why);
-    } else if (!wr->cur_present) {
-        /* AllowCreateOnUpdate: a create, unconditional but on absence */
-        char uid[37], created[21];
-
-        write_meta_uuid(uid);
-        write_meta_timestamp(time(NULL), created);
-        if (write_stamp_new(wr, &b, uid, created, 1)) {
-            wr->creating = true;
-            if (wr->dry_run)
-                write_succeeded(wr, NULL);
-            else
-                write_send(wr, UPSTREAM_CREATE, 0);
-        }
-    } else {
-        write_update_current(wr, &b, want_rv);
-    }
-    write_meta_body_fini(&b);
-    free(owned);
-}
-
-/* ==== delete ==== */
-
-static void write_delete_step(struct write_req *wr)
-{
-    struct write_old o;
-    char rv[24];
-
-    if (!wr->cur_present) {
-        if (!wr->cur_fresh)
-            write_refresh(wr);
-        else
-            write_not_found(wr);
-        return;
-    }
-    write_old_read(wr, &o);
-    snprintf(rv, sizeof(rv), "%" PRId64, wr->cur_rev);
-    if ((wr->pre_uid && strcmp(wr->pre_uid, o.uid) != 0) ||
-        (wr->pre_rv && strcmp(wr->pre_rv, rv) != 0)) {
-        if (!wr->cur_fresh)
-            write_refresh(wr);
-        else if (wr->pre_uid && strcmp(wr->pre_uid, o.uid) != 0)
-            write_precondition(wr, "UID", wr->pre_uid, o.uid);
-        else
-            write_precondition(wr, "ResourceVersion", wr->pre_rv, rv);
-        jval_free(o.doc);
-        return;
-    }
-    jval_free(o.doc);
-    if (wr->dry_run)
-        write_succeeded(wr, NULL);
-    else
-        write_send(wr, UPSTREAM_DELETE, wr->cur_rev);
-}
-
-/* Reads a DeleteOptions body's preconditions (and dryRun); false once
- * answered (400: not a DeleteOptions). */
-static bool write_delete_options(struct write_req *wr)
-{
-    struct jval *doc;
-    const struct jval *pre, *v;
-
-    if (wr->body_len == 0)
-        return true;
-    doc = jval_try_parse(wr->body, wr->body_len);
-    if (doc == NULL || !jval_is_object(doc)) {
-        jval_free(doc);
-        write_fail(wr, 400, "BadRequest",
-                   "the body of the request could not be decoded as "
-                   "DeleteOptions");
-        return false;
-    }
-    pre = jval_get(doc, "preconditions");
-    if ((v = jval_get(pre, "uid")) != NULL)
-        wr->pre_uid = xstrdup(jval_str(v));
-    if ((v = jval_get(pre, "resourceVersion")) != NULL)
-        wr->pre_rv = xstrdup(jval_str(v));
-    v = jval_get(doc, "dryRun");
-    for (size_t i = 0; i < jval_len(v); i++)
-        if (strcmp(jval_str(jval_at(v, i)), "All") == 0)
-            wr->dry_run = true;
-    jval_free(doc);
-    return true;
-}
-
 /* ==== the request ==== */
-
-static void write_step(struct write_req *wr)
-{
-    if (wr->verb == VERB_DELETE)
-        write_delete_step(wr);
-    else
-        write_update_step(wr);
-}
 
 /* ?dryRun, ?fieldManager, ?fieldValidation, as the apiserver's
  * ValidateCreateOptions (and Update, Patch, Delete): false once
@@ -914,17 +576,17 @@ void write_handle(struct stream *s, struct resource *r, const char *ns,
         return;
     switch (wr->verb) {
     case VERB_CREATE:
-        write_create_step(wr);
+        write_flow_create(wr);
         break;
     case VERB_DELETE:
-        if (!write_delete_options(wr))
+        if (!write_flow_delete_options(wr))
             return;
         write_from_cache(wr);
-        write_delete_step(wr);
+        write_flow_step(wr);
         break;
     default:
         write_from_cache(wr);
-        write_update_step(wr);
+        write_flow_step(wr);
         break;
     }
 }

@@ -55,6 +55,11 @@ test_list_test_SOURCES = test/list_test.c $(CORE_TEST_SOURCES) \
 test_list_test_CFLAGS = $(TEST_CFLAGS)
 test_list_test_LDADD = $(TEST_LIBS)
 
+UNIT_TESTS += test/write_meta_test
+test_write_meta_test_SOURCES = test/write_meta_test.c
+test_write_meta_test_CFLAGS = $(TEST_CFLAGS)
+test_write_meta_test_LDADD = $(TEST_LIBS)
+
 UNIT_TESTS += test/router_test
 test_router_test_SOURCES = test/router_test.c $(CORE_TEST_SOURCES)
 test_router_test_CFLAGS = $(TEST_CFLAGS)

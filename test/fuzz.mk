@@ -33,6 +33,11 @@ test_fuzz_grpc_fuzz_SOURCES = test/fuzz/grpc_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_grpc_fuzz_CFLAGS = $(TEST_CFLAGS)
 test_fuzz_grpc_fuzz_LDADD = proto/libproto.a cache/libcache.a
 
+FUZZ_TESTS += test/fuzz/write_fuzz
+test_fuzz_write_fuzz_SOURCES = test/fuzz/write_fuzz.c $(FUZZ_DRIVER)
+test_fuzz_write_fuzz_CFLAGS = $(TEST_CFLAGS)
+test_fuzz_write_fuzz_LDADD = $(TEST_LIBS)
+
 FUZZ_TESTS += test/fuzz/review_fuzz
 test_fuzz_review_fuzz_SOURCES = test/fuzz/review_fuzz.c $(FUZZ_DRIVER)
 test_fuzz_review_fuzz_CFLAGS = $(TEST_CFLAGS)

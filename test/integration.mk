@@ -25,7 +25,9 @@ STORE_TESTS = \
 	test/integration/store_reset_test.py \
 	test/integration/kubectl_test.py \
 	test/integration/python_client_test.py \
-	test/integration/js_informer_test.py
+	test/integration/js_informer_test.py \
+	test/integration/write_test.py \
+	test/integration/conflict_test.py
 REDIS_TESTS = $(STORE_TESTS:=.redis)
 INTEGRATION_TESTS = \
 	$(STORE_TESTS) \

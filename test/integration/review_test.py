@@ -187,7 +187,7 @@ def limit_cases(rw):
     check(out.startswith(b"HTTP/1.1 413 "), "Content-Length over the limit: %r", out[:100])
     code, reason, message = status_of(out.split(b"\r\n\r\n", 1)[1])
     eq((code, reason, message), (413, "RequestEntityTooLarge",
-                                 "Request entity too large: limit is 3145728 bytes"), "413")
+                                 "Request entity too large: limit is 3145728"), "413")
     # a body of exactly the limit is read whole
     status, _, out = post(rw, SSAR, b" " * (LIMIT - 2) + b"{}")
     eq(status, 422, "a body of exactly the limit (%r)" % out[:200])

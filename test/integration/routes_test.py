@@ -80,8 +80,13 @@ def main():
                  "/api/v1/namespaces/ns/configmaps/a/b/c/d/e/f/g/h/i", "/apis/batch",
                  "/apis/nope"):
         status_of(rw, path, 404, "NotFound")
-    for method in ("POST", "PUT", "PATCH", "DELETE"):
+    # no write on a collection but a create (write_test.py), none on
+    # discovery
+    for method in ("PUT", "PATCH", "DELETE"):
         status_of(rw, "/api/v1/namespaces/ns/configmaps", 405, "MethodNotAllowed", method)
+    status_of(rw, "/api/v1/configmaps", 405, "MethodNotAllowed", "POST")
+    status_of(rw, "/api/v1", 405, "MethodNotAllowed", "POST")
+    status_of(rw, "/api/v1/namespaces/ns/configmaps", 400, "BadRequest", "POST")
     # watch=f: Go's ParseBool false, the apiserver's true (what authorization reads)
     for q in ("watch=maybe", "watch=f", "resourceVersion=abc", "timeoutSeconds=-1", "limit=x",
               "labelSelector=a%3D%3D%3Db", "fieldSelector=nofield", "labelSelector=a+in+("):
