@@ -11,5 +11,7 @@ json.dump({"workload": e["CASE_WORKLOAD"], "target": e["CASE_TARGET"],
            "rss_before_bytes": int(e["CASE_RSS_BEFORE"] or 0) * 1024,
            "rss_max_bytes": int(e["CASE_RSS_MAX"] or 0) * 1024,
            "etcd_cpu_s": float(e["CASE_ETCD_CPU"] or 0), "wall_s": int(e["CASE_WALL"] or 0),
+           # redis-server's CPU over the fleet's run (rows over Redis only)
+           "redis_cpu_s": float(e["CASE_REDIS_CPU"]) if e.get("CASE_REDIS_CPU") else None,
            "command": e["CASE_COMMAND"] or None},
           open(e["CASE_FILE"], "w"), indent=1)

@@ -72,8 +72,11 @@ def collect(work):
         d = os.path.dirname(case_path)
         fleet = load(os.path.join(d, "fleet.json"))
         raw = load(os.path.join(d, "rawfan.json"))
+        pub = load(os.path.join(d, "pubsub.json"))
         row = dict(case)
-        if raw is not None:
+        if pub is not None:
+            row["report"] = pub
+        elif raw is not None:
             row["report"] = raw
             row["deliveries_per_s"] = raw.get("deliveries_per_s")
             row["wire_per_s"] = raw.get("deliveries_per_s")
@@ -169,11 +172,16 @@ def cell_rss(r):
         return "-"
     return "%.0f B" % rpw if r["workload"] == "idle" else "(%.0f B)" % rpw
 
-order_w = {"idle": 0, "fanout": 1, "kubelet": 2}
-order_t = {"rw-h2": 0, "rw-h1": 1, "etcd": 2, "grpc-proxy": 3, "rw-h2-tls": 4, "etcd-tls": 5,
-           "grpc-proxy-tls": 6, "raw": 7, "raw-batched": 8}
-rows.sort(key=lambda r: (order_w.get(r["workload"], 9), order_t.get(r["target"], 9)))
+order_w = {"idle": 0, "fanout": 1, "kubelet": 2, "write": 3, "pubsub": 4}
+order_t = {t: i for i, t in enumerate((
+    "rw-h2", "rw-h2-redis", "redis-xread", "rw-h1", "rw-h1-redis", "etcd", "grpc-proxy", "rw-h2-tls", "etcd-tls",
+    "grpc-proxy-tls", "raw", "raw-batched", "write-store", "write-server", "write-conflict"))}
+rows.sort(key=lambda r: (order_w.get(r["workload"], 9), order_t.get(r["target"], 99)))
 names = {"rw-h2": "ringwatch h2", "rw-h1": "ringwatch http1", "etcd": "etcd direct",
+         "rw-h2-redis": "ringwatch h2 over Redis", "rw-h1-redis": "ringwatch http1 over Redis",
+         "redis-xread": "Redis direct, XREAD BLOCK", "redis-pubsub": "Redis pub/sub",
+         "write-store": "writes straight to etcd", "write-server": "writes through ringwatch",
+         "write-conflict": "writes through ringwatch, contended",
          "grpc-proxy": "etcd grpc-proxy", "rw-h2-tls": "ringwatch h2 TLS",
          "etcd-tls": "etcd direct TLS", "grpc-proxy-tls": "etcd grpc-proxy TLS",
          "raw": "raw sockets",
@@ -193,15 +201,17 @@ def find(w, t):
 
 head = ("| workload | target | status | deliveries/s | wire events/s | server CPU s "
         "| server CPU s / M deliveries | server RSS / watcher | p50 ms | p99 ms "
-        "| errors | etcd CPU s |")
-lines = [head, "|" + "---|" * 12]
+        "| errors | etcd CPU s | Redis CPU s |")
+lines = [head, "|" + "---|" * 13]
 for r in rows:
+    if r["workload"] == "pubsub":
+        continue  # the losses table
     st = r["status"]
     if st == "unavailable":
         st = "not available"
     measured = r["status"] in ("ok", "fail")
     samples = get(r, "report", "latency_ms", "count")
-    lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+    lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         r["workload"], names.get(r["target"], r["target"]), st, cell_rate(r),
         fmt(r.get("wire_per_s"), ",.0f"), fmt(r.get("server_cpu_s"), ".2f"),
         fmt(r.get("cpu_s_per_million"), ".2f"),
@@ -209,7 +219,9 @@ for r in rows:
         fmt(r.get("p50_ms") if samples else None, ".1f"),
         fmt(r.get("p99_ms") if samples else None, ".1f"),
         fmt(r.get("errors"), ",d") + (" (not drained)" if get(r, "report", "drained") is False else ""),
-        "-" if r["target"].startswith("raw") or not measured else fmt(r.get("etcd_cpu_s"), ".2f")))
+        "-" if r["target"].startswith("raw") or not measured or r.get("redis_cpu_s") is not None
+        else fmt(r.get("etcd_cpu_s"), ".2f"),
+        fmt(r.get("redis_cpu_s") if measured else None, ".2f")))
 
 ratios = []
 def per_m(w, t):
@@ -224,6 +236,11 @@ for w in ("fanout", "kubelet"):
     rw1 = per_m(w, "rw-h1")
     ratios.append((w, "ringwatch http1 / ringwatch h2 CPU per delivery",
                    "%.2fx" % (rw1 / rw) if rw1 and rw else "-"))
+    # Over Redis: the same server, another store (target: at most 1.10x).
+    for t, base in (("rw-h2-redis", "rw-h2"), ("rw-h1-redis", "rw-h1")):
+        o, b = per_m(w, t), per_m(w, base)
+        ratios.append((w, "%s / %s CPU per delivery" % (names[t], names[base]),
+                       "%.2fx" % (o / b) if o and b else "-"))
     # TLS: what it costs ringwatch, and how it compares with etcd's own
     # TLS front ends (targets: at most 1.5x; grpc-proxy TLS >= 10x).
     tls = per_m(w, "rw-h2-tls")
@@ -233,6 +250,15 @@ for w in ("fanout", "kubelet"):
         o = per_m(w, t)
         ratios.append((w, "%s / ringwatch h2 TLS CPU per delivery" % names[t],
                        "%.2fx" % (o / tls) if o and tls else "-"))
+# Redis's own CPU per delivery, every watcher reading the log itself
+# against ringwatch in front (target: at least 5x).
+def redis_per_m(t):
+    r = find("fanout", t)
+    return r["redis_cpu_s"] / r["deliveries"] * 1e6 if r and r.get(
+        "redis_cpu_s") and r.get("deliveries") else None
+x, y = redis_per_m("redis-xread"), redis_per_m("rw-h2-redis")
+ratios.append(("fanout", "Redis CPU per delivery: Redis direct, XREAD BLOCK / ringwatch h2 "
+               "over Redis", "%.1fx" % (x / y) if x and y else "-"))
 for t, base in (("rw-h2", "raw"), ("rw-h1", "raw"), ("rw-h2", "raw-batched")):
     raw, rw = per_m("fanout", base), per_m("fanout", t)
     ratios.append(("fanout", "%s as %% of %s (its CPU per delivery / ringwatch's x 100)" % (
@@ -276,14 +302,70 @@ if meta is None:
 idle_n = meta.get("idle_watchers") or meta["watchers"]
 if not any(r["workload"] == "idle" for r in rows):
     idle_n = meta["watchers"]
+write_n = [r["watchers"] for r in rows if r["workload"] == "write"]
 md = ["# ringwatch benchmark, %s (%s)" % (started, mode), "",
-      "%d watchers%s, %s s per case, %s writes/s; %s CPUs (%s), Linux %s; git %s." % (
+      "%d watchers%s%s, %s s per case, %s writes/s; %s CPUs (%s), Linux %s; git %s." % (
           meta["watchers"], "" if idle_n == meta["watchers"] else " (idle: %d)" % idle_n,
+          " (write: %d)" % write_n[0] if write_n else "",
           duration, rate, meta["cpus"], cpu_model or "?", meta["kernel"], meta["git"] or "?"),
       "Fleet and server share the machine.  Server RSS per watcher is measured in the idle "
       "workload (in parentheses under load, where it includes queued bytes); where the "
       "RSS grew less than the %s noise floor it is n.s. (not significant), with the "
       "growth seen.  See bench/README.md for what each number means." % size(RSS_NOISE_FLOOR), ""]
+# The writes: each row's writer, request to response and to the first
+# watcher's receipt (bench/README.md "Writes").
+writes = [r for r in rows if r["workload"] == "write" and r["status"] in ("ok", "fail")]
+def quant(r, name, q):
+    return fmt(get(r, "report", name, q) if get(r, "report", name, "count") else None, ".2f")
+def writes_per_s(r):
+    rep = r.get("report") or {}
+    return rep["writes"] / rep["duration_s"] if rep.get("writes") and rep.get("duration_s") else None
+if writes:
+    md += lines + ["", "| workload | target | writers per update | writes/s | write p50 ms "
+                   "| write p99 ms | first receipt p50 ms | first receipt p99 ms | 409s "
+                   "| given up |", "|" + "---|" * 10]
+    for r in writes:
+        rep = r.get("report") or {}
+        md.append("| write | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            names.get(r["target"], r["target"]), rep.get("contention", 1),
+            fmt(writes_per_s(r), ",.0f"), quant(r, "write_latency_ms", "p50"),
+            quant(r, "write_latency_ms", "p99"), quant(r, "first_receipt_ms", "p50"),
+            quant(r, "first_receipt_ms", "p99"),
+            "%d (%.1f%%)" % (rep["conflicts"], 100 * rep.get("conflict_rate", 0))
+            if rep.get("write_requests") else "-",
+            fmt(rep.get("gave_up") if rep.get("write_requests") else None, "d")))
+    lines = []
+    # What ringwatch adds to a write (target: at most 1 ms at p50).
+    a, b = find("write", "write-server"), find("write", "write-store")
+    def lat(r, q):
+        return get(r, "report", "write_latency_ms", q) if r and get(
+            r, "report", "write_latency_ms", "count") else None
+    for q in ("p50", "p99"):
+        x, y = lat(a, q), lat(b, q)
+        ratios.append(("write", "writes through ringwatch - straight to etcd, %s (ms added)" % q,
+                       "%+.2f ms" % (x - y) if x is not None and y is not None else "-"))
+# What the clients lost across disconnects (bench/README.md "Pub/sub
+# losses"): Redis pub/sub per group of subscribers, ringwatch's watchers.
+pubsub = [r for r in rows if r["workload"] == "pubsub" and r["status"] in ("ok", "fail")]
+if pubsub:
+    md += lines + ["", "| workload | target | clients | disconnects | changes written "
+                   "| expected | lost | lost, keyspace notifications |", "|" + "---|" * 8]
+    lines = []
+    for r in pubsub:
+        rep = r.get("report") or {}
+        if r["target"] == "redis-pubsub":
+            for g, x in sorted((rep.get("groups") or {}).items()):
+                md.append("| pubsub | Redis pub/sub, %s | %d | %s | %s | %s | %s | %s |" % (
+                    g, x["subscribers"], "%d reconnects, %d closed by Redis" % (
+                        x["reconnects"], x["closed_by_redis"]), fmt(rep.get("logged"), ",d"),
+                    fmt(x["expected"], ",d"), fmt(x["publish"]["lost"], ",d"),
+                    fmt(x["keyspace"]["lost"], ",d")))
+        else:
+            md.append("| pubsub | %s, watches ended every 1-2 s | %d | %s | %s | %s | %s | - |" % (
+                names.get(r["target"], r["target"]), rep.get("watchers", 0),
+                fmt((rep.get("rewatches") or 0) + (rep.get("watch_failures") or 0), ",d"),
+                fmt(rep.get("writes"), ",d"), fmt(rep.get("expected"), ",d"),
+                fmt(rep.get("lost"), ",d")))
 md += lines + ["", "| workload | ratio | value |", "|---|---|---|"]
 md += ["| %s | %s | %s |" % x for x in ratios]
 def error_parts(r):

@@ -4,7 +4,9 @@
  * annotations and the rest of the value are kept, earlier stamps are
  * replaced, and values that are not objects with an object metadata are
  * refused.  Checked by parsing the stamped value with cJSON and the
- * fleet's own scanner.
+ * fleet's own scanner.  Also the bodies of the writes through the server
+ * (kube_write_set_rv): metadata.resourceVersion set once, whatever the
+ * value carried, the rest kept, bad values refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,8 @@
 #include <cmocka.h>
 
 #include "cache/rw.h"
+#include "cache/sbuf.h"
+#include "src/fleet/kube_write.h"
 #include "src/fleet/scan.h"
 #include "src/fleet/stamp.h"
 #include "src/fleet/writer.h"
@@ -136,11 +140,68 @@ static void test_refused(void **state)
             writer_template(bad[i], strlen(bad[i]), &head, &hl, &tail, &tl));
 }
 
+/* Sets rv on value and returns the parsed result (cJSON_Delete it),
+ * checking that metadata has resourceVersion exactly once when rv > 0. */
+static cJSON *with_rv(const char *value, int64_t rv)
+{
+    struct sbuf b = {0};
+    cJSON *root, *meta, *m;
+    int seen = 0;
+
+    sbuf_add(&b, "junk");
+    assert_true(kube_write_set_rv(value, strlen(value), rv, &b));
+    assert_memory_equal(b.data, "junk", 4);
+    root = cJSON_Parse(b.data + 4);
+    assert_non_null(root);
+    meta = cJSON_GetObjectItem(root, "metadata");
+    cJSON_ArrayForEach(m, meta) seen +=
+        strcmp(m->string, "resourceVersion") == 0;
+    assert_int_equal(seen, rv > 0);
+    sbuf_fini(&b);
+    return root;
+}
+
+static void test_set_rv(void **state)
+{
+    cJSON *r, *meta;
+    struct sbuf b = {0};
+
+    r = with_rv("{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{}}",
+                42);
+    meta = cJSON_GetObjectItem(r, "metadata");
+    assert_string_equal(
+        cJSON_GetObjectItem(meta, "resourceVersion")->valuestring, "42");
+    assert_string_equal(cJSON_GetObjectItem(meta, "name")->valuestring, "p");
+    assert_non_null(cJSON_GetObjectItem(r, "spec"));
+    cJSON_Delete(r);
+    /* A read object's resourceVersion is replaced, not duplicated. */
+    r = with_rv("{\"metadata\":{\"resourceVersion\":\"7\",\"name\":\"p\","
+                "\"resourceVersion\":\"8\"}}",
+                9);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "metadata"),
+                                            "resourceVersion")
+                            ->valuestring,
+                        "9");
+    cJSON_Delete(r);
+    /* 0 drops it (an unconditional update), also from an empty metadata. */
+    cJSON_Delete(with_rv("{\"metadata\":{\"resourceVersion\":\"7\"}}", 0));
+    cJSON_Delete(with_rv("{\"metadata\":{}}", 0));
+    cJSON_Delete(with_rv("{\"metadata\":{}}", 3));
+    /* No object metadata, not an object, malformed: refused, b unchanged. */
+    assert_false(kube_write_set_rv("{}", 2, 1, &b));
+    assert_false(kube_write_set_rv("[]", 2, 1, &b));
+    assert_false(kube_write_set_rv("{\"metadata\":[]}", 15, 1, &b));
+    assert_false(kube_write_set_rv("{\"metadata\":{\"a\":}}", 19, 1, &b));
+    assert_int_equal(b.len, 0);
+    sbuf_fini(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_set_rv),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 # (NAME.py.redis, through test/integration/over_redis.sh).
 STORE_TESTS = \
 	test/integration/c01_too_old_watch.py \
+	test/integration/fleet_write_test.py \
 	test/integration/c02_watch_after_rv.py \
 	test/integration/c03_window_edge.py \
 	test/integration/c04_delete_rv.py \

@@ -16,6 +16,7 @@ src_fleet_libfleet_a_SOURCES = \
 	src/fleet/verify.c src/fleet/verify.h \
 	src/fleet/line_cache.c src/fleet/line_cache.h \
 	src/fleet/stamp.h \
+	src/fleet/kube_write.c src/fleet/kube_write.h \
 	src/fleet/writer.c src/fleet/writer.h \
 	src/fleet/watcher.c src/fleet/watcher.h \
 	src/fleet/watch_h2.c src/fleet/watch_h2.h \
@@ -23,6 +24,7 @@ src_fleet_libfleet_a_SOURCES = \
 	src/fleet/dial.c src/fleet/dial.h \
 	src/fleet/links.c src/fleet/links.h \
 	src/fleet/watch_etcd.c src/fleet/watch_etcd.h \
+	src/fleet/watch_redis.c src/fleet/watch_redis.h \
 	src/fleet/report.c src/fleet/report.h \
 	src/fleet/setup.c src/fleet/setup.h \
 	src/fleet/redis_store.c src/fleet/redis_store.h \

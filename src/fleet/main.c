@@ -54,6 +54,7 @@
 #include "src/fleet/watch_etcd.h"
 #include "src/fleet/watch_h1.h"
 #include "src/fleet/watch_h2.h"
+#include "src/fleet/watch_redis.h"
 #include "src/fleet/watcher.h"
 #include "src/fleet/writer.h"
 #include "src/log.h"
@@ -79,6 +80,7 @@ struct fleet {
     struct setup setup;              /* what the options give: setup.h */
     struct redis_follow *follow;     /* the oracle's source over Redis */
     struct redis_store *final_store; /* the final state over Redis */
+    struct redis_store *list_store;  /* S0 for --target redis */
     struct keys *keys;
     char *field_selector_shown; /* for the report */
     struct filter **filters;
@@ -86,13 +88,14 @@ struct fleet {
     size_t controller_filters; /* 1 when filters[0] is the controllers' */
     struct filter_index *ix;
     struct filter **candidates; /* scratch: filter_index_max entries */
-    struct histogram latency;
+    struct histogram latency, first_latency;
     struct oracle *oracle;
     struct writer *writer;
     struct watcher_set *ws;
     struct watch_h2 *h2;
     struct watch_h1 *h1;
     struct watch_etcd *etcd_t;
+    struct watch_redis *redis_t;
     struct range *final, *snapshot;
     enum fleet_phase phase;
     double t_run, t_load_end, t_end; /* monotonic seconds */
@@ -123,12 +126,16 @@ static void fleet_kick(struct fleet *f)
         watch_h1_kick(f->h1);
     if (f->etcd_t)
         watch_etcd_kick(f->etcd_t);
+    if (f->redis_t)
+        watch_redis_kick(f->redis_t);
 }
 
 static size_t fleet_connections_open(const struct fleet *f)
 {
     if (f->etcd_t)
         return watch_etcd_connections_open(f->etcd_t);
+    if (f->redis_t)
+        return watch_redis_connections_open(f->redis_t);
     return f->h2 ? watch_h2_connections_open(f->h2)
                  : watch_h1_connections_open(f->h1);
 }
@@ -294,6 +301,8 @@ static void fleet_add_kv(struct fleet *f, const struct etcd_kv *kv, bool final)
                             &why) != RW_OK)
         return; /* not served by the daemon either */
     key = keys_intern(f->keys, "", 0, kv->key + plen, kv->key_len - plen);
+    if (f->redis_t != NULL && !final)
+        watch_redis_seed(f->redis_t, key, obj, kv->mod_revision);
     n = filter_index_candidates(f->ix, NULL, obj, f->candidates);
     for (size_t i = 0; i < n; i++)
         if (filter_matches(f->candidates[i], obj))
@@ -346,7 +355,11 @@ static void fleet_start_list(struct fleet *f)
         f->snapshot =
             range_new(f->base, &f->setup.server, f->setup.rt->key_prefix, 0, 0,
                       0, fleet_snapshot_kv_cb, fleet_snapshot_done_cb, f);
-    else
+    else if (f->setup.target_redis) {
+        f->list_store = redis_store_new(f->base, &f->setup.redis, f->setup.rt);
+        redis_store_snapshot(f->list_store, f->setup.rt->key_prefix,
+                             fleet_snapshot_kv_cb, fleet_snapshot_done_cb, f);
+    } else
         fleet_kick(f);
 }
 
@@ -487,7 +500,7 @@ static void fleet_fill_report(struct fleet *f, struct report *r)
         f->setup.profile.controllers > 0 ? f->filters[0]->label_selector : NULL;
     r->field_selector = f->field_selector_shown;
     r->profile = profile_name(f->setup.profile.kind);
-    r->target = f->setup.target_etcd ? "etcd" : "ringwatch";
+    r->target = f->cfg.target;
     r->controllers = f->setup.profile.controllers;
     r->kubelets = f->setup.profile.kubelets;
     r->nodes = f->setup.profile.nodes;
@@ -502,6 +515,14 @@ static void fleet_fill_report(struct fleet *f, struct report *r)
     r->elapsed_s = f->t_run > 0 ? f->t_end - f->t_run : 0;
     r->writes = st.ok;
     r->writes_failed = st.failed;
+    r->write_via = f->cfg.write_via;
+    r->contention = f->cfg.contention;
+    r->write_latency = f->writer ? writer_latency(f->writer) : NULL;
+    r->first_latency = &f->first_latency;
+    r->write_requests = st.requests;
+    r->conflicts = st.conflicts;
+    r->rereads = st.rereads;
+    r->gave_up = st.gave_up;
     watcher_set_totals(f->ws, &r->t);
     r->expected = r->t.matched + r->t.lost;
     r->latency = &f->latency;
@@ -513,7 +534,8 @@ static void fleet_fill_report(struct fleet *f, struct report *r)
     r->final_state_failed = f->final_failed;
     report_proc_sample(0, &r->fleet);
     r->watcher_bytes = watcher_set_footprint(f->ws) +
-                       (f->etcd_t ? watch_etcd_footprint(f->etcd_t) : 0);
+                       (f->etcd_t ? watch_etcd_footprint(f->etcd_t) : 0) +
+                       (f->redis_t ? watch_redis_footprint(f->redis_t) : 0);
     if (f->cfg.server_pid > 0) {
         r->has_server = true;
         r->server_pid = (long)f->cfg.server_pid;
@@ -647,6 +669,9 @@ static void fleet_build_transport(struct fleet *f)
     if (f->setup.target_etcd)
         f->etcd_t = watch_etcd_new(f->base, &f->setup.server, f->setup.rt,
                                    f->keys, f->ws, f->setup.connections);
+    else if (f->setup.target_redis)
+        f->redis_t = watch_redis_new(f->base, &f->setup.redis, f->setup.rt,
+                                     f->keys, f->ws);
     else if (f->cfg.http1)
         f->h1 = watch_h1_new(f->base, &f->setup.server, f->ws);
     else
@@ -680,9 +705,14 @@ static void fleet_build(struct fleet *f)
     };
     const struct redis_store_config *redis =
         f->setup.redis.host != NULL ? &f->setup.redis : NULL;
+    struct writer_via via = {
+        f->setup.write_via_server ? &f->setup.server : NULL,
+        f->cfg.contention,
+    };
 
     f->keys = keys_new();
     histogram_init(&f->latency);
+    histogram_init(&f->first_latency);
     fleet_build_filters(f);
     if (f->cfg.etcd)
         f->oracle = oracle_new(f->base, &f->setup.etcd, f->setup.rt, f->keys,
@@ -694,14 +724,15 @@ static void fleet_build(struct fleet *f)
                                      f->oracle, &fcbs, f);
     }
     if (f->cfg.write_rate > 0)
-        f->writer = writer_new(f->base, &f->setup.etcd, redis, f->setup.rt,
-                               f->keys, f->cfg.write_rate,
+        f->writer = writer_new(f->base, &f->setup.etcd, redis, &via,
+                               f->setup.rt, f->keys, f->cfg.write_rate,
                                f->cfg.churn ? &churn : NULL, &wcbs, f);
     wc.rt = f->setup.rt;
     wc.collection = f->setup.collection;
     wc.keys = f->keys;
     wc.oracle = f->oracle;
     wc.latency = &f->latency;
+    wc.first_latency = &f->first_latency;
     wc.send_time = fleet_send_time_cb;
     wc.on_list_ready = fleet_list_ready_cb;
     wc.arg = f;
@@ -734,6 +765,8 @@ static void fleet_free(struct fleet *f)
     watch_h2_free(f->h2);
     watch_h1_free(f->h1);
     watch_etcd_free(f->etcd_t);
+    watch_redis_free(f->redis_t);
+    redis_store_free(f->list_store);
     range_free(f->final);
     range_free(f->snapshot);
     redis_store_free(f->final_store);

@@ -26,7 +26,8 @@ const struct option_spec options_specs[] = {
      "bearer token sent to --server with every request (Authorization: "
      "Bearer TOKEN)"},
     {"target", OPT_STRING, OFF(target), 0, 0, "ringwatch", "TARGET",
-     "ringwatch (kube LIST and WATCH) or etcd (native gRPC Watch streams)"},
+     "ringwatch (kube LIST and WATCH), etcd (native gRPC Watch streams) or "
+     "redis (each watcher reads --redis's log with XREAD BLOCK)"},
     {"profile", OPT_STRING, OFF(profile), 0, 0, "controller", "PROFILE",
      "controller (all watch the selection), kubelet (one node each) or mix"},
     {"nodes", OPT_UINT, OFF(nodes), 0, 10000000, "0", "N",
@@ -73,6 +74,12 @@ const struct option_spec options_specs[] = {
      "EVENTS", "log length --redis's writes trim to (use ringwatch's)"},
     {"write-rate", OPT_UINT, OFF(write_rate), 0, 1000000, "0", "PER_SECOND",
      "updates per second written to etcd or Redis (needs --etcd or --redis)"},
+    {"write-via", OPT_STRING, OFF(write_via), 0, 0, "store", "MODE",
+     "store (writes straight to etcd or Redis) or server (Kubernetes PUT, "
+     "POST and DELETE requests to --server)"},
+    {"contention", OPT_UINT, OFF(contention), 1, 1000, "1", "K",
+     "writers making each update at once from the same resourceVersion "
+     "(needs --write-via server): 409 Conflicts, retried on conflict"},
     {"churn", OPT_FLAG, OFF(churn), 0, 0, NULL, NULL,
      "write pod churn (creates, updates, moves, deletes) instead of updates"},
     {"pods", OPT_UINT, OFF(pods), 1, 10000000, "1000", "N",

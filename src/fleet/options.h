@@ -40,6 +40,8 @@ struct fleet_config {
     const char *redis_revisions;     /* global or per-resource */
     uint64_t redis_history;          /* log length the writes trim to */
     uint64_t write_rate;        /* writes per second; 0: no writer */
+    const char *write_via;      /* store or server */
+    uint64_t contention;        /* writers per update (>= 1) */
     uint64_t server_pid;        /* ringwatch's pid for CPU and RSS; 0: none */
     const char *report;         /* JSON report path; NULL: none */
     const char *profile;        /* controller, kubelet or mix */
@@ -49,7 +51,7 @@ struct fleet_config {
     uint64_t pods;              /* live pods --churn keeps */
     const char *move_fraction;  /* of churn updates, in [0, 1] (text) */
     uint64_t seed;              /* churn's random seed */
-    const char *target;         /* ringwatch or etcd */
+    const char *target;         /* ringwatch, etcd or redis */
     const char *log_level;
 };
 

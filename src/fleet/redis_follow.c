@@ -122,45 +122,35 @@ static void follow_read(struct redis_follow *rf);
 static bool follow_entry(struct redis_follow *rf,
                          const struct redis_client_reply *entry)
 {
-    const struct redis_client_reply *type, *key, *value;
+    struct redis_store_entry e;
     struct follow_value *cur;
     struct etcd_event ev = {0};
-    int64_t rev;
-    bool deleted;
 
-    if (entry->type != REDIS_CLIENT_ARRAY || entry->n != 2 ||
-        (rev = upstream_redis_entry_rev(&entry->elem[0])) <= rf->last)
+    if (!redis_store_entry(entry, &e) || e.rev <= rf->last)
         return false;
-    upstream_redis_entry_fields(&entry->elem[1], &type, &key, &value);
-    if (type == NULL || key == NULL || value == NULL ||
-        type->type != REDIS_CLIENT_STRING || key->type != REDIS_CLIENT_STRING ||
-        value->type != REDIS_CLIENT_STRING)
-        return false;
-    deleted = type->len == 6 && memcmp(type->str, "DELETE", 6) == 0;
-    if (!deleted && !(type->len == 3 && memcmp(type->str, "PUT", 3) == 0))
-        return false;
-    rf->last = rev;
-    if (key->len <= rf->plen ||
-        memcmp(key->str, rf->rt->key_prefix, rf->plen) != 0)
+    rf->last = e.rev;
+    if (e.key_len <= rf->plen ||
+        memcmp(e.key, rf->rt->key_prefix, rf->plen) != 0)
         return true; /* not an object of this resource: as etcd's prefix */
-    cur = follow_value(rf, key->str, key->len);
-    if (rev >= rf->start) {
-        ev.type = deleted ? ETCD_EVENT_DELETE : ETCD_EVENT_PUT;
-        ev.kv = (struct etcd_kv){.key = key->str, .key_len = key->len,
-                                 .mod_revision = rev};
-        if (!deleted) {
-            ev.kv.value = value->str;
-            ev.kv.value_len = value->len;
+    cur = follow_value(rf, e.key, e.key_len);
+    if (e.rev >= rf->start) {
+        ev.type = e.deleted ? ETCD_EVENT_DELETE : ETCD_EVENT_PUT;
+        ev.kv = (struct etcd_kv){
+            .key = e.key, .key_len = e.key_len, .mod_revision = e.rev};
+        if (!e.deleted) {
+            ev.kv.value = e.value;
+            ev.kv.value_len = e.value_len;
         }
-        ev.has_prev_kv = deleted || cur->json != NULL;
-        ev.prev_kv = (struct etcd_kv){.key = key->str, .key_len = key->len,
-                                      .value = deleted ? value->str : cur->json,
-                                      .value_len = deleted ? value->len
-                                                           : cur->len,
-                                      .mod_revision = cur->modrev};
+        ev.has_prev_kv = e.deleted || cur->json != NULL;
+        ev.prev_kv =
+            (struct etcd_kv){.key = e.key,
+                             .key_len = e.key_len,
+                             .value = e.deleted ? e.value : cur->json,
+                             .value_len = e.deleted ? e.value_len : cur->len,
+                             .mod_revision = cur->modrev};
         oracle_feed(rf->o, &ev);
     }
-    follow_set(cur, deleted ? NULL : value->str, value->len, rev);
+    follow_set(cur, e.deleted ? NULL : e.value, e.value_len, e.rev);
     return true;
 }
 
@@ -209,12 +199,7 @@ static void follow_xread_cb(const struct redis_client_reply *reply,
         follow_fail(rf, msg);
         return;
     }
-    /* [[log, [entry...]]] or NIL when BLOCK timed out */
-    if (reply->type == REDIS_CLIENT_ARRAY && reply->n == 1 &&
-        reply->elem[0].type == REDIS_CLIENT_ARRAY && reply->elem[0].n == 2 &&
-        reply->elem[0].elem[1].type == REDIS_CLIENT_ARRAY)
-        entries = &reply->elem[0].elem[1];
-    else if (reply->type != REDIS_CLIENT_NIL) {
+    if (!redis_store_xread_entries(reply, &entries)) {
         follow_fail(rf, "XREAD: unexpected reply");
         return;
     }

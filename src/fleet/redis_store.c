@@ -427,6 +427,43 @@ void redis_store_free(struct redis_store *s)
     free(s);
 }
 
+bool redis_store_entry(const struct redis_client_reply *entry,
+                       struct redis_store_entry *e)
+{
+    const struct redis_client_reply *type, *key, *value;
+
+    if (entry->type != REDIS_CLIENT_ARRAY || entry->n != 2 ||
+        (e->rev = upstream_redis_entry_rev(&entry->elem[0])) < 0)
+        return false;
+    upstream_redis_entry_fields(&entry->elem[1], &type, &key, &value);
+    if (type == NULL || key == NULL || value == NULL ||
+        type->type != REDIS_CLIENT_STRING || key->type != REDIS_CLIENT_STRING ||
+        value->type != REDIS_CLIENT_STRING)
+        return false;
+    e->deleted = type->len == 6 && memcmp(type->str, "DELETE", 6) == 0;
+    if (!e->deleted && !(type->len == 3 && memcmp(type->str, "PUT", 3) == 0))
+        return false;
+    e->key = key->str;
+    e->key_len = key->len;
+    e->value = value->str;
+    e->value_len = value->len;
+    return true;
+}
+
+bool redis_store_xread_entries(const struct redis_client_reply *reply,
+                               const struct redis_client_reply **entries)
+{
+    *entries = NULL;
+    if (reply->type == REDIS_CLIENT_NIL)
+        return true;
+    if (reply->type != REDIS_CLIENT_ARRAY || reply->n != 1 ||
+        reply->elem[0].type != REDIS_CLIENT_ARRAY || reply->elem[0].n != 2 ||
+        reply->elem[0].elem[1].type != REDIS_CLIENT_ARRAY)
+        return false;
+    *entries = &reply->elem[0].elem[1];
+    return true;
+}
+
 const char *redis_store_key(const struct redis_store *s,
                             enum redis_store_key which)
 {

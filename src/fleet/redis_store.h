@@ -26,10 +26,10 @@ struct redis_store;
 
 /* Where the store is and how its keys are laid out. */
 struct redis_store_config {
-    char *host, *port;    /* from redis://HOST:PORT */
-    char *password;       /* AUTH; NULL: none */
-    bool per_resource;    /* hash tag {rw:R} (else {rw}) */
-    uint64_t history;     /* the log length writes trim to (>= 1) */
+    char *host, *port; /* from redis://HOST:PORT */
+    char *password;    /* AUTH; NULL: none */
+    bool per_resource; /* hash tag {rw:R} (else {rw}) */
+    uint64_t history;  /* the log length writes trim to (>= 1) */
 };
 
 /* The four keys of a resource (redis_functions.h's KEYS, in order). */
@@ -85,6 +85,26 @@ typedef void (*redis_store_write_fn)(int err, const char *why, int64_t rev,
 void redis_store_write(struct redis_store *s, const char *key, size_t key_len,
                        const char *value, size_t value_len,
                        redis_store_write_fn fn, void *arg);
+
+/* One change of the log as XREAD returns it. */
+struct redis_store_entry {
+    int64_t rev;  /* the ID's revision */
+    bool deleted; /* type DELETE (else PUT) */
+    const char *key, *value;
+    size_t key_len, value_len;
+};
+
+/* Decodes one log entry ([ID, [field, value, ...]]: ID "<rev>-0", fields
+ * type PUT|DELETE, key, value, as ringwatch-redis(7)) into *e, whose
+ * strings point into entry.  Returns false when it is malformed. */
+bool redis_store_entry(const struct redis_client_reply *entry,
+                       struct redis_store_entry *e);
+
+/* The entries of an XREAD reply of one stream ([[LOG, [entry...]]]) in
+ * *entries, or NULL for NIL (BLOCK timed out).  Returns false when the
+ * reply is neither. */
+bool redis_store_xread_entries(const struct redis_client_reply *reply,
+                               const struct redis_client_reply **entries);
 
 /*
  * Reads every object of the hash whose key starts with prefix, with the

@@ -134,9 +134,26 @@ static void report_summary_load(FILE *out, const struct report *r)
             r->profile ? r->profile : "controller",
             (unsigned long long)r->controllers, (unsigned long long)r->kubelets,
             (unsigned long long)r->nodes, r->target ? r->target : "ringwatch");
-    fprintf(out, "  writes      %llu acknowledged, %llu failed\n",
-            (unsigned long long)r->writes,
-            (unsigned long long)r->writes_failed);
+    fprintf(out, "  writes      %llu acknowledged, %llu failed, via %s\n",
+            (unsigned long long)r->writes, (unsigned long long)r->writes_failed,
+            r->write_via ? r->write_via : "store");
+    if (r->write_latency && r->write_latency->count)
+        fprintf(out,
+                "  write       p50 %.3f ms, p99 %.3f ms to the response; "
+                "p50 %.3f ms, p99 %.3f ms to the first watcher\n",
+                ms(histogram_quantile(r->write_latency, 0.5)),
+                ms(histogram_quantile(r->write_latency, 0.99)),
+                ms(histogram_quantile(r->first_latency, 0.5)),
+                ms(histogram_quantile(r->first_latency, 0.99)));
+    if (r->write_requests)
+        fprintf(out,
+                "  conflicts   %llu of %llu requests (%.1f%%), %llu re-reads, "
+                "%llu updates given up (%llu writers per update)\n",
+                (unsigned long long)r->conflicts,
+                (unsigned long long)r->write_requests,
+                100.0 * (double)r->conflicts / (double)r->write_requests,
+                (unsigned long long)r->rereads, (unsigned long long)r->gave_up,
+                (unsigned long long)r->contention);
     if (r->churn)
         fprintf(
             out,
@@ -262,13 +279,13 @@ static void json_counts(FILE *f, const struct report *r)
             U(t->watch_failures), U(t->terminated), U(t->lines_scanned));
 }
 
-static void json_latency(FILE *f, const struct histogram *h)
+static void json_latency(FILE *f, const char *name, const struct histogram *h)
 {
     fprintf(f,
-            "  \"latency_ms\": {\"count\": %llu, \"p50\": %.3f, "
+            "  \"%s\": {\"count\": %llu, \"p50\": %.3f, "
             "\"p90\": %.3f, \"p99\": %.3f, \"p999\": %.3f, \"max\": %.3f, "
             "\"mean\": %.3f},\n",
-            U(h->count), ms(histogram_quantile(h, 0.5)),
+            name, U(h->count), ms(histogram_quantile(h, 0.5)),
             ms(histogram_quantile(h, 0.9)), ms(histogram_quantile(h, 0.99)),
             ms(histogram_quantile(h, 0.999)), ms(h->count ? h->max : 0),
             histogram_mean(h) / 1e6);
@@ -308,7 +325,21 @@ int report_write_json(const char *path, const struct report *r)
     fprintf(f, ",\n  \"duration_s\": %.3f,\n  \"elapsed_s\": %.3f,\n",
             r->duration_s, r->elapsed_s);
     json_counts(f, r);
-    json_latency(f, r->latency);
+    json_latency(f, "latency_ms", r->latency);
+    if (r->write_latency != NULL) {
+        json_latency(f, "write_latency_ms", r->write_latency);
+        json_latency(f, "first_receipt_ms", r->first_latency);
+    }
+    fputs("  \"write_via\": ", f);
+    json_string(f, r->write_via ? r->write_via : "store");
+    fprintf(f,
+            ",\n  \"contention\": %llu,\n  \"write_requests\": %llu,\n"
+            "  \"conflicts\": %llu,\n  \"conflict_rate\": %.4f,\n"
+            "  \"rereads\": %llu,\n  \"gave_up\": %llu,\n",
+            U(r->contention), U(r->write_requests), U(r->conflicts),
+            r->write_requests ? (double)r->conflicts / (double)r->write_requests
+                              : 0.0,
+            U(r->rereads), U(r->gave_up));
     fprintf(f,
             "  \"verified\": %s,\n  \"drained\": %s,\n"
             "  \"interrupted\": %s,\n  \"passed\": %s,\n",

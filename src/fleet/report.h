@@ -23,6 +23,14 @@
  *   relevant_per_s, watch_failures (WATCH streams that ended with an
  *   error), terminated (watchers stopped for good), and churn {enabled,
  *   initial_pods, live_pods, creates, updates, moves, deletes}.
+ * Writes add: write_via ("store", "server"), contention (writers per
+ *   update), write_latency_ms {count, p50, p90, p99, p999, max, mean}
+ *   (request to response of the acknowledged writes),
+ *   first_receipt_ms {...} (request to the first watcher's receipt:
+ *   watcher.h's first_latency), and through the server write_requests,
+ *   conflicts (409s), conflict_rate (conflicts / write_requests),
+ *   rereads (GETs after a 409) and gave_up (updates still conflicting
+ *   after kube_write.h's KUBE_WRITE_ATTEMPTS PUTs).
  */
 #ifndef FLEET_REPORT_H
 #define FLEET_REPORT_H
@@ -62,6 +70,11 @@ struct report {
     double elapsed_s;
     uint64_t writes; /* acknowledged */
     uint64_t writes_failed;
+    const char *write_via;                 /* "store" or "server" */
+    uint64_t contention;                   /* writers per update */
+    const struct histogram *write_latency; /* ns; NULL: no writer */
+    const struct histogram *first_latency; /* ns */
+    uint64_t write_requests, conflicts, rereads, gave_up;
     struct watcher_totals t;
     uint64_t expected;               /* matched + lost */
     const struct histogram *latency; /* nanoseconds */

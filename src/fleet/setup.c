@@ -51,6 +51,9 @@ static int setup_check_more(struct setup *s, struct fleet_config *c, char *why,
     char *end = NULL;
 
     s->target_etcd = strcmp(c->target, "etcd") == 0;
+    s->target_redis = strcmp(c->target, "redis") == 0;
+    if (s->target_redis && c->redis == NULL)
+        return SETUP_PROBLEM("--target redis needs --redis URL");
     if (setup_stores(s, c, why, why_len) != RW_OK)
         return RW_EINVAL;
     s->move_fraction = strtod(c->move_fraction, &end);
@@ -62,9 +65,21 @@ static int setup_check_more(struct setup *s, struct fleet_config *c, char *why,
                            "out of range: expected 0 to 1");
     if (c->write_rate > 0 && c->etcd == NULL && c->redis == NULL)
         return SETUP_PROBLEM("--write-rate needs --etcd URL or --redis URL");
+    if (strcmp(c->write_via, "store") != 0 &&
+        strcmp(c->write_via, "server") != 0)
+        return config_fail(why, why_len, "write-via", c->write_via,
+                           "expected store or server");
+    s->write_via_server = strcmp(c->write_via, "server") == 0;
+    if (s->write_via_server && (s->target_etcd || s->target_redis))
+        return SETUP_PROBLEM("--write-via server needs --target ringwatch");
+    if (c->contention > 1 && !s->write_via_server)
+        return SETUP_PROBLEM("--contention needs --write-via server");
     if (s->target_etcd && c->http1)
         return SETUP_PROBLEM("--http1 and --target etcd: etcd speaks gRPC "
                              "over HTTP/2 only");
+    if (s->target_redis && c->http1)
+        return SETUP_PROBLEM("--http1 and --target redis: the watchers "
+                             "speak RESP");
     if (s->profile.kind != PROFILE_CONTROLLER &&
         resource_type_field_id(s->rt, "spec.nodeName") < 0)
         return SETUP_PROBLEM("--profile %s needs a --resource with "
@@ -96,9 +111,10 @@ static int setup_check(struct setup *s, struct fleet_config *c, char *why,
     if (profile_parse(c->profile, &s->profile.kind) != RW_OK)
         return config_fail(why, why_len, "profile", c->profile,
                            "expected controller, kubelet or mix");
-    if (strcmp(c->target, "ringwatch") != 0 && strcmp(c->target, "etcd") != 0)
+    if (strcmp(c->target, "ringwatch") != 0 && strcmp(c->target, "etcd") != 0 &&
+        strcmp(c->target, "redis") != 0)
         return config_fail(why, why_len, "target", c->target,
-                           "expected ringwatch or etcd");
+                           "expected ringwatch, etcd or redis");
     return setup_check_more(s, c, why, why_len);
 }
 
@@ -113,7 +129,7 @@ int setup_init(struct setup *s, struct fleet_config *c, char *why,
         return RW_EINVAL;
     }
     rt = s->rt;
-    if (c->http1)
+    if (c->http1 || s->target_redis)
         s->connections = c->watchers;
     else if (c->connections > 0)
         s->connections = RW_MIN(c->connections, c->watchers);

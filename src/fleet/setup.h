@@ -33,9 +33,12 @@ struct setup {
     struct redis_store_config redis; /* --redis's; host NULL: none */
     struct profile profile;          /* --profile, --nodes, --watchers */
     bool target_etcd;                /* --target etcd */
+    bool target_redis;               /* --target redis */
+    bool write_via_server;           /* --write-via server */
     double move_fraction;            /* --move-fraction, in [0, 1] */
     uint64_t connections;            /* watch connections to open: one per
-                                        watcher with --http1, else
+                                        watcher with --http1 or
+                                        --target redis, else
                                         --connections (at most --watchers)
                                         or ceil(watchers /
                                         SETUP_WATCHERS_PER_CONN) */
@@ -54,7 +57,8 @@ struct setup {
  *   - --server: fleet_dial_init's lines (a bad URL, TLS files with an
  *     http:// URL, --cert without --key, a file OpenSSL cannot use);
  *   - --profile "P": expected controller, kubelet or mix;
- *   - --target "T": expected ringwatch or etcd;
+ *   - --target "T": expected ringwatch, etcd or redis;
+ *   - "--target redis needs --redis URL";
  *   - "--redis replaces --etcd: give one of them (and --target
  *     ringwatch)" when --redis comes with --etcd or --target etcd;
  *   - --redis, --redis-password-file, --redis-revisions:
@@ -65,7 +69,13 @@ struct setup {
  *   - --move-fraction "F": "expected a number from 0 to 1" (not a number,
  *     NaN) or "out of range: expected 0 to 1";
  *   - "--write-rate needs --etcd URL or --redis URL";
+ *   - --write-via "M": expected store or server;
+ *   - "--write-via server needs --target ringwatch" (with --target etcd);
+ *   - "--contention needs --write-via server" (K > 1 and writes straight
+ *     to the store, which has no resourceVersion precondition to race
+ *     on);
  *   - "--http1 and --target etcd: etcd speaks gRPC over HTTP/2 only";
+ *   - "--http1 and --target redis: the watchers speak RESP";
  *   - "--profile P needs a --resource with spec.nodeName (pods)" when
  *     kubelets watch a resource without that field;
  *   - "--churn needs --resource pods, --etcd URL (or --redis URL) and

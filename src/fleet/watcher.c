@@ -66,7 +66,8 @@ struct watcher_set {
     struct watcher *watchers;
     size_t n, capacity;
     bool released, stopping;
-    int64_t list_rv; /* resourceVersion of the initial LISTs */
+    int64_t list_rv;   /* resourceVersion of the initial LISTs */
+    int64_t newest_rv; /* the highest event RV any watcher received */
     struct verify *verify;
     struct line_cache *lines;
     struct watcher_totals t; /* but verify's and the line cache's */
@@ -259,6 +260,13 @@ static void watcher_take(struct watcher *w, enum event_type type, uint32_t key,
         histogram_record(ws->cfg.latency, now_ns > written_at
                                               ? (uint64_t)(now_ns - written_at)
                                               : 0);
+    if (rv > ws->newest_rv) {
+        ws->newest_rv = rv;
+        if (type != EVENT_DELETED && written_at > 0 && ws->cfg.first_latency)
+            histogram_record(
+                ws->cfg.first_latency,
+                now_ns > written_at ? (uint64_t)(now_ns - written_at) : 0);
+    }
     verify_check(w->set->verify, &w->checks, (uint8_t)type, key, rv, now_ns);
 }
 

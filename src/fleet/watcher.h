@@ -29,7 +29,12 @@
  *    etcd's final state filtered (watcher_set_check_views).
  * Latency per event is receipt time minus the object's
  * ringwatch.io/written-at (DELETED: the oracle's value at that revision,
- * or the writer's send time of a delete).
+ * or the writer's send time of a delete).  The first receipt of a write
+ * (first_latency) is the same difference taken only for the first event
+ * any watcher receives with an RV above every RV received before: each
+ * write's first receipt when every watcher sees every change (the
+ * controllers); with kubelets, a write whose first receipt comes after a
+ * later write's is left out.
  *
  * The oracle may learn of a change after a watcher received it: a
  * watcher's oracle checks then wait, in order, in one fleet-wide FIFO
@@ -62,8 +67,9 @@ struct watcher_set_config {
     const struct resource_type *rt;
     const char *collection; /* "/api/v1/pods", "/apis/apps/v1/deployments" */
     struct keys *keys;
-    struct oracle *oracle;     /* NULL: no verification against etcd */
-    struct histogram *latency; /* nanoseconds */
+    struct oracle *oracle;           /* NULL: no verification against etcd */
+    struct histogram *latency;       /* nanoseconds */
+    struct histogram *first_latency; /* a write's first receipt, ns; NULL */
     /* The writer's send time of revision rv (unix ns), or -1; may be NULL. */
     int64_t (*send_time)(int64_t rv, void *arg);
     /* A filter's initial LIST completed: f->s0 and f->r0 are set. */

@@ -28,6 +28,7 @@
 #include "proto/kjson_decode.h"
 #include "src/fleet/churn.h"
 #include "src/fleet/dial.h"
+#include "src/fleet/kube_write.h"
 #include "src/fleet/profile.h"
 #include "src/fleet/range.h"
 #include "src/fleet/redis_store.h"
@@ -47,6 +48,7 @@ struct writer_object {
     char *head, *tail;
     size_t head_len, tail_len;
     uint64_t writes;
+    int64_t rv; /* the newest revision known (an update's resourceVersion) */
     uint32_t key;
 };
 
@@ -57,6 +59,7 @@ struct writer_record {
 
 struct writer_put {
     struct writer *w;
+    struct writer_object *obj; /* an update's object; NULL with churn */
     int64_t sent_ns;
     bool churn;
     bool initial;
@@ -71,8 +74,12 @@ struct writer {
     uint64_t rate;
     struct writer_callbacks cbs;
     void *arg;
-    struct h2_client *conn;     /* etcd; NULL over Redis */
-    struct redis_store *store; /* Redis; NULL over etcd */
+    struct h2_client *conn;    /* etcd; NULL over Redis or the server */
+    struct redis_store *store; /* Redis (the writes too unless kw) */
+    struct kube_write *kw;     /* the writes through the server; NULL */
+    uint64_t writers;          /* writers per update (--contention) */
+    uint64_t ops;              /* operations issued (pacing) */
+    struct histogram latency;  /* request to response, ns */
     struct range *load;
     struct writer_object *objects;
     size_t n, cap, next;
@@ -85,6 +92,7 @@ struct writer {
     size_t nlog, caplog;
     char *value; /* scratch for one value */
     size_t value_cap;
+    size_t value_len; /* writer_stamp's: bytes past the head */
     struct writer_stats st;
     struct churn *churn; /* NULL: updates of the loaded objects */
     bool populating;     /* creating the initial set */
@@ -205,6 +213,7 @@ static void writer_load_kv_cb(const struct etcd_kv *kv, void *arg)
     o->head_len = head_len;
     o->tail = tail;
     o->tail_len = tail_len;
+    o->rv = kv->mod_revision;
     o->key = keys_intern(w->keys, "", 0, kv->key + plen, kv->key_len - plen);
 }
 
@@ -283,7 +292,13 @@ static void writer_record(struct writer *w, int64_t rev, int64_t sent_ns)
 static void writer_acked(struct writer *w, const struct writer_put *put,
                          int64_t rev)
 {
+    int64_t now = clock_wall_ns();
+
     writer_record(w, rev, put->sent_ns);
+    histogram_record(&w->latency,
+                     now > put->sent_ns ? (uint64_t)(now - put->sent_ns) : 0);
+    if (put->obj != NULL && rev > put->obj->rv)
+        put->obj->rv = rev;
     if (w->st.first_rev == 0 || rev < w->st.first_rev)
         w->st.first_rev = rev;
     if (rev > w->st.last_rev)
@@ -327,6 +342,18 @@ static void writer_failed(struct writer *w, const char *status,
         log_warnx("writer: write failed: %s: %s", status, message);
 }
 
+/* A write's callback ran: no longer in flight.  False when the writer is
+ * closing (put is then freed, nothing else to do). */
+static bool writer_returned(struct writer_put *put)
+{
+    put->w->st.inflight--;
+    if (put->w->closing) {
+        free(put);
+        return false;
+    }
+    return true;
+}
+
 static void writer_put_cb(int status, const char *message, const uint8_t *resp,
                           size_t resp_len, void *arg)
 {
@@ -334,11 +361,8 @@ static void writer_put_cb(int status, const char *message, const uint8_t *resp,
     struct writer *w = put->w;
     struct etcd_put_response r;
 
-    w->st.inflight--;
-    if (w->closing) {
-        free(put);
+    if (!writer_returned(put))
         return;
-    }
     if (status == GRPC_STATUS_OK &&
         etcd_put_response_decode(&r, resp, resp_len) == 0) {
         writer_acked(w, put, r.header.revision);
@@ -356,11 +380,8 @@ static void writer_delete_cb(int status, const char *message,
     struct writer *w = put->w;
     struct etcd_delete_range_response r;
 
-    w->st.inflight--;
-    if (w->closing) {
-        free(put);
+    if (!writer_returned(put))
         return;
-    }
     if (status == GRPC_STATUS_OK &&
         etcd_delete_range_response_decode(&r, resp, resp_len) == 0) {
         if (r.deleted > 0)
@@ -380,11 +401,8 @@ static void writer_redis_cb(int err, const char *why, int64_t rev, void *arg)
     struct writer_put *put = arg;
     struct writer *w = put->w;
 
-    w->st.inflight--;
-    if (w->closing) {
-        free(put);
+    if (!writer_returned(put))
         return;
-    }
     if (err == RW_OK)
         writer_acked(w, put, rev);
     else if (strncmp(why, "NOTFOUND", 8) != 0)
@@ -392,14 +410,71 @@ static void writer_redis_cb(int err, const char *why, int64_t rev, void *arg)
     writer_put_end(w, put);
 }
 
-/* Sends a Put of value (or a DeleteRange when value is NULL) for key. */
-static void writer_send(struct writer *w, struct writer_put *put,
+/* A write through the server ended (kube_write.h).  A delete answered 404
+ * and an update given up on after conflicts (--contention) are neither
+ * acknowledged nor failed: they are what contention and churn produce. */
+static void writer_kube_cb(int err, const char *why, int64_t rev,
+                           int64_t sent_ns, void *arg)
+{
+    struct writer_put *put = arg;
+    struct writer *w = put->w;
+
+    if (!writer_returned(put))
+        return;
+    put->sent_ns = sent_ns;
+    if (err == RW_OK)
+        writer_acked(w, put, rev);
+    else if (err != RW_ENOTFOUND && err != RW_ECONFLICT)
+        writer_failed(w, "server", why);
+    writer_put_end(w, put);
+}
+
+static void writer_stamp(struct writer *w, struct writer_object *o,
+                         int64_t sent_ns, const char *head, size_t head_len,
+                         const char *tail, size_t tail_len);
+
+/* RetryOnConflict's change: the stamp, on the object as re-read. */
+static bool writer_modify_cb(const char *cur, size_t len, struct sbuf *out,
+                             int64_t *sent_ns, void *arg)
+{
+    struct writer_put *put = arg;
+    char *head, *tail;
+    size_t head_len, tail_len;
+
+    if (put->obj == NULL ||
+        !writer_template(cur, len, &head, &head_len, &tail, &tail_len))
+        return false;
+    *sent_ns = clock_wall_ns();
+    writer_stamp(put->w, put->obj, *sent_ns, head, head_len, tail, tail_len);
+    sbuf_addn(out, put->w->value, head_len + put->w->value_len);
+    free(head);
+    free(tail);
+    return true;
+}
+
+/* Sends a Put of value (or a DeleteRange when value is NULL) for key, as
+ * writer `writer` of --contention's. */
+static void writer_send(struct writer *w, struct writer_put *put, size_t writer,
                         const char *key, size_t key_len, const char *value,
                         size_t value_len)
 {
     struct rbuf *b;
     struct grpc_call *call;
 
+    if (w->kw != NULL) {
+        enum kube_write_op op = value == NULL ? KUBE_WRITE_DELETE
+                                : put->churn && put->op.kind == CHURN_CREATE
+                                    ? KUBE_WRITE_CREATE
+                                    : KUBE_WRITE_UPDATE;
+
+        w->st.sent++;
+        w->st.inflight++;
+        kube_write_send(w->kw, writer, op, key, key_len, value, value_len,
+                        put->obj ? put->obj->rv : 0, put->sent_ns,
+                        put->obj ? writer_modify_cb : NULL, writer_kube_cb,
+                        put);
+        return;
+    }
     if (w->store != NULL) {
         w->st.sent++;
         w->st.inflight++;
@@ -435,28 +510,47 @@ static void writer_send(struct writer *w, struct writer_put *put,
     }
 }
 
-static void writer_update(struct writer *w)
+/* Renders head + o's next stamp (sent_ns) + tail into w->value; its
+ * length past head in w->value_len. */
+static void writer_stamp(struct writer *w, struct writer_object *o,
+                         int64_t sent_ns, const char *head, size_t head_len,
+                         const char *tail, size_t tail_len)
 {
-    struct writer_object *o = &w->objects[w->next];
-    struct writer_put *put = xcalloc(1, sizeof(*put));
     char stamp[128];
     int n;
 
-    w->next = (w->next + 1) % w->n;
-    put->w = w;
-    put->sent_ns = clock_wall_ns();
     n = snprintf(stamp, sizeof(stamp),
                  "\"%s\":\"%" PRId64 "\",\"%s\":\"%" PRIu64 "\"",
-                 SCAN_WRITTEN_AT, put->sent_ns, STAMP_WRITE_COUNT, ++o->writes);
-    if (o->head_len + (size_t)n + o->tail_len > w->value_cap) {
-        w->value_cap = o->head_len + (size_t)n + o->tail_len;
+                 SCAN_WRITTEN_AT, sent_ns, STAMP_WRITE_COUNT, ++o->writes);
+    if (head_len + (size_t)n + tail_len > w->value_cap) {
+        w->value_cap = head_len + (size_t)n + tail_len;
         w->value = xrealloc(w->value, w->value_cap);
     }
-    memcpy(w->value, o->head, o->head_len);
-    memcpy(w->value + o->head_len, stamp, (size_t)n);
-    memcpy(w->value + o->head_len + n, o->tail, o->tail_len);
-    writer_send(w, put, o->etcd_key, o->etcd_key_len, w->value,
-                o->head_len + (size_t)n + o->tail_len);
+    memcpy(w->value, head, head_len);
+    memcpy(w->value + head_len, stamp, (size_t)n);
+    memcpy(w->value + head_len + n, tail, tail_len);
+    w->value_len = (size_t)n + tail_len;
+}
+
+/* The next object's update, by each of the --contention writers at once,
+ * all from the resourceVersion last seen (as controllers reacting to the
+ * same event). */
+static void writer_update(struct writer *w)
+{
+    struct writer_object *o = &w->objects[w->next];
+
+    w->next = (w->next + 1) % w->n;
+    for (uint64_t k = 0; k < w->writers; k++) {
+        struct writer_put *put = xcalloc(1, sizeof(*put));
+
+        put->w = w;
+        put->obj = o;
+        put->sent_ns = clock_wall_ns();
+        writer_stamp(w, o, put->sent_ns, o->head, o->head_len, o->tail,
+                     o->tail_len);
+        writer_send(w, put, k, o->etcd_key, o->etcd_key_len, w->value,
+                    o->head_len + w->value_len);
+    }
 }
 
 /* ==== churn ==== */
@@ -481,7 +575,7 @@ static bool writer_churn_write(struct writer *w, bool initial)
                                w->rt->key_prefix, name);
     w->st.live = churn_live(w->churn);
     if (put->op.kind == CHURN_DELETE) {
-        writer_send(w, put, key, key_len, NULL, 0);
+        writer_send(w, put, 0, key, key_len, NULL, 0);
         return true;
     }
     while ((need = churn_render(w->churn, put->op.pod, put->sent_ns,
@@ -490,7 +584,7 @@ static bool writer_churn_write(struct writer *w, bool initial)
         w->value_cap = need + 1;
         w->value = xrealloc(w->value, w->value_cap);
     }
-    writer_send(w, put, key, key_len, w->value, need);
+    writer_send(w, put, 0, key, key_len, w->value, need);
     return true;
 }
 
@@ -562,6 +656,7 @@ static void writer_adopt_done_cb(int err, const char *why, int64_t revision,
 /* The next operation of a tick; false when none can be issued now. */
 static bool writer_op(struct writer *w)
 {
+    w->ops++;
     if (w->churn != NULL)
         return writer_churn_write(w, false);
     writer_update(w);
@@ -576,9 +671,9 @@ static void writer_tick_cb(evutil_socket_t fd, short what, void *arg)
     if (!w->running || (w->churn == NULL && w->n == 0))
         return;
     due = (uint64_t)((clock_mono_s() - w->started) * (double)w->rate) + 1;
-    if (w->st.sent < due && w->st.inflight >= WRITER_MAX_INFLIGHT)
+    if (w->ops < due && w->st.inflight >= WRITER_MAX_INFLIGHT)
         w->st.behind++;
-    while (w->st.sent < due + w->sent_at_start &&
+    while (w->ops < due + w->sent_at_start &&
            w->st.inflight < WRITER_MAX_INFLIGHT) {
         if (!writer_op(w))
             break;
@@ -593,7 +688,7 @@ void writer_start(struct writer *w)
         return;
     w->running = true;
     w->started = clock_mono_s();
-    w->sent_at_start = w->st.sent;
+    w->sent_at_start = w->ops;
     event_add(w->tick, &tv);
     writer_tick_cb(-1, 0, w);
 }
@@ -611,7 +706,20 @@ bool writer_idle(const struct writer *w)
 
 void writer_stats(const struct writer *w, struct writer_stats *st)
 {
+    struct kube_write_stats ks = {0};
+
     *st = w->st;
+    if (w->kw != NULL)
+        kube_write_stats(w->kw, &ks);
+    st->requests = ks.requests;
+    st->conflicts = ks.conflicts;
+    st->rereads = ks.rereads;
+    st->gave_up = ks.gave_up;
+}
+
+const struct histogram *writer_latency(const struct writer *w)
+{
+    return &w->latency;
 }
 
 int64_t writer_send_time(const struct writer *w, int64_t rev)
@@ -643,6 +751,7 @@ static void writer_conn_close_cb(struct h2_client *c, int err, void *arg)
 
 struct writer *writer_new(struct event_base *base, const struct fleet_dial *d,
                           const struct redis_store_config *redis,
+                          const struct writer_via *via,
                           const struct resource_type *rt, struct keys *keys,
                           uint64_t rate, const struct churn_config *churn,
                           const struct writer_callbacks *cbs, void *arg)
@@ -661,9 +770,13 @@ struct writer *writer_new(struct event_base *base, const struct fleet_dial *d,
     w->rate = rate;
     w->cbs = *cbs;
     w->arg = arg;
+    w->writers = via != NULL && via->writers > 0 ? via->writers : 1;
+    histogram_init(&w->latency);
+    if (via != NULL && via->server != NULL)
+        w->kw = kube_write_new(base, via->server, rt, w->writers);
     if (redis != NULL) {
         w->store = redis_store_new(base, redis, rt);
-    } else {
+    } else if (w->kw == NULL) {
         fleet_dial_h2(d, &hc);
         w->conn = h2_client_new(base, d->host, d->port, &hc, &conn_cbs, w);
     }
@@ -683,6 +796,7 @@ void writer_free(struct writer *w)
     range_free(w->load);
     event_free(w->tick);
     h2_client_free(w->conn); /* in-flight Puts' callbacks run: they free puts */
+    kube_write_free(w->kw);  /* so do the writes through the server */
     redis_store_free(w->store); /* so do the Redis writes' */
     for (size_t i = 0; i < w->n; i++) {
         free(w->objects[i].etcd_key);

@@ -31,6 +31,20 @@
  * ringwatch-redis(7): FCALL rw_put (unconditional) and rw_delete, whose
  * reply is the revision; the objects are read from the hash (current
  * state: Redis keeps no older one).
+ *
+ * Through the server (writer_via's server, --write-via server) the same
+ * writes go to ringwatch as Kubernetes requests instead (kube_write.h):
+ * an update is a PUT with metadata.resourceVersion set to the newest
+ * revision the writer knows of the object (its snapshot's, then its own
+ * writes'), a churn create a POST, a delete a DELETE; the objects are
+ * still read from the store.  With writers K > 1 (--contention K) each
+ * update is made by K writers at once, on K connections, all from the
+ * same resourceVersion: one wins, the others get 409 Conflict and retry as
+ * client-go's RetryOnConflict (re-read, re-stamp, PUT again).
+ *
+ * Every acknowledged write's latency, request to response (after a
+ * conflict: the last PUT's), goes to writer_latency's histogram, over
+ * the store and through the server alike.
  */
 #ifndef FLEET_WRITER_H
 #define FLEET_WRITER_H
@@ -46,6 +60,7 @@
 
 struct churn_config;
 struct event_base;
+struct histogram;
 struct fleet_dial;
 struct redis_store_config;
 struct writer;
@@ -71,18 +86,30 @@ struct writer_stats {
     uint64_t creates, updates, moves, deletes;
     uint64_t initial; /* creates of the initial set */
     size_t live;
+    /* Through the server (kube_write.h's counters; 0 otherwise). */
+    uint64_t requests, conflicts, rereads, gave_up;
+};
+
+/* Where the writes go besides the store: server NULL straight to the
+ * store; else through that server (borrowed), by writers (>= 1) writers
+ * per update. */
+struct writer_via {
+    const struct fleet_dial *server;
+    uint64_t writers;
 };
 
 /*
  * A writer of resource type rt at etcd (d, borrowed), or at Redis when
- * redis is not NULL (borrowed; d is then unused), rate writes per second
- * (> 0), interning keys in keys; churn NULL updates the existing objects,
- * else the pods churn (copied; rt must be pods).  Connects at once;
- * writes nothing until writer_load (churn: creates the initial set) then
- * writer_start.
+ * redis is not NULL (borrowed; d is then unused), through via's server
+ * when via is not NULL and names one (copied), rate operations per second
+ * (> 0; an update by K writers is one operation), interning keys in keys;
+ * churn NULL updates the existing objects, else the pods churn (copied; rt
+ * must be pods).  Connects at once; writes nothing until writer_load
+ * (churn: creates the initial set) then writer_start.
  */
 struct writer *writer_new(struct event_base *base, const struct fleet_dial *d,
                           const struct redis_store_config *redis,
+                          const struct writer_via *via,
                           const struct resource_type *rt, struct keys *keys,
                           uint64_t rate, const struct churn_config *churn,
                           const struct writer_callbacks *cbs, void *arg);
@@ -102,6 +129,10 @@ void writer_stop(struct writer *w);
 bool writer_idle(const struct writer *w);
 
 void writer_stats(const struct writer *w, struct writer_stats *st);
+
+/* The acknowledged writes' latencies, request to response, ns (valid while
+ * w is). */
+const struct histogram *writer_latency(const struct writer *w);
 
 /* When the acknowledged write of revision rev was sent (wall-clock unix
  * ns), or -1 when no write of this writer has that revision. */
