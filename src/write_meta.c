@@ -15,6 +15,7 @@
 #include "cache/sbuf.h"
 #include "cache/utf8.h"
 #include "proto/jval.h"
+#include "proto/jval_edit.h"
 #include "proto/kjson.h"
 #include "proto/kjson_scan.h"
 
@@ -503,65 +504,23 @@ char *write_meta_render(const struct resource_type *rt, const char *body,
 
 /* ==== generation ==== */
 
-static bool jval_equal(const struct jval *a, const struct jval *b)
-{
-    const struct jval *c;
-
-    if (jval_type(a) != jval_type(b))
-        return false;
-    switch (jval_type(a)) {
-    case JVAL_NUMBER:
-        return jval_double(a) == jval_double(b);
-    case JVAL_STRING:
-        return strcmp(jval_str(a), jval_str(b)) == 0;
-    case JVAL_ARRAY:
-        if (jval_len(a) != jval_len(b))
-            return false;
-        for (size_t i = 0; i < jval_len(a); i++)
-            if (!jval_equal(jval_at(a, i), jval_at(b, i)))
-                return false;
-        return true;
-    case JVAL_OBJECT:
-        if (jval_len(a) != jval_len(b))
-            return false;
-        JVAL_EACH(c, a)
-        {
-            const char *name = jval_name(c);
-
-            if (!jval_shadowed(c) &&
-                !jval_equal(c, jval_member(b, name, strlen(name))))
-                return false;
-        }
-        return true;
-    default:
-        return true;
-    }
-}
-
 bool write_meta_spec_changed(const char *old_json, size_t old_len,
                              const char *new_json, size_t new_len)
 {
-    struct jval *a = jval_parse(old_json, old_len);
-    struct jval *b = jval_parse(new_json, new_len);
-    const struct jval *pair[2] = {a, b}, *c;
-    bool changed = false;
+    const char *why;
+    struct jval *a = jval_edit_parse(old_json, old_len, &why);
+    struct jval *b = jval_edit_parse(new_json, new_len, &why);
+    bool changed = a == NULL || b == NULL;
 
-    /* every member of either side but metadata and status, and the two
-     * type members the stored JSON always has */
-    for (int side = 0; side < 2 && !changed; side++)
-        JVAL_EACH(c, pair[side])
-        {
-            const char *name = jval_name(c);
+    /* every member of either side but metadata and status (the parse kept
+     * the last of each name, as Go's decoder) */
+    for (int side = 0; side < 2 && !changed; side++) {
+        struct jval *v = side == 0 ? a : b;
 
-            if (jval_shadowed(c) || strcmp(name, "metadata") == 0 ||
-                strcmp(name, "status") == 0)
-                continue;
-            if (!jval_equal(jval_member(a, name, strlen(name)),
-                            jval_member(b, name, strlen(name)))) {
-                changed = true;
-                break;
-            }
-        }
+        jval_free(jval_edit_take(v, "metadata"));
+        jval_free(jval_edit_take(v, "status"));
+    }
+    changed = changed || !jval_edit_equal(a, b);
     jval_free(a);
     jval_free(b);
     return changed;
